@@ -1,0 +1,431 @@
+//! The fast board: strings kept as circular lists with pseudo-liberty counts and an
+//! incremental Zobrist hash, so that a play, its legality and its resulting hash cost time in
+//! proportion to the stones it touches.
+//!
+//! A *pseudo-liberty* is an (empty point, adjacent stone) pair: a string's count is zero exactly
+//! when it has no liberties (Olympiad 3.3), which is all that captures and suicide need.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::{Color, Geometry, Point};
+
+/// What a play of one colour on one empty point would do, computed without changing the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Effect {
+    /// Opposing stones removed (TT rule 7: "clearing the opponent color").
+    pub captured: u32,
+    /// Own stones removed, the played one included, when the play is suicide (TT rule 7:
+    /// "then clearing one's own color"); 0 otherwise.
+    pub suicided: u32,
+    /// The point of the captured stone, when exactly one stone is captured.
+    pub single_capture: Option<Point>,
+    /// Whether the played stone ends as a string of one stone with one liberty after capturing
+    /// exactly one stone: the shape that basic ko (Olympiad 3.5) protects.
+    pub makes_ko: bool,
+    /// The Zobrist hash of the colouring after the play.
+    pub hash_after: u64,
+}
+
+/// A colouring of the points (TT rule 2) with the strings of each colour.
+#[derive(Clone)]
+pub struct Board {
+    geometry: Arc<Geometry>,
+    cells: Vec<Option<Color>>,
+    head: Vec<u16>,
+    next: Vec<u16>,
+    liberties: Vec<u32>,
+    stones: Vec<u32>,
+    string_hash: Vec<u64>,
+    hash: u64,
+    counts: [u32; 2],
+}
+
+impl PartialEq for Board {
+    fn eq(&self, other: &Self) -> bool {
+        self.geometry == other.geometry && self.cells == other.cells
+    }
+}
+
+impl Eq for Board {}
+
+impl fmt::Debug for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f)?;
+        f.write_str(&self.to_ascii())
+    }
+}
+
+/// Why a colouring cannot be a starting position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetupError {
+    /// The number of colours given differs from the number of points.
+    WrongLength { expected: usize, found: usize },
+    /// A string without liberties, which no sequence of moves can leave on the board.
+    NoLiberties(Point),
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetupError::WrongLength { expected, found } => {
+                write!(f, "setup gives {found} points, the board has {expected}")
+            }
+            SetupError::NoLiberties(p) => {
+                write!(
+                    f,
+                    "setup leaves the string at point {} without liberties",
+                    p.index()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+impl Board {
+    /// The empty board (TT rule 5: "starting with an empty grid").
+    #[must_use]
+    pub fn new(geometry: Arc<Geometry>) -> Board {
+        let n = geometry.len();
+        Board {
+            geometry,
+            cells: vec![None; n],
+            head: vec![0; n],
+            next: vec![0; n],
+            liberties: vec![0; n],
+            stones: vec![0; n],
+            string_hash: vec![0; n],
+            hash: 0,
+            counts: [0; 2],
+        }
+    }
+
+    /// A board coloured as given; every string must have a liberty.
+    pub fn from_colors(
+        geometry: Arc<Geometry>,
+        colors: &[Option<Color>],
+    ) -> Result<Board, SetupError> {
+        if colors.len() != geometry.len() {
+            return Err(SetupError::WrongLength {
+                expected: geometry.len(),
+                found: colors.len(),
+            });
+        }
+        let mut board = Board::new(geometry);
+        for (i, c) in colors.iter().enumerate() {
+            if let Some(c) = *c {
+                board.place(Point::new(i), c);
+            }
+        }
+        for i in 0..colors.len() {
+            let p = Point::new(i);
+            if board.cells[i].is_some() && board.liberties[board.head[i] as usize] == 0 {
+                return Err(SetupError::NoLiberties(p));
+            }
+        }
+        Ok(board)
+    }
+
+    /// The board's points and adjacency.
+    #[must_use]
+    pub fn geometry(&self) -> &Arc<Geometry> {
+        &self.geometry
+    }
+
+    /// The colour of `p`, `None` when empty.
+    #[inline]
+    #[must_use]
+    pub fn get(&self, p: Point) -> Option<Color> {
+        self.cells[p.index()]
+    }
+
+    /// The whole colouring, indexed by point.
+    #[must_use]
+    pub fn colors(&self) -> &[Option<Color>] {
+        &self.cells
+    }
+
+    /// Zobrist hash of the colouring (equal colourings have equal hashes).
+    #[inline]
+    #[must_use]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Number of stones of `color` on the board.
+    #[must_use]
+    pub fn stone_count(&self, color: Color) -> u32 {
+        self.counts[color.index()]
+    }
+
+    /// The stones of the string through `p` (empty when `p` is empty).
+    #[must_use]
+    pub fn string(&self, p: Point) -> Vec<Point> {
+        if self.cells[p.index()].is_none() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut s = p.index();
+        loop {
+            out.push(Point::new(s));
+            s = self.next[s] as usize;
+            if s == p.index() {
+                return out;
+            }
+        }
+    }
+
+    /// Whether the string through stone `p` has exactly one liberty, or none.
+    #[must_use]
+    pub fn liberty_count_at_most_one(&self, p: Point) -> bool {
+        let mut seen: Option<Point> = None;
+        for s in self.string(p) {
+            for &n in self.geometry.neighbors(s) {
+                if self.cells[n.index()].is_none() {
+                    match seen {
+                        Some(q) if q != n => return false,
+                        _ => seen = Some(n),
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether `p` is empty and every neighbour is a stone of `color` (a one-point eye).
+    #[inline]
+    #[must_use]
+    pub fn is_own_eye(&self, p: Point, color: Color) -> bool {
+        self.cells[p.index()].is_none()
+            && self
+                .geometry
+                .neighbors(p)
+                .iter()
+                .all(|n| self.cells[n.index()] == Some(color))
+    }
+
+    /// What a play of `color` on the empty point `p` would do (TT rule 7), without doing it.
+    #[must_use]
+    pub fn effect(&self, p: Point, color: Color) -> Effect {
+        debug_assert!(self.cells[p.index()].is_none());
+        let neighbors = self.geometry.neighbors(p);
+        let mut captured = 0;
+        let mut captured_hash = 0;
+        let mut single_capture = None;
+        let mut empty_neighbors = 0;
+        let mut own_keeps_liberty = false;
+        let mut own_stones = 0;
+        let mut own_hash = 0;
+        for (i, &n) in neighbors.iter().enumerate() {
+            let Some(c) = self.cells[n.index()] else {
+                empty_neighbors += 1;
+                continue;
+            };
+            let h = self.head[n.index()];
+            if neighbors[..i]
+                .iter()
+                .any(|m| self.cells[m.index()].is_some() && self.head[m.index()] == h)
+            {
+                continue;
+            }
+            let h = h as usize;
+            let touching = neighbors
+                .iter()
+                .filter(|m| self.cells[m.index()].is_some() && self.head[m.index()] as usize == h)
+                .count() as u32;
+            let last_liberty = self.liberties[h] == touching;
+            if c == color {
+                own_keeps_liberty |= !last_liberty;
+                own_stones += self.stones[h];
+                own_hash ^= self.string_hash[h];
+            } else if last_liberty {
+                captured += self.stones[h];
+                captured_hash ^= self.string_hash[h];
+                single_capture = (self.stones[h] == 1).then_some(n);
+            }
+        }
+        let key = self.geometry.key(p, color);
+        let suicide = captured == 0 && empty_neighbors == 0 && !own_keeps_liberty;
+        let single_capture = if captured == 1 { single_capture } else { None };
+        Effect {
+            captured,
+            suicided: if suicide { own_stones + 1 } else { 0 },
+            single_capture,
+            makes_ko: single_capture.is_some() && empty_neighbors == 0 && own_stones == 0,
+            hash_after: if suicide {
+                self.hash ^ own_hash
+            } else {
+                self.hash ^ key ^ captured_hash
+            },
+        }
+    }
+
+    /// Plays `color` on the empty point `p`: colour it, clear the opponent, clear one's own
+    /// colour (TT rule 7). Returns `(captured, suicided)` stone counts.
+    pub fn play(&mut self, p: Point, color: Color) -> (u32, u32) {
+        debug_assert!(self.cells[p.index()].is_none());
+        self.place(p, color);
+        let geometry = Arc::clone(&self.geometry);
+        let mut captured = 0;
+        for &n in geometry.neighbors(p) {
+            if self.cells[n.index()] == Some(color.opponent())
+                && self.liberties[self.head[n.index()] as usize] == 0
+            {
+                captured += self.remove_string(n);
+            }
+        }
+        let mut suicided = 0;
+        if captured == 0 && self.liberties[self.head[p.index()] as usize] == 0 {
+            suicided = self.remove_string(p);
+        }
+        (captured, suicided)
+    }
+
+    /// Colours `p` and joins it to its neighbouring strings, without clearing anything.
+    fn place(&mut self, p: Point, color: Color) {
+        let i = p.index();
+        let key = self.geometry.key(p, color);
+        self.cells[i] = Some(color);
+        self.head[i] = i as u16;
+        self.next[i] = i as u16;
+        self.stones[i] = 1;
+        self.string_hash[i] = key;
+        self.liberties[i] = 0;
+        self.hash ^= key;
+        self.counts[color.index()] += 1;
+        let geometry = Arc::clone(&self.geometry);
+        for &n in geometry.neighbors(p) {
+            match self.cells[n.index()] {
+                None => self.liberties[i] += 1,
+                Some(_) => {
+                    let h = self.head[n.index()] as usize;
+                    self.liberties[h] -= 1;
+                }
+            }
+        }
+        for &n in geometry.neighbors(p) {
+            if self.cells[n.index()] == Some(color) {
+                self.merge(self.head[i] as usize, self.head[n.index()] as usize);
+            }
+        }
+    }
+
+    fn merge(&mut self, a: usize, b: usize) {
+        if a == b {
+            return;
+        }
+        let (big, small) = if self.stones[a] >= self.stones[b] {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let mut s = small;
+        loop {
+            self.head[s] = big as u16;
+            s = self.next[s] as usize;
+            if s == small {
+                break;
+            }
+        }
+        self.next.swap(big, small);
+        self.stones[big] += self.stones[small];
+        self.liberties[big] += self.liberties[small];
+        self.string_hash[big] ^= self.string_hash[small];
+    }
+
+    fn remove_string(&mut self, p: Point) -> u32 {
+        let h = self.head[p.index()] as usize;
+        let color = self.cells[h].expect("removing a stone");
+        let count = self.stones[h];
+        self.hash ^= self.string_hash[h];
+        self.counts[color.index()] -= count;
+        let geometry = Arc::clone(&self.geometry);
+        let mut s = h;
+        loop {
+            self.cells[s] = None;
+            for &n in geometry.neighbors(Point::new(s)) {
+                if self.cells[n.index()].is_some() {
+                    let hn = self.head[n.index()] as usize;
+                    self.liberties[hn] += 1;
+                }
+            }
+            s = self.next[s] as usize;
+            if s == h {
+                break;
+            }
+        }
+        count
+    }
+
+    /// The colouring packed two bits a point, for exact comparison of positions.
+    pub fn pack_into(&self, out: &mut Vec<u64>) {
+        for chunk in self.cells.chunks(32) {
+            let mut word = 0u64;
+            for (i, c) in chunk.iter().enumerate() {
+                let v = match c {
+                    None => 0,
+                    Some(Color::Black) => 1,
+                    Some(Color::White) => 2,
+                };
+                word |= v << (2 * i);
+            }
+            out.push(word);
+        }
+    }
+
+    /// Area score of each colour (TT rule 9): points of the colour plus empty points that
+    /// reach only that colour. Indexed by [`Color::index`].
+    #[must_use]
+    pub fn area(&self) -> [u32; 2] {
+        let mut score = self.counts;
+        let mut seen = vec![false; self.cells.len()];
+        let mut stack = Vec::new();
+        for start in 0..self.cells.len() {
+            if seen[start] || self.cells[start].is_some() {
+                continue;
+            }
+            let (mut size, mut reaches) = (0u32, [false; 2]);
+            seen[start] = true;
+            stack.push(start);
+            while let Some(s) = stack.pop() {
+                size += 1;
+                for &n in self.geometry.neighbors(Point::new(s)) {
+                    match self.cells[n.index()] {
+                        Some(c) => reaches[c.index()] = true,
+                        None if !seen[n.index()] => {
+                            seen[n.index()] = true;
+                            stack.push(n.index());
+                        }
+                        None => {}
+                    }
+                }
+            }
+            match reaches {
+                [true, false] => score[0] += size,
+                [false, true] => score[1] += size,
+                _ => {}
+            }
+        }
+        score
+    }
+
+    /// The board drawn with `X` (Black), `O` (White) and `.`, top row first; graph boards on
+    /// one line in point order.
+    #[must_use]
+    pub fn to_ascii(&self) -> String {
+        let symbol = |c: Option<Color>| match c {
+            None => '.',
+            Some(Color::Black) => 'X',
+            Some(Color::White) => 'O',
+        };
+        let width = self.geometry.size().map_or(self.cells.len(), |(w, _)| w);
+        let mut s = String::new();
+        for row in self.cells.chunks(width) {
+            s.extend(row.iter().map(|&c| symbol(c)));
+            s.push('\n');
+        }
+        s
+    }
+}

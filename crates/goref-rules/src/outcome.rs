@@ -1,0 +1,129 @@
+//! Scores and results.
+
+use std::fmt;
+
+use crate::ruleset::HalfPoints;
+use crate::{Color, Komi};
+
+/// Area scores (TT rule 9, Olympiad 3.8) and komi.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Score {
+    /// Black's points: black stones plus empty points reaching only black.
+    pub black: u32,
+    /// White's points, komi not included.
+    pub white: u32,
+    /// Komi added to White's points.
+    pub komi: Komi,
+}
+
+impl Score {
+    /// `black - (white + komi)` in half points (Olympiad 3.8): positive when Black leads.
+    #[must_use]
+    pub fn margin_half_points(&self) -> i32 {
+        2 * self.black as i32 - 2 * self.white as i32 - self.komi.half_points()
+    }
+
+    /// The result of this score (TT rule 10: higher score wins, equal scores tie).
+    #[must_use]
+    pub fn outcome(&self) -> Outcome {
+        let margin = self.margin_half_points();
+        match margin.signum() {
+            1 => Outcome::Win {
+                winner: Color::Black,
+                by: WinBy::Points {
+                    half_points: margin,
+                },
+            },
+            -1 => Outcome::Win {
+                winner: Color::White,
+                by: WinBy::Points {
+                    half_points: -margin,
+                },
+            },
+            _ => Outcome::Draw,
+        }
+    }
+}
+
+/// How a game was won.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WinBy {
+    /// By this many half points of area score.
+    Points { half_points: i32 },
+    /// By the long cycle rule (Olympiad 3.6.1): stones captured by Black and by White between
+    /// the two occurrences of the position, indexed by [`Color::index`].
+    LongCycle { captures: [u32; 2] },
+    /// The opponent resigned (Olympiad 3.2).
+    Resignation,
+    /// The opponent ran out of time.
+    Time,
+    /// The opponent forfeited (illegal move, crash, hang).
+    Forfeit,
+}
+
+/// The result of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// One player won.
+    Win { winner: Color, by: WinBy },
+    /// Equal scores (TT rule 10) or a long cycle with equal captures (Olympiad 3.6.2).
+    Draw,
+}
+
+impl Outcome {
+    /// The winner, if any.
+    #[must_use]
+    pub fn winner(&self) -> Option<Color> {
+        match self {
+            Outcome::Win { winner, .. } => Some(*winner),
+            Outcome::Draw => None,
+        }
+    }
+
+    /// The result in SGF `RE` form: `B+3`, `W+0.5`, `0`, `B+` (long cycle), `W+R`, `B+T`, `W+F`.
+    #[must_use]
+    pub fn to_sgf(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Draw => f.write_str("0"),
+            Outcome::Win { winner, by } => {
+                write!(f, "{}+", winner.letter())?;
+                match by {
+                    WinBy::Points { half_points } => write!(f, "{}", HalfPoints(*half_points)),
+                    WinBy::LongCycle { .. } => Ok(()),
+                    WinBy::Resignation => f.write_str("R"),
+                    WinBy::Time => f.write_str("T"),
+                    WinBy::Forfeit => f.write_str("F"),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_print_in_sgf_form() {
+        let score = |black, white, komi: &str| Score {
+            black,
+            white,
+            komi: komi.parse().unwrap(),
+        };
+        assert_eq!(score(4, 1, "0").outcome().to_sgf(), "B+3");
+        assert_eq!(score(40, 41, "-0.5").outcome().to_sgf(), "W+0.5");
+        assert_eq!(score(45, 36, "7.5").outcome().to_sgf(), "B+1.5");
+        assert_eq!(score(5, 5, "0").outcome().to_sgf(), "0");
+        let cycle = Outcome::Win {
+            winner: Color::White,
+            by: WinBy::LongCycle { captures: [1, 2] },
+        };
+        assert_eq!(cycle.to_sgf(), "W+");
+    }
+}
