@@ -291,6 +291,15 @@ impl Game {
         Ok(self.apply(mv, checked))
     }
 
+    /// Resumes alternate moving after two passes (Olympiad 3.7.4: the player who passed first
+    /// moves first). The basic-ko ban stays as it was (3.5 footnote 2).
+    pub fn resume(&mut self) {
+        if self.end == Some(End::TwoPasses) {
+            self.end = None;
+            self.consecutive_passes = 0;
+        }
+    }
+
     /// Ends the game by resignation, time or forfeit of `by`.
     pub fn end_by(&mut self, end: End) {
         self.end = Some(end);
@@ -379,7 +388,10 @@ impl Game {
         after.play(p, color);
         let mut packed = Vec::new();
         after.pack_into(&mut packed);
-        candidates.find(|&i| self.history.same_colouring(i, &packed))
+        // The same situation can recur through passes: name the first occurrence.
+        candidates
+            .filter(|&i| self.history.same_colouring(i, &packed))
+            .last()
     }
 
     fn apply(&mut self, mv: Move, checked: Checked) -> Played {
