@@ -39,6 +39,11 @@ pub struct Board {
     string_hash: Vec<u64>,
     hash: u64,
     counts: [u32; 2],
+    /// The colouring two bits a point, kept up to date for exact position comparison.
+    packed: Vec<u64>,
+    /// The empty points in no particular order, and where each sits in that list.
+    empties: Vec<u16>,
+    empty_at: Vec<u16>,
 }
 
 impl PartialEq for Board {
@@ -99,6 +104,9 @@ impl Board {
             string_hash: vec![0; n],
             hash: 0,
             counts: [0; 2],
+            packed: vec![0; n.div_ceil(32)],
+            empties: (0..n as u16).collect(),
+            empty_at: (0..n as u16).collect(),
         }
     }
 
@@ -288,6 +296,13 @@ impl Board {
         let i = p.index();
         let key = self.geometry.key(p, color);
         self.cells[i] = Some(color);
+        self.packed[i / 32] |= (1 + color.index() as u64) << (2 * (i % 32));
+        let at = self.empty_at[i] as usize;
+        let last = *self.empties.last().expect("placing on an empty point");
+        self.empties.swap_remove(at);
+        if at < self.empties.len() {
+            self.empty_at[last as usize] = at as u16;
+        }
         self.head[i] = i as u16;
         self.next[i] = i as u16;
         self.stones[i] = 1;
@@ -345,6 +360,9 @@ impl Board {
         let mut s = h;
         loop {
             self.cells[s] = None;
+            self.packed[s / 32] &= !(3 << (2 * (s % 32)));
+            self.empty_at[s] = self.empties.len() as u16;
+            self.empties.push(s as u16);
             for &n in geometry.neighbors(Point::new(s)) {
                 if self.cells[n.index()].is_some() {
                     let hn = self.head[n.index()] as usize;
@@ -359,20 +377,17 @@ impl Board {
         count
     }
 
-    /// The colouring packed two bits a point, for exact comparison of positions.
-    pub fn pack_into(&self, out: &mut Vec<u64>) {
-        for chunk in self.cells.chunks(32) {
-            let mut word = 0u64;
-            for (i, c) in chunk.iter().enumerate() {
-                let v = match c {
-                    None => 0,
-                    Some(Color::Black) => 1,
-                    Some(Color::White) => 2,
-                };
-                word |= v << (2 * i);
-            }
-            out.push(word);
-        }
+    /// The colouring packed two bits a point (empty 0, black 1, white 2), for exact
+    /// comparison of positions.
+    #[must_use]
+    pub fn packed(&self) -> &[u64] {
+        &self.packed
+    }
+
+    /// The empty points, in no particular order.
+    #[must_use]
+    pub fn empty_points(&self) -> impl ExactSizeIterator<Item = Point> + '_ {
+        self.empties.iter().map(|&i| Point::new(i as usize))
     }
 
     /// Area score of each colour (TT rule 9): points of the colour plus empty points that

@@ -384,13 +384,17 @@ impl Game {
             .candidates(effect.hash_after, to_move)
             .peekable();
         candidates.peek()?;
+        // The same situation can recur through passes: name the first occurrence.
+        if effect.suicided == 1 {
+            // A lone stone that removes itself leaves the colouring as it is.
+            return candidates
+                .filter(|&i| self.history.same_colouring(i, self.board.packed()))
+                .last();
+        }
         let mut after = self.board.clone();
         after.play(p, color);
-        let mut packed = Vec::new();
-        after.pack_into(&mut packed);
-        // The same situation can recur through passes: name the first occurrence.
         candidates
-            .filter(|&i| self.history.same_colouring(i, &packed))
+            .filter(|&i| self.history.same_colouring(i, after.packed()))
             .last()
     }
 

@@ -58,9 +58,8 @@ impl History {
             hash,
             previous_same_hash,
         });
-        let before = self.packed.len();
-        board.pack_into(&mut self.packed);
-        self.words = self.packed.len() - before;
+        self.words = board.packed().len();
+        self.packed.extend_from_slice(board.packed());
     }
 
     /// All occurrences, oldest first.
@@ -92,28 +91,46 @@ impl History {
         .filter(move |&i| self.occurrences[i].hash == hash)
     }
 
-    /// Whether occurrence `index` has exactly the colouring `packed` (as [`Board::pack_into`]
-    /// writes it).
+    /// Whether occurrence `index` has exactly the colouring `packed` (as [`Board::packed`]
+    /// gives it).
     #[must_use]
     pub fn same_colouring(&self, index: usize, packed: &[u64]) -> bool {
         &self.packed[index * self.words..(index + 1) * self.words] == packed
     }
 }
 
-/// Zobrist hashes are already uniform: use them as their own hash-map keys.
+/// A fast multiplicative hasher (in the manner of rustc's `FxHasher`) for keys that are
+/// already well mixed: Zobrist hashes and perft states.
 #[derive(Default)]
 pub struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn add(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7C_C1_B7_27_22_0A_95);
+    }
+}
 
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
         }
     }
     fn write_u64(&mut self, n: u64) {
-        self.0 = n;
+        self.add(n);
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
     }
 }

@@ -1,20 +1,29 @@
 //! Perft for Go: the number of distinct turn sequences from a position, a check of the move
 //! generator that anyone can compare, and a benchmark.
 //!
-//! Small boards (up to [`EXACT_STATE_POINTS`] points) are counted with a transposition table
-//! keyed by the *exact* state that decides every later turn: the colouring, the player to move,
-//! whether the last turn was a pass, the basic-ko ban, the set of positions already seen (which
-//! superko and the long cycle rule consult), and the turns left. Larger boards are counted by
-//! plain depth-first search.
+//! Two counters give the same numbers (the tests hold them to each other and to the literal
+//! rules):
+//! - on boards with few reachable positions (at most [`MAX_GRAPH_NODES`]), the plays between
+//!   positions are computed once with the fast board, and sequences are counted on that graph
+//!   with a transposition table. Its key is exact: besides the position, the player to move,
+//!   the pass count, the ko ban and the turns left, it holds the set `K` of nodes the rest of
+//!   the game could touch (those reachable without repeating a position, and their
+//!   neighbours) and which of them were already visited. Two histories that agree on `K` have
+//!   the same futures, so the count of one serves for the other; this is what makes the
+//!   hundreds of billions of 2×2 games countable.
+//! - on larger boards, a plain depth-first search over [`Game`] clones.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::{Color, Game, KoRule, Move};
+use crate::history::KeyHasher;
+use crate::{Color, Game, KoRule, Point};
 
-/// Boards with at most this many points use the exact transposition table.
-pub const EXACT_STATE_POINTS: usize = 7;
+/// The largest number of graph nodes (positions, or situations under situational superko) for
+/// the transposition-table counter.
+pub const MAX_GRAPH_NODES: usize = 256;
 
 /// What to count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,160 +39,469 @@ pub enum PerftMode {
 pub enum PerftError {
     /// Under simple ko a game can cycle forever, so complete games cannot be counted.
     InfiniteGames,
+    /// Complete games can only be counted on boards small enough for the position graph.
+    TooManyPositions,
 }
 
 impl std::fmt::Display for PerftError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("games under simple ko can go on forever: count with a depth instead")
+        match self {
+            PerftError::InfiniteGames => {
+                f.write_str("games under simple ko can go on forever: count with a depth instead")
+            }
+            PerftError::TooManyPositions => write!(
+                f,
+                "complete games can be counted only when at most {MAX_GRAPH_NODES} positions are reachable: count with a depth instead"
+            ),
+        }
     }
 }
 
 impl std::error::Error for PerftError {}
+
+/// Turns left to count, `None` for complete games.
+type Left = Option<u32>;
 
 /// Counts turn sequences from `game` with `threads` threads (at least one).
 pub fn perft(game: &Game, mode: PerftMode, threads: usize) -> Result<u128, PerftError> {
     if mode == PerftMode::Games && !game.rules().ko.games_are_finite() {
         return Err(PerftError::InfiniteGames);
     }
-    // Split the tree two turns deep into tasks that the threads take in turn.
+    let left = match mode {
+        PerftMode::Depth(d) => Some(d),
+        PerftMode::Games => None,
+    };
+    if game.moves().is_empty() {
+        if let Some(graph) = PositionGraph::build(game) {
+            return Ok(graph.count(game, left, threads));
+        }
+    }
+    if left.is_none() {
+        return Err(PerftError::TooManyPositions);
+    }
+    Ok(count_by_search(game, left, threads))
+}
+
+/// Depth-first search over game clones, split two turns deep across the threads.
+fn count_by_search(game: &Game, left: Left, threads: usize) -> u128 {
     let mut tasks = Vec::new();
     let mut leaves = 0u128;
-    expand(game, mode, 2, &mut tasks, &mut leaves);
+    expand(game, left, 2, &mut tasks, &mut leaves);
     let next = AtomicUsize::new(0);
     let total = Mutex::new(leaves);
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| {
-                let mut counter = Counter::new(game);
                 let mut sum = 0u128;
                 while let Some((task, left)) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    sum += counter.count(task, *left);
+                    sum += search(task, *left);
                 }
                 *total.lock().expect("no panics while counting") += sum;
             });
         }
     });
-    Ok(total.into_inner().expect("no panics while counting"))
+    total.into_inner().expect("no panics while counting")
 }
 
-/// Turns left to count, `None` for complete games.
-type Left = Option<u32>;
-
-fn expand(
-    game: &Game,
-    mode: PerftMode,
-    levels: u32,
-    tasks: &mut Vec<(Game, Left)>,
-    leaves: &mut u128,
-) {
-    let left = match mode {
-        PerftMode::Depth(d) => Some(d),
-        PerftMode::Games => None,
-    };
-    expand_from(game, left, levels, tasks, leaves);
-}
-
-fn expand_from(
-    game: &Game,
-    left: Left,
-    levels: u32,
-    tasks: &mut Vec<(Game, Left)>,
-    leaves: &mut u128,
-) {
-    if levels == 0 || left == Some(0) || game.is_over() {
-        match (left, game.is_over()) {
-            (Some(0), _) | (None, true) => *leaves += 1,
-            (Some(_), true) => {}
-            _ => tasks.push((game.clone(), left)),
-        }
+fn expand(game: &Game, left: Left, levels: u32, tasks: &mut Vec<(Game, Left)>, leaves: &mut u128) {
+    if let Some(n) = finished(game, left) {
+        *leaves += n;
+        return;
+    }
+    if levels == 0 {
+        tasks.push((game.clone(), left));
         return;
     }
     for mv in game.legal_moves() {
         let mut child = game.clone();
         child.play(mv).expect("legal");
-        expand_from(&child, left.map(|d| d - 1), levels - 1, tasks, leaves);
+        expand(&child, left.map(|d| d - 1), levels - 1, tasks, leaves);
     }
 }
 
-struct Counter {
-    memo: Option<HashMap<Vec<u64>, u128>>,
+/// The count of a game that is over or out of turns.
+fn finished(game: &Game, left: Left) -> Option<u128> {
+    match (left, game.is_over()) {
+        (Some(0), _) | (None, true) => Some(1),
+        (Some(_), true) => Some(0),
+        _ => None,
+    }
 }
 
-impl Counter {
-    fn new(game: &Game) -> Counter {
-        let exact = game.geometry().len() <= EXACT_STATE_POINTS;
-        Counter {
-            memo: exact.then(HashMap::new),
-        }
+fn search(game: &Game, left: Left) -> u128 {
+    if let Some(n) = finished(game, left) {
+        return n;
     }
-
-    fn count(&mut self, game: &Game, left: Left) -> u128 {
-        match (left, game.is_over()) {
-            (Some(0), _) | (None, true) => return 1,
-            (Some(_), true) => return 0,
-            _ => {}
-        }
-        let key = self.memo.as_ref().map(|_| state_key(game, left));
-        if let (Some(memo), Some(key)) = (&self.memo, &key) {
-            if let Some(&n) = memo.get(key) {
-                return n;
-            }
-        }
-        let mut total = 0;
-        for mv in game.legal_moves() {
+    game.legal_moves()
+        .into_iter()
+        .map(|mv| {
             let mut child = game.clone();
             child.play(mv).expect("legal");
-            total += self.count(&child, left.map(|d| d - 1));
-        }
-        if let (Some(memo), Some(key)) = (&mut self.memo, key) {
-            memo.insert(key, total);
-        }
-        total
+            search(&child, left.map(|d| d - 1))
+        })
+        .sum()
+}
+
+/// A set of graph nodes.
+const WORDS: usize = MAX_GRAPH_NODES / 64;
+
+type Bits = [u64; WORDS];
+
+fn has(bits: &Bits, i: usize) -> bool {
+    bits[i / 64] >> (i % 64) & 1 == 1
+}
+
+fn set(bits: &mut Bits, i: usize) {
+    bits[i / 64] |= 1 << (i % 64);
+}
+
+/// A play from one position to another, as the fast board computes it.
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    point: Point,
+    to: u32,
+    /// Captures exactly one stone (the only kind of play a ko ban forbids).
+    captures_one: bool,
+    /// The ko ban this play creates (Olympiad 3.5): the point of the captured stone.
+    ko: Option<Point>,
+}
+
+/// Every position reachable from the start by plays of either colour, and the plays between.
+struct PositionGraph {
+    ko_rule: KoRule,
+    /// `edges[position][color]`.
+    edges: Vec<[Vec<Edge>; 2]>,
+    /// For each node, the nodes one play away (of either colour, or under situational
+    /// superko of the node's player to move).
+    successors: Vec<Bits>,
+}
+
+/// The state of a game on the graph, the visited set aside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct State {
+    position: u32,
+    to_move: Color,
+    passes: u8,
+    ko: Option<(Point, Color)>,
+    left: Left,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Key {
+    state: State,
+    scope: Bits,
+    visited: Bits,
+}
+
+const SHARDS: usize = 64;
+
+type Table = HashMap<Key, u128, BuildHasherDefault<KeyHasher>>;
+
+/// The transposition table, in shards that the threads lock one at a time.
+struct Memo {
+    shards: Vec<Mutex<Table>>,
+}
+
+impl Memo {
+    fn shard(&self, key: &Key) -> &Mutex<Table> {
+        let mut h = KeyHasher::default();
+        key.hash(&mut h);
+        &self.shards[(h.finish() >> 58) as usize % SHARDS]
+    }
+
+    fn len(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| s.lock().map_or(0, |t| t.len()))
+            .sum()
     }
 }
 
-/// The exact state of a small-board game that decides all later turns.
-fn state_key(game: &Game, left: Left) -> Vec<u64> {
-    let code = |colors: &[Option<Color>]| {
-        colors.iter().fold(0u64, |acc, c| {
-            acc * 3
-                + match c {
-                    None => 0,
-                    Some(Color::Black) => 1,
-                    Some(Color::White) => 2,
+impl PositionGraph {
+    fn build(game: &Game) -> Option<PositionGraph> {
+        let rules = *game.rules();
+        let situational = rules.ko == KoRule::SituationalSuperko;
+        let limit = if situational {
+            MAX_GRAPH_NODES / 2
+        } else {
+            MAX_GRAPH_NODES
+        };
+        let mut boards = vec![game.board().clone()];
+        let mut index: HashMap<Vec<Option<Color>>, u32> = HashMap::new();
+        index.insert(game.board().colors().to_vec(), 0);
+        let mut edges: Vec<[Vec<Edge>; 2]> = Vec::new();
+        let mut at = 0;
+        while at < boards.len() {
+            let board = boards[at].clone();
+            let mut out = [Vec::new(), Vec::new()];
+            for color in Color::ALL {
+                for p in board.geometry().points() {
+                    if board.get(p).is_some() {
+                        continue;
+                    }
+                    let effect = board.effect(p, color);
+                    if effect.suicided > 0 && !rules.suicide_allowed {
+                        continue;
+                    }
+                    let mut next = board.clone();
+                    next.play(p, color);
+                    let count = index.len() as u32;
+                    let to = *index.entry(next.colors().to_vec()).or_insert(count);
+                    if to == count {
+                        if boards.len() >= limit {
+                            return None;
+                        }
+                        boards.push(next);
+                    }
+                    out[color.index()].push(Edge {
+                        point: p,
+                        to,
+                        captures_one: effect.captured == 1,
+                        ko: effect.makes_ko.then_some(effect.single_capture).flatten(),
+                    });
                 }
-        })
-    };
-    let positions = 3u64.pow(game.geometry().len() as u32);
-    let ko = game.ko().map_or(0, |k| 1 + k.point.index() as u64);
-    let mut head = code(game.board().colors());
-    head = head * 2 + game.to_move().index() as u64;
-    head = head * 2 + u64::from(game.consecutive_passes().min(1));
-    head = head * 16 + ko;
-    let mut key = vec![head, left.map_or(u64::MAX, u64::from)];
-    let situational = game.rules().ko == KoRule::SituationalSuperko;
-    let bits = if situational {
-        2 * positions
-    } else {
-        positions
-    } as usize;
-    let first = key.len();
-    key.resize(first + bits.div_ceil(64), 0);
-    // Replay the history's colourings from the moves, since only hashes are stored.
-    let mut replay = Game::from_position(game.start().clone(), Color::Black, *game.rules());
-    let mut mark = |g: &Game| {
-        let mut i = code(g.board().colors()) as usize;
-        if situational {
-            i = i * 2 + g.to_move().index();
+            }
+            edges.push(out);
+            at += 1;
         }
-        key[first + i / 64] |= 1 << (i % 64);
-    };
-    mark(&replay);
-    for &(_, mv) in game.moves() {
-        replay.play(mv).expect("replaying a legal game");
-        if situational || matches!(mv, Move::Play(_)) {
-            mark(&replay);
+        let mut graph = PositionGraph {
+            ko_rule: rules.ko,
+            edges,
+            successors: Vec::new(),
+        };
+        graph.successors = graph.successor_sets();
+        Some(graph)
+    }
+
+    fn successor_sets(&self) -> Vec<Bits> {
+        let situational = self.ko_rule == KoRule::SituationalSuperko;
+        let nodes = self.edges.len() * if situational { 2 } else { 1 };
+        (0..nodes)
+            .map(|node| {
+                let mut succ: Bits = [0; WORDS];
+                let (position, colors): (usize, &[Color]) = if situational {
+                    let c = if node % 2 == 0 {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    (
+                        node / 2,
+                        if c == Color::Black {
+                            &[Color::Black]
+                        } else {
+                            &[Color::White]
+                        },
+                    )
+                } else {
+                    (node, &Color::ALL)
+                };
+                for &color in colors {
+                    for edge in &self.edges[position][color.index()] {
+                        set(&mut succ, self.node(edge.to, color.opponent()));
+                    }
+                }
+                succ
+            })
+            .collect()
+    }
+
+    fn node(&self, position: u32, to_move: Color) -> usize {
+        if self.ko_rule == KoRule::SituationalSuperko {
+            position as usize * 2 + to_move.index()
+        } else {
+            position as usize
         }
     }
-    key
+
+    fn count(&self, game: &Game, left: Left, threads: usize) -> u128 {
+        let start = State {
+            position: 0,
+            to_move: game.to_move(),
+            passes: 0,
+            ko: None,
+            left,
+        };
+        let mut visited: Bits = [0; WORDS];
+        set(&mut visited, self.node(0, start.to_move));
+        let memo = Memo {
+            shards: (0..SHARDS).map(|_| Mutex::new(Table::default())).collect(),
+        };
+        // Split two turns deep; the threads share the table.
+        let mut tasks = Vec::new();
+        let mut leaves = 0;
+        self.split(start, visited, 2, &mut tasks, &mut leaves);
+        let next = AtomicUsize::new(0);
+        let total = Mutex::new(leaves);
+        std::thread::scope(|scope| {
+            for _ in 0..threads.max(1) {
+                scope.spawn(|| {
+                    let mut sum = 0;
+                    while let Some((state, visited)) =
+                        tasks.get(next.fetch_add(1, Ordering::Relaxed))
+                    {
+                        sum += self.count_from(*state, visited, &memo);
+                    }
+                    *total.lock().expect("no panics while counting") += sum;
+                });
+            }
+        });
+        if std::env::var_os("GOREF_PERFT_STATS").is_some() {
+            eprintln!(
+                "perft: {} graph nodes, {} table entries",
+                self.edges.len(),
+                memo.len()
+            );
+        }
+        total.into_inner().expect("no panics while counting")
+    }
+
+    fn split(
+        &self,
+        state: State,
+        visited: Bits,
+        levels: u32,
+        tasks: &mut Vec<(State, Bits)>,
+        leaves: &mut u128,
+    ) {
+        if state.left == Some(0) {
+            *leaves += 1;
+        } else if levels == 0 {
+            tasks.push((state, visited));
+        } else {
+            self.for_each_turn(state, &visited, |turn| match turn {
+                Turn::Ends(left) => *leaves += u128::from(left.is_none() || left == Some(0)),
+                Turn::Continues(next, v) => self.split(next, v, levels - 1, tasks, leaves),
+            });
+        }
+    }
+
+    /// Calls `f` with the outcome of every legal turn from `state`.
+    fn for_each_turn(&self, state: State, visited: &Bits, mut f: impl FnMut(Turn)) {
+        let left = state.left.map(|d| d - 1);
+        let opponent = state.to_move.opponent();
+        // A pass: always legal; the second in a row ends the game (TT rule 8).
+        if state.passes == 1 {
+            f(Turn::Ends(left));
+        } else {
+            let mut v = *visited;
+            if self.ko_rule == KoRule::SituationalSuperko {
+                set(&mut v, self.node(state.position, opponent));
+            }
+            let ko = if self.ko_rule == KoRule::LongCycle {
+                state.ko
+            } else {
+                None
+            };
+            let next = State {
+                to_move: opponent,
+                passes: 1,
+                ko,
+                left,
+                ..state
+            };
+            f(Turn::Continues(next, v));
+        }
+        for edge in &self.edges[state.position as usize][state.to_move.index()] {
+            if edge.captures_one && state.ko == Some((edge.point, state.to_move)) {
+                continue;
+            }
+            let node = self.node(edge.to, opponent);
+            let repeat = has(visited, node);
+            match self.ko_rule {
+                KoRule::PositionalSuperko | KoRule::SituationalSuperko if repeat => continue,
+                KoRule::LongCycle if repeat => {
+                    f(Turn::Ends(left));
+                    continue;
+                }
+                _ => {}
+            }
+            let mut v = *visited;
+            if self.ko_rule != KoRule::Simple {
+                set(&mut v, node);
+            }
+            let next = State {
+                position: edge.to,
+                to_move: opponent,
+                passes: 0,
+                ko: edge.ko.map(|p| (p, opponent)),
+                left,
+            };
+            f(Turn::Continues(next, v));
+        }
+    }
+
+    fn count_from(&self, state: State, visited: &Bits, memo: &Memo) -> u128 {
+        if state.left == Some(0) {
+            return 1;
+        }
+        let key = self.key(state, visited);
+        if let Some(&n) = memo.shard(&key).lock().expect("no panics").get(&key) {
+            return n;
+        }
+        let mut total = 0;
+        self.for_each_turn(state, visited, |turn| {
+            total += match turn {
+                Turn::Ends(left) => u128::from(left.is_none() || left == Some(0)),
+                Turn::Continues(next, v) => self.count_from(next, &v, memo),
+            }
+        });
+        memo.shard(&key)
+            .lock()
+            .expect("no panics")
+            .insert(key, total);
+        total
+    }
+
+    /// The exact key. `scope` is the set `C` of nodes the rest of the game can reach: from the
+    /// current node, along plays into unvisited nodes and (under situational superko) passes.
+    /// Every neighbour of `C` outside it is visited, so the futures of two histories depend
+    /// only on `C` and on which nodes of `C` they visited.
+    fn key(&self, state: State, visited: &Bits) -> Key {
+        let mut scope: Bits = [0; WORDS];
+        if self.ko_rule != KoRule::Simple {
+            let situational = self.ko_rule == KoRule::SituationalSuperko;
+            let start = self.node(state.position, state.to_move);
+            set(&mut scope, start);
+            let mut frontier = scope;
+            while frontier.iter().any(|&w| w != 0) {
+                let mut next: Bits = [0; WORDS];
+                for (w, &word) in frontier.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        let node = w * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        let succ = &self.successors[node];
+                        for k in 0..WORDS {
+                            next[k] |= succ[k] & !visited[k];
+                        }
+                        if situational {
+                            set(&mut next, node ^ 1);
+                        }
+                    }
+                }
+                for k in 0..WORDS {
+                    next[k] &= !scope[k];
+                    scope[k] |= next[k];
+                }
+                frontier = next;
+            }
+        }
+        let mut seen: Bits = [0; WORDS];
+        for k in 0..WORDS {
+            seen[k] = visited[k] & scope[k];
+        }
+        Key {
+            state,
+            scope,
+            visited: seen,
+        }
+    }
+}
+
+enum Turn {
+    /// The turn ends the game; `left` turns would remain.
+    Ends(Left),
+    /// The game goes on in this state with this visited set.
+    Continues(State, Bits),
 }

@@ -35,20 +35,34 @@ pub fn random_move(game: &Game, rng: &mut Rng, candidates: &mut Vec<Point>) -> M
     let color: Color = game.to_move();
     let board = game.board();
     candidates.clear();
-    candidates.extend(
-        board
-            .geometry()
-            .points()
-            .filter(|&p| board.get(p).is_none() && !board.is_own_eye(p, color)),
-    );
+    candidates.extend(board.empty_points());
     while !candidates.is_empty() {
         let i = rng.below(candidates.len());
         let mv = Move::Play(candidates[i]);
-        if game.is_legal(mv) {
+        if !board.is_own_eye(candidates[i], color) && game.is_legal(mv) {
             return mv;
         }
         candidates.swap_remove(i);
     }
+    Move::Pass
+}
+
+/// Plays the move [`random_move`] would choose (the same distribution, checking each candidate
+/// once instead of twice) and returns it.
+pub fn play_random_move(game: &mut Game, rng: &mut Rng, candidates: &mut Vec<Point>) -> Move {
+    let color = game.to_move();
+    candidates.clear();
+    candidates.extend(game.board().empty_points());
+    while !candidates.is_empty() {
+        let i = rng.below(candidates.len());
+        let p = candidates[i];
+        if !game.board().is_own_eye(p, color) && game.play(Move::Play(p)).is_ok() {
+            return Move::Play(p);
+        }
+        candidates.swap_remove(i);
+    }
+    game.play(Move::Pass)
+        .expect("a pass is legal while the game goes on");
     Move::Pass
 }
 
@@ -58,8 +72,7 @@ pub fn playout(game: &mut Game, rng: &mut Rng, max_turns: usize) -> usize {
     let mut candidates = Vec::with_capacity(game.geometry().len());
     let mut turns = 0;
     while !game.is_over() && turns < max_turns {
-        let mv = random_move(game, rng, &mut candidates);
-        game.play(mv).expect("random_move returns legal moves");
+        play_random_move(game, rng, &mut candidates);
         turns += 1;
     }
     turns

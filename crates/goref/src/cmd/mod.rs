@@ -1,0 +1,32 @@
+//! One module a subcommand.
+
+pub mod bench;
+pub mod perft;
+pub mod score;
+
+use goref_rules::Preset;
+
+/// Parses a board size `WxH` or `N` (square).
+pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("board size '{text}' is not N or WxH with sides 1 to 25");
+    let (w, h) = match text.split_once(['x', 'X', ':']) {
+        Some((w, h)) => (
+            w.trim().parse().map_err(|_| bad())?,
+            h.trim().parse().map_err(|_| bad())?,
+        ),
+        None => {
+            let n = text.trim().parse().map_err(|_| bad())?;
+            (n, n)
+        }
+    };
+    if (1..=goref_rules::MAX_SIDE).contains(&w) && (1..=goref_rules::MAX_SIDE).contains(&h) {
+        Ok((w, h))
+    } else {
+        Err(bad())
+    }
+}
+
+/// Parses a preset name for clap.
+pub fn parse_preset(text: &str) -> Result<Preset, String> {
+    text.parse()
+}

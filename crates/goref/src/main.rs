@@ -1,0 +1,42 @@
+//! `goref`: a referee for the game of Go.
+
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// A referee for the game of Go: exact rules (Tromp-Taylor, NSTT, Computer Olympiad) on any
+/// board, game records, engine matches.
+#[derive(Parser)]
+#[command(name = "goref", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay a game record under the rules and print its result (all stones alive).
+    Score(cmd::score::Args),
+    /// Count the distinct turn sequences from the empty board (Go's perft).
+    Perft(cmd::perft::Args),
+    /// Measure random light playouts per second on 9×9 and 19×19 under each preset.
+    Bench(cmd::bench::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Score(args) => cmd::score::run(&args),
+        Command::Perft(args) => cmd::perft::run(&args),
+        Command::Bench(args) => cmd::bench::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("goref: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
