@@ -72,7 +72,13 @@ pub fn perft(game: &Game, mode: PerftMode, threads: usize) -> Result<u128, Perft
         PerftMode::Games => None,
     };
     if game.moves().is_empty() {
-        if let Some(graph) = PositionGraph::build(game) {
+        if let Some(graph) = PositionGraph::<1>::build(game) {
+            return Ok(graph.count(game, left, threads));
+        }
+        if let Some(graph) = PositionGraph::<2>::build(game) {
+            return Ok(graph.count(game, left, threads));
+        }
+        if let Some(graph) = PositionGraph::<4>::build(game) {
             return Ok(graph.count(game, left, threads));
         }
     }
@@ -143,15 +149,11 @@ fn search(game: &Game, left: Left) -> u128 {
 }
 
 /// A set of graph nodes.
-const WORDS: usize = MAX_GRAPH_NODES / 64;
-
-type Bits = [u64; WORDS];
-
-fn has(bits: &Bits, i: usize) -> bool {
+fn has<const W: usize>(bits: &[u64; W], i: usize) -> bool {
     bits[i / 64] >> (i % 64) & 1 == 1
 }
 
-fn set(bits: &mut Bits, i: usize) {
+fn set<const W: usize>(bits: &mut [u64; W], i: usize) {
     bits[i / 64] |= 1 << (i % 64);
 }
 
@@ -167,13 +169,13 @@ struct Edge {
 }
 
 /// Every position reachable from the start by plays of either colour, and the plays between.
-struct PositionGraph {
+struct PositionGraph<const W: usize> {
     ko_rule: KoRule,
     /// `edges[position][color]`.
     edges: Vec<[Vec<Edge>; 2]>,
     /// For each node, the nodes one play away (of either colour, or under situational
     /// superko of the node's player to move).
-    successors: Vec<Bits>,
+    successors: Vec<[u64; W]>,
 }
 
 /// The state of a game on the graph, the visited set aside.
@@ -186,24 +188,40 @@ struct State {
     left: Left,
 }
 
+/// A transposition-table key: the state packed in a word, the scope `C`, and the visited
+/// nodes of `C` (kept only under situational superko: otherwise the current node alone).
 #[derive(Clone, PartialEq, Eq, Hash)]
-struct Key {
-    state: State,
-    scope: Bits,
-    visited: Bits,
+struct Key<const W: usize> {
+    state: u64,
+    scope: [u64; W],
+    visited: [u64; W],
+}
+
+impl State {
+    /// The state in one word: 8 bits of position, 1 of player, 1 of passes, 11 of ko ban and
+    /// 33 of turns left.
+    fn packed(&self) -> u64 {
+        let ko = self.ko.map_or(0, |(p, c)| 1 + 2 * p.index() as u64 + c.index() as u64);
+        let left = self.left.map_or(1 << 32, u64::from);
+        u64::from(self.position)
+            | (self.to_move.index() as u64) << 8
+            | u64::from(self.passes) << 9
+            | ko << 10
+            | left << 21
+    }
 }
 
 const SHARDS: usize = 64;
 
-type Table = HashMap<Key, u128, BuildHasherDefault<KeyHasher>>;
+type Table<const W: usize> = HashMap<Key<W>, u128, BuildHasherDefault<KeyHasher>>;
 
 /// The transposition table, in shards that the threads lock one at a time.
-struct Memo {
-    shards: Vec<Mutex<Table>>,
+struct Memo<const W: usize> {
+    shards: Vec<Mutex<Table<W>>>,
 }
 
-impl Memo {
-    fn shard(&self, key: &Key) -> &Mutex<Table> {
+impl<const W: usize> Memo<W> {
+    fn shard(&self, key: &Key<W>) -> &Mutex<Table<W>> {
         let mut h = KeyHasher::default();
         key.hash(&mut h);
         &self.shards[(h.finish() >> 58) as usize % SHARDS]
@@ -217,15 +235,12 @@ impl Memo {
     }
 }
 
-impl PositionGraph {
-    fn build(game: &Game) -> Option<PositionGraph> {
+impl<const W: usize> PositionGraph<W> {
+    fn build(game: &Game) -> Option<PositionGraph<W>> {
         let rules = *game.rules();
         let situational = rules.ko == KoRule::SituationalSuperko;
-        let limit = if situational {
-            MAX_GRAPH_NODES / 2
-        } else {
-            MAX_GRAPH_NODES
-        };
+        let nodes = (64 * W).min(MAX_GRAPH_NODES);
+        let limit = if situational { nodes / 2 } else { nodes };
         let mut boards = vec![game.board().clone()];
         let mut index: HashMap<Vec<Option<Color>>, u32> = HashMap::new();
         index.insert(game.board().colors().to_vec(), 0);
@@ -273,12 +288,12 @@ impl PositionGraph {
         Some(graph)
     }
 
-    fn successor_sets(&self) -> Vec<Bits> {
+    fn successor_sets(&self) -> Vec<[u64; W]> {
         let situational = self.ko_rule == KoRule::SituationalSuperko;
         let nodes = self.edges.len() * if situational { 2 } else { 1 };
         (0..nodes)
             .map(|node| {
-                let mut succ: Bits = [0; WORDS];
+                let mut succ: [u64; W] = [0; W];
                 let (position, colors): (usize, &[Color]) = if situational {
                     let c = if node % 2 == 0 {
                         Color::Black
@@ -322,7 +337,7 @@ impl PositionGraph {
             ko: None,
             left,
         };
-        let mut visited: Bits = [0; WORDS];
+        let mut visited: [u64; W] = [0; W];
         set(&mut visited, self.node(0, start.to_move));
         let memo = Memo {
             shards: (0..SHARDS).map(|_| Mutex::new(Table::default())).collect(),
@@ -359,9 +374,9 @@ impl PositionGraph {
     fn split(
         &self,
         state: State,
-        visited: Bits,
+        visited: [u64; W],
         levels: u32,
-        tasks: &mut Vec<(State, Bits)>,
+        tasks: &mut Vec<(State, [u64; W])>,
         leaves: &mut u128,
     ) {
         if state.left == Some(0) {
@@ -377,7 +392,7 @@ impl PositionGraph {
     }
 
     /// Calls `f` with the outcome of every legal turn from `state`.
-    fn for_each_turn(&self, state: State, visited: &Bits, mut f: impl FnMut(Turn)) {
+    fn for_each_turn(&self, state: State, visited: &[u64; W], mut f: impl FnMut(Turn<W>)) {
         let left = state.left.map(|d| d - 1);
         let opponent = state.to_move.opponent();
         // A pass: always legal; the second in a row ends the game (TT rule 8).
@@ -431,7 +446,7 @@ impl PositionGraph {
         }
     }
 
-    fn count_from(&self, state: State, visited: &Bits, memo: &Memo) -> u128 {
+    fn count_from(&self, state: State, visited: &[u64; W], memo: &Memo<W>) -> u128 {
         if state.left == Some(0) {
             return 1;
         }
@@ -457,22 +472,22 @@ impl PositionGraph {
     /// current node, along plays into unvisited nodes and (under situational superko) passes.
     /// Every neighbour of `C` outside it is visited, so the futures of two histories depend
     /// only on `C` and on which nodes of `C` they visited.
-    fn key(&self, state: State, visited: &Bits) -> Key {
-        let mut scope: Bits = [0; WORDS];
+    fn key(&self, state: State, visited: &[u64; W]) -> Key<W> {
+        let mut scope: [u64; W] = [0; W];
         if self.ko_rule != KoRule::Simple {
             let situational = self.ko_rule == KoRule::SituationalSuperko;
             let start = self.node(state.position, state.to_move);
             set(&mut scope, start);
             let mut frontier = scope;
             while frontier.iter().any(|&w| w != 0) {
-                let mut next: Bits = [0; WORDS];
+                let mut next: [u64; W] = [0; W];
                 for (w, &word) in frontier.iter().enumerate() {
                     let mut bits = word;
                     while bits != 0 {
                         let node = w * 64 + bits.trailing_zeros() as usize;
                         bits &= bits - 1;
                         let succ = &self.successors[node];
-                        for k in 0..WORDS {
+                        for k in 0..W {
                             next[k] |= succ[k] & !visited[k];
                         }
                         if situational {
@@ -480,28 +495,30 @@ impl PositionGraph {
                         }
                     }
                 }
-                for k in 0..WORDS {
+                for k in 0..W {
                     next[k] &= !scope[k];
                     scope[k] |= next[k];
                 }
                 frontier = next;
             }
         }
-        let mut seen: Bits = [0; WORDS];
-        for k in 0..WORDS {
-            seen[k] = visited[k] & scope[k];
+        let mut seen: [u64; W] = [0; W];
+        if self.ko_rule == KoRule::SituationalSuperko {
+            for k in 0..W {
+                seen[k] = visited[k] & scope[k];
+            }
         }
         Key {
-            state,
+            state: state.packed(),
             scope,
             visited: seen,
         }
     }
 }
 
-enum Turn {
+enum Turn<const W: usize> {
     /// The turn ends the game; `left` turns would remain.
     Ends(Left),
     /// The game goes on in this state with this visited set.
-    Continues(State, Bits),
+    Continues(State, [u64; W]),
 }
