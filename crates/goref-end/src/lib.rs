@@ -1,0 +1,90 @@
+//! How a game of Go ends after two passes: the dead-stone settlements the reference texts
+//! describe, as state machines with no I/O, so that the match runner (engines over GTP) and the
+//! server (people in browsers) drive the same logic.
+//!
+//! - [`Protocol::AllAlive`]: Tromp-Taylor rules 8-9, every stone counts.
+//! - [`Protocol::Chinese`], [`Protocol::Kgs`], [`Protocol::Olympiad`], [`Protocol::Referee`],
+//!   [`Protocol::Japanese`]: driven by [`Settlement`] (reference 000; Olympiad 3.7).
+//! - [`Protocol::Tromp`]: the alternating mark / dispute / done protocol of reference 003,
+//!   driven by [`tromp::Agreement`].
+
+pub mod marking;
+pub mod settle;
+pub mod tromp;
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use settle::{Action, Ending, Settlement};
+
+/// A way to end a game after two passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// Every stone on the board is alive (TT rules 8-9).
+    AllAlive,
+    /// Equal dead lists are removed; otherwise play on; four passes in a row: all alive
+    /// (reference 000, "Chinese rules").
+    Chinese,
+    /// As Chinese, but after the first disagreement the players capture what they think dead
+    /// and the next two passes end the game with every stone alive (reference 000, "KGS").
+    Kgs,
+    /// Disputes are played out on a copy of the board; the status of each disputed group there
+    /// is applied to the original (reference 000, "Japanese rules").
+    Japanese,
+    /// Alternating mark / dispute / done (reference 003).
+    Tromp,
+    /// Olympiad 3.7: agreement, up to three resumptions, then the tournament director.
+    Olympiad,
+    /// A third party names the dead stones (reference 000, "third-party mediation").
+    Referee,
+}
+
+impl Protocol {
+    /// All protocols, in the order of the texts.
+    pub const ALL: [Protocol; 7] = [
+        Protocol::AllAlive,
+        Protocol::Chinese,
+        Protocol::Kgs,
+        Protocol::Japanese,
+        Protocol::Tromp,
+        Protocol::Olympiad,
+        Protocol::Referee,
+    ];
+
+    /// The name used on the command line and in records.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::AllAlive => "all-alive",
+            Protocol::Chinese => "chinese",
+            Protocol::Kgs => "kgs",
+            Protocol::Japanese => "japanese",
+            Protocol::Tromp => "tromp",
+            Protocol::Olympiad => "olympiad",
+            Protocol::Referee => "referee",
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Protocol {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let lower = s.trim().to_ascii_lowercase();
+        Protocol::ALL
+            .into_iter()
+            .find(|p| p.name() == lower)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+                format!(
+                    "unknown end protocol '{s}': expected one of {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
