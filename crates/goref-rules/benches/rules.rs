@@ -2,6 +2,7 @@
 //! playouts, each on 9×9 and 19×19 under each preset.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use goref_literal::{Graph, LiteralGame};
 use goref_rules::playout::{playout, random_move, Rng};
 use goref_rules::{Game, Move, Preset, Ruleset};
 
@@ -39,6 +40,22 @@ fn play_with_legality(c: &mut Criterion) {
             );
         }
     }
+    // The baseline in the same run: the literal rules (reach, clear, score over whole
+    // colourings) replaying the same 9×9 game. Report the fast figures as ratios to this.
+    let moves = recorded_game(9, Preset::TrompTaylor);
+    group.throughput(Throughput::Elements(moves.len() as u64));
+    group.bench_function(BenchmarkId::new("literal-tromp-taylor", "9x9"), |b| {
+        b.iter(|| {
+            let mut game = LiteralGame::new(Graph::grid(9, 9), Ruleset::TROMP_TAYLOR);
+            for &mv in &moves {
+                match mv {
+                    Move::Pass => game.pass().unwrap(),
+                    Move::Play(p) => game.play(p.index()).unwrap(),
+                }
+            }
+            game
+        });
+    });
     group.finish();
 }
 
