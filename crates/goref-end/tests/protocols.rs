@@ -1,29 +1,17 @@
 //! The settlement protocols through every branch the texts describe.
 
-use std::sync::Arc;
-
 use goref_end::marking::{mark, normalize, Dead};
 use goref_end::settle::OLYMPIAD_RESUMPTIONS;
 use goref_end::tromp::{Agreement, Choice, Refused, Step};
 use goref_end::{Action, Ending, Protocol, Settlement};
-use goref_rules::{Board, Color, Game, Geometry, Move, Point, Ruleset};
+use goref_rules::{Board, Color, Game, Move, Point, Ruleset};
 
 /// A 5×5 position: Black owns columns a-c, White d-e; a lone white stone `b4` sits in Black's
 /// area and a lone black stone `e1` in White's.
 const ROWS: [&str; 5] = [".XXO.", "XOXO.", "..XO.", "X.XO.", ".XXOX"];
 
 fn board(rows: &[&str]) -> Board {
-    let geometry = Geometry::rect(rows[0].len(), rows.len()).unwrap();
-    let colors: Vec<Option<Color>> = rows
-        .iter()
-        .flat_map(|r| r.chars())
-        .map(|c| match c {
-            'X' => Some(Color::Black),
-            'O' => Some(Color::White),
-            _ => None,
-        })
-        .collect();
-    Board::from_colors(Arc::new(geometry), &colors).unwrap()
+    Board::from_ascii(rows).unwrap()
 }
 
 fn pt(game: &Game, name: &str) -> Point {

@@ -68,6 +68,8 @@ pub enum SetupError {
     WrongLength { expected: usize, found: usize },
     /// A string without liberties, which no sequence of moves can leave on the board.
     NoLiberties(Point),
+    /// A drawing whose rows are empty, too long, or of different lengths.
+    BadDrawing,
 }
 
 impl fmt::Display for SetupError {
@@ -75,6 +77,9 @@ impl fmt::Display for SetupError {
         match self {
             SetupError::WrongLength { expected, found } => {
                 write!(f, "setup gives {found} points, the board has {expected}")
+            }
+            SetupError::BadDrawing => {
+                f.write_str("a board drawing needs 1 to 25 rows of 1 to 25 points each")
             }
             SetupError::NoLiberties(p) => {
                 write!(
@@ -134,6 +139,27 @@ impl Board {
             }
         }
         Ok(board)
+    }
+
+    /// A rectangular board drawn row by row from the top: `X` black, `O` white, anything else
+    /// empty (as [`Board::to_ascii`] draws it). Rows must have equal lengths of 1 to 25.
+    pub fn from_ascii(rows: &[&str]) -> Result<Board, SetupError> {
+        let width = rows.first().map_or(0, |r| r.chars().count());
+        let geometry =
+            crate::Geometry::rect(width, rows.len()).map_err(|_| SetupError::BadDrawing)?;
+        if rows.iter().any(|r| r.chars().count() != width) {
+            return Err(SetupError::BadDrawing);
+        }
+        let colors: Vec<Option<Color>> = rows
+            .iter()
+            .flat_map(|r| r.chars())
+            .map(|c| match c {
+                'X' => Some(Color::Black),
+                'O' => Some(Color::White),
+                _ => None,
+            })
+            .collect();
+        Board::from_colors(Arc::new(geometry), &colors)
     }
 
     /// The board's points and adjacency.

@@ -201,7 +201,9 @@ impl State {
     /// The state in one word: 8 bits of position, 1 of player, 1 of passes, 11 of ko ban and
     /// 33 of turns left.
     fn packed(&self) -> u64 {
-        let ko = self.ko.map_or(0, |(p, c)| 1 + 2 * p.index() as u64 + c.index() as u64);
+        let ko = self
+            .ko
+            .map_or(0, |(p, c)| 1 + 2 * p.index() as u64 + c.index() as u64);
         let left = self.left.map_or(1 << 32, u64::from);
         u64::from(self.position)
             | (self.to_move.index() as u64) << 8

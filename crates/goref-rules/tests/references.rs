@@ -1,10 +1,6 @@
 //! The worked examples of the reference texts, replayed.
 
-use std::sync::Arc;
-
-use goref_rules::{
-    Board, Color, End, Game, Geometry, Illegal, KoRule, Move, Outcome, Ruleset, WinBy,
-};
+use goref_rules::{Board, Color, End, Game, Illegal, KoRule, Move, Outcome, Ruleset, WinBy};
 
 /// Plays moves given by name (`"a2"`, `"pass"`) for alternating players.
 fn play(game: &mut Game, moves: &[&str]) {
@@ -25,17 +21,7 @@ fn parse(game: &Game, name: &str) -> Move {
 
 /// A position drawn row by row from the top: `X` black, `O` white, `.` empty.
 fn position(rows: &[&str]) -> Board {
-    let geometry = Geometry::rect(rows[0].len(), rows.len()).unwrap();
-    let colors: Vec<Option<Color>> = rows
-        .iter()
-        .flat_map(|r| r.chars())
-        .map(|c| match c {
-            'X' => Some(Color::Black),
-            'O' => Some(Color::White),
-            _ => None,
-        })
-        .collect();
-    Board::from_colors(Arc::new(geometry), &colors).unwrap()
+    Board::from_ascii(rows).unwrap()
 }
 
 /// Reference 004, rules 6 and 10: the 2×2 game 1.B[a2] 2.W[b2] 3.B[a1] 4.W[b1] 5.B[a2] 6.W[a1]
