@@ -533,7 +533,7 @@ impl Reader<'_> {
         if let Err(e) = Board::from_colors(Arc::new(geometry), &colors) {
             let (k, j) = match e {
                 SetupError::NoLiberties(p) => set_by[p.index()],
-                SetupError::WrongLength { .. } => (0, usize::MAX),
+                SetupError::WrongLength { .. } | SetupError::BadDrawing => (0, usize::MAX),
             };
             return Err(self.property_error(k, j, setup_message(&e, width)));
         }

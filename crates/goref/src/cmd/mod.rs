@@ -1,6 +1,9 @@
 //! One module a subcommand.
 
 pub mod bench;
+pub mod check_engine;
+pub mod engine;
+pub mod match_cmd;
 pub mod perft;
 pub mod score;
 

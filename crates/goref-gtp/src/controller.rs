@@ -1,0 +1,506 @@
+//! The controller side of GTP: start an engine, send it commands, read its replies, stop it.
+
+use std::fmt;
+use std::io::{self, Write};
+use std::pin::Pin;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::{timeout, timeout_at, Instant};
+
+use crate::reply::{Event, Reply, ReplyParser, MAX_LINE};
+use crate::spec::EngineSpec;
+
+/// Where engine standard error and stray output go: a per-game log, shared by both engines.
+pub type Log = Arc<Mutex<dyn Write + Send>>;
+
+/// Writes one line to a log, prefixed; errors writing a log are ignored.
+pub fn log_line(log: &Option<Log>, prefix: &str, line: &str) {
+    if let Some(log) = log {
+        if let Ok(mut w) = log.lock() {
+            let _ = writeln!(w, "{prefix} {line}");
+        }
+    }
+}
+
+/// What can go wrong talking to an engine. Every variant names the engine and, where there is
+/// one, the command.
+#[derive(Debug)]
+pub enum GtpError {
+    /// The program could not be started.
+    Spawn {
+        engine: String,
+        command_line: String,
+        source: io::Error,
+    },
+    /// The TCP connection could not be made.
+    Connect {
+        engine: String,
+        address: String,
+        message: String,
+    },
+    /// No reply within the time allowed.
+    Timeout {
+        engine: String,
+        command: String,
+        after: Duration,
+    },
+    /// The engine closed its output or exited (crash, or a closed connection).
+    Closed {
+        engine: String,
+        command: String,
+        status: Option<String>,
+    },
+    /// The engine answered `? message`.
+    Failure {
+        engine: String,
+        command: String,
+        message: String,
+    },
+    /// A command goref would not send (a line break inside it).
+    BadCommand { engine: String, command: String },
+}
+
+impl GtpError {
+    /// Whether the engine can no longer be used (it is closed or silent).
+    #[must_use]
+    pub fn is_fatal(&self) -> bool {
+        !matches!(self, GtpError::Failure { .. })
+    }
+}
+
+impl fmt::Display for GtpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GtpError::Spawn {
+                engine,
+                command_line,
+                source,
+            } => write!(f, "{engine}: cannot start '{command_line}': {source}"),
+            GtpError::Connect {
+                engine,
+                address,
+                message,
+            } => write!(f, "{engine}: cannot connect to {address}: {message}"),
+            GtpError::Timeout {
+                engine,
+                command,
+                after,
+            } => write!(
+                f,
+                "{engine}: no reply to '{command}' within {:.3}s",
+                after.as_secs_f64()
+            ),
+            GtpError::Closed {
+                engine,
+                command,
+                status,
+            } => {
+                write!(f, "{engine}: closed its output during '{command}'")?;
+                match status {
+                    Some(s) => write!(f, " ({s})"),
+                    None => Ok(()),
+                }
+            }
+            GtpError::Failure {
+                engine,
+                command,
+                message,
+            } => write!(f, "{engine}: '{command}' failed: {message}"),
+            GtpError::BadCommand { engine, command } => {
+                write!(f, "{engine}: refusing to send {command:?}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GtpError {}
+
+/// What an engine says about itself at start-up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineInfo {
+    pub protocol_version: String,
+    pub name: String,
+    pub version: String,
+    pub commands: Vec<String>,
+}
+
+impl EngineInfo {
+    /// Whether `list_commands` named `command`.
+    #[must_use]
+    pub fn supports(&self, command: &str) -> bool {
+        self.commands.iter().any(|c| c == command)
+    }
+}
+
+enum Incoming {
+    Reply(Reply),
+    Closed,
+}
+
+/// A running engine and the GTP session with it.
+pub struct Engine {
+    label: String,
+    next_id: u32,
+    writer: Pin<Box<dyn AsyncWrite + Send>>,
+    incoming: mpsc::UnboundedReceiver<Incoming>,
+    child: Option<Child>,
+    status: Option<ExitStatus>,
+    closed: bool,
+    info: EngineInfo,
+    log: Option<Log>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+/// How an engine stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// It exited after `quit` within the grace period.
+    Quit(Option<String>),
+    /// It was killed after the grace period.
+    Killed,
+    /// A TCP engine: the connection was closed.
+    Disconnected,
+}
+
+impl Engine {
+    /// Starts the engine of `spec`. `label` names it in errors and in the log.
+    pub async fn start(
+        spec: &EngineSpec,
+        label: &str,
+        log: Option<Log>,
+    ) -> Result<Engine, GtpError> {
+        match spec {
+            EngineSpec::Process { argv, cwd, env } => {
+                let mut cmd = Command::new(&argv[0]);
+                cmd.args(&argv[1..])
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .kill_on_drop(true);
+                // Its own process group: Ctrl-C in goref's terminal does not reach the engine,
+                // and a kill reaches the engine's own children.
+                #[cfg(unix)]
+                cmd.process_group(0);
+                if let Some(dir) = cwd {
+                    cmd.current_dir(dir);
+                }
+                cmd.envs(env.iter().map(|(k, v)| (k, v)));
+                let mut child = cmd.spawn().map_err(|source| GtpError::Spawn {
+                    engine: label.to_string(),
+                    command_line: spec.to_string(),
+                    source,
+                })?;
+                let stdin = child.stdin.take().expect("piped");
+                let stdout = child.stdout.take().expect("piped");
+                let stderr = child.stderr.take().expect("piped");
+                let mut engine = Engine::over(stdout, stdin, label, log.clone());
+                let prefix = format!("[{label} stderr]");
+                engine
+                    .tasks
+                    .push(tokio::spawn(copy_lines(stderr, log, prefix)));
+                engine.child = Some(child);
+                Ok(engine)
+            }
+            EngineSpec::Tcp { address } => {
+                let stream = timeout(
+                    Duration::from_secs(10),
+                    tokio::net::TcpStream::connect(address),
+                )
+                .await
+                .map_err(|_| "timed out after 10s".to_string())
+                .and_then(|r| r.map_err(|e| e.to_string()))
+                .map_err(|message| GtpError::Connect {
+                    engine: label.to_string(),
+                    address: address.clone(),
+                    message,
+                })?;
+                let _ = stream.set_nodelay(true);
+                let (r, w) = stream.into_split();
+                Ok(Engine::over(r, w, label, log))
+            }
+        }
+    }
+
+    /// A GTP session over any byte streams (a pipe pair, a socket, an in-memory duplex).
+    pub fn over(
+        reader: impl AsyncRead + Unpin + Send + 'static,
+        writer: impl AsyncWrite + Send + 'static,
+        label: &str,
+        log: Option<Log>,
+    ) -> Engine {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let prefix = format!("[{label} stdout]");
+        let task = tokio::spawn(read_replies(reader, tx, log.clone(), prefix));
+        Engine {
+            label: label.to_string(),
+            next_id: 1,
+            writer: Box::pin(writer),
+            incoming: rx,
+            child: None,
+            status: None,
+            closed: false,
+            info: EngineInfo::default(),
+            log,
+            tasks: vec![task],
+        }
+    }
+
+    /// The name used in errors.
+    #[must_use]
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Renames the engine in later errors.
+    pub fn set_label(&mut self, label: impl Into<String>) {
+        self.label = label.into();
+    }
+
+    /// What [`check`](Engine::check) learnt.
+    #[must_use]
+    pub fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    /// The process id, for a started program.
+    #[must_use]
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().and_then(Child::id)
+    }
+
+    /// Sends one command and waits up to `limit` for its reply, success or failure.
+    pub async fn send(&mut self, command: &str, limit: Duration) -> Result<Reply, GtpError> {
+        if command.contains(['\n', '\r']) {
+            return Err(GtpError::BadCommand {
+                engine: self.label.clone(),
+                command: command.to_string(),
+            });
+        }
+        if self.closed {
+            return Err(self.closed_error(command).await);
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let deadline = Instant::now() + limit;
+        let line = format!("{id} {command}\n");
+        let write = async {
+            self.writer.write_all(line.as_bytes()).await?;
+            self.writer.flush().await
+        };
+        tracing::debug!(engine = %self.label, "> {id} {command}");
+        log_line(
+            &self.log,
+            &format!("[{} >]", self.label),
+            &format!("{id} {command}"),
+        );
+        match timeout_at(deadline, write).await {
+            Err(_) => return Err(self.timeout_error(command, limit)),
+            Ok(Err(_)) => return Err(self.closed_error(command).await),
+            Ok(Ok(())) => {}
+        }
+        loop {
+            match timeout_at(deadline, self.incoming.recv()).await {
+                Err(_) => return Err(self.timeout_error(command, limit)),
+                Ok(None | Some(Incoming::Closed)) => return Err(self.closed_error(command).await),
+                Ok(Some(Incoming::Reply(reply))) => {
+                    if reply.id.is_some_and(|got| got != id) {
+                        // A late reply to an earlier command that timed out.
+                        log_line(
+                            &self.log,
+                            &format!("[{}]", self.label),
+                            &format!("discarded reply with id {:?}: {}", reply.id, reply.text),
+                        );
+                        continue;
+                    }
+                    tracing::debug!(engine = %self.label, "< {:?}", reply);
+                    if self.log.is_some() {
+                        let status = if reply.success { '=' } else { '?' };
+                        let id = reply.id.map(|i| i.to_string()).unwrap_or_default();
+                        let text = reply.text.replace('\n', "\n  ");
+                        log_line(
+                            &self.log,
+                            &format!("[{} <]", self.label),
+                            &format!("{status}{id} {text}"),
+                        );
+                    }
+                    return Ok(reply);
+                }
+            }
+        }
+    }
+
+    /// Sends one command; a `?` reply is an error.
+    pub async fn command(&mut self, command: &str, limit: Duration) -> Result<String, GtpError> {
+        let reply = self.send(command, limit).await?;
+        if reply.success {
+            Ok(reply.text)
+        } else {
+            Err(GtpError::Failure {
+                engine: self.label.clone(),
+                command: command.to_string(),
+                message: reply.text,
+            })
+        }
+    }
+
+    /// Asks `protocol_version`, `name`, `version` and `list_commands` (each must succeed).
+    pub async fn check(&mut self, limit: Duration) -> Result<&EngineInfo, GtpError> {
+        let protocol_version = self.command("protocol_version", limit).await?;
+        let name = self.command("name", limit).await?;
+        let version = self.command("version", limit).await?;
+        let commands = self.command("list_commands", limit).await?;
+        self.info = EngineInfo {
+            protocol_version: protocol_version.trim().to_string(),
+            name: name.trim().to_string(),
+            version: version.trim().to_string(),
+            commands: commands
+                .lines()
+                .map(|l| l.trim().to_string())
+                .filter(|l| !l.is_empty())
+                .collect(),
+        };
+        Ok(&self.info)
+    }
+
+    /// Whether the engine's output has closed (it exited or hung up).
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
+    /// Sends `quit`, waits up to `grace` for the engine to exit, and kills it (and its process
+    /// group) if it has not.
+    pub async fn shutdown(mut self, grace: Duration) -> Stopped {
+        if !self.closed {
+            let _ = self.send("quit", grace).await;
+        }
+        let _ = self.writer.shutdown().await;
+        let Some(child) = self.child.as_mut() else {
+            return Stopped::Disconnected;
+        };
+        let stopped = match timeout(grace, child.wait()).await {
+            Ok(Ok(status)) => Stopped::Quit(Some(status.to_string())),
+            Ok(Err(_)) => Stopped::Quit(None),
+            Err(_) => {
+                self.kill();
+                if let Some(child) = self.child.as_mut() {
+                    let _ = child.wait().await;
+                }
+                Stopped::Killed
+            }
+        };
+        // Let the readers copy the last of the output into the log.
+        for task in &mut self.tasks {
+            let _ = timeout(Duration::from_millis(200), task).await;
+        }
+        stopped
+    }
+
+    /// Kills the engine and its process group at once.
+    pub fn kill(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            if let Ok(None) = child.try_wait() {
+                #[cfg(unix)]
+                if let Some(pid) = child.id() {
+                    // SAFETY: kill(2) with a negative pid signals the group goref created.
+                    unsafe {
+                        libc::kill(-(pid as i32), libc::SIGKILL);
+                    }
+                }
+                let _ = child.start_kill();
+            }
+        }
+    }
+
+    fn timeout_error(&self, command: &str, after: Duration) -> GtpError {
+        GtpError::Timeout {
+            engine: self.label.clone(),
+            command: command.to_string(),
+            after,
+        }
+    }
+
+    async fn closed_error(&mut self, command: &str) -> GtpError {
+        self.closed = true;
+        if self.status.is_none() {
+            if let Some(child) = self.child.as_mut() {
+                if let Ok(Ok(status)) = timeout(Duration::from_millis(500), child.wait()).await {
+                    self.status = Some(status);
+                }
+            }
+        }
+        GtpError::Closed {
+            engine: self.label.clone(),
+            command: command.to_string(),
+            status: self.status.map(|s| s.to_string()),
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.kill();
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Splits a byte stream into lines of at most [`MAX_LINE`] bytes (the rest of a longer line is
+/// dropped) and hands each to `line`. Returns at end of stream or on a read error.
+async fn for_each_line(mut reader: impl AsyncRead + Unpin, mut line: impl FnMut(&[u8])) {
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut current = Vec::new();
+    loop {
+        let n = match reader.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for chunk in buf[..n].split_inclusive(|&b| b == b'\n') {
+            let room = MAX_LINE.saturating_sub(current.len());
+            current.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if chunk.ends_with(b"\n") {
+                line(&current);
+                current.clear();
+            }
+        }
+    }
+    if !current.is_empty() {
+        line(&current);
+    }
+}
+
+async fn read_replies(
+    reader: impl AsyncRead + Unpin,
+    tx: mpsc::UnboundedSender<Incoming>,
+    log: Option<Log>,
+    prefix: String,
+) {
+    let mut parser = ReplyParser::new();
+    for_each_line(reader, |raw| match parser.push_line(raw) {
+        Event::Reply(reply) => {
+            let _ = tx.send(Incoming::Reply(reply));
+        }
+        Event::Stray(text) => log_line(&log, &prefix, &text),
+        Event::Pending => {}
+    })
+    .await;
+    // A reply cut off by the end of output still counts when it has started.
+    if let Event::Reply(reply) = parser.push_line(b"\n") {
+        let _ = tx.send(Incoming::Reply(reply));
+    }
+    let _ = tx.send(Incoming::Closed);
+}
+
+async fn copy_lines(reader: impl AsyncRead + Unpin, log: Option<Log>, prefix: String) {
+    for_each_line(reader, |raw| {
+        log_line(&log, &prefix, &crate::reply::clean_line(raw));
+    })
+    .await;
+}

@@ -1,0 +1,333 @@
+//! goref's built-in engines, run as real processes by `goref engine NAME`: `random` plays the
+//! light playout policy of the rules core, and `faulty` does the same but misbehaves on
+//! purpose (crash, hang, garbage, slow answers, illegal moves, resignation) for tests.
+
+use std::io::{self, BufReader, Write};
+use std::time::Duration;
+
+use goref_rules::playout::{random_move, Rng};
+use goref_rules::{Color, End, Game, Komi, Move, Point, Preset, Ruleset};
+
+use crate::server::{serve, Answer, Handler};
+use crate::vertex::{format_move, parse_color, parse_move};
+
+/// Misbehaviours of the `faulty` engine. Counts are of `genmove` commands this process has
+/// answered: "after N" acts on the genmove after the first N.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Faults {
+    /// Exit with status 3 and no reply.
+    pub crash_after: Option<usize>,
+    /// Never answer.
+    pub hang_after: Option<usize>,
+    /// Print bytes that are not UTF-8 and then a reply that is no vertex.
+    pub garbage_after: Option<usize>,
+    /// Answer `resign`.
+    pub resign_after: Option<usize>,
+    /// Sleep this long before every genmove reply.
+    pub slow: Option<Duration>,
+    /// Genmove numbers (from 1) answered with an illegal move (an occupied point).
+    pub illegal_at: Vec<usize>,
+}
+
+/// A built-in engine: the board kept with the rules core, moves by the random policy.
+pub struct BuiltinEngine {
+    name: &'static str,
+    width: usize,
+    height: usize,
+    rules: Ruleset,
+    game: Game,
+    rng: Rng,
+    candidates: Vec<Point>,
+    genmoves: usize,
+    faults: Faults,
+}
+
+impl BuiltinEngine {
+    /// The `random` engine.
+    #[must_use]
+    pub fn random(seed: u64) -> BuiltinEngine {
+        BuiltinEngine::new("goref-random", seed, Faults::default())
+    }
+
+    /// The `faulty` engine.
+    #[must_use]
+    pub fn faulty(seed: u64, faults: Faults) -> BuiltinEngine {
+        BuiltinEngine::new("goref-faulty", seed, faults)
+    }
+
+    fn new(name: &'static str, seed: u64, faults: Faults) -> BuiltinEngine {
+        let rules = Ruleset::OLYMPIAD;
+        BuiltinEngine {
+            name,
+            width: 19,
+            height: 19,
+            rules,
+            game: Game::rect(19, 19, rules).expect("19x19 is a board"),
+            rng: Rng::new(seed),
+            candidates: Vec::new(),
+            genmoves: 0,
+            faults,
+        }
+    }
+
+    /// Serves GTP on standard input and output until `quit`.
+    pub fn serve_stdio(&mut self) -> io::Result<()> {
+        let stdin = io::stdin();
+        let stdout = io::stdout();
+        serve(self, stdin.lock(), io::BufWriter::new(stdout.lock()))
+    }
+
+    /// Rebuilds the game with the current size and rules, replaying `moves`.
+    fn rebuild(&mut self, moves: &[(Color, Move)]) -> Result<(), String> {
+        let mut game =
+            Game::rect(self.width, self.height, self.rules).map_err(|e| e.to_string())?;
+        for &(color, mv) in moves {
+            play_as(&mut game, color, mv).map_err(|e| e.to_string())?;
+        }
+        self.game = game;
+        Ok(())
+    }
+
+    fn genmove(&mut self, color: Color) -> Answer {
+        self.genmoves += 1;
+        let n = self.genmoves;
+        let after = |limit: Option<usize>| limit.is_some_and(|l| n > l);
+        if let Some(delay) = self.faults.slow {
+            std::thread::sleep(delay);
+        }
+        if after(self.faults.crash_after) {
+            let _ = io::stdout().flush();
+            std::process::exit(3);
+        }
+        if after(self.faults.hang_after) {
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        if after(self.faults.garbage_after) {
+            return Answer::Noise {
+                noise: b"\xff\xfe\x00garbage \xc3\x28\r\n@@@ \x1b[31m\n".to_vec(),
+                reply: b"\xc3\x28Z99".to_vec(),
+            };
+        }
+        if after(self.faults.resign_after) {
+            return Answer::Success("resign".into());
+        }
+        if self.faults.illegal_at.contains(&n) {
+            // An occupied point if there is one, else a point off the board.
+            let occupied = self
+                .game
+                .geometry()
+                .points()
+                .find(|&p| self.game.board().get(p).is_some());
+            return Answer::Success(match occupied {
+                Some(p) => self.game.geometry().name(p),
+                None => "Z25".into(),
+            });
+        }
+        if self.game.to_move() != color {
+            let to_move = self.game.to_move();
+            let _ = play_as(&mut self.game, to_move, Move::Pass);
+        }
+        if self.game.end() == Some(End::TwoPasses) {
+            self.game.resume();
+        }
+        if self.game.is_over() {
+            return Answer::Success("pass".into());
+        }
+        let mv = random_move(&self.game, &mut self.rng, &mut self.candidates);
+        match self.game.play(mv) {
+            Ok(_) => Answer::Success(format_move(self.game.geometry(), mv)),
+            Err(e) => Answer::Failure(format!("internal error: {e}")),
+        }
+    }
+}
+
+/// Plays `mv` for `color`, passing for the other colour first when it is not its turn, and
+/// resuming after two passes.
+fn play_as(game: &mut Game, color: Color, mv: Move) -> Result<(), goref_rules::IllegalMove> {
+    if game.end() == Some(End::TwoPasses) {
+        game.resume();
+    }
+    if game.to_move() != color {
+        game.play(Move::Pass)?;
+        if game.end() == Some(End::TwoPasses) {
+            game.resume();
+        }
+    }
+    game.play(mv).map(|_| ())
+}
+
+impl Handler for BuiltinEngine {
+    fn commands(&self) -> Vec<&'static str> {
+        vec![
+            "name",
+            "version",
+            "boardsize",
+            "rectangular_boardsize",
+            "clear_board",
+            "komi",
+            "play",
+            "genmove",
+            "undo",
+            "showboard",
+            "final_score",
+            "time_settings",
+            "kgs-time_settings",
+            "time_left",
+            "kgs-rules",
+            "goref-rules",
+        ]
+    }
+
+    fn handle(&mut self, name: &str, args: &[&str]) -> Answer {
+        let ok = |s: &str| Answer::Success(s.to_string());
+        let fail = |s: &str| Answer::Failure(s.to_string());
+        match name {
+            "name" => ok(self.name),
+            "version" => ok(env!("CARGO_PKG_VERSION")),
+            "boardsize" | "rectangular_boardsize" => {
+                let sides: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
+                let (w, h) = match (name, sides.as_slice()) {
+                    ("boardsize", [n]) => (*n, *n),
+                    ("rectangular_boardsize", [w, h]) => (*w, *h),
+                    _ => return fail("syntax error"),
+                };
+                if !(1..=25).contains(&w) || !(1..=25).contains(&h) {
+                    return fail("unacceptable size");
+                }
+                (self.width, self.height) = (w, h);
+                match self.rebuild(&[]) {
+                    Ok(()) => ok(""),
+                    Err(e) => fail(&e),
+                }
+            }
+            "clear_board" => match self.rebuild(&[]) {
+                Ok(()) => ok(""),
+                Err(e) => fail(&e),
+            },
+            "komi" => match args.first().and_then(|k| k.parse::<Komi>().ok()) {
+                Some(komi) => {
+                    self.rules = self.rules.with_komi(komi);
+                    let moves = self.game.moves().to_vec();
+                    let _ = self.rebuild(&moves);
+                    ok("")
+                }
+                None => fail("syntax error"),
+            },
+            "goref-rules" | "kgs-rules" => {
+                let preset = match args.first().map(|a| a.to_ascii_lowercase()) {
+                    Some(a) if a == "chinese" => Some(Preset::Olympiad),
+                    Some(a) if a == "new_zealand" => Some(Preset::TrompTaylor),
+                    Some(a) => a.parse::<Preset>().ok(),
+                    None => None,
+                };
+                match preset {
+                    Some(p) => {
+                        self.rules = Ruleset::preset(p).with_komi(self.rules.komi);
+                        let moves = self.game.moves().to_vec();
+                        match self.rebuild(&moves) {
+                            Ok(()) => ok(""),
+                            Err(e) => fail(&e),
+                        }
+                    }
+                    None => fail("unknown rules"),
+                }
+            }
+            "play" => {
+                let (Some(color), Some(mv)) = (
+                    args.first().and_then(|c| parse_color(c)),
+                    args.get(1)
+                        .and_then(|v| parse_move(self.game.geometry(), v)),
+                ) else {
+                    return fail("syntax error");
+                };
+                match play_as(&mut self.game, color, mv) {
+                    Ok(()) => ok(""),
+                    Err(_) => fail("illegal move"),
+                }
+            }
+            "genmove" => match args.first().and_then(|c| parse_color(c)) {
+                Some(color) => self.genmove(color),
+                None => fail("syntax error"),
+            },
+            "undo" => {
+                let mut moves = self.game.moves().to_vec();
+                if moves.pop().is_none() {
+                    return fail("cannot undo");
+                }
+                match self.rebuild(&moves) {
+                    Ok(()) => ok(""),
+                    Err(e) => fail(&e),
+                }
+            }
+            "showboard" => Answer::Success(format!("\n{}", self.game.board().to_ascii())),
+            "final_score" => ok(&self.game.score().outcome().to_sgf()),
+            "time_settings" | "kgs-time_settings" | "time_left" => ok(""),
+            _ => fail("unknown command"),
+        }
+    }
+}
+
+/// Serves a fresh engine made by `make` for each connection to `listener`, each on a thread
+/// of its own. Runs until the listener fails.
+pub fn serve_tcp(
+    listener: std::net::TcpListener,
+    make: impl Fn(u64) -> BuiltinEngine + Send + Sync + 'static,
+) -> io::Result<()> {
+    let make = std::sync::Arc::new(make);
+    for (n, stream) in listener.incoming().enumerate() {
+        let stream = stream?;
+        let _ = stream.set_nodelay(true);
+        let make = make.clone();
+        std::thread::spawn(move || {
+            let mut engine = make(n as u64);
+            if let Ok(read) = stream.try_clone() {
+                let _ = serve(
+                    &mut engine,
+                    BufReader::new(read),
+                    io::BufWriter::new(stream),
+                );
+            }
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn talk(engine: &mut BuiltinEngine, input: &str) -> String {
+        let mut out = Vec::new();
+        serve(engine, input.as_bytes(), &mut out).unwrap();
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[test]
+    fn random_engine_plays_legal_moves_and_refuses_illegal_ones() {
+        let mut e = BuiltinEngine::random(1);
+        let out = talk(
+            &mut e,
+            "boardsize 5\nclear_board\nplay b c3\nplay w c3\ngenmove w\n",
+        );
+        let replies: Vec<&str> = out.split("\n\n").collect();
+        assert_eq!(replies[3], "? illegal move");
+        let mv = replies[4].strip_prefix("= ").unwrap();
+        assert_ne!(mv, "C3");
+        assert_eq!(e.game.moves().len(), 2);
+    }
+
+    #[test]
+    fn faulty_engine_plays_an_occupied_point_when_told() {
+        let faults = Faults {
+            illegal_at: vec![2],
+            ..Faults::default()
+        };
+        let mut e = BuiltinEngine::faulty(1, faults);
+        let out = talk(&mut e, "boardsize 9\ngenmove b\ngenmove b\n");
+        let replies: Vec<&str> = out.split("\n\n").collect();
+        // The second genmove names the stone the first one placed.
+        assert_eq!(replies[1], replies[2]);
+    }
+}

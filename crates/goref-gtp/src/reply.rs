@@ -1,0 +1,215 @@
+//! GTP version 2 replies, read robustly from whatever an engine prints.
+//!
+//! A reply is `=[id] text` (success) or `?[id] text` (failure), possibly over several lines,
+//! ended by an empty line (GTP 2 §2.6, §3.2). Engines get this wrong in many small ways, and
+//! goref reads around them: CR before LF, bytes that are not UTF-8 (replaced by U+FFFD), lines
+//! printed before the reply starts (kept as *stray* output), and a final line of spaces or tabs
+//! taken for the empty line.
+
+/// One complete reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    /// The id echoed by the engine, if it wrote one.
+    pub id: Option<u32>,
+    /// `=` (true) or `?` (false).
+    pub success: bool,
+    /// The text after the status character and id, lines joined by `\n`, without the first
+    /// separating space and without trailing blank space.
+    pub text: String,
+}
+
+/// What one line of engine output was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The line completed a reply.
+    Reply(Reply),
+    /// Output outside any reply (debug prints, garbage): kept for the log.
+    Stray(String),
+    /// Part of a reply still being read.
+    Pending,
+}
+
+/// Longest line kept; the rest of a longer line is dropped (an engine printing megabytes with
+/// no newline must not exhaust memory).
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// Longest reply kept, in lines.
+pub const MAX_REPLY_LINES: usize = 10_000;
+
+/// Turns lines of engine output into replies.
+#[derive(Debug, Default)]
+pub struct ReplyParser {
+    current: Option<(Option<u32>, bool, Vec<String>)>,
+}
+
+impl ReplyParser {
+    /// A parser between replies.
+    #[must_use]
+    pub fn new() -> ReplyParser {
+        ReplyParser::default()
+    }
+
+    /// Whether a reply has started and not yet ended.
+    #[must_use]
+    pub fn in_reply(&self) -> bool {
+        self.current.is_some()
+    }
+
+    /// Feeds one line, with or without its `\n` (and `\r`).
+    pub fn push_line(&mut self, raw: &[u8]) -> Event {
+        let line = clean_line(raw);
+        match &mut self.current {
+            None => {
+                let mut chars = line.chars();
+                let success = match chars.next() {
+                    Some('=') => true,
+                    Some('?') => false,
+                    _ => {
+                        return if line.trim().is_empty() {
+                            Event::Pending
+                        } else {
+                            Event::Stray(line)
+                        }
+                    }
+                };
+                let rest = chars.as_str();
+                let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+                let id = if digits == 0 {
+                    None
+                } else {
+                    rest[..digits].parse().ok()
+                };
+                let text = rest[digits..]
+                    .strip_prefix([' ', '\t'])
+                    .unwrap_or(&rest[digits..]);
+                // A reply whose first line also ends it cannot happen: the empty line comes after.
+                self.current = Some((id, success, vec![text.to_string()]));
+                Event::Pending
+            }
+            Some((_, _, lines)) => {
+                if line.trim().is_empty() {
+                    let (id, success, lines) = self.current.take().expect("in a reply");
+                    let mut text = lines.join("\n");
+                    text.truncate(text.trim_end().len());
+                    Event::Reply(Reply { id, success, text })
+                } else {
+                    if lines.len() < MAX_REPLY_LINES {
+                        lines.push(line);
+                    }
+                    Event::Pending
+                }
+            }
+        }
+    }
+}
+
+/// A line as text: without the line end, bytes that are not UTF-8 replaced, tabs made spaces,
+/// other control characters removed (GTP 2 §3.1 asks the same of engines).
+#[must_use]
+pub fn clean_line(raw: &[u8]) -> String {
+    let raw = &raw[..raw.len().min(MAX_LINE)];
+    let text = String::from_utf8_lossy(raw);
+    text.chars()
+        .filter_map(|c| match c {
+            '\t' => Some(' '),
+            c if c.is_control() => None,
+            c => Some(c),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(parser: &mut ReplyParser, text: &[u8]) -> Vec<Event> {
+        text.split_inclusive(|&b| b == b'\n')
+            .map(|l| parser.push_line(l))
+            .filter(|e| *e != Event::Pending)
+            .collect()
+    }
+
+    fn ok(id: Option<u32>, text: &str) -> Event {
+        Event::Reply(Reply {
+            id,
+            success: true,
+            text: text.into(),
+        })
+    }
+
+    #[test]
+    fn ids_are_read_and_optional() {
+        let mut p = ReplyParser::new();
+        assert_eq!(feed(&mut p, b"=12 C3\n\n"), vec![ok(Some(12), "C3")]);
+        assert_eq!(feed(&mut p, b"= pass\n\n"), vec![ok(None, "pass")]);
+        assert_eq!(feed(&mut p, b"=7\n\n"), vec![ok(Some(7), "")]);
+        assert_eq!(feed(&mut p, b"=\n\n"), vec![ok(None, "")]);
+    }
+
+    #[test]
+    fn multi_line_replies_keep_their_lines() {
+        let mut p = ReplyParser::new();
+        let events = feed(&mut p, b"=3 play\ngenmove\nquit\n\n");
+        assert_eq!(events, vec![ok(Some(3), "play\ngenmove\nquit")]);
+    }
+
+    #[test]
+    fn failures_are_replies_with_success_false() {
+        let mut p = ReplyParser::new();
+        let events = feed(&mut p, b"?4 unknown command\n\n");
+        assert_eq!(
+            events,
+            vec![Event::Reply(Reply {
+                id: Some(4),
+                success: false,
+                text: "unknown command".into()
+            })]
+        );
+    }
+
+    #[test]
+    fn crlf_line_ends_are_accepted() {
+        let mut p = ReplyParser::new();
+        assert_eq!(feed(&mut p, b"=1 D4\r\n\r\n"), vec![ok(Some(1), "D4")]);
+        // A "blank" line of spaces also ends a reply.
+        assert_eq!(feed(&mut p, b"=2 E5\n  \t\n"), vec![ok(Some(2), "E5")]);
+    }
+
+    #[test]
+    fn stray_output_before_a_reply_is_set_aside() {
+        let mut p = ReplyParser::new();
+        let events = feed(&mut p, b"thinking...\nvisits 100\n=5 Q16\n\n");
+        assert_eq!(
+            events,
+            vec![
+                Event::Stray("thinking...".into()),
+                Event::Stray("visits 100".into()),
+                ok(Some(5), "Q16")
+            ]
+        );
+        // Empty lines between replies are neither stray nor replies.
+        assert!(feed(&mut p, b"\n\n\n").is_empty());
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_replaced_not_fatal() {
+        let mut p = ReplyParser::new();
+        let events = feed(&mut p, b"\xff\xfe junk\x01\n=9 name \xc3\x28\n\n");
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[0], Event::Stray("\u{fffd}\u{fffd} junk".into()));
+        assert_eq!(events[1], ok(Some(9), "name \u{fffd}("));
+    }
+
+    #[test]
+    fn over_long_lines_are_cut() {
+        let mut p = ReplyParser::new();
+        let mut line = b"=1 ".to_vec();
+        line.extend(std::iter::repeat_n(b'x', 3 * MAX_LINE));
+        line.extend(b"\n\n");
+        let events = feed(&mut p, &line);
+        let Event::Reply(r) = &events[0] else {
+            panic!("{events:?}")
+        };
+        assert!(r.text.len() < MAX_LINE);
+    }
+}

@@ -1,0 +1,522 @@
+//! Game clocks: absolute sudden death (the Olympiad's, section 1), Fischer, Japanese byo-yomi
+//! and Canadian overtime. goref measures each `genmove` itself and tells the engines the
+//! settings (`time_settings`, `kgs-time_settings`) and the time left (`time_left`).
+
+use std::fmt;
+use std::time::Duration;
+
+/// How much time each player has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeControl {
+    /// No clock.
+    None,
+    /// All moves in `main`.
+    SuddenDeath { main: Duration },
+    /// `main`, plus `increment` after each move.
+    Fischer { main: Duration, increment: Duration },
+    /// `main`, then `periods` periods of `period` each: a move within a period keeps it.
+    ByoYomi {
+        main: Duration,
+        period: Duration,
+        periods: u32,
+    },
+    /// `main`, then `stones` moves in each `period`.
+    Canadian {
+        main: Duration,
+        period: Duration,
+        stones: u32,
+    },
+}
+
+impl TimeControl {
+    /// The Olympiad's time for a board (reference 001, section 1): 45 minutes sudden death on
+    /// 19×19, 30 on 13×13, 10 on 9×9; other sizes scale with the number of points from 9×9.
+    #[must_use]
+    pub fn olympiad(width: usize, height: usize) -> TimeControl {
+        let minutes = match (width, height) {
+            (19, 19) => 45,
+            (13, 13) => 30,
+            (9, 9) => 10,
+            _ => (10 * width * height).div_ceil(81).clamp(1, 45) as u64,
+        };
+        TimeControl::SuddenDeath {
+            main: Duration::from_secs(60 * minutes),
+        }
+    }
+
+    /// Reads the command line's forms: `none`, `10m` (sudden death), `5m+3s` (Fischer), and
+    /// with `byoyomi` (`30s/5`: five 30-second periods) or `canadian` (`5m/25`: 25 stones in
+    /// five minutes) the overtime after `time`.
+    pub fn parse(
+        time: &str,
+        byoyomi: Option<&str>,
+        canadian: Option<&str>,
+    ) -> Result<TimeControl, String> {
+        let time = time.trim();
+        if time.eq_ignore_ascii_case("none") {
+            if byoyomi.is_some() || canadian.is_some() {
+                return Err("overtime needs a main time (use --time 0s for none)".into());
+            }
+            return Ok(TimeControl::None);
+        }
+        let (main, increment) = match time.split_once('+') {
+            Some((m, i)) => (parse_duration(m)?, Some(parse_duration(i)?)),
+            None => (parse_duration(time)?, None),
+        };
+        let split =
+            |text: &str, what: &str| -> Result<(Duration, u32), String> {
+                let (d, n) = text
+                    .split_once('/')
+                    .ok_or_else(|| format!("{what} '{text}' is not TIME/COUNT"))?;
+                let n: u32 =
+                    n.trim().parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        format!("{what} '{text}': count must be a positive number")
+                    })?;
+                Ok((parse_duration(d)?, n))
+            };
+        match (increment, byoyomi, canadian) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => {
+                Err("choose one of Fischer increment, --byoyomi and --canadian".into())
+            }
+            (Some(increment), None, None) => Ok(TimeControl::Fischer { main, increment }),
+            (None, Some(b), None) => {
+                let (period, periods) = split(b, "byo-yomi")?;
+                Ok(TimeControl::ByoYomi {
+                    main,
+                    period,
+                    periods,
+                })
+            }
+            (None, None, Some(c)) => {
+                let (period, stones) = split(c, "canadian overtime")?;
+                Ok(TimeControl::Canadian {
+                    main,
+                    period,
+                    stones,
+                })
+            }
+            (None, None, None) => Ok(TimeControl::SuddenDeath { main }),
+        }
+    }
+
+    /// Arguments of GTP `time_settings main byo_yomi_time byo_yomi_stones` (whole seconds;
+    /// GTP 2 §6.3.6): absolute time is `M 0 0`; byo-yomi is told as Canadian with one stone;
+    /// Fischer as absolute, the increments showing in `time_left`. `None` without a clock.
+    #[must_use]
+    pub fn time_settings(&self) -> Option<String> {
+        let s = |d: Duration| d.as_secs();
+        match *self {
+            TimeControl::None => None,
+            TimeControl::SuddenDeath { main } | TimeControl::Fischer { main, .. } => {
+                Some(format!("time_settings {} 0 0", s(main)))
+            }
+            TimeControl::ByoYomi { main, period, .. } => {
+                Some(format!("time_settings {} {} 1", s(main), s(period)))
+            }
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } => Some(format!(
+                "time_settings {} {} {}",
+                s(main),
+                s(period),
+                stones
+            )),
+        }
+    }
+
+    /// The KGS form, `kgs-time_settings none|absolute|byoyomi|canadian …`.
+    #[must_use]
+    pub fn kgs_time_settings(&self) -> String {
+        let s = |d: Duration| d.as_secs();
+        match *self {
+            TimeControl::None => "kgs-time_settings none".into(),
+            TimeControl::SuddenDeath { main } | TimeControl::Fischer { main, .. } => {
+                format!("kgs-time_settings absolute {}", s(main))
+            }
+            TimeControl::ByoYomi {
+                main,
+                period,
+                periods,
+            } => format!(
+                "kgs-time_settings byoyomi {} {} {periods}",
+                s(main),
+                s(period)
+            ),
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } => format!(
+                "kgs-time_settings canadian {} {} {stones}",
+                s(main),
+                s(period)
+            ),
+        }
+    }
+
+    /// SGF `TM` (main time in seconds) and `OT` (overtime text).
+    #[must_use]
+    pub fn sgf_properties(&self) -> Option<(u64, Option<String>)> {
+        match *self {
+            TimeControl::None => None,
+            TimeControl::SuddenDeath { main } => Some((main.as_secs(), None)),
+            TimeControl::Fischer { main, increment } => {
+                Some((main.as_secs(), Some(format!("{} fischer", show(increment)))))
+            }
+            TimeControl::ByoYomi {
+                main,
+                period,
+                periods,
+            } => Some((
+                main.as_secs(),
+                Some(format!("{periods}x{} byo-yomi", show(period))),
+            )),
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } => Some((
+                main.as_secs(),
+                Some(format!("{stones}/{} canadian", show(period))),
+            )),
+        }
+    }
+}
+
+impl fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            TimeControl::None => f.write_str("no clock"),
+            TimeControl::SuddenDeath { main } => write!(f, "{} sudden death", show(main)),
+            TimeControl::Fischer { main, increment } => {
+                write!(f, "{}+{} Fischer", show(main), show(increment))
+            }
+            TimeControl::ByoYomi {
+                main,
+                period,
+                periods,
+            } => write!(f, "{} + {periods}x{} byo-yomi", show(main), show(period)),
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } => write!(
+                f,
+                "{} + {stones} stones/{} Canadian",
+                show(main),
+                show(period)
+            ),
+        }
+    }
+}
+
+/// `90s`, `10m`, `1.5s`.
+#[must_use]
+pub fn show(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 60.0 && s % 60.0 == 0.0 {
+        format!("{}m", s / 60.0)
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// Reads `10m`, `30s`, `1.5s`, `250ms`, `1h`, or a number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (number, unit) = match t.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => t.split_at(i),
+        None => (t, "s"),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a duration like 30s, 10m, 250ms"))?;
+    let scale = match unit {
+        "ms" => 0.001,
+        "s" | "sec" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("'{text}': unknown unit '{unit}' (ms, s, m, h)")),
+    };
+    let secs = value * scale;
+    if !(0.0..=1e7).contains(&secs) {
+        return Err(format!("'{text}' is not a duration between 0 and 10^7 s"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// One player's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    control: TimeControl,
+    main_left: Duration,
+    /// In overtime: time left in the current period (Canadian) or the period length.
+    period_left: Duration,
+    /// Byo-yomi periods left, or Canadian stones left to play in this period.
+    count_left: u32,
+    overtime: bool,
+}
+
+impl Clock {
+    /// A full clock.
+    #[must_use]
+    pub fn new(control: TimeControl) -> Clock {
+        let (main, period, count) = match control {
+            TimeControl::None => (Duration::MAX, Duration::ZERO, 0),
+            TimeControl::SuddenDeath { main } | TimeControl::Fischer { main, .. } => {
+                (main, Duration::ZERO, 0)
+            }
+            TimeControl::ByoYomi {
+                main,
+                period,
+                periods,
+            } => (main, period, periods),
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } => (main, period, stones),
+        };
+        let mut clock = Clock {
+            control,
+            main_left: main,
+            period_left: period,
+            count_left: count,
+            overtime: false,
+        };
+        if main.is_zero() && period > Duration::ZERO {
+            clock.overtime = true;
+        }
+        clock
+    }
+
+    /// Whether there is a clock at all.
+    #[must_use]
+    pub fn is_running(&self) -> bool {
+        self.control != TimeControl::None
+    }
+
+    /// The longest the next move may take, or `None` without a clock.
+    #[must_use]
+    pub fn allowance(&self) -> Option<Duration> {
+        match self.control {
+            TimeControl::None => None,
+            TimeControl::SuddenDeath { .. } | TimeControl::Fischer { .. } => Some(self.main_left),
+            TimeControl::ByoYomi { .. } => {
+                Some(self.main_left + self.period_left * self.count_left)
+            }
+            TimeControl::Canadian { .. } => Some(if self.overtime {
+                self.period_left
+            } else {
+                self.main_left + self.period_left
+            }),
+        }
+    }
+
+    /// Charges a move that took `used`. An overrun of at most `lag` is forgiven (the clock
+    /// goes to zero instead). Returns false when the player has run out of time.
+    pub fn charge(&mut self, used: Duration, lag: Duration) -> bool {
+        let Some(allowance) = self.allowance() else {
+            return true;
+        };
+        if used > allowance + lag {
+            self.main_left = Duration::ZERO;
+            self.period_left = Duration::ZERO;
+            self.count_left = 0;
+            return false;
+        }
+        let used = used.min(allowance);
+        match self.control {
+            TimeControl::None => {}
+            TimeControl::SuddenDeath { .. } => self.main_left -= used,
+            TimeControl::Fischer { increment, .. } => {
+                self.main_left = self.main_left - used + increment
+            }
+            TimeControl::ByoYomi { period, .. } => {
+                if used <= self.main_left {
+                    self.main_left -= used;
+                } else {
+                    let over = used - self.main_left;
+                    self.main_left = Duration::ZERO;
+                    self.overtime = true;
+                    // Each whole period used up is lost; the one the move ended in resets.
+                    let lost =
+                        (over.as_nanos().saturating_sub(1) / period.as_nanos().max(1)) as u32;
+                    self.count_left = self.count_left.saturating_sub(lost);
+                }
+            }
+            TimeControl::Canadian { period, stones, .. } => {
+                let over = if self.overtime {
+                    used
+                } else if used <= self.main_left {
+                    self.main_left -= used;
+                    return true;
+                } else {
+                    let over = used - self.main_left;
+                    self.main_left = Duration::ZERO;
+                    self.overtime = true;
+                    over
+                };
+                self.period_left = self.period_left.saturating_sub(over);
+                self.count_left -= 1;
+                if self.count_left == 0 {
+                    self.period_left = period;
+                    self.count_left = stones;
+                }
+            }
+        }
+        true
+    }
+
+    /// Arguments of `time_left COLOR TIME STONES` (GTP 2 §6.3.6: stones 0 in main time), whole
+    /// seconds rounded down.
+    #[must_use]
+    pub fn time_left(&self) -> Option<(u64, u32)> {
+        match self.control {
+            TimeControl::None => None,
+            _ if !self.overtime => Some((self.main_left.as_secs(), 0)),
+            TimeControl::ByoYomi { .. } => Some((self.period_left.as_secs(), 1)),
+            _ => Some((self.period_left.as_secs(), self.count_left)),
+        }
+    }
+
+    /// Seconds left for SGF `BL`/`WL`, and in overtime the periods or stones left (`OB`/`OW`).
+    #[must_use]
+    pub fn sgf_left(&self) -> Option<(f64, Option<u32>)> {
+        match self.control {
+            TimeControl::None => None,
+            _ if !self.overtime => Some((self.main_left.as_secs_f64(), None)),
+            _ => Some((self.period_left.as_secs_f64(), Some(self.count_left))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: fn(u64) -> Duration = Duration::from_secs;
+    const NO_LAG: Duration = Duration::ZERO;
+
+    #[test]
+    fn command_line_forms_parse() {
+        assert_eq!(
+            TimeControl::parse("10m", None, None).unwrap(),
+            TimeControl::SuddenDeath { main: S(600) }
+        );
+        assert_eq!(
+            TimeControl::parse("5m+3s", None, None).unwrap(),
+            TimeControl::Fischer {
+                main: S(300),
+                increment: S(3)
+            }
+        );
+        assert_eq!(
+            TimeControl::parse("10m", Some("30s/5"), None).unwrap(),
+            TimeControl::ByoYomi {
+                main: S(600),
+                period: S(30),
+                periods: 5
+            }
+        );
+        assert_eq!(
+            TimeControl::parse("10m", None, Some("5m/25")).unwrap(),
+            TimeControl::Canadian {
+                main: S(600),
+                period: S(300),
+                stones: 25
+            }
+        );
+        assert!(TimeControl::parse("10x", None, None).is_err());
+        assert!(TimeControl::parse("1m+1s", Some("30s/5"), None).is_err());
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+    }
+
+    /// Reference 001, section 1: 45, 30 and 10 minutes for 19×19, 13×13 and 9×9.
+    #[test]
+    fn olympiad_defaults_by_board_size() {
+        for (n, minutes) in [(19, 45), (13, 30), (9, 10)] {
+            assert_eq!(
+                TimeControl::olympiad(n, n),
+                TimeControl::SuddenDeath {
+                    main: S(60 * minutes)
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn sudden_death_flags_when_main_time_is_gone_and_lag_is_forgiven() {
+        let mut c = Clock::new(TimeControl::SuddenDeath { main: S(10) });
+        assert!(c.charge(S(6), NO_LAG));
+        assert_eq!(c.time_left(), Some((4, 0)));
+        // 4.5 s with 1 s lag margin: forgiven, clock at zero.
+        assert!(c.charge(Duration::from_millis(4500), S(1)));
+        assert_eq!(c.time_left(), Some((0, 0)));
+        assert!(!c.charge(Duration::from_millis(1), NO_LAG));
+    }
+
+    #[test]
+    fn fischer_adds_the_increment_after_each_move() {
+        let mut c = Clock::new(TimeControl::Fischer {
+            main: S(10),
+            increment: S(3),
+        });
+        assert!(c.charge(S(5), NO_LAG));
+        assert_eq!(c.allowance(), Some(S(8)));
+        assert!(!c.charge(S(9), NO_LAG));
+    }
+
+    #[test]
+    fn byo_yomi_keeps_a_period_used_in_part_and_loses_whole_ones() {
+        let mut c = Clock::new(TimeControl::ByoYomi {
+            main: S(10),
+            period: S(30),
+            periods: 3,
+        });
+        assert!(c.charge(S(35), NO_LAG)); // 25 s into the first period: kept
+        assert_eq!(c.time_left(), Some((30, 1)));
+        assert_eq!(c.allowance(), Some(S(90)));
+        assert!(c.charge(S(29), NO_LAG));
+        assert_eq!(c.allowance(), Some(S(90)));
+        assert!(c.charge(S(45), NO_LAG)); // one period lost
+        assert_eq!(c.allowance(), Some(S(60)));
+        assert!(!c.charge(S(61), NO_LAG));
+    }
+
+    #[test]
+    fn canadian_needs_the_stones_within_the_period() {
+        let mut c = Clock::new(TimeControl::Canadian {
+            main: S(0),
+            period: S(10),
+            stones: 2,
+        });
+        assert!(c.charge(S(4), NO_LAG));
+        assert_eq!(c.time_left(), Some((6, 1)));
+        assert!(c.charge(S(5), NO_LAG)); // two stones in 9 s: a new period
+        assert_eq!(c.time_left(), Some((10, 2)));
+        assert!(c.charge(S(8), NO_LAG));
+        assert!(!c.charge(S(3), NO_LAG)); // 11 s for two stones
+    }
+
+    #[test]
+    fn engines_are_told_the_settings_in_both_forms() {
+        let b = TimeControl::ByoYomi {
+            main: S(600),
+            period: S(30),
+            periods: 5,
+        };
+        assert_eq!(b.time_settings().unwrap(), "time_settings 600 30 1");
+        assert_eq!(b.kgs_time_settings(), "kgs-time_settings byoyomi 600 30 5");
+        assert_eq!(
+            TimeControl::SuddenDeath { main: S(60) }
+                .time_settings()
+                .unwrap(),
+            "time_settings 60 0 0"
+        );
+        assert_eq!(TimeControl::None.time_settings(), None);
+    }
+}

@@ -1,0 +1,94 @@
+//! The TOML match file: the same settings as the command line, which overrides it.
+//!
+//! ```toml
+//! games = 20
+//! size = "9x9"
+//! komi = 7.5
+//! rules = "olympiad"
+//! jobs = 2
+//! out = "matches/gnugo-vs-random"
+//! time = "10m"            # or "5m+3s"; with byoyomi = "30s/5" or canadian = "5m/25"
+//! lag = "500ms"
+//! illegal = "olympiad"    # or "strict"
+//! sprt = [0.0, 10.0, 0.05, 0.05]
+//!
+//! [black]                 # Black in game 1, White in game 2, …
+//! name = "gnugo"
+//! command = "/usr/games/gnugo --mode gtp --level 0"
+//!
+//! [white]
+//! command = "goref engine random --seed {game}"
+//! cwd = "/tmp"
+//! env = { RUST_BACKTRACE = "1" }
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+/// An engine in the file.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineEntry {
+    pub command: String,
+    pub name: Option<String>,
+    pub cwd: Option<PathBuf>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// The whole file; every field optional.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub black: Option<EngineEntry>,
+    pub white: Option<EngineEntry>,
+    pub games: Option<usize>,
+    pub size: Option<String>,
+    pub komi: Option<f64>,
+    pub rules: Option<String>,
+    pub jobs: Option<usize>,
+    pub out: Option<PathBuf>,
+    pub move_limit: Option<usize>,
+    pub time: Option<String>,
+    pub byoyomi: Option<String>,
+    pub canadian: Option<String>,
+    pub lag: Option<String>,
+    pub hang_timeout: Option<String>,
+    pub command_timeout: Option<String>,
+    pub illegal: Option<String>,
+    pub sprt: Option<[f64; 4]>,
+}
+
+impl FileConfig {
+    /// Reads a file.
+    pub fn read(path: &std::path::Path) -> Result<FileConfig, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_documented_example_parses_and_typos_are_refused() {
+        let doc = include_str!("config.rs");
+        let example: String = doc
+            .lines()
+            .skip_while(|l| !l.starts_with("//! ```toml"))
+            .skip(1)
+            .take_while(|l| !l.starts_with("//! ```"))
+            .map(|l| format!("{}\n", l.trim_start_matches("//!").trim_start()))
+            .collect();
+        let c: FileConfig = toml::from_str(&example).unwrap();
+        assert_eq!(c.games, Some(20));
+        assert_eq!(c.black.unwrap().name.as_deref(), Some("gnugo"));
+        assert_eq!(c.white.unwrap().env["RUST_BACKTRACE"], "1");
+        assert_eq!(c.sprt, Some([0.0, 10.0, 0.05, 0.05]));
+        assert!(toml::from_str::<FileConfig>("gmaes = 3").is_err());
+    }
+}

@@ -1,0 +1,247 @@
+//! The table printed at the end of a match.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::game::{EndKind, GameReport};
+use crate::runner::{MatchConfig, Stop};
+use crate::stats::{Sprt, Wld};
+
+/// Results so far and what the table needs to describe them.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub names: [String; 2],
+    pub reports: Vec<GameReport>,
+    pub games_planned: usize,
+    pub description: String,
+    pub sprt: Option<Sprt>,
+    pub stop: Stop,
+    /// Wall time of this run (not of games resumed from an earlier run).
+    pub wall: Duration,
+    /// Games found in the results file at start.
+    pub resumed: usize,
+}
+
+impl Summary {
+    /// A summary of `reports` for `config`.
+    #[must_use]
+    pub fn new(config: &MatchConfig, reports: Vec<GameReport>) -> Summary {
+        let s = &config.settings;
+        Summary {
+            names: [
+                config.players[0].name.clone(),
+                config.players[1].name.clone(),
+            ],
+            reports,
+            games_planned: config.games,
+            description: format!(
+                "{}x{}, {} rules, komi {}, {}",
+                s.width, s.height, s.rules, s.rules.komi, s.time
+            ),
+            sprt: config.sprt,
+            stop: Stop::Complete,
+            wall: Duration::ZERO,
+            resumed: 0,
+        }
+    }
+
+    /// Adds one game.
+    pub fn add(&mut self, report: GameReport) {
+        self.reports.push(report);
+    }
+
+    /// Wins, losses and draws of engine `id`.
+    #[must_use]
+    pub fn wld(&self, id: usize) -> Wld {
+        let mut wld = Wld::default();
+        for r in &self.reports {
+            match r.winner_id() {
+                Some(w) if w == id => wld.wins += 1,
+                Some(_) => wld.losses += 1,
+                None => wld.draws += 1,
+            }
+        }
+        wld
+    }
+
+    /// `name1 3 - name2 2 - draws 0` for the progress bar.
+    #[must_use]
+    pub fn score_line(&self) -> String {
+        let w = self.wld(0);
+        format!(
+            "{} {} - {} {} - draws {}",
+            self.names[0], w.wins, self.names[1], w.losses, w.draws
+        )
+    }
+
+    /// The table.
+    #[must_use]
+    pub fn table(&self) -> String {
+        let mut t = String::new();
+        let _ = writeln!(
+            t,
+            "{} of {} games, {}",
+            self.reports.len(),
+            self.games_planned,
+            self.description
+        );
+        let _ = writeln!(
+            t,
+            "{:<16} {:>5} {:>5} {:>6} {:>5} {:>8} {:>8}  {:<24} {:>9}",
+            "engine",
+            "games",
+            "wins",
+            "losses",
+            "draws",
+            "B wins",
+            "W wins",
+            "forfeits lost",
+            "s/move"
+        );
+        for id in 0..2 {
+            let wld = self.wld(id);
+            let (mut bw, mut bg, mut ww, mut wg) = (0, 0, 0, 0);
+            let mut forfeits: BTreeMap<&'static str, u32> = BTreeMap::new();
+            let (mut secs, mut moves) = (0.0, 0u32);
+            for r in &self.reports {
+                let colour = if r.black == id { 0 } else { 1 };
+                if r.black == id {
+                    bg += 1;
+                } else {
+                    wg += 1;
+                }
+                let won = r.winner_id() == Some(id);
+                if won && r.black == id {
+                    bw += 1;
+                }
+                if won && r.white == id {
+                    ww += 1;
+                }
+                if r.end.is_forfeit() && !won && r.winner.is_some() {
+                    *forfeits.entry(r.end.name()).or_default() += 1;
+                }
+                secs += r.seconds[colour];
+                moves += r.genmoves[colour];
+            }
+            let forfeits = if forfeits.is_empty() {
+                "-".to_string()
+            } else {
+                forfeits
+                    .iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let per_move = if moves > 0 {
+                format!("{:.4}", secs / f64::from(moves))
+            } else {
+                "-".into()
+            };
+            let _ = writeln!(
+                t,
+                "{:<16} {:>5} {:>5} {:>6} {:>5} {:>8} {:>8}  {:<24} {:>9}",
+                truncate(&self.names[id], 16),
+                wld.games(),
+                wld.wins,
+                wld.losses,
+                wld.draws,
+                format!("{bw}/{bg}"),
+                format!("{ww}/{wg}"),
+                forfeits,
+                per_move
+            );
+        }
+        let mut ends: BTreeMap<&'static str, u32> = BTreeMap::new();
+        for r in &self.reports {
+            *ends.entry(r.end.name()).or_default() += 1;
+        }
+        let ends: Vec<String> = ends.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(t, "game ends: {}", ends.join(", "));
+        let illegal: u32 = self
+            .reports
+            .iter()
+            .map(|r| r.illegal_passes.iter().sum::<u32>())
+            .sum();
+        if illegal > 0 {
+            let _ = writeln!(
+                t,
+                "illegal moves replaced by a pass (Olympiad 3.10.2): {illegal}"
+            );
+        }
+        let wld = self.wld(0);
+        match wld.elo() {
+            Some((elo, half)) => {
+                let los = wld
+                    .los()
+                    .map_or("-".into(), |l| format!("{:.1}%", 100.0 * l));
+                let _ = writeln!(
+                    t,
+                    "Elo {} vs {}: {} ± {} (95%), LOS {los}",
+                    self.names[0],
+                    self.names[1],
+                    signed(elo),
+                    number(half)
+                );
+            }
+            None => {
+                let _ = writeln!(t, "Elo: no games");
+            }
+        }
+        if let Some(sprt) = &self.sprt {
+            let (lower, upper) = sprt.bounds();
+            let state = match sprt.state(&wld) {
+                crate::stats::SprtState::Continue => "no decision yet",
+                crate::stats::SprtState::AcceptH0 => "H0 accepted",
+                crate::stats::SprtState::AcceptH1 => "H1 accepted",
+            };
+            let _ = writeln!(
+                t,
+                "SPRT elo0={} elo1={} alpha={} beta={}: LLR {:.3} in [{:.3}, {:.3}]: {state}",
+                sprt.elo0,
+                sprt.elo1,
+                sprt.alpha,
+                sprt.beta,
+                sprt.llr(&wld),
+                lower,
+                upper
+            );
+        }
+        match self.stop {
+            Stop::Complete => {}
+            Stop::Interrupted => {
+                let _ = writeln!(t, "interrupted: run the same command again to resume");
+            }
+            Stop::Sprt => {
+                let _ = writeln!(t, "stopped early: the SPRT decided");
+            }
+        }
+        t
+    }
+}
+
+fn truncate(text: &str, n: usize) -> String {
+    text.chars().take(n).collect()
+}
+
+fn signed(x: f64) -> String {
+    if x.is_infinite() {
+        if x > 0.0 { "+inf" } else { "-inf" }.to_string()
+    } else {
+        format!("{x:+.1}")
+    }
+}
+
+fn number(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.1}")
+    } else {
+        "inf".into()
+    }
+}
+
+/// Counts of a kind of end in reports (for tests and scripts).
+#[must_use]
+pub fn count_ends(reports: &[GameReport], kind: EndKind) -> usize {
+    reports.iter().filter(|r| r.end == kind).count()
+}

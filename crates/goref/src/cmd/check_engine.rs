@@ -1,0 +1,130 @@
+//! `goref check-engine CMD`: does a program speak enough GTP for `goref match`?
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use goref_gtp::{format_move, parse_genmove, Engine, EngineSpec, GenMove};
+use goref_rules::{Game, Ruleset};
+
+/// Arguments of `goref check-engine`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The engine: a command line (`"/usr/games/gnugo --mode gtp"`) or `tcp://host:port`.
+    command: String,
+    /// Board size for the test moves.
+    #[arg(long, default_value = "9", value_parser = super::parse_size)]
+    size: (usize, usize),
+    /// Limit for each reply.
+    #[arg(long, default_value = "10s", value_parser = goref_match::clock::parse_duration)]
+    timeout: Duration,
+}
+
+/// Commands `goref match` cannot do without.
+pub const REQUIRED: [&str; 9] = [
+    "protocol_version",
+    "name",
+    "version",
+    "list_commands",
+    "boardsize",
+    "clear_board",
+    "komi",
+    "play",
+    "genmove",
+];
+
+/// Commands `goref match` uses when they are there.
+pub const OPTIONAL: [(&str, &str); 7] = [
+    ("quit", "clean shutdown (else killed)"),
+    ("time_settings", "clock settings"),
+    ("kgs-time_settings", "byo-yomi and Canadian settings"),
+    ("time_left", "time left before each move"),
+    ("kgs-rules", "rules hint"),
+    ("rectangular_boardsize", "rectangular boards"),
+    ("final_status_list", "dead stones (later)"),
+];
+
+/// Runs `goref check-engine`: prints what the engine says and supports, plays two test moves,
+/// and exits 0 when everything required works, 1 otherwise.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let spec = EngineSpec::parse(&args.command).map_err(anyhow::Error::msg)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(check(&spec, args))
+}
+
+async fn check(spec: &EngineSpec, args: &Args) -> anyhow::Result<ExitCode> {
+    let t = args.timeout;
+    let mut engine = Engine::start(spec, "engine", None).await?;
+    let info = engine.check(t).await?.clone();
+    let mut ok = true;
+    println!("command           {spec}");
+    println!("protocol_version  {}", info.protocol_version);
+    println!("name              {}", info.name);
+    println!("version           {}", info.version);
+    println!("commands          {}", info.commands.len());
+    if info.protocol_version != "2" {
+        println!("warning: protocol version is not 2");
+    }
+    for c in REQUIRED {
+        let yes = info.supports(c) || ["list_commands", "protocol_version"].contains(&c);
+        ok &= yes;
+        println!("  {} {c}", if yes { "yes" } else { "NO " });
+    }
+    for (c, why) in OPTIONAL {
+        println!(
+            "  {} {c} ({why})",
+            if info.supports(c) { "yes" } else { "no " }
+        );
+    }
+    let (w, h) = args.size;
+    let mut game = Game::rect(w, h, Ruleset::OLYMPIAD)?;
+    let size = if w == h {
+        format!("boardsize {w}")
+    } else {
+        format!("rectangular_boardsize {w} {h}")
+    };
+    if let Err(e) = test_game(&mut engine, &mut game, &size, t).await {
+        println!("test game failed: {e:#}");
+        ok = false;
+    }
+    let stopped = engine.shutdown(Duration::from_secs(2)).await;
+    println!("shutdown          {stopped:?}");
+    println!("{}", if ok { "compliant" } else { "NOT compliant" });
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+async fn test_game(
+    engine: &mut Engine,
+    game: &mut Game,
+    size: &str,
+    t: Duration,
+) -> anyhow::Result<()> {
+    engine.command(size, t).await?;
+    engine.command("clear_board", t).await?;
+    engine.command("komi 7.5", t).await?;
+    let reply = engine.command("genmove b", t).await?;
+    let geometry = game.geometry().clone();
+    match parse_genmove(&geometry, &reply) {
+        Some(GenMove::Move(mv)) => {
+            game.play(mv)
+                .map_err(|e| anyhow::anyhow!("genmove b answered an illegal move: {e}"))?;
+            println!("genmove b        {}", format_move(&geometry, mv));
+        }
+        Some(GenMove::Resign) => println!("genmove b        resign"),
+        None => anyhow::bail!("genmove b answered '{reply}', which is not a move"),
+    }
+    let reply = engine.command("genmove w", t).await?;
+    match parse_genmove(&geometry, &reply) {
+        Some(GenMove::Move(mv)) if game.is_legal(mv) => {
+            println!("genmove w        {}", format_move(&geometry, mv));
+        }
+        Some(GenMove::Resign) => println!("genmove w        resign"),
+        _ => anyhow::bail!("genmove w answered '{reply}', which is not a legal move"),
+    }
+    Ok(())
+}

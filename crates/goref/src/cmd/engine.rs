@@ -1,0 +1,93 @@
+//! `goref engine NAME`: goref's built-in GTP engines on standard input and output (or a TCP
+//! port), so that matches and tests need no other program.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use goref_gtp::engines::{serve_tcp, BuiltinEngine, Faults};
+
+/// Arguments of `goref engine`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// `random` (uniform legal moves that fill no own eye) or `faulty` (the same, with the
+    /// misbehaviours below).
+    #[arg(value_parser = ["random", "faulty"])]
+    name: String,
+    /// Seed of the move generator (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Serve GTP on this TCP address (`127.0.0.1:5000`) instead of standard input/output, a
+    /// fresh engine for each connection.
+    #[arg(long)]
+    listen: Option<String>,
+    /// faulty: exit (status 3, no reply) at the genmove after the first N.
+    #[arg(long, value_name = "N")]
+    crash_after: Option<usize>,
+    /// faulty: never answer the genmove after the first N.
+    #[arg(long, value_name = "N")]
+    hang_after: Option<usize>,
+    /// faulty: after N genmoves, print bytes that are not UTF-8 and answer with no vertex.
+    #[arg(long, value_name = "N")]
+    garbage_after: Option<usize>,
+    /// faulty: resign at the genmove after the first N.
+    #[arg(long, value_name = "N")]
+    resign_after: Option<usize>,
+    /// faulty: wait this long before each genmove reply (`250ms`, `2s`).
+    #[arg(long, value_parser = goref_match::clock::parse_duration)]
+    slow: Option<Duration>,
+    /// faulty: answer these genmoves (counted from 1) with an illegal move: `3` or `3,5`.
+    #[arg(long, value_delimiter = ',', value_name = "N,…")]
+    illegal_at: Vec<usize>,
+    /// faulty: exit with status 1 before reading any command (an engine that cannot start).
+    #[arg(long)]
+    exit_at_start: bool,
+}
+
+/// Runs `goref engine`.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let faults = Faults {
+        crash_after: args.crash_after,
+        hang_after: args.hang_after,
+        garbage_after: args.garbage_after,
+        resign_after: args.resign_after,
+        slow: args.slow,
+        illegal_at: args.illegal_at.clone(),
+    };
+    if args.name == "random" && (faults != Faults::default() || args.exit_at_start) {
+        bail!("misbehaviour options are for `goref engine faulty`");
+    }
+    if args.exit_at_start {
+        eprintln!("goref-faulty: exiting at start as asked");
+        return Ok(ExitCode::from(1));
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        nanos ^ u64::from(std::process::id()).rotate_left(32)
+    });
+    let random = args.name == "random";
+    let make = move |n: u64| {
+        let seed = seed.wrapping_add(n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        if random {
+            BuiltinEngine::random(seed)
+        } else {
+            BuiltinEngine::faulty(seed, faults.clone())
+        }
+    };
+    match &args.listen {
+        Some(address) => {
+            let listener = std::net::TcpListener::bind(address)
+                .with_context(|| format!("cannot listen on {address}"))?;
+            eprintln!(
+                "goref engine {}: listening on {}",
+                args.name,
+                listener.local_addr()?
+            );
+            serve_tcp(listener, make)?;
+        }
+        None => make(0).serve_stdio()?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

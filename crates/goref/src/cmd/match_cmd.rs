@@ -1,0 +1,247 @@
+//! `goref match`: games between two GTP engines, every move checked by goref.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context};
+use goref_gtp::EngineSpec;
+use goref_match::clock::parse_duration;
+use goref_match::config::{EngineEntry, FileConfig};
+use goref_match::runner::own_cpu_time;
+use goref_match::{
+    run_match, IllegalPolicy, MatchConfig, Player, Settings, Sprt, Stop, TimeControl,
+};
+use goref_rules::{Komi, Preset, Ruleset};
+
+/// Arguments of `goref match`. Options given here override the `--config` file.
+#[derive(clap::Args)]
+pub struct Args {
+    /// TOML file with engines and settings (see `goref_match::config`).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// First engine (Black in game 1): a command line or `tcp://host:port`. `{game}` in it
+    /// becomes the game number.
+    #[arg(long)]
+    black: Option<String>,
+    /// Second engine (White in game 1).
+    #[arg(long)]
+    white: Option<String>,
+    /// Games to play; colours alternate.
+    #[arg(long)]
+    games: Option<usize>,
+    /// Board size, `N` or `WxH`.
+    #[arg(long)]
+    size: Option<String>,
+    /// Komi (default: 7.5 under olympiad, else 0).
+    #[arg(long, allow_hyphen_values = true)]
+    komi: Option<Komi>,
+    /// Rules: olympiad (default), tromp-taylor, nstt.
+    #[arg(long)]
+    rules: Option<String>,
+    /// Games played at once, each with its own engine processes.
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Directory for SGF files, logs and results.jsonl (running again resumes).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Turns after which a game is scored as it stands (default 3 × points + 100).
+    #[arg(long)]
+    move_limit: Option<usize>,
+    /// Main time: `10m` (sudden death), `5m+3s` (Fischer), `none`. Default: the Olympiad's
+    /// for the board (45/30/10 minutes for 19/13/9).
+    #[arg(long)]
+    time: Option<String>,
+    /// Japanese byo-yomi after the main time: `30s/5` (five 30-second periods).
+    #[arg(long)]
+    byoyomi: Option<String>,
+    /// Canadian overtime after the main time: `5m/25` (25 stones in 5 minutes).
+    #[arg(long)]
+    canadian: Option<String>,
+    /// Clock overrun forgiven per move (default 500ms).
+    #[arg(long)]
+    lag: Option<String>,
+    /// A genmove with no reply after this long loses by forfeit (hang), whatever the clock.
+    #[arg(long)]
+    hang_timeout: Option<String>,
+    /// Limit for every command but genmove (default 10s).
+    #[arg(long)]
+    command_timeout: Option<String>,
+    /// Illegal moves: `olympiad` (3.10.2: first replaced by a pass, second loses) or `strict`.
+    #[arg(long)]
+    illegal: Option<String>,
+    /// Stop when the test decides: ELO0 ELO1 ALPHA BETA (for the first engine).
+    #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"], allow_hyphen_values = true)]
+    sprt: Option<Vec<f64>>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn engine_name(spec: &EngineSpec) -> String {
+    match spec {
+        EngineSpec::Tcp { address } => address.clone(),
+        EngineSpec::Process { argv, .. } => {
+            let base = std::path::Path::new(&argv[0])
+                .file_name()
+                .map_or_else(|| argv[0].clone(), |n| n.to_string_lossy().into_owned());
+            if base.starts_with("goref") && argv.get(1).map(String::as_str) == Some("engine") {
+                argv.get(2).cloned().unwrap_or(base)
+            } else {
+                base
+            }
+        }
+    }
+}
+
+fn player(
+    id: usize,
+    cli: Option<&String>,
+    file: Option<&EngineEntry>,
+    side: &str,
+) -> anyhow::Result<Player> {
+    let (command, entry) = match (cli, file) {
+        (Some(c), _) => (c.clone(), None),
+        (None, Some(e)) => (e.command.clone(), Some(e)),
+        (None, None) => bail!("no --{side} engine (give --{side} CMD or [{side}] in --config)"),
+    };
+    let mut spec = EngineSpec::parse(&command).map_err(|e| anyhow!("--{side}: {e}"))?;
+    if let (Some(e), EngineSpec::Process { cwd, env, .. }) = (entry, &mut spec) {
+        cwd.clone_from(&e.cwd);
+        *env = e.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    }
+    let name = entry
+        .and_then(|e| e.name.clone())
+        .unwrap_or_else(|| engine_name(&spec));
+    Ok(Player { id, name, spec })
+}
+
+/// Builds the match from the file and the command line.
+pub fn config(args: &Args) -> anyhow::Result<MatchConfig> {
+    let file = match &args.config {
+        Some(path) => FileConfig::read(path).map_err(anyhow::Error::msg)?,
+        None => FileConfig::default(),
+    };
+    let mut players = [
+        player(0, args.black.as_ref(), file.black.as_ref(), "black")?,
+        player(1, args.white.as_ref(), file.white.as_ref(), "white")?,
+    ];
+    if players[0].name == players[1].name {
+        players[0].name.push_str("-1");
+        players[1].name.push_str("-2");
+    }
+    let size = args
+        .size
+        .clone()
+        .or(file.size)
+        .unwrap_or_else(|| "9".into());
+    let (width, height) = super::parse_size(&size).map_err(anyhow::Error::msg)?;
+    let mut settings = Settings::new(width, height);
+    let rules = args
+        .rules
+        .clone()
+        .or(file.rules)
+        .unwrap_or_else(|| "olympiad".into());
+    let preset: Preset = rules.parse().map_err(anyhow::Error::msg)?;
+    let komi = match (args.komi, file.komi) {
+        (Some(k), _) => k,
+        (None, Some(k)) => Komi::from_f64(k).map_err(anyhow::Error::msg)?,
+        (None, None) => Ruleset::preset(preset).komi,
+    };
+    settings.rules = Ruleset::preset(preset).with_komi(komi);
+    let time = args.time.clone().or(file.time);
+    let byoyomi = args.byoyomi.clone().or(file.byoyomi);
+    let canadian = args.canadian.clone().or(file.canadian);
+    settings.time = match time {
+        Some(t) => TimeControl::parse(&t, byoyomi.as_deref(), canadian.as_deref())
+            .map_err(anyhow::Error::msg)?,
+        None if byoyomi.is_some() || canadian.is_some() => {
+            bail!("--byoyomi and --canadian need --time")
+        }
+        None => TimeControl::olympiad(width, height),
+    };
+    let duration = |cli: &Option<String>,
+                    file: &Option<String>,
+                    what: &str|
+     -> anyhow::Result<Option<Duration>> {
+        cli.clone()
+            .or_else(|| file.clone())
+            .map(|t| parse_duration(&t).map_err(|e| anyhow!("--{what}: {e}")))
+            .transpose()
+    };
+    if let Some(lag) = duration(&args.lag, &file.lag, "lag")? {
+        settings.lag = lag;
+    }
+    settings.hang_timeout = duration(&args.hang_timeout, &file.hang_timeout, "hang-timeout")?;
+    if settings.time == TimeControl::None && settings.hang_timeout.is_none() {
+        settings.hang_timeout = Some(Duration::from_secs(60));
+    }
+    if let Some(t) = duration(
+        &args.command_timeout,
+        &file.command_timeout,
+        "command-timeout",
+    )? {
+        settings.command_timeout = t;
+    }
+    if let Some(limit) = args.move_limit.or(file.move_limit) {
+        settings.move_limit = limit;
+    }
+    if let Some(policy) = args.illegal.clone().or(file.illegal) {
+        settings.illegal = policy
+            .parse::<IllegalPolicy>()
+            .map_err(anyhow::Error::msg)?;
+    }
+    let sprt = match args.sprt.as_deref().or(file.sprt.as_ref().map(|s| &s[..])) {
+        Some([e0, e1, a, b]) => Some(Sprt::new(*e0, *e1, *a, *b).map_err(anyhow::Error::msg)?),
+        Some(_) => bail!("--sprt takes ELO0 ELO1 ALPHA BETA"),
+        None => None,
+    };
+    let games = args.games.or(file.games).unwrap_or(2);
+    let jobs = args.jobs.or(file.jobs).unwrap_or(1).max(1);
+    let out = args
+        .out
+        .clone()
+        .or(file.out)
+        .unwrap_or_else(|| PathBuf::from("goref-match"));
+    Ok(MatchConfig {
+        players,
+        games,
+        jobs,
+        settings,
+        out,
+        sprt,
+        progress: !args.quiet,
+    })
+}
+
+/// Runs `goref match`: prints the table on standard output; exit status 0, 130 when
+/// interrupted, 2 when an engine cannot start.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let config = config(args)?;
+    let out = config.out.clone();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let summary = rt
+        .block_on(run_match(config))
+        .map_err(|e| anyhow!("{e}"))
+        .with_context(|| format!("output in {}", out.display()))?;
+    print!("{}", summary.table());
+    let cpu = own_cpu_time();
+    let wall = summary.wall.as_secs_f64();
+    let played = summary.reports.len() - summary.resumed;
+    if wall > 0.0 {
+        println!(
+            "this run: {played} games in {wall:.2}s ({:.2} games/s); goref CPU {:.3}s = {:.2}% of wall time",
+            played as f64 / wall,
+            cpu.as_secs_f64(),
+            100.0 * cpu.as_secs_f64() / wall
+        );
+    }
+    println!("records and results.jsonl in {}", out.display());
+    Ok(match summary.stop {
+        Stop::Interrupted => ExitCode::from(130),
+        _ => ExitCode::SUCCESS,
+    })
+}
