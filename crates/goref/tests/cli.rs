@@ -99,3 +99,35 @@ fn perft_prints_one_number() {
     assert_ne!(code, 0);
     assert!(err.contains("depth"), "{err}");
 }
+
+/// With no engine named, `goref match` plays the built-in demo (GNU Go when installed against
+/// the random engine) and writes one SGF a game and the results file.
+#[test]
+fn match_without_engines_plays_the_demo() {
+    let dir = std::env::temp_dir().join(format!("goref-demo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = goref()
+        .args(["match", "--games", "2", "--quiet", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sgfs = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "sgf")
+        })
+        .count();
+    assert_eq!(sgfs, 2);
+    let results = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    assert_eq!(results.lines().count(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

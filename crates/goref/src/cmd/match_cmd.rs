@@ -1,6 +1,6 @@
 //! `goref match`: games between two GTP engines, every move checked by goref.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -103,7 +103,7 @@ fn player(
     let (command, entry) = match (cli, file) {
         (Some(c), _) => (c.clone(), None),
         (None, Some(e)) => (e.command.clone(), Some(e)),
-        (None, None) => bail!("no --{side} engine (give --{side} CMD or [{side}] in --config)"),
+        (None, None) => (demo_engine(side), None),
     };
     let mut spec = EngineSpec::parse(&command).map_err(|e| anyhow!("--{side}: {e}"))?;
     if let (Some(e), EngineSpec::Process { cwd, env, .. }) = (entry, &mut spec) {
@@ -116,12 +116,46 @@ fn player(
     Ok(Player { id, name, spec })
 }
 
+/// The engine of the built-in demo match that runs when no engine is named: GNU Go (when
+/// installed) as Black against goref's own `random` engine.
+fn demo_engine(side: &str) -> String {
+    let me = std::env::current_exe()
+        .ok()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "goref".into());
+    match side {
+        "black" if Path::new(GNUGO).exists() => {
+            format!("{GNUGO} --mode gtp --level 0 --capture-all-dead --seed {{game}}")
+        }
+        _ => format!("\"{me}\" engine random --seed {{game}}"),
+    }
+}
+
+/// Where Debian installs GNU Go.
+const GNUGO: &str = "/usr/games/gnugo";
+
+/// Whether the match names no engine at all (the built-in demo).
+fn is_demo(args: &Args, file: &FileConfig) -> bool {
+    args.black.is_none() && args.white.is_none() && file.black.is_none() && file.white.is_none()
+}
+
 /// Builds the match from the file and the command line.
 pub fn config(args: &Args) -> anyhow::Result<MatchConfig> {
     let file = match &args.config {
         Some(path) => FileConfig::read(path).map_err(anyhow::Error::msg)?,
         None => FileConfig::default(),
     };
+    let demo = is_demo(args, &file);
+    if demo {
+        eprintln!(
+            "no engines named: playing the built-in demo ({} against goref's random engine)",
+            if Path::new(GNUGO).exists() {
+                "GNU Go"
+            } else {
+                "goref's random engine"
+            }
+        );
+    }
     let mut players = [
         player(0, args.black.as_ref(), file.black.as_ref(), "black")?,
         player(1, args.white.as_ref(), file.white.as_ref(), "white")?,
@@ -158,6 +192,7 @@ pub fn config(args: &Args) -> anyhow::Result<MatchConfig> {
         None if byoyomi.is_some() || canadian.is_some() => {
             bail!("--byoyomi and --canadian need --time")
         }
+        None if demo => TimeControl::None,
         None => TimeControl::olympiad(width, height),
     };
     let duration = |cli: &Option<String>,
@@ -196,7 +231,10 @@ pub fn config(args: &Args) -> anyhow::Result<MatchConfig> {
         Some(_) => bail!("--sprt takes ELO0 ELO1 ALPHA BETA"),
         None => None,
     };
-    let games = args.games.or(file.games).unwrap_or(2);
+    let games = args
+        .games
+        .or(file.games)
+        .unwrap_or(if demo { 4 } else { 2 });
     let jobs = args.jobs.or(file.jobs).unwrap_or(1).max(1);
     let out = args
         .out
