@@ -23,6 +23,8 @@ enum Command {
     Perft(cmd::perft::Args),
     /// Measure random light playouts per second on 9×9 and 19×19 under each preset.
     Bench(cmd::bench::Args),
+    /// Serve games to people: a web board, live clocks, Tromp's marking (HTTP + WebSocket).
+    Serve(cmd::serve::Args),
     /// Play games between two GTP engines, every move checked; SGF records and a table.
     Match(Box<cmd::match_cmd::Args>),
     /// Run a built-in GTP engine (random, faulty) on standard input/output.
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Command::Score(args) => cmd::score::run(&args),
         Command::Perft(args) => cmd::perft::run(&args),
         Command::Bench(args) => cmd::bench::run(&args),
+        Command::Serve(args) => cmd::serve::run(&args),
         Command::Match(args) => cmd::match_cmd::run(&args),
         Command::Engine(args) => cmd::engine::run(&args),
         Command::CheckEngine(args) => cmd::check_engine::run(&args),

@@ -6,6 +6,7 @@ pub mod engine;
 pub mod match_cmd;
 pub mod perft;
 pub mod score;
+pub mod serve;
 
 use goref_rules::Preset;
 

@@ -1,0 +1,69 @@
+//! `goref serve`: games of Go served to people over HTTP and WebSocket.
+//!
+//! - [`room`]: one game as the server referees it (rules from goref-rules, the end-of-game
+//!   protocols of goref-end, clocks), driven by stored events;
+//! - [`store`]: storage behind a trait, SQLite (WAL) by default;
+//! - [`server`]: the axum server: REST for creating and listing games and downloading records,
+//!   one WebSocket per page for moves and live updates;
+//! - [`client`]: a small client for tests, load tests and scripts;
+//! - the web page, built ahead from `web/` and embedded ([`assets`]).
+
+pub mod assets;
+pub mod client;
+pub mod clock;
+pub mod room;
+pub mod server;
+pub mod store;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+
+pub use server::{start, Options, Running};
+pub use store::{SqliteStore, Store};
+
+/// Serves on `listen` with the database at `db` until interrupted (Ctrl-C or SIGTERM).
+/// Prints `goref serve: listening on http://ADDR` once ready.
+pub fn run(listen: &str, db: &Path, opts: Options) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(db)?);
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("listening on {listen}"))?;
+        let running = start(listener, store, opts).await?;
+        println!(
+            "goref serve: listening on http://{} (database {})",
+            running.addr,
+            db.display()
+        );
+        use std::io::Write as _;
+        let _ = std::io::stdout().flush();
+        tokio::select! {
+            _ = running.task => {}
+            _ = shutdown_signal() => {
+                println!("goref serve: stopping");
+            }
+        }
+        Ok(())
+    })
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

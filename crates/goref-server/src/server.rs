@@ -1,0 +1,784 @@
+//! The HTTP and WebSocket server (axum): game rooms, seat links, spectators, timers.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Result;
+use axum::body::Bytes;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use goref_rules::Color;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+
+use crate::assets;
+use crate::room::{Act, CreateRequest, Event, Phase, Refusal, Room, Side};
+use crate::store::{Store, StoredGame};
+
+/// Server settings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Time forgiven per turn for network lag (see [`crate::clock`]).
+    pub lag_allowance_ms: u64,
+    /// The largest WebSocket message accepted; larger ones are refused with an error.
+    pub max_message_bytes: usize,
+    /// Messages a connection may send a second on average (bursts of twice as many); more are
+    /// refused with `rate_limited`.
+    pub messages_per_second: u32,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            lag_allowance_ms: 1_000,
+            max_message_bytes: 4_096,
+            messages_per_second: 20,
+        }
+    }
+}
+
+/// The largest request body (game creation).
+const MAX_BODY: usize = 16 * 1024;
+/// Frames larger than this close the connection (before any JSON is read).
+const MAX_FRAME: usize = 64 * 1024;
+
+struct AppState {
+    store: Arc<dyn Store>,
+    rooms: Mutex<HashMap<String, Arc<RoomHandle>>>,
+    opts: Options,
+}
+
+struct RoomHandle {
+    id: String,
+    secret_hashes: [String; 2],
+    inner: tokio::sync::Mutex<RoomInner>,
+    tx: broadcast::Sender<Arc<str>>,
+    /// Open connections: Black's, White's, spectators'.
+    present: Mutex<[usize; 3]>,
+}
+
+impl RoomHandle {
+    /// Counts a connection in or out and tells everyone who is there; returns how many
+    /// connections are left.
+    fn presence(&self, seat: Option<Color>, joined: bool) -> usize {
+        let counts = {
+            let mut present = self.present.lock().expect("presence");
+            let i = seat.map_or(2, Color::index);
+            present[i] = if joined {
+                present[i] + 1
+            } else {
+                present[i].saturating_sub(1)
+            };
+            *present
+        };
+        let text = json!({"type": "presence", "B": counts[0], "W": counts[1],
+                          "spectators": counts[2]})
+        .to_string();
+        let _ = self.tx.send(text.into());
+        counts.iter().sum()
+    }
+}
+
+/// Counts a connection out when it ends, however it ends; a finished game nobody watches
+/// leaves memory (it is read again from the store when asked for).
+struct Presence(Arc<AppState>, Arc<RoomHandle>, Option<Color>);
+
+impl Drop for Presence {
+    fn drop(&mut self) {
+        let (state, handle) = (&self.0, &self.1);
+        if handle.presence(self.2, false) > 0 {
+            return;
+        }
+        let over = handle
+            .inner
+            .try_lock()
+            .is_ok_and(|inner| inner.room.phase() == Phase::Over);
+        if over {
+            let mut rooms = state.rooms.lock().expect("rooms");
+            if rooms
+                .get(&handle.id)
+                .is_some_and(|h| Arc::ptr_eq(h, handle))
+            {
+                rooms.remove(&handle.id);
+            }
+        }
+    }
+}
+
+struct RoomInner {
+    room: Room,
+    timer: Option<JoinHandle<()>>,
+}
+
+/// Unix time in milliseconds.
+#[must_use]
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    getrandom::fill(&mut buf).expect("operating system randomness");
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn hash_secret(secret: &str) -> String {
+    let digest = Sha256::digest(secret.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Compares two strings in time independent of where they differ.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// A running server.
+pub struct Running {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// The server task.
+    pub task: JoinHandle<()>,
+}
+
+/// Starts serving on `listener`: resumes every unfinished game in `store` (clocks as at the
+/// last stored event, the running one starting again now), then answers requests.
+pub async fn start(
+    listener: tokio::net::TcpListener,
+    store: Arc<dyn Store>,
+    opts: Options,
+) -> Result<Running> {
+    let state = Arc::new(AppState {
+        store,
+        rooms: Mutex::new(HashMap::new()),
+        opts,
+    });
+    for id in state.store.unfinished().await? {
+        if let Err(e) = load_room(&state, &id).await {
+            eprintln!("goref serve: game {id} not resumed: {e:#}");
+        }
+    }
+    let addr = listener.local_addr()?;
+    let app = router(state);
+    let task = tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            eprintln!("goref serve: {e}");
+        }
+    });
+    Ok(Running { addr, task })
+}
+
+fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/g/{id}", get(index))
+        .route("/assets/app.js", get(app_js))
+        .route("/assets/app.css", get(app_css))
+        .route("/api/games", get(list_games).post(create_game))
+        .route("/api/games/{id}", get(game_state))
+        .route("/api/games/{id}/sgf", get(game_sgf))
+        .route("/api/games/{id}/ws", get(game_ws))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::map_response(common_headers))
+        .with_state(state)
+}
+
+async fn common_headers(mut response: Response) -> Response {
+    let h = response.headers_mut();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
+fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    (
+        status,
+        axum::Json(json!({"error": code, "message": message.into()})),
+    )
+        .into_response()
+}
+
+async fn index() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; \
+                 connect-src 'self'; script-src 'self'; base-uri 'none'; frame-ancestors 'none'",
+            ),
+        ],
+        assets::INDEX_HTML,
+    )
+        .into_response()
+}
+
+async fn app_js() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        assets::APP_JS,
+    )
+        .into_response()
+}
+
+async fn app_css() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
+        assets::APP_CSS,
+    )
+        .into_response()
+}
+
+#[derive(Deserialize)]
+struct ListQuery {
+    limit: Option<usize>,
+}
+
+async fn list_games(State(state): State<Arc<AppState>>, Query(q): Query<ListQuery>) -> Response {
+    let limit = q.limit.unwrap_or(100).clamp(1, 1000);
+    match state.store.list(limit).await {
+        Ok(games) => axum::Json(json!({ "games": games })).into_response(),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()),
+    }
+}
+
+async fn create_game(State(state): State<Arc<AppState>>, body: Bytes) -> Response {
+    let request: CreateRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => return error(StatusCode::BAD_REQUEST, "malformed", e.to_string()),
+    };
+    let config = match request.config() {
+        Ok(c) => c,
+        Err(e) => return error(StatusCode::BAD_REQUEST, "invalid", e),
+    };
+    let created_ms = now_ms();
+    let room = match Room::new(config.clone(), created_ms) {
+        Ok(r) => r,
+        Err(e) => return error(StatusCode::BAD_REQUEST, "invalid", e),
+    };
+    let id = random_hex(6);
+    let secrets = [random_hex(16), random_hex(16)];
+    let stored = StoredGame {
+        id: id.clone(),
+        created_ms,
+        config,
+        secret_hashes: [hash_secret(&secrets[0]), hash_secret(&secrets[1])],
+    };
+    if let Err(e) = state.store.create(stored.clone()).await {
+        return error(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string());
+    }
+    let handle = new_handle(stored, room);
+    state
+        .rooms
+        .lock()
+        .expect("rooms")
+        .insert(id.clone(), handle);
+    let seat = |secret: &str| json!({"secret": secret, "link": format!("/g/{id}#seat={secret}")});
+    (
+        StatusCode::CREATED,
+        axum::Json(json!({
+            "id": id,
+            "black": seat(&secrets[0]),
+            "white": seat(&secrets[1]),
+            "spectator": format!("/g/{id}"),
+        })),
+    )
+        .into_response()
+}
+
+fn new_handle(stored: StoredGame, room: Room) -> Arc<RoomHandle> {
+    let (tx, _) = broadcast::channel(64);
+    Arc::new(RoomHandle {
+        id: stored.id,
+        secret_hashes: stored.secret_hashes,
+        inner: tokio::sync::Mutex::new(RoomInner { room, timer: None }),
+        tx,
+        present: Mutex::new([0; 3]),
+    })
+}
+
+/// The room of game `id`, loaded from the store (events replayed) when not in memory.
+async fn load_room(state: &Arc<AppState>, id: &str) -> Result<Option<Arc<RoomHandle>>> {
+    if let Some(h) = state.rooms.lock().expect("rooms").get(id) {
+        return Ok(Some(h.clone()));
+    }
+    if id.len() > 64 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Ok(None);
+    }
+    let Some((stored, events)) = state.store.load(id).await? else {
+        return Ok(None);
+    };
+    let mut room =
+        Room::new(stored.config.clone(), stored.created_ms).map_err(anyhow::Error::msg)?;
+    for event in &events {
+        room.commit(event)
+            .map_err(|e| anyhow::anyhow!("event {}: {e}", event.seq))?;
+    }
+    let over = room.phase() == Phase::Over;
+    if !over {
+        // Clocks as they were at the last stored event; the running one starts again now.
+        room.restart_turn_at(now_ms());
+    } else if let Some(f) = room.finished() {
+        // The result may not have reached the games table before a crash.
+        state.store.finish(id, f.result.clone()).await?;
+    }
+    let handle = new_handle(stored, room);
+    let handle = {
+        let mut rooms = state.rooms.lock().expect("rooms");
+        rooms.entry(id.to_string()).or_insert(handle).clone()
+    };
+    if !over {
+        let mut inner = handle.inner.lock().await;
+        schedule_timer(state, &handle, &mut inner);
+    }
+    Ok(Some(handle))
+}
+
+async fn room_or_404(state: &Arc<AppState>, id: &str) -> Result<Arc<RoomHandle>, Response> {
+    match load_room(state, id).await {
+        Ok(Some(h)) => Ok(h),
+        Ok(None) => Err(error(StatusCode::NOT_FOUND, "not_found", "no such game")),
+        Err(e) => Err(error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "storage",
+            e.to_string(),
+        )),
+    }
+}
+
+async fn game_state(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    match room_or_404(&state, &id).await {
+        Ok(h) => {
+            let inner = h.inner.lock().await;
+            axum::Json(inner.room.view(&h.id, now_ms())).into_response()
+        }
+        Err(r) => r,
+    }
+}
+
+async fn game_sgf(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    match room_or_404(&state, &id).await {
+        Ok(h) => {
+            let sgf = h.inner.lock().await.room.sgf();
+            (
+                [
+                    (
+                        header::CONTENT_TYPE,
+                        "application/x-go-sgf; charset=utf-8".to_string(),
+                    ),
+                    (
+                        header::CONTENT_DISPOSITION,
+                        format!("attachment; filename=\"goref-{}.sgf\"", h.id),
+                    ),
+                ],
+                sgf,
+            )
+                .into_response()
+        }
+        Err(r) => r,
+    }
+}
+
+#[derive(Deserialize)]
+struct WsQuery {
+    secret: Option<String>,
+}
+
+async fn game_ws(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    Query(q): Query<WsQuery>,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let handle = match room_or_404(&state, &id).await {
+        Ok(h) => h,
+        Err(r) => return r,
+    };
+    let seat = match q.secret.as_deref().filter(|s| !s.is_empty()) {
+        None => None,
+        Some(secret) => {
+            let hash = hash_secret(secret);
+            match Color::ALL
+                .into_iter()
+                .find(|c| same(&hash, &handle.secret_hashes[c.index()]))
+            {
+                Some(c) => Some(c),
+                None => {
+                    return error(
+                        StatusCode::FORBIDDEN,
+                        "wrong_secret",
+                        "this seat link is not valid for this game",
+                    )
+                }
+            }
+        }
+    };
+    // Small read buffers: the default (128 KiB, zeroed as it is used) costs more than the
+    // messages, which are a few hundred bytes.
+    ws.max_message_size(MAX_FRAME)
+        .max_frame_size(MAX_FRAME)
+        .read_buffer_size(4096)
+        .on_upgrade(move |socket| connection(state, handle, seat, socket))
+}
+
+/// A message from a page or a program.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClientMessage {
+    #[serde(rename = "type")]
+    kind: String,
+    x: Option<usize>,
+    y: Option<usize>,
+    points: Option<Vec<[usize; 2]>>,
+    /// The room version this message answers (required for actions).
+    version: Option<u64>,
+    /// How long the player thought, measured by the page (for the lag allowance).
+    think_ms: Option<u64>,
+    /// Echoed in the answer.
+    id: Option<Value>,
+}
+
+impl ClientMessage {
+    fn act(&self) -> Result<Option<Act>, Refusal> {
+        let xy = || match (self.x, self.y) {
+            (Some(x), Some(y)) => Ok((x, y)),
+            _ => Err(Refusal::new(
+                "malformed",
+                format!("'{}' needs x and y", self.kind),
+            )),
+        };
+        Ok(Some(match self.kind.as_str() {
+            "sync" => return Ok(None),
+            "play" => {
+                let (x, y) = xy()?;
+                Act::Play { x, y }
+            }
+            "mark" => {
+                let (x, y) = xy()?;
+                Act::Mark { x, y }
+            }
+            "dispute" => {
+                let (x, y) = xy()?;
+                Act::Dispute { x, y }
+            }
+            "pass" => Act::Pass,
+            "resign" => Act::Resign,
+            "done" => Act::Done,
+            "dead_list" => Act::DeadList {
+                points: self
+                    .points
+                    .clone()
+                    .ok_or_else(|| Refusal::new("malformed", "'dead_list' needs points"))?,
+            },
+            other => {
+                return Err(Refusal::new(
+                    "malformed",
+                    format!(
+                        "unknown message type '{}'",
+                        other.chars().take(32).collect::<String>()
+                    ),
+                ))
+            }
+        }))
+    }
+}
+
+fn refusal_json(r: &Refusal, id: Option<&Value>, version: u64) -> String {
+    json!({"type": "error", "code": r.code, "message": r.message, "id": id, "version": version})
+        .to_string()
+}
+
+async fn connection(
+    state: Arc<AppState>,
+    handle: Arc<RoomHandle>,
+    seat: Option<Color>,
+    mut socket: WebSocket,
+) {
+    let mut rx = handle.tx.subscribe();
+    let (hello, view) = {
+        let inner = handle.inner.lock().await;
+        let version = inner.room.version();
+        (
+            json!({"type": "hello", "seat": seat.map(Side::from), "version": version,
+                   "lag_allowance_ms": state.opts.lag_allowance_ms})
+            .to_string(),
+            inner.room.view(&handle.id, now_ms()).to_string(),
+        )
+    };
+    if socket.send(Message::Text(hello.into())).await.is_err()
+        || socket.send(Message::Text(view.into())).await.is_err()
+    {
+        return;
+    }
+    handle.presence(seat, true);
+    let _present = Presence(state.clone(), handle.clone(), seat);
+    let mut bucket = Bucket::new(state.opts.messages_per_second);
+    loop {
+        tokio::select! {
+            incoming = socket.recv() => {
+                let Some(Ok(msg)) = incoming else { break };
+                let reply = match msg {
+                    Message::Text(_) | Message::Binary(_) if !bucket.take() => Some(refusal_json(
+                        &Refusal::new("rate_limited", "too many messages: slow down"),
+                        None,
+                        current_version(&handle).await,
+                    )),
+                    Message::Text(text) => Some(handle_text(&state, &handle, seat, text.as_str()).await),
+                    Message::Binary(_) => Some(refusal_json(
+                        &Refusal::new("malformed", "messages are JSON text"), None, current_version(&handle).await)),
+                    Message::Close(_) => break,
+                    Message::Ping(_) | Message::Pong(_) => None,
+                };
+                if let Some(reply) = reply {
+                    if socket.send(Message::Text(reply.into())).await.is_err() {
+                        break;
+                    }
+                }
+            }
+            update = rx.recv() => {
+                let text: Arc<str> = match update {
+                    Ok(t) => t,
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        let inner = handle.inner.lock().await;
+                        inner.room.view(&handle.id, now_ms()).to_string().into()
+                    }
+                    Err(broadcast::error::RecvError::Closed) => break,
+                };
+                if socket.send(Message::Text(text.as_ref().into())).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// A token bucket: `rate` messages a second on average, bursts of twice that.
+struct Bucket {
+    rate: f64,
+    tokens: f64,
+    at: std::time::Instant,
+}
+
+impl Bucket {
+    fn new(rate: u32) -> Bucket {
+        let rate = f64::from(rate.max(1));
+        Bucket {
+            rate,
+            tokens: 2.0 * rate,
+            at: std::time::Instant::now(),
+        }
+    }
+
+    fn take(&mut self) -> bool {
+        let now = std::time::Instant::now();
+        let refill = now.duration_since(self.at).as_secs_f64() * self.rate;
+        self.tokens = (self.tokens + refill).min(2.0 * self.rate);
+        self.at = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+async fn current_version(handle: &RoomHandle) -> u64 {
+    handle.inner.lock().await.room.version()
+}
+
+/// Answers one text message: an `ack` once the event is stored, or an `error`.
+async fn handle_text(
+    state: &Arc<AppState>,
+    handle: &Arc<RoomHandle>,
+    seat: Option<Color>,
+    text: &str,
+) -> String {
+    if text.len() > state.opts.max_message_bytes {
+        return refusal_json(
+            &Refusal::new(
+                "too_large",
+                format!(
+                    "message of {} bytes refused: at most {} bytes",
+                    text.len(),
+                    state.opts.max_message_bytes
+                ),
+            ),
+            None,
+            current_version(handle).await,
+        );
+    }
+    let msg: ClientMessage = match serde_json::from_str(text) {
+        Ok(m) => m,
+        Err(e) => {
+            return refusal_json(
+                &Refusal::new("malformed", format!("malformed message: {e}")),
+                None,
+                current_version(handle).await,
+            )
+        }
+    };
+    let act = match msg.act() {
+        Ok(Some(act)) => act,
+        Ok(None) => {
+            let inner = handle.inner.lock().await;
+            return inner.room.view(&handle.id, now_ms()).to_string();
+        }
+        Err(r) => return refusal_json(&r, msg.id.as_ref(), current_version(handle).await),
+    };
+    match act_on(state, handle, seat, act, msg.version, msg.think_ms).await {
+        Ok(version) => json!({"type": "ack", "id": msg.id, "version": version}).to_string(),
+        Err((r, version)) => refusal_json(&r, msg.id.as_ref(), version),
+    }
+}
+
+/// Validates, stores, applies and broadcasts one action. Returns the new version, or the
+/// refusal and the (unchanged) version.
+async fn act_on(
+    state: &Arc<AppState>,
+    handle: &Arc<RoomHandle>,
+    seat: Option<Color>,
+    act: Act,
+    version: Option<u64>,
+    think_ms: Option<u64>,
+) -> Result<u64, (Refusal, u64)> {
+    let mut inner = handle.inner.lock().await;
+    let current = inner.room.version();
+    let Some(by) = seat else {
+        return Err((
+            Refusal::new(
+                "spectator",
+                "spectators cannot play: open a seat link to play",
+            ),
+            current,
+        ));
+    };
+    let Some(version) = version else {
+        return Err((
+            Refusal::new(
+                "malformed",
+                "every action carries the version of the game it answers",
+            ),
+            current,
+        ));
+    };
+    if version != current {
+        return Err((
+            Refusal::new(
+                "stale",
+                format!(
+                    "this message answers version {version} but the game is at version {current}: \
+                     refused (old or repeated message)"
+                ),
+            ),
+            current,
+        ));
+    }
+    let now = now_ms();
+    let event = match inner
+        .room
+        .prepare(by, act, now, think_ms, state.opts.lag_allowance_ms)
+    {
+        Ok(e) => e,
+        Err(r) => {
+            if r.code == "out_of_time" {
+                // The flag fell before the move arrived: record the loss now.
+                if let Some(timeout) = inner.room.prepare_timeout(now, 0) {
+                    let _ = store_and_apply(state, handle, &mut inner, timeout).await;
+                }
+            }
+            let v = inner.room.version();
+            return Err((r, v));
+        }
+    };
+    match store_and_apply(state, handle, &mut inner, event).await {
+        Ok(v) => Ok(v),
+        Err(e) => Err((
+            Refusal::new(
+                "storage",
+                format!("the move could not be stored, nothing changed: {e}"),
+            ),
+            current,
+        )),
+    }
+}
+
+/// Stores `event`, then applies it, then tells everyone. Nothing changes if storing fails.
+async fn store_and_apply(
+    state: &Arc<AppState>,
+    handle: &Arc<RoomHandle>,
+    inner: &mut RoomInner,
+    event: Event,
+) -> Result<u64> {
+    let moves_after = inner.room.game().moves().len() as u64
+        + u64::from(matches!(event.act, Act::Play { .. } | Act::Pass));
+    state.store.append(&handle.id, &event, moves_after).await?;
+    if let Err(e) = inner.room.commit(&event) {
+        // prepare() made this event from this state: this cannot happen.
+        eprintln!(
+            "goref serve: game {}: stored event not applied: {e}",
+            handle.id
+        );
+    }
+    if let Some(f) = inner.room.finished() {
+        if let Err(e) = state.store.finish(&handle.id, f.result.clone()).await {
+            eprintln!("goref serve: game {}: result not stored: {e:#}", handle.id);
+        }
+    }
+    schedule_timer(state, handle, inner);
+    let view: Arc<str> = inner.room.view(&handle.id, now_ms()).to_string().into();
+    let _ = handle.tx.send(view);
+    Ok(inner.room.version())
+}
+
+/// Arms the timer that flags the running player when their time (plus the lag allowance) is
+/// up; disarms the previous one.
+fn schedule_timer(state: &Arc<AppState>, handle: &Arc<RoomHandle>, inner: &mut RoomInner) {
+    if let Some(t) = inner.timer.take() {
+        t.abort();
+    }
+    let Some(deadline) = inner.room.deadline_ms(state.opts.lag_allowance_ms) else {
+        return;
+    };
+    let version = inner.room.version();
+    let state = state.clone();
+    let handle = handle.clone();
+    inner.timer = Some(tokio::spawn(async move {
+        let wait = deadline.saturating_sub(now_ms()) + 5;
+        tokio::time::sleep(Duration::from_millis(wait)).await;
+        let mut inner = handle.inner.lock().await;
+        if inner.room.version() != version {
+            return;
+        }
+        if let Some(event) = inner
+            .room
+            .prepare_timeout(now_ms(), state.opts.lag_allowance_ms)
+        {
+            // Taking the timer out first: store_and_apply would abort this very task.
+            inner.timer = None;
+            if let Err(e) = store_and_apply(&state, &handle, &mut inner, event).await {
+                eprintln!("goref serve: game {}: timeout not stored: {e:#}", handle.id);
+            }
+        }
+    }));
+}

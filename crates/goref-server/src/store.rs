@@ -1,0 +1,383 @@
+//! Storage behind a trait: games and their event logs. [`SqliteStore`] keeps them in one
+//! SQLite file in WAL mode; another implementation (PostgreSQL, for several instances) only
+//! has to keep the same promises:
+//!
+//! - `append` returns only once the event is durable, and refuses an event whose `seq` is
+//!   already taken (so two writers cannot both extend a game);
+//! - an event and the game's result are written together.
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{anyhow, Context, Result};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+use tokio::sync::oneshot;
+
+use crate::room::{Event, GameConfig};
+
+/// A boxed future, so that the trait can be used as `dyn Store`.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>;
+
+/// A game as stored: its configuration and the hashes of the seat secrets.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredGame {
+    pub id: String,
+    pub created_ms: u64,
+    pub config: GameConfig,
+    /// SHA-256 (hex) of Black's and White's secrets.
+    pub secret_hashes: [String; 2],
+}
+
+/// One line of the list of games.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameSummary {
+    pub id: String,
+    pub created_ms: u64,
+    pub width: usize,
+    pub height: usize,
+    pub rules: String,
+    pub end: String,
+    pub black: String,
+    pub white: String,
+    pub moves: u64,
+    pub result: Option<String>,
+}
+
+/// Where games live.
+pub trait Store: Send + Sync {
+    /// Stores a new game.
+    fn create(&self, game: StoredGame) -> StoreFuture<'_, ()>;
+    /// Appends an event durably, with the number of moves after it (for the list). Fails when
+    /// the event's `seq` is taken.
+    fn append(&self, id: &str, event: &Event, moves: u64) -> StoreFuture<'_, ()>;
+    /// Records the result of a game that is over (the events say so already; this is the
+    /// index the list and the restart read).
+    fn finish(&self, id: &str, result: String) -> StoreFuture<'_, ()>;
+    /// A game and its events in order.
+    fn load(&self, id: &str) -> StoreFuture<'_, Option<(StoredGame, Vec<Event>)>>;
+    /// The ids of every game not yet over.
+    fn unfinished(&self) -> StoreFuture<'_, Vec<String>>;
+    /// The most recent games, newest first.
+    fn list(&self, limit: usize) -> StoreFuture<'_, Vec<GameSummary>>;
+}
+
+type Job = Box<dyn FnOnce(&Connection) -> Result<()> + Send>;
+
+/// SQLite in WAL mode. Writes go through one thread that commits whatever has queued up in
+/// one transaction (group commit) with `synchronous=FULL`, so an acknowledged event survives a
+/// crash of the process or of the machine; reads use a connection of their own.
+pub struct SqliteStore {
+    writer: mpsc::Sender<(Job, oneshot::Sender<Result<()>>)>,
+    reader: Arc<Mutex<Connection>>,
+    path: PathBuf,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    created_ms INTEGER NOT NULL,
+    config TEXT NOT NULL,
+    black_secret TEXT NOT NULL,
+    white_secret TEXT NOT NULL,
+    moves INTEGER NOT NULL DEFAULT 0,
+    result TEXT
+);
+CREATE INDEX IF NOT EXISTS games_created ON games (created_ms);
+CREATE TABLE IF NOT EXISTS events (
+    game_id TEXT NOT NULL REFERENCES games (id),
+    seq INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+";
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path`.
+    pub fn open(path: &Path) -> Result<SqliteStore> {
+        let conn = Connection::open(path)
+            .with_context(|| format!("opening database {}", path.display()))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        // FULL: an acknowledged event survives a power cut too. GOREF_SQLITE_SYNCHRONOUS=NORMAL
+        // trades that for speed (it still survives the process being killed).
+        let synchronous = match std::env::var("GOREF_SQLITE_SYNCHRONOUS").as_deref() {
+            Ok("NORMAL") | Ok("normal") => "NORMAL",
+            _ => "FULL",
+        };
+        conn.pragma_update(None, "synchronous", synchronous)?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.execute_batch(SCHEMA)?;
+        let reader = Connection::open(path)?;
+        reader.busy_timeout(std::time::Duration::from_secs(5))?;
+        let (tx, rx) = mpsc::channel::<(Job, oneshot::Sender<Result<()>>)>();
+        std::thread::Builder::new()
+            .name("goref-sqlite-writer".into())
+            .spawn(move || writer_loop(conn, rx))?;
+        Ok(SqliteStore {
+            writer: tx,
+            reader: Arc::new(Mutex::new(reader)),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The database file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write(&self, job: Job) -> StoreFuture<'_, ()> {
+        let (tx, rx) = oneshot::channel();
+        let sent = self.writer.send((job, tx));
+        Box::pin(async move {
+            sent.map_err(|_| anyhow!("the database writer has stopped"))?;
+            rx.await
+                .map_err(|_| anyhow!("the database writer has stopped"))?
+        })
+    }
+
+    fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T> + Send + 'static,
+    ) -> StoreFuture<'_, T> {
+        let reader = self.reader.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || {
+                let conn = reader.lock().map_err(|_| anyhow!("reader poisoned"))?;
+                f(&conn)
+            })
+            .await?
+        })
+    }
+}
+
+/// Commits queued writes in batches: each job in a savepoint of its own (a failing job
+/// does not undo the others), the batch in one transaction, answers after the commit.
+fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<(Job, oneshot::Sender<Result<()>>)>) {
+    while let Ok(first) = rx.recv() {
+        let mut batch = vec![first];
+        while batch.len() < 1024 {
+            match rx.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let mut answers = Vec::with_capacity(batch.len());
+        let outcome = (|| -> Result<()> {
+            let mut tx = conn.transaction()?;
+            for (job, answer) in batch {
+                let result = (|| {
+                    let sp = tx.savepoint()?;
+                    job(&sp)?;
+                    sp.commit()?;
+                    Ok(())
+                })();
+                answers.push((answer, result));
+            }
+            tx.commit()?;
+            Ok(())
+        })();
+        for (answer, result) in answers {
+            let result = match (&outcome, result) {
+                (Err(e), _) => Err(anyhow!("commit failed: {e}")),
+                (Ok(()), r) => r,
+            };
+            let _ = answer.send(result);
+        }
+    }
+}
+
+impl Store for SqliteStore {
+    fn create(&self, game: StoredGame) -> StoreFuture<'_, ()> {
+        let config = serde_json::to_string(&game.config);
+        self.write(Box::new(move |conn| {
+            conn.execute(
+                "INSERT INTO games (id, created_ms, config, black_secret, white_secret) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    game.id,
+                    game.created_ms as i64,
+                    config?,
+                    game.secret_hashes[0],
+                    game.secret_hashes[1]
+                ],
+            )?;
+            Ok(())
+        }))
+    }
+
+    fn append(&self, id: &str, event: &Event, moves: u64) -> StoreFuture<'_, ()> {
+        let id = id.to_string();
+        let seq = event.seq as i64;
+        let body = serde_json::to_string(event);
+        self.write(Box::new(move |conn| {
+            conn.execute(
+                "INSERT INTO events (game_id, seq, body) VALUES (?1, ?2, ?3)",
+                params![id, seq, body?],
+            )?;
+            conn.execute(
+                "UPDATE games SET moves = ?2 WHERE id = ?1",
+                params![id, moves as i64],
+            )?;
+            Ok(())
+        }))
+    }
+
+    fn finish(&self, id: &str, result: String) -> StoreFuture<'_, ()> {
+        let id = id.to_string();
+        self.write(Box::new(move |conn| {
+            conn.execute(
+                "UPDATE games SET result = ?2 WHERE id = ?1",
+                params![id, result],
+            )?;
+            Ok(())
+        }))
+    }
+
+    fn load(&self, id: &str) -> StoreFuture<'_, Option<(StoredGame, Vec<Event>)>> {
+        let id = id.to_string();
+        self.read(move |conn| {
+            let row = conn
+                .query_row(
+                    "SELECT created_ms, config, black_secret, white_secret FROM games WHERE id = ?1",
+                    params![id],
+                    |r| {
+                        Ok((
+                            r.get::<_, i64>(0)?,
+                            r.get::<_, String>(1)?,
+                            r.get::<_, String>(2)?,
+                            r.get::<_, String>(3)?,
+                        ))
+                    },
+                )
+                .optional()?;
+            let Some((created_ms, config, black, white)) = row else {
+                return Ok(None);
+            };
+            let game = StoredGame {
+                id: id.clone(),
+                created_ms: created_ms as u64,
+                config: serde_json::from_str(&config).context("stored configuration")?,
+                secret_hashes: [black, white],
+            };
+            let mut stmt =
+                conn.prepare_cached("SELECT body FROM events WHERE game_id = ?1 ORDER BY seq")?;
+            let events = stmt
+                .query_map(params![id], |r| r.get::<_, String>(0))?
+                .map(|body| serde_json::from_str::<Event>(&body?).context("stored event"))
+                .collect::<Result<Vec<Event>>>()?;
+            Ok(Some((game, events)))
+        })
+    }
+
+    fn unfinished(&self) -> StoreFuture<'_, Vec<String>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare("SELECT id FROM games WHERE result IS NULL")?;
+            let ids = stmt
+                .query_map([], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            Ok(ids)
+        })
+    }
+
+    fn list(&self, limit: usize) -> StoreFuture<'_, Vec<GameSummary>> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare(
+                "SELECT id, created_ms, config, moves, result FROM games \
+                 ORDER BY created_ms DESC, id LIMIT ?1",
+            )?;
+            let rows = stmt
+                .query_map(params![limit as i64], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, i64>(3)?,
+                        r.get::<_, Option<String>>(4)?,
+                    ))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            rows.into_iter()
+                .map(|(id, created_ms, config, moves, result)| {
+                    let config: GameConfig = serde_json::from_str(&config)?;
+                    Ok(GameSummary {
+                        id,
+                        created_ms: created_ms as u64,
+                        width: config.width,
+                        height: config.height,
+                        rules: config.rules,
+                        end: serde_json::to_value(config.end)?
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_string(),
+                        black: config.black,
+                        white: config.white,
+                        moves: moves as u64,
+                        result,
+                    })
+                })
+                .collect()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{PlayerClock, TimeControl};
+    use crate::room::{Act, EndProtocol, Side};
+
+    fn event(seq: u64, x: usize) -> Event {
+        Event {
+            seq,
+            at_ms: 1,
+            by: Some(Side::B),
+            act: Act::Play { x, y: 0 },
+            clocks: [PlayerClock::default(); 2],
+        }
+    }
+
+    #[tokio::test]
+    async fn a_taken_sequence_number_is_refused_and_the_first_event_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("t.db")).unwrap();
+        let config = GameConfig {
+            width: 9,
+            height: 9,
+            rules: "tromp-taylor".into(),
+            komi: 7.5,
+            time: TimeControl::None,
+            end: EndProtocol::Tromp,
+            black: "a".into(),
+            white: "b".into(),
+        };
+        let game = StoredGame {
+            id: "g1".into(),
+            created_ms: 5,
+            config: config.clone(),
+            secret_hashes: ["x".into(), "y".into()],
+        };
+        store.create(game.clone()).await.unwrap();
+        assert!(store.create(game.clone()).await.is_err(), "ids are unique");
+        store.append("g1", &event(1, 3), 1).await.unwrap();
+        assert!(store.append("g1", &event(1, 4), 1).await.is_err());
+        assert!(
+            store.append("nope", &event(1, 4), 1).await.is_err(),
+            "events need their game"
+        );
+        let (loaded, events) = store.load("g1").await.unwrap().unwrap();
+        assert_eq!(loaded, game);
+        assert_eq!(events, vec![event(1, 3)]);
+        assert_eq!(store.unfinished().await.unwrap(), vec!["g1".to_string()]);
+        store.finish("g1", "B+R".into()).await.unwrap();
+        assert!(store.unfinished().await.unwrap().is_empty());
+        let list = store.list(10).await.unwrap();
+        assert_eq!(list[0].result.as_deref(), Some("B+R"));
+        assert_eq!(list[0].moves, 1);
+        assert_eq!(list[0].end, "tromp");
+    }
+}

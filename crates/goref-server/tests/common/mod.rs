@@ -1,0 +1,148 @@
+//! Helpers for the integration tests: a server on a free loopback port with a fresh database,
+//! and players over real WebSocket connections.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use goref_server::client::{create_game, Player};
+use goref_server::{start, Options, SqliteStore, Store};
+use serde_json::{json, Value};
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub task: tokio::task::JoinHandle<()>,
+    pub dir: Option<tempfile::TempDir>,
+}
+
+pub async fn server_at(db: &Path, opts: Options) -> (SocketAddr, tokio::task::JoinHandle<()>) {
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(db).unwrap());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(listener, store, opts).await.unwrap();
+    (running.addr, running.task)
+}
+
+pub async fn server_with(opts: Options) -> TestServer {
+    let dir = tempfile::tempdir().unwrap();
+    let (addr, task) = server_at(&dir.path().join("goref.db"), opts).await;
+    TestServer {
+        addr,
+        task,
+        dir: Some(dir),
+    }
+}
+
+pub async fn server() -> TestServer {
+    server_with(Options::default()).await
+}
+
+/// A game with both players and a spectator connected.
+pub struct Table {
+    pub id: String,
+    pub black: Player,
+    pub white: Player,
+    pub created: Value,
+}
+
+pub async fn table(addr: SocketAddr, request: Value) -> Table {
+    let created = create_game(addr, &request).await.unwrap();
+    let id = created["id"].as_str().unwrap().to_string();
+    let black = Player::connect(addr, &id, created["black"]["secret"].as_str())
+        .await
+        .unwrap();
+    let white = Player::connect(addr, &id, created["white"]["secret"].as_str())
+        .await
+        .unwrap();
+    assert_eq!(black.seat, "B");
+    assert_eq!(white.seat, "W");
+    Table {
+        id,
+        black,
+        white,
+        created,
+    }
+}
+
+impl Table {
+    pub fn player(&mut self, side: &str) -> &mut Player {
+        if side == "B" {
+            &mut self.black
+        } else {
+            &mut self.white
+        }
+    }
+
+    /// Brings both players' views to the same (latest) version.
+    pub async fn sync(&mut self) -> u64 {
+        let v = self.black.version.max(self.white.version);
+        self.black.wait_version(v).await.unwrap();
+        self.white.wait_version(v).await.unwrap();
+        v
+    }
+
+    /// `side` sends `msg` once both views are up to date; returns the answer.
+    pub async fn act(&mut self, side: &str, msg: Value) -> Value {
+        self.sync().await;
+        let answer = self.player(side).act(msg).await.unwrap();
+        self.sync().await;
+        answer
+    }
+
+    /// Like `act`, but the answer must be an ack.
+    pub async fn ok(&mut self, side: &str, msg: Value) -> Value {
+        let answer = self.act(side, msg.clone()).await;
+        assert_eq!(answer["type"], "ack", "{side} {msg} refused: {answer}");
+        self.black.state.clone()
+    }
+
+    /// Plays alternate moves: `[x, y]` or `null` for a pass, Black first unless `first` says.
+    pub async fn moves(&mut self, first: &str, moves: &[Option<(usize, usize)>]) {
+        let mut side = first.to_string();
+        for m in moves {
+            let msg = match m {
+                Some((x, y)) => json!({"type": "play", "x": x, "y": y}),
+                None => json!({"type": "pass"}),
+            };
+            self.ok(&side, msg).await;
+            side = if side == "B" { "W".into() } else { "B".into() };
+        }
+    }
+
+    pub fn state(&self) -> &Value {
+        &self.black.state
+    }
+}
+
+pub fn p(x: usize, y: usize) -> Option<(usize, usize)> {
+    Some((x, y))
+}
+
+pub const PASS: Option<(usize, usize)> = None;
+
+/// 5×5, komi 0.5: Black walls column c, White column d; Black adds b4, White drops a dead
+/// stone at a2 inside Black's side; Black passes first, then White.
+/// All alive: Black 6, White 11 (+0.5). With a2 dead: Black 15, White 10.
+pub fn walls_with_dead_stone() -> Vec<Option<(usize, usize)>> {
+    vec![
+        p(2, 0),
+        p(3, 0),
+        p(2, 1),
+        p(3, 1),
+        p(2, 2),
+        p(3, 2),
+        p(2, 3),
+        p(3, 3),
+        p(2, 4),
+        p(3, 4),
+        p(1, 1),
+        p(0, 3),
+        PASS,
+        PASS,
+    ]
+}
+
+pub fn five_by_five(end: &str) -> Value {
+    json!({"width": 5, "height": 5, "rules": "tromp-taylor", "komi": 0.5, "end": end,
+           "black": "Ann", "white": "Bo"})
+}

@@ -1,0 +1,213 @@
+//! `goref serve` as a process: killed with SIGKILL and started again on the same database, it
+//! resumes every unfinished game with every acknowledged move and the clocks as they were at
+//! the last stored move.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use goref_server::client::{create_game, http, Player};
+use serde_json::json;
+
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+fn serve(db: &Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_goref"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--rate",
+            "10000",
+            "--db",
+        ])
+        .arg(db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("goref serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in '{line}'"))
+        .parse()
+        .unwrap();
+    Server { child, addr }
+}
+
+impl Server {
+    fn kill(mut self) {
+        // Child::kill sends SIGKILL on Unix: no chance to flush or clean up.
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+fn temp_db(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("goref-serve-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("goref.db")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_and_restart_resume_every_unfinished_game_with_its_clocks() {
+    let db = temp_db("resume");
+    let server = serve(&db);
+    let addr = server.addr;
+
+    // A finished game, and an unfinished one with a clock.
+    let done = create_game(addr, &json!({"width": 5, "height": 5, "end": "all-alive"}))
+        .await
+        .unwrap();
+    let done_id = done["id"].as_str().unwrap();
+    let mut b = Player::connect(addr, done_id, done["black"]["secret"].as_str())
+        .await
+        .unwrap();
+    b.must(json!({"type": "play", "x": 2, "y": 2}))
+        .await
+        .unwrap();
+    b.must(json!({"type": "resign"})).await.unwrap();
+
+    let game = create_game(
+        addr,
+        &json!({"width": 9, "height": 7, "time": {"kind": "fischer", "main_s": 300, "increment_s": 2}}),
+    )
+    .await
+    .unwrap();
+    let id = game["id"].as_str().unwrap();
+    let mut black = Player::connect(addr, id, game["black"]["secret"].as_str())
+        .await
+        .unwrap();
+    let mut white = Player::connect(addr, id, game["white"]["secret"].as_str())
+        .await
+        .unwrap();
+    let mut last_ack = 0;
+    for (i, (x, y)) in [(2, 2), (6, 4), (2, 4), (6, 2), (4, 3)]
+        .into_iter()
+        .enumerate()
+    {
+        let player = if i.is_multiple_of(2) {
+            &mut black
+        } else {
+            &mut white
+        };
+        player.wait_version(last_ack).await.unwrap();
+        last_ack = player
+            .must(json!({"type": "play", "x": x, "y": y}))
+            .await
+            .unwrap();
+    }
+    let before = white.wait_version(last_ack).await.unwrap();
+    // White thinks a little; that time is charged as the clock runs, but the time the server
+    // is down is not.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    server.kill();
+    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+
+    let server = serve(&db);
+    let addr = server.addr;
+    let mut white = Player::connect(addr, id, game["white"]["secret"].as_str())
+        .await
+        .unwrap();
+    let after = white.state.clone();
+    assert_eq!(after["version"], last_ack);
+    assert_eq!(after["board"], before["board"]);
+    assert_eq!(after["moves"], before["moves"]);
+    assert_eq!(after["clocks"]["B"], before["clocks"]["B"]);
+    assert_eq!(after["clocks"]["running"], "W");
+    let w_before = before["clocks"]["W"]["main_ms"].as_u64().unwrap();
+    let w_after = after["clocks"]["W"]["main_ms"].as_u64().unwrap();
+    assert!(
+        w_before.abs_diff(w_after) < 1_500,
+        "White's clock resumes as it was at the last stored move: {w_before} then {w_after}"
+    );
+    // Play goes on.
+    white
+        .must(json!({"type": "play", "x": 4, "y": 5}))
+        .await
+        .unwrap();
+
+    // The finished game is still there, with its record.
+    let (status, sgf) = http(addr, "GET", &format!("/api/games/{done_id}/sgf"), None)
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    assert!(sgf.contains("RE[W+R]"), "{sgf}");
+    let (_, list) = http(addr, "GET", "/api/games", None).await.unwrap();
+    assert!(list.contains(done_id) && list.contains(id), "{list}");
+    server.kill();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_acknowledged_move_is_lost_to_a_sigkill_in_the_middle_of_play() {
+    let db = temp_db("flurry");
+    let server = serve(&db);
+    let addr = server.addr;
+    let game = create_game(addr, &json!({"width": 19, "height": 19}))
+        .await
+        .unwrap();
+    let id = game["id"].as_str().unwrap().to_string();
+    let secrets = [
+        game["black"]["secret"].as_str().unwrap().to_string(),
+        game["white"]["secret"].as_str().unwrap().to_string(),
+    ];
+    // One task plays both sides as fast as the server acknowledges; the test kills the server
+    // while it does.
+    let (acked_tx, mut acked_rx) = tokio::sync::watch::channel(0u64);
+    let player_task = {
+        let id = id.clone();
+        let secrets = secrets.clone();
+        tokio::spawn(async move {
+            let mut players = [
+                Player::connect(addr, &id, Some(&secrets[0])).await.unwrap(),
+                Player::connect(addr, &id, Some(&secrets[1])).await.unwrap(),
+            ];
+            for n in 0..300usize {
+                // Black fills the top rows, White the bottom ones: no captures.
+                let k = n / 2;
+                let (x, y) = if n.is_multiple_of(2) {
+                    (k % 19, k / 19)
+                } else {
+                    (k % 19, 18 - k / 19)
+                };
+                let p = &mut players[n % 2];
+                let Ok(answer) = p
+                    .act(json!({"type": "play", "x": x, "y": y, "version": n}))
+                    .await
+                else {
+                    return;
+                };
+                assert_eq!(answer["type"], "ack", "{answer}");
+                let _ = acked_tx.send(answer["version"].as_u64().unwrap());
+            }
+        })
+    };
+    // Kill once some moves are acknowledged.
+    acked_rx.wait_for(|&v| v >= 40).await.unwrap();
+    server.kill();
+    let _ = player_task.await;
+    let acked = *acked_rx.borrow();
+
+    let server = serve(&db);
+    let spectator = Player::connect(server.addr, &id, None).await.unwrap();
+    let stored = spectator.state["version"].as_u64().unwrap();
+    assert!(
+        stored >= acked,
+        "acknowledged {acked} moves but only {stored} survived"
+    );
+    assert_eq!(
+        spectator.state["moves"].as_array().unwrap().len() as u64,
+        stored
+    );
+    server.kill();
+}
