@@ -31,6 +31,8 @@ enum Command {
     Engine(cmd::engine::Args),
     /// Check that a program speaks enough GTP for `goref match`.
     CheckEngine(cmd::check_engine::Args),
+    /// Judge a finished game's blocks by the Olympiad's default removal (3.9) and score it.
+    Judge(cmd::judge::Args),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         Command::Match(args) => cmd::match_cmd::run(&args),
         Command::Engine(args) => cmd::engine::run(&args),
         Command::CheckEngine(args) => cmd::check_engine::run(&args),
+        Command::Judge(args) => cmd::judge::run(&args),
     };
     match result {
         Ok(code) => code,

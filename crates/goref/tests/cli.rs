@@ -131,3 +131,21 @@ fn match_without_engines_plays_the_demo() {
     assert_eq!(results.lines().count(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A record where play resumed after two passes (a dead-stone protocol's play-on, reference
+/// 000 "Chinese rules") replays: Black passed first, so Black moves first again.
+#[test]
+fn play_resumed_after_two_passes_replays() {
+    let sgf = "(;SZ[3:2]KM[0];B[bb];W[aa];B[];W[];B[ba];W[];B[])";
+    let (code, out, err) = stdout_of(&["score", "-", "--rules", "nstt", "--json"], sgf);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["end"], "two-passes");
+    assert_eq!(v["moves"], 7);
+    // Reference 004, rule 9: B 2 stones + 2 territory, W 1 stone.
+    assert_eq!(
+        (v["black"].as_u64(), v["white"].as_u64()),
+        (Some(4), Some(1))
+    );
+    assert_eq!(v["result"], "B+3");
+}

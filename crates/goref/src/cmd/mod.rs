@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod check_engine;
 pub mod engine;
+pub mod judge;
 pub mod match_cmd;
 pub mod perft;
 pub mod score;

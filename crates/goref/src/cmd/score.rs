@@ -28,6 +28,19 @@ pub struct Args {
     /// Print one JSON object instead of the result line.
     #[arg(long)]
     json: bool,
+    /// Dead stones: `none` (every stone counts) or `judge` (first remove the blocks the
+    /// Olympiad's default removal, 001 §3.9.2, removes when every block is disputed).
+    #[arg(long, value_enum, default_value_t = Dead::None)]
+    dead: Dead,
+}
+
+/// Which stones `goref score` removes before counting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Dead {
+    /// None: all stones alive.
+    None,
+    /// The blocks 3.9.2 removes (see `goref judge`).
+    Judge,
 }
 
 /// What `--json` prints.
@@ -45,6 +58,9 @@ struct Report {
     captures: Captures,
     #[serde(skip_serializing_if = "Option::is_none")]
     long_cycle: Option<LongCycle>,
+    /// Stones removed by `--dead judge`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    removed: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -76,7 +92,18 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    let report = report(&game, preset);
+    let mut report = report(&game, preset);
+    if args.dead == Dead::Judge && matches!(game.end(), Some(End::TwoPasses) | None) {
+        let judge = goref_judge::Judge::of_game(&game, goref_judge::Budget::default());
+        let removal = goref_judge::default_removal(&judge, goref_judge::Disputes::All);
+        let outcome = removal.score.outcome();
+        report.result = outcome.to_sgf();
+        report.winner = outcome.winner().map(Color::letter);
+        report.black = removal.score.black;
+        report.white = removal.score.white;
+        report.margin = f64::from(removal.score.margin_half_points()) / 2.0;
+        report.removed = Some(removal.removed.len());
+    }
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
@@ -128,6 +155,11 @@ pub fn replay(record: &GameRecord, rules: Ruleset) -> Result<Game, String> {
             Move::Play(p) => game.geometry().name(p),
         };
         let place = format!("line {}: move {number} ({} {point})", m.line, m.color);
+        // Play that goes on after two passes is a resumption by a dead-stone protocol
+        // (reference 000, Chinese rules; Olympiad 3.7.4): replay it as such.
+        if game.end() == Some(End::TwoPasses) {
+            game.resume();
+        }
         if m.color != game.to_move() {
             return Err(format!(
                 "{place} is out of turn: it is {}'s turn",
@@ -182,5 +214,6 @@ fn report(game: &Game, preset: Preset) -> Report {
             white: captures[1],
         },
         long_cycle,
+        removed: None,
     }
 }

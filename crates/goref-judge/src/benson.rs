@@ -1,0 +1,262 @@
+//! Pass-alive blocks and territory: Benson's algorithm, for suicide legal and illegal.
+//!
+//! Reference 001 §3.9.1: "A block for which no strategy exists to remove it under one-sided
+//! moving of the opposing colour is pass-alive." Benson (1976, "Life in the game of Go")
+//! characterises exactly these blocks when suicide is illegal:
+//!
+//! - a *region* of colour `c` is a maximal connected set of points that are not `c` (empty or
+//!   the opponent's stones);
+//! - a region is *vital* to a `c` block `X` when every empty point of the region is a liberty
+//!   of `X`;
+//! - start from all `c` blocks; repeatedly drop every block with fewer than two vital regions
+//!   among the regions all of whose bordering blocks are still kept. What stays is pass-alive.
+//!
+//! When suicide is legal (Tromp-Taylor), the opponent can empty a region's points that hold
+//! its own stones by suicide and then play on the liberties of `X` while keeping those points
+//! as its own liberties; so a region is vital only when *every* point of it, stone or empty,
+//! is adjacent to `X` (as KataGo does for multi-stone suicide). The property tests check both
+//! variants against a brute-force search of every sequence of opponent moves.
+
+use goref_rules::{Color, Geometry, Point};
+
+/// The pass-alive blocks and territory of one colour.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassAlive {
+    /// The colour whose blocks these are.
+    pub color: Color,
+    /// Per point: a stone of a pass-alive block.
+    pub alive: Vec<bool>,
+    /// Per point: part of a region enclosed only by pass-alive blocks and vital to at least one
+    /// of them (the opponent cannot live there, even moving alone).
+    pub territory: Vec<bool>,
+}
+
+impl PassAlive {
+    /// Whether the stone at `p` belongs to a pass-alive block.
+    #[must_use]
+    pub fn is_alive(&self, p: Point) -> bool {
+        self.alive[p.index()]
+    }
+}
+
+/// The pass-alive blocks and territory of `color` on the colouring `colors`.
+#[must_use]
+pub fn pass_alive(
+    geometry: &Geometry,
+    colors: &[Option<Color>],
+    color: Color,
+    suicide_allowed: bool,
+) -> PassAlive {
+    let mut benson = Benson::default();
+    benson.run(geometry, colors, color, suicide_allowed);
+    let alive = (0..colors.len())
+        .map(|i| benson.block_of[i] != NONE && benson.alive[benson.block_of[i] as usize])
+        .collect();
+    let territory = (0..colors.len())
+        .map(|i| benson.region_of[i] != NONE && benson.territory[benson.region_of[i] as usize])
+        .collect();
+    PassAlive {
+        color,
+        alive,
+        territory,
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Benson's algorithm with buffers kept between runs (the searches run it at every node).
+#[derive(Default, Clone, Debug)]
+pub(crate) struct Benson {
+    block_of: Vec<u32>,
+    region_of: Vec<u32>,
+    blocks: usize,
+    /// Per region: the blocks bordering it (each once).
+    border: Vec<Vec<u32>>,
+    /// Per region: the blocks it is vital to.
+    vital: Vec<Vec<u32>>,
+    alive: Vec<bool>,
+    territory: Vec<bool>,
+    stack: Vec<Point>,
+    count: Vec<u32>,
+    healthy: Vec<bool>,
+}
+
+impl Benson {
+    /// Runs the algorithm for `color`.
+    pub(crate) fn run(
+        &mut self,
+        geometry: &Geometry,
+        colors: &[Option<Color>],
+        color: Color,
+        suicide_allowed: bool,
+    ) {
+        let n = colors.len();
+        self.block_of.clear();
+        self.block_of.resize(n, NONE);
+        self.region_of.clear();
+        self.region_of.resize(n, NONE);
+        self.blocks = 0;
+        let mut regions = 0usize;
+        // Label blocks of `color` and regions (maximal connected sets of non-`color` points).
+        for start in 0..n {
+            let own = colors[start] == Some(color);
+            let labels = if own {
+                &mut self.block_of
+            } else {
+                &mut self.region_of
+            };
+            if labels[start] != NONE {
+                continue;
+            }
+            let id = if own {
+                self.blocks += 1;
+                self.blocks - 1
+            } else {
+                regions += 1;
+                regions - 1
+            } as u32;
+            labels[start] = id;
+            self.stack.push(Point::new(start));
+            while let Some(p) = self.stack.pop() {
+                for &q in geometry.neighbors(p) {
+                    if (colors[q.index()] == Some(color)) == own && labels[q.index()] == NONE {
+                        labels[q.index()] = id;
+                        self.stack.push(q);
+                    }
+                }
+            }
+        }
+        for list in [&mut self.border, &mut self.vital] {
+            list.iter_mut().for_each(Vec::clear);
+            list.resize_with(regions.max(list.len()), Vec::new);
+        }
+        let mut started = vec![false; regions];
+        // Border blocks of each region, and the blocks it is vital to: the blocks adjacent to
+        // every relevant point (empty points; every point when suicide is legal).
+        let mut adjacent: Vec<u32> = Vec::with_capacity(8);
+        for (i, &point_color) in colors.iter().enumerate() {
+            let r = self.region_of[i];
+            if r == NONE {
+                continue;
+            }
+            let r = r as usize;
+            adjacent.clear();
+            for &q in geometry.neighbors(Point::new(i)) {
+                let b = self.block_of[q.index()];
+                if b != NONE && !adjacent.contains(&b) {
+                    adjacent.push(b);
+                }
+            }
+            for &b in &adjacent {
+                if !self.border[r].contains(&b) {
+                    self.border[r].push(b);
+                }
+            }
+            let relevant = suicide_allowed || point_color.is_none();
+            if relevant {
+                if started[r] {
+                    self.vital[r].retain(|b| adjacent.contains(b));
+                } else {
+                    started[r] = true;
+                    self.vital[r].extend_from_slice(&adjacent);
+                }
+            }
+        }
+        self.alive.clear();
+        self.alive.resize(self.blocks, true);
+        self.healthy.clear();
+        self.healthy.resize(regions, false);
+        loop {
+            for r in 0..regions {
+                self.healthy[r] = !self.border[r].is_empty()
+                    && self.border[r].iter().all(|&b| self.alive[b as usize]);
+            }
+            self.count.clear();
+            self.count.resize(self.blocks, 0);
+            for r in 0..regions {
+                if self.healthy[r] {
+                    for &b in &self.vital[r] {
+                        self.count[b as usize] += 1;
+                    }
+                }
+            }
+            let mut changed = false;
+            for b in 0..self.blocks {
+                if self.alive[b] && self.count[b] < 2 {
+                    self.alive[b] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.territory.clear();
+        self.territory.extend((0..regions).map(|r| {
+            !self.border[r].is_empty()
+                && self.border[r].iter().all(|&b| self.alive[b as usize])
+                && !self.vital[r].is_empty()
+        }));
+    }
+
+    /// After [`Benson::run`]: whether the stone at `p` is in a pass-alive block.
+    pub(crate) fn is_alive(&self, p: Point) -> bool {
+        let b = self.block_of[p.index()];
+        b != NONE && self.alive[b as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board_from_diagram;
+
+    fn alive_map(diagram: &str, color: Color, suicide: bool) -> String {
+        let board = board_from_diagram(diagram).unwrap();
+        let pa = pass_alive(board.geometry(), board.colors(), color, suicide);
+        let (w, _) = board.geometry().size().unwrap();
+        let mut s = String::new();
+        for (i, c) in board.colors().iter().enumerate() {
+            s.push(match (c, pa.alive[i], pa.territory[i]) {
+                (Some(_), true, _) => 'A',
+                (Some(c), false, _) if *c == color => 'd',
+                (_, _, true) => 't',
+                _ => '.',
+            });
+            if i % w == w - 1 {
+                s.push('\n');
+            }
+        }
+        s
+    }
+
+    /// Two one-point eyes: the textbook pass-alive group (Benson 1976).
+    #[test]
+    fn two_separate_eyes_are_pass_alive_and_one_eye_is_not() {
+        let two = "
+            . X . X O .
+            X X X X O .
+            O O O O O .
+            . . . . . .";
+        assert_eq!(
+            alive_map(two, Color::Black, false),
+            "tAtAd.\nAAAAd.\ndddd..\n......\n".replace('d', ".")
+        );
+        let one = "
+            . X X X O .
+            X X X X O .
+            O O O O O .
+            . . . . . .";
+        assert!(!alive_map(one, Color::Black, false).contains('A'));
+    }
+
+    /// A large eye (territory where some empty point is not a liberty) is not vital.
+    #[test]
+    fn a_big_eye_alone_does_not_make_pass_alive() {
+        let big = "
+            . . . X . .
+            X X X X . .
+            . . . . . .";
+        assert!(!alive_map(big, Color::Black, false).contains('A'));
+    }
+}

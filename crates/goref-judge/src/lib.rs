@@ -1,0 +1,305 @@
+//! Judging dead stones by the Computer Olympiad's default removal (reference 001 §3.9).
+//!
+//! When the programs still disagree about dead stones after resumed play (001 §3.7.5), the
+//! tournament director removes "only the most obvious disputed blocks in accordance with 3.9.1
+//! and 3.9.2". This crate computes those definitions exactly, on any board graph, with no I/O:
+//!
+//! - [`benson`]: pass-alive blocks and territory ("no strategy exists to remove it under
+//!   one-sided moving of the opposing colour"), with suicide legal or illegal;
+//! - [`region`]: the maximal local region of a block;
+//! - [`search`]: "locally capturable" and "has at most one eye", exact searches with a node
+//!   budget whose answer is *undecided* (with the reason) when the budget runs out;
+//! - [`removal`]: the default removal of 3.9.2 given both sides' dead lists, or treating every
+//!   block as disputed, and the area score afterwards (3.8).
+//!
+//! # Reading of the text
+//!
+//! Where 3.9 leaves a choice, goref reads it as follows (each choice is tested):
+//!
+//! - one-sided and local moving follow the game's rules: suicide as the preset says, basic ko
+//!   whose ban survives passes under `olympiad` (3.5 footnote 2), superko against the game's
+//!   earlier positions and the line's own;
+//! - local alternate moving does not stop after two passes (3.7.1 ends the game, not a
+//!   hypothetical line): a line that never removes the block leaves it on the board;
+//! - under the long cycle rule (3.6) a play that repeats a position ends the line; the block
+//!   counts as removed only if that play removed it;
+//! - a program's dead list names a block when it names any of its stones; a block in both
+//!   lists is agreed ("unaffected by disputes") and removed, a block in one list is disputed;
+//!   all verdicts are on the position as play ended.
+//!
+//! A block with a small reachable set is settled by exhaustive search; every "yes" carries
+//! its evidence (the plays that make a block pass-alive, or the capturing line), and the tests
+//! compare every definition with brute-force enumeration on small boards.
+//!
+//! ```
+//! use goref_judge::{board_from_diagram, Budget, Context, Judge, Verdict};
+//! use goref_rules::{Point, Ruleset};
+//!
+//! // A white stone alone inside Black's pass-alive corner (two one-point eyes): it has at
+//! // most one eye and Black captures it, so 3.9.2 removes it when disputed.
+//! let board = board_from_diagram("
+//!     . X . X . .
+//!     X X X X . .
+//!     . . O X . .
+//!     X X X X . .
+//!     . X . X . .
+//! ").unwrap();
+//! let judge = Judge::new(&board, Context::fresh(Ruleset::OLYMPIAD), Budget::default());
+//! let white = board.geometry().at(2, 2).unwrap();
+//! assert!(matches!(judge.judge_block(white).verdict, Verdict::DeadBy39 { .. }));
+//! ```
+
+pub mod benson;
+mod blocks;
+pub mod region;
+pub mod removal;
+pub mod search;
+
+use std::cell::RefCell;
+
+use goref_rules::{Board, Color, Game, Move, Point};
+
+pub use benson::{pass_alive, PassAlive};
+pub use blocks::{board_from_diagram, Block, Blocks};
+pub use region::{maximal_local_region, LocalRegion};
+pub use removal::{default_removal, Disputes, Removal};
+pub use search::{can_become_pass_alive, locally_capturable, Answer, Budget, Context};
+
+/// Why a block that is not pass-alive stays on the board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// It does not have at most one eye: its colour, moving alone, makes it pass-alive with
+    /// these plays.
+    CanBecomePassAlive { plays: Vec<Point> },
+    /// It is not locally capturable.
+    NotLocallyCapturable,
+}
+
+/// The judgement of one block under 3.9.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Pass-alive (3.9.1): it can never be removed.
+    PassAlive,
+    /// Has at most one eye and is locally capturable: removed when disputed (3.9.2). `line`
+    /// is a line of local alternate moving, the block's colour first, that removes it.
+    DeadBy39 { line: Vec<(Color, Move)> },
+    /// Not removed by 3.9.2, for this reason.
+    AliveByDefault(Keep),
+    /// A search ran out of budget; the block stays on the board (3.9: remove only the most
+    /// obvious blocks).
+    Undecided { reason: String },
+}
+
+impl Verdict {
+    /// A short name: `pass-alive`, `dead`, `alive`, `undecided`.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::PassAlive => "pass-alive",
+            Verdict::DeadBy39 { .. } => "dead",
+            Verdict::AliveByDefault(_) => "alive",
+            Verdict::Undecided { .. } => "undecided",
+        }
+    }
+
+    /// Whether 3.9.2 removes the block when it is disputed.
+    #[must_use]
+    pub fn removes(&self) -> bool {
+        matches!(self, Verdict::DeadBy39 { .. })
+    }
+}
+
+/// One block and its verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockVerdict {
+    pub block: Block,
+    /// Points in the block's maximal local region (0 when it was not needed: pass-alive
+    /// blocks and blocks that can become pass-alive).
+    pub region_points: usize,
+    pub verdict: Verdict,
+}
+
+/// Judges the blocks of one position.
+pub struct Judge<'a> {
+    board: &'a Board,
+    ctx: Context<'a>,
+    budget: Budget,
+    alive: [PassAlive; 2],
+    blocks: Blocks,
+    /// Witnesses found so far: plays of one colour from this position and the pass-alive
+    /// points after them (blocks sharing the set `K` usually share a witness).
+    witnesses: RefCell<Vec<Witness>>,
+}
+
+struct Witness {
+    color: Color,
+    reach: Vec<bool>,
+    plays: Vec<Point>,
+    alive_after: Vec<bool>,
+}
+
+impl<'a> Judge<'a> {
+    /// A judge of `board` in the context `ctx` (rules, earlier positions, ko ban).
+    #[must_use]
+    pub fn new(board: &'a Board, ctx: Context<'a>, budget: Budget) -> Judge<'a> {
+        let suicide = ctx.rules.suicide_allowed;
+        let alive = Color::ALL.map(|c| pass_alive(board.geometry(), board.colors(), c, suicide));
+        Judge {
+            board,
+            ctx,
+            budget,
+            alive,
+            blocks: Blocks::new(board.geometry(), board.colors()),
+            witnesses: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// A judge of a game's current position.
+    #[must_use]
+    pub fn of_game(game: &'a Game, budget: Budget) -> Judge<'a> {
+        Judge::new(game.board(), Context::of_game(game), budget)
+    }
+
+    /// The position judged.
+    #[must_use]
+    pub fn board(&self) -> &Board {
+        self.board
+    }
+
+    /// The search context.
+    #[must_use]
+    pub fn context(&self) -> &Context<'a> {
+        &self.ctx
+    }
+
+    /// The blocks of the position.
+    #[must_use]
+    pub fn blocks(&self) -> &Blocks {
+        &self.blocks
+    }
+
+    /// The pass-alive blocks and territory of `color`.
+    #[must_use]
+    pub fn pass_alive(&self, color: Color) -> &PassAlive {
+        &self.alive[color.index()]
+    }
+
+    /// The maximal local region of the block holding `stone`.
+    #[must_use]
+    pub fn region(&self, stone: Point) -> LocalRegion {
+        let color = self.board.get(stone).expect("a stone");
+        maximal_local_region(
+            self.board,
+            stone,
+            &self.alive[color.opponent().index()],
+            &self.ctx,
+            self.budget.region_nodes,
+        )
+    }
+
+    /// The verdict on the block holding `stone`. Panics if `stone` is empty.
+    #[must_use]
+    pub fn judge_block(&self, stone: Point) -> BlockVerdict {
+        let index = self.blocks.at(stone).expect("a block is named by a stone");
+        let block = self.blocks.list[index].clone();
+        let anchor = block.anchor();
+        if self.alive[block.color.index()].is_alive(anchor) {
+            return BlockVerdict {
+                block,
+                region_points: 0,
+                verdict: Verdict::PassAlive,
+            };
+        }
+        let opponent = &self.alive[block.color.opponent().index()];
+        let reach = region::reach(self.board, anchor, opponent);
+        let cached = self.witnesses.borrow().iter().find_map(|w| {
+            (w.color == block.color && w.reach == reach && w.alive_after[anchor.index()])
+                .then(|| w.plays.clone())
+        });
+        let eye = match cached {
+            Some(plays) => Answer::Yes(plays),
+            None => {
+                can_become_pass_alive(self.board, anchor, &reach, &self.ctx, self.budget.eye_nodes)
+            }
+        };
+        if let Answer::Yes(plays) = eye {
+            if !plays.is_empty() && cached_miss(&self.witnesses.borrow(), block.color, &reach) {
+                let mut after = self.board.clone();
+                for &p in &plays {
+                    after.play(p, block.color);
+                }
+                let alive_after = pass_alive(
+                    after.geometry(),
+                    after.colors(),
+                    block.color,
+                    self.ctx.rules.suicide_allowed,
+                )
+                .alive;
+                self.witnesses.borrow_mut().push(Witness {
+                    color: block.color,
+                    reach: reach.clone(),
+                    plays: plays.clone(),
+                    alive_after,
+                });
+            }
+            return BlockVerdict {
+                block,
+                region_points: 0,
+                verdict: Verdict::AliveByDefault(Keep::CanBecomePassAlive { plays }),
+            };
+        }
+        let region = self.region(anchor);
+        let region_points = region.points.len();
+        if !region.exact {
+            return BlockVerdict {
+                block,
+                region_points,
+                verdict: Verdict::Undecided {
+                    reason: format!(
+                        "maximal local region: one-sided moving reaches more than {} positions",
+                        self.budget.region_nodes
+                    ),
+                },
+            };
+        }
+        let capture = locally_capturable(
+            self.board,
+            anchor,
+            &region,
+            &self.ctx,
+            self.budget.capture_nodes,
+        );
+        let verdict = match (eye, capture) {
+            (_, Answer::No) => Verdict::AliveByDefault(Keep::NotLocallyCapturable),
+            (Answer::No, Answer::Yes(line)) => Verdict::DeadBy39 { line },
+            (Answer::Undecided(reason), Answer::Yes(_)) => Verdict::Undecided { reason },
+            (Answer::Undecided(a), Answer::Undecided(b)) => Verdict::Undecided {
+                reason: format!("{a}; {b}"),
+            },
+            (_, Answer::Undecided(reason)) => Verdict::Undecided { reason },
+            (Answer::Yes(_), _) => unreachable!("handled above"),
+        };
+        BlockVerdict {
+            block,
+            region_points,
+            verdict,
+        }
+    }
+
+    /// The verdicts on every block, in the order of [`Judge::blocks`].
+    #[must_use]
+    pub fn judge_all(&self) -> Vec<BlockVerdict> {
+        self.blocks
+            .list
+            .iter()
+            .map(|b| self.judge_block(b.anchor()))
+            .collect()
+    }
+}
+
+/// Whether no witness is cached for this colour and set `K`.
+fn cached_miss(witnesses: &[Witness], color: Color, reach: &[bool]) -> bool {
+    !witnesses
+        .iter()
+        .any(|w| w.color == color && w.reach == reach)
+}
