@@ -86,6 +86,8 @@ pub struct Settlement {
     agreed: Dead,
     /// The position and lists when play moved to a copy of the board.
     disputed_on_copy: Option<(Board, Dead)>,
+    /// The stones the referee was asked about.
+    disputed: Dead,
     first: Color,
 }
 
@@ -100,6 +102,7 @@ impl Settlement {
             cleanup: false,
             agreed: Dead::new(),
             disputed_on_copy: None,
+            disputed: Dead::new(),
             first: Color::Black,
         }
     }
@@ -164,7 +167,10 @@ impl Settlement {
                 self.disputed_on_copy = Some((board.clone(), disputed));
                 Action::PlayOutOnCopy { first: self.first }
             }
-            _ => Action::AskReferee { disputed },
+            _ => {
+                self.disputed.clone_from(&disputed);
+                Action::AskReferee { disputed }
+            }
         }
     }
 
@@ -191,11 +197,15 @@ impl Settlement {
     }
 
     /// The referee's dead stones: of the disputed stones, those it names are removed, with the
-    /// stones both players agreed on.
+    /// stones both players agreed on. Stones both players called alive stay whatever the
+    /// referee says: it settles disagreements only (reference 000, "third-party mediation";
+    /// Olympiad 3.9.2, "any disputed block"). `None` (no referee answer) removes no disputed
+    /// stone.
     pub fn on_referee(&mut self, game: &Game, dead: Option<&[goref_rules::Point]>) -> Action {
         let named = normalize(game.board(), dead.unwrap_or_default().iter().copied());
         let mut removed = std::mem::take(&mut self.agreed);
-        removed.extend(named);
+        let disputed = std::mem::take(&mut self.disputed);
+        removed.extend(named.intersection(&disputed).copied());
         finish(removed, Ending::Referee)
     }
 

@@ -263,6 +263,42 @@ fn referee_settles_disagreements_and_agreed_stones_are_removed() {
 }
 
 #[test]
+fn the_referee_settles_only_disputed_stones() {
+    // Both players call b4 dead and only Black calls e1 dead: the referee's word counts for
+    // e1 alone. It names the black wall c1, which both players think alive: it stays.
+    let game = passed_game();
+    let mut s = Settlement::new(Protocol::Referee);
+    s.on_two_passes(&game);
+    let black = dead(&game, &["b4", "e1"]);
+    let white = dead(&game, &["b4"]);
+    assert_eq!(
+        s.on_dead_lists(&game, Some(&black), Some(&white)),
+        Action::AskReferee {
+            disputed: set(&game, &["e1"])
+        }
+    );
+    let referee = dead(&game, &["e1", "c1"]);
+    assert_eq!(
+        s.on_referee(&game, Some(&referee)),
+        Action::Finish {
+            dead: set(&game, &["b4", "e1"]),
+            ending: Ending::Referee
+        }
+    );
+    // No answer from the referee: the disputed stone stays, the agreed one goes.
+    let mut s = Settlement::new(Protocol::Referee);
+    s.on_two_passes(&game);
+    s.on_dead_lists(&game, Some(&black), Some(&white));
+    assert_eq!(
+        s.on_referee(&game, None),
+        Action::Finish {
+            dead: set(&game, &["b4"]),
+            ending: Ending::Referee
+        }
+    );
+}
+
+#[test]
 fn japanese_applies_the_status_from_the_copy_to_the_original() {
     // Reference 000, Japanese rules: dispute played out on a copy; a disputed group captured
     // there is dead on the original, one that survives is alive.

@@ -1,6 +1,8 @@
 //! goref's built-in engines, run as real processes by `goref engine NAME`: `random` plays the
-//! light playout policy of the rules core, and `faulty` does the same but misbehaves on
-//! purpose (crash, hang, garbage, slow answers, illegal moves, resignation) for tests.
+//! light playout policy of the rules core, `faulty` does the same but misbehaves on purpose
+//! (crash, hang, garbage, slow answers, illegal moves, resignation) for tests, and `scripted`
+//! plays a given move list and answers `final_status_list dead` with given lists (to drive the
+//! dead-stone protocols through every branch).
 
 use std::io::{self, BufReader, Write};
 use std::time::Duration;
@@ -29,6 +31,25 @@ pub struct Faults {
     pub illegal_at: Vec<usize>,
 }
 
+/// What the `scripted` engine plays and says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Script {
+    /// Replies to successive `genmove`s (vertices, `pass`, `resign`, or `refuse` for a `?`
+    /// reply), sent as written even when illegal; once used up, the engine passes.
+    pub moves: Vec<String>,
+    /// With `Some`, the engine lists `kgs-genmove_cleanup` and answers it from these moves
+    /// (then passes); with `None` it does not know the command.
+    pub cleanup: Option<Vec<String>>,
+    /// With `Some`, the engine lists `final_status_list` and answers successive
+    /// `final_status_list dead` with these lists, the last one repeated; with `None` it does
+    /// not know the command.
+    pub dead: Option<Vec<Vec<String>>>,
+    /// `final_status_list` answers `? cannot tell`.
+    pub status_fails: bool,
+    /// Wait this long before answering `final_status_list`.
+    pub status_delay: Option<Duration>,
+}
+
 /// A built-in engine: the board kept with the rules core, moves by the random policy.
 pub struct BuiltinEngine {
     name: &'static str,
@@ -40,6 +61,10 @@ pub struct BuiltinEngine {
     candidates: Vec<Point>,
     genmoves: usize,
     faults: Faults,
+    script: Option<Script>,
+    /// `kgs-genmove_cleanup` and `final_status_list` commands answered so far.
+    cleanups: usize,
+    statuses: usize,
 }
 
 impl BuiltinEngine {
@@ -55,6 +80,14 @@ impl BuiltinEngine {
         BuiltinEngine::new("goref-faulty", seed, faults)
     }
 
+    /// The `scripted` engine.
+    #[must_use]
+    pub fn scripted(script: Script) -> BuiltinEngine {
+        let mut engine = BuiltinEngine::new("goref-scripted", 0, Faults::default());
+        engine.script = Some(script);
+        engine
+    }
+
     fn new(name: &'static str, seed: u64, faults: Faults) -> BuiltinEngine {
         let rules = Ruleset::OLYMPIAD;
         BuiltinEngine {
@@ -67,6 +100,9 @@ impl BuiltinEngine {
             candidates: Vec::new(),
             genmoves: 0,
             faults,
+            script: None,
+            cleanups: 0,
+            statuses: 0,
         }
     }
 
@@ -88,8 +124,47 @@ impl BuiltinEngine {
         Ok(())
     }
 
+    /// The scripted engine's next move from `moves` (`n` from 1), played on its own board when
+    /// legal there.
+    fn scripted_move(&mut self, color: Color, next: Option<String>) -> Answer {
+        let text = next.unwrap_or_else(|| "pass".into());
+        if text.eq_ignore_ascii_case("resign") {
+            return Answer::Success("resign".into());
+        }
+        if text.eq_ignore_ascii_case("refuse") {
+            return Answer::Failure("refusing to move".into());
+        }
+        if let Some(mv) = parse_move(self.game.geometry(), &text) {
+            let _ = play_as(&mut self.game, color, mv);
+        }
+        Answer::Success(text)
+    }
+
+    fn final_status_list(&mut self, args: &[&str]) -> Answer {
+        let Some(script) = &self.script else {
+            return Answer::Failure("unknown command".into());
+        };
+        if let Some(delay) = script.status_delay {
+            std::thread::sleep(delay);
+        }
+        if script.status_fails {
+            return Answer::Failure("cannot tell".into());
+        }
+        if args.first().map(|a| a.to_ascii_lowercase()) != Some("dead".into()) {
+            return Answer::Success(String::new());
+        }
+        let lists = script.dead.as_deref().unwrap_or_default();
+        let n = self.statuses.min(lists.len().saturating_sub(1));
+        self.statuses += 1;
+        Answer::Success(lists.get(n).map(|l| l.join(" ")).unwrap_or_default())
+    }
+
     fn genmove(&mut self, color: Color) -> Answer {
         self.genmoves += 1;
+        if let Some(script) = &self.script {
+            let next = script.moves.get(self.genmoves - 1).cloned();
+            return self.scripted_move(color, next);
+        }
         let n = self.genmoves;
         let after = |limit: Option<usize>| limit.is_some_and(|l| n > l);
         if let Some(delay) = self.faults.slow {
@@ -160,6 +235,40 @@ fn play_as(game: &mut Game, color: Color, mv: Move) -> Result<(), goref_rules::I
 
 impl Handler for BuiltinEngine {
     fn commands(&self) -> Vec<&'static str> {
+        let mut commands = self.base_commands();
+        if let Some(script) = &self.script {
+            if script.cleanup.is_some() {
+                commands.push("kgs-genmove_cleanup");
+            }
+            if script.dead.is_some() || script.status_fails || script.status_delay.is_some() {
+                commands.push("final_status_list");
+            }
+        }
+        commands
+    }
+
+    fn handle(&mut self, name: &str, args: &[&str]) -> Answer {
+        match name {
+            "final_status_list" => self.final_status_list(args),
+            "kgs-genmove_cleanup" => {
+                let Some(color) = args.first().and_then(|c| parse_color(c)) else {
+                    return Answer::Failure("syntax error".into());
+                };
+                self.cleanups += 1;
+                let next = self
+                    .script
+                    .as_ref()
+                    .and_then(|s| s.cleanup.as_ref())
+                    .and_then(|c| c.get(self.cleanups - 1).cloned());
+                self.scripted_move(color, next)
+            }
+            _ => self.handle_base(name, args),
+        }
+    }
+}
+
+impl BuiltinEngine {
+    fn base_commands(&self) -> Vec<&'static str> {
         vec![
             "name",
             "version",
@@ -180,7 +289,7 @@ impl Handler for BuiltinEngine {
         ]
     }
 
-    fn handle(&mut self, name: &str, args: &[&str]) -> Answer {
+    fn handle_base(&mut self, name: &str, args: &[&str]) -> Answer {
         let ok = |s: &str| Answer::Success(s.to_string());
         let fail = |s: &str| Answer::Failure(s.to_string());
         match name {
@@ -316,6 +425,33 @@ mod tests {
         let mv = replies[4].strip_prefix("= ").unwrap();
         assert_ne!(mv, "C3");
         assert_eq!(e.game.moves().len(), 2);
+    }
+
+    #[test]
+    fn scripted_engine_plays_its_moves_and_answers_its_dead_lists() {
+        let script = Script {
+            moves: vec!["c3".into(), "pass".into()],
+            cleanup: Some(vec!["d4".into()]),
+            dead: Some(vec![vec!["C4".into()], vec![]]),
+            ..Script::default()
+        };
+        let mut e = BuiltinEngine::scripted(script);
+        let out = talk(
+            &mut e,
+            "boardsize 5\nlist_commands\ngenmove b\nplay w c4\ngenmove b\ngenmove b\nkgs-genmove_cleanup b\nkgs-genmove_cleanup b\nfinal_status_list dead\nfinal_status_list dead\nfinal_status_list dead\n",
+        );
+        let replies: Vec<&str> = out.split("\n\n").collect();
+        assert!(
+            replies[1].contains("final_status_list") && replies[1].contains("kgs-genmove_cleanup")
+        );
+        assert_eq!(
+            &replies[2..11],
+            ["= c3", "= ", "= pass", "= pass", "= d4", "= pass", "= C4", "= ", "= "]
+        );
+        // Without lists the commands are unknown.
+        let mut e = BuiltinEngine::scripted(Script::default());
+        let out = talk(&mut e, "final_status_list dead\nkgs-genmove_cleanup b\n");
+        assert_eq!(out, "? unknown command\n\n? unknown command\n\n");
     }
 
     #[test]

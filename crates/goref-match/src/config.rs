@@ -11,6 +11,8 @@
 //! lag = "500ms"
 //! illegal = "olympiad"    # or "strict"
 //! sprt = [0.0, 10.0, 0.05, 0.05]
+//! end = "olympiad"       # all-alive, chinese, kgs, japanese, tromp, olympiad, referee
+//! referee = "builtin"     # or a GTP command: "/usr/games/gnugo --mode gtp --level 0"
 //!
 //! [black]                 # Black in game 1, White in game 2, …
 //! name = "gnugo"
@@ -59,6 +61,11 @@ pub struct FileConfig {
     pub command_timeout: Option<String>,
     pub illegal: Option<String>,
     pub sprt: Option<[f64; 4]>,
+    /// The end protocol (crate goref-end); default `olympiad` under the olympiad preset,
+    /// `all-alive` under `tromp-taylor` and `nstt`.
+    pub end: Option<String>,
+    /// Who settles disputed stones: `builtin` (Olympiad 3.9 default removal) or a command.
+    pub referee: Option<String>,
 }
 
 impl FileConfig {
@@ -89,6 +96,8 @@ mod tests {
         assert_eq!(c.black.unwrap().name.as_deref(), Some("gnugo"));
         assert_eq!(c.white.unwrap().env["RUST_BACKTRACE"], "1");
         assert_eq!(c.sprt, Some([0.0, 10.0, 0.05, 0.05]));
+        assert_eq!(c.end.as_deref(), Some("olympiad"));
+        assert_eq!(c.referee.as_deref(), Some("builtin"));
         assert!(toml::from_str::<FileConfig>("gmaes = 3").is_err());
     }
 }

@@ -6,11 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use goref_end::marking::{area_without, Dead};
+use goref_end::tromp::{Agreement, Choice, Step};
+use goref_end::{Action, Ending, Protocol, Settlement};
 use goref_gtp::controller::log_line;
 use goref_gtp::{
-    color_arg, format_move, parse_genmove, Engine, EngineSpec, GenMove, GtpError, Log,
+    color_arg, format_move, parse_genmove, parse_move, Engine, EngineSpec, GenMove, GtpError, Log,
 };
-use goref_rules::{Color, End, Game, Move, Outcome, Ruleset};
+use goref_rules::{Color, End, Game, Move, Outcome, Point, Ruleset, Score};
 use goref_sgf::{GameRecord, RecordedMove};
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +43,25 @@ impl std::str::FromStr for IllegalPolicy {
     }
 }
 
+/// Who settles dead stones the players dispute (Olympiad 3.7.5, reference 000 "third-party
+/// mediation").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefereeSpec {
+    /// goref's own judgement: the Olympiad's default removal of 3.9 (crate goref-judge).
+    Builtin,
+    /// A third GTP engine, fed the game and asked `final_status_list dead`.
+    Engine(EngineSpec),
+}
+
+impl std::fmt::Display for RefereeSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RefereeSpec::Builtin => f.write_str("builtin"),
+            RefereeSpec::Engine(spec) => write!(f, "{spec}"),
+        }
+    }
+}
+
 /// Settings shared by every game of a match.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -58,6 +80,10 @@ pub struct Settings {
     pub hang_timeout: Option<Duration>,
     /// Time an engine has to exit after `quit` before it is killed.
     pub grace: Duration,
+    /// How a game ends after two passes (crate goref-end).
+    pub end: Protocol,
+    /// Who settles disputed stones under the `olympiad` and `referee` protocols.
+    pub referee: RefereeSpec,
 }
 
 impl Settings {
@@ -75,6 +101,8 @@ impl Settings {
             command_timeout: Duration::from_secs(10),
             hang_timeout: None,
             grace: Duration::from_secs(1),
+            end: Protocol::Olympiad,
+            referee: RefereeSpec::Builtin,
         }
     }
 }
@@ -163,6 +191,21 @@ pub struct GameReport {
     pub illegal_passes: [u32; 2],
     /// The record, relative to the output directory.
     pub sgf: String,
+    /// How the dead-stone settlement ended (`agreement`, `four-passes`, `cleanup-passes`,
+    /// `played-out-on-copy`, `referee`, `all-alive`); none when the game did not end by
+    /// passes.
+    #[serde(default)]
+    pub ending: Option<String>,
+    /// Times play resumed after two passes.
+    #[serde(default)]
+    pub resumptions: u32,
+    /// The last dead lists of Black and White (`final_status_list dead`), none for a player
+    /// that gave none.
+    #[serde(default)]
+    pub dead_lists: [Option<Vec<String>>; 2],
+    /// The stones removed before scoring.
+    #[serde(default)]
+    pub removed: Vec<String>,
 }
 
 impl GameReport {
@@ -200,6 +243,16 @@ struct Referee<'a> {
     comments: Vec<Option<String>>,
     left: Vec<Option<(f64, Option<u32>)>>,
     end: Option<(EndKind, Option<String>)>,
+    /// Play resumed after two passes (or goes on on a copy): a refused genmove is a pass.
+    resumed: bool,
+    /// KGS clean-up phase: `kgs-genmove_cleanup` where the engine has it.
+    cleanup: bool,
+    resumptions: u32,
+    /// What happened after the passes, in order, for the record.
+    notes: Vec<String>,
+    dead_lists: [Option<Vec<Point>>; 2],
+    removed: Dead,
+    ending: Option<Ending>,
 }
 
 /// Plays game `index` (from 0) between `black` and `white`, writes its SGF and log into `out`,
@@ -257,10 +310,17 @@ pub async fn play_game(
         comments: Vec::new(),
         left: Vec::new(),
         end: None,
+        resumed: false,
+        cleanup: false,
+        resumptions: 0,
+        notes: Vec::new(),
+        dead_lists: [None, None],
+        removed: Dead::new(),
+        ending: None,
     };
     referee.play(&mut engines).await;
 
-    let outcome = referee.game.outcome();
+    let outcome = referee.outcome();
     let (end, detail) = referee.end.clone().unwrap_or((EndKind::MoveLimit, None));
     if let Some(d) = &detail {
         log_line(&log, "[goref]", d);
@@ -297,6 +357,13 @@ pub async fn play_game(
         seconds: referee.seconds,
         illegal_passes: referee.illegal,
         sgf: sgf_name,
+        ending: referee.ending.map(|e| e.name().to_string()),
+        resumptions: referee.resumptions,
+        dead_lists: referee
+            .dead_lists
+            .clone()
+            .map(|l| l.map(|l| referee.names(&l))),
+        removed: referee.names(&referee.removed),
     })
 }
 
@@ -368,7 +435,357 @@ impl Referee<'_> {
         self.finish(kind, Some(color), Some(detail));
     }
 
+    /// The game: alternate moving, then, after two passes, the dead-stone settlement of the
+    /// protocol (crate goref-end) until it finishes. The clocks stop while the engines are
+    /// asked for dead stones, mark, or wait for a referee (Olympiad 3.10.3): those commands
+    /// run under the command timeout and are charged to no clock.
     async fn play(&mut self, engines: &mut [Engine; 2]) {
+        self.play_moves(engines).await;
+        if !self.stopped_by_passes() {
+            return;
+        }
+        let mut settlement = Settlement::new(self.settings.end);
+        let mut action = settlement.on_two_passes(&self.game);
+        // Every branch either finishes or resumes play, and play is bounded by the move limit
+        // (which counts the turns on a copy of the board too); the Olympiad resumes at most
+        // three times; Chinese, KGS and Tromp end at the first two immediate passes.
+        loop {
+            action = match action {
+                Action::AskDeadLists => {
+                    let [black, white] = self.ask_dead_lists(engines).await;
+                    settlement.on_dead_lists(&self.game, black.as_deref(), white.as_deref())
+                }
+                Action::Resume { first, cleanup } => {
+                    self.resumptions = settlement.resumptions();
+                    self.note(format!(
+                        "play resumes with {first} to move{} (resumption {})",
+                        if cleanup {
+                            ": each side captures what it thinks dead (kgs-genmove_cleanup)"
+                        } else {
+                            ""
+                        },
+                        self.resumptions
+                    ));
+                    self.game.resume();
+                    self.end = None;
+                    self.resumed = true;
+                    self.cleanup |= cleanup;
+                    self.play_moves(engines).await;
+                    if !self.stopped_by_passes() {
+                        return;
+                    }
+                    settlement.on_two_passes(&self.game)
+                }
+                Action::PlayOutOnCopy { first } => {
+                    let copy = self.play_on_copy(engines, first).await;
+                    match copy {
+                        Some(board) => settlement.on_copy_played_out(&board),
+                        None => return,
+                    }
+                }
+                Action::StartMarking { first } => {
+                    let [black, white] = self.ask_dead_lists(engines).await;
+                    let lists = [black, white].map(|l| {
+                        goref_end::marking::normalize(self.game.board(), l.unwrap_or_default())
+                    });
+                    let (step, record) = run_marking(self.game.board().clone(), first, &lists);
+                    let names = record
+                        .iter()
+                        .map(|(c, choice)| {
+                            let g = self.game.geometry();
+                            match choice {
+                                Choice::Mark(p) => format!("{c} marks {}", g.name(*p)),
+                                Choice::Dispute(p) => format!("{c} disputes {}", g.name(*p)),
+                                Choice::Done => format!("{c} done"),
+                            }
+                        })
+                        .collect::<Vec<_>>();
+                    self.note(format!("marking (reference 003): {}", names.join(", ")));
+                    match step {
+                        Step::Agreed(dead) => settlement.on_marking_agreed(dead),
+                        _ => settlement.on_marking_disputed(&self.game),
+                    }
+                }
+                Action::AskReferee { disputed } => {
+                    let named = self.ask_referee(&disputed).await;
+                    settlement.on_referee(&self.game, named.as_deref())
+                }
+                Action::Finish { dead, ending } => {
+                    self.resumptions = settlement.resumptions();
+                    let names = self.names(&dead);
+                    self.note(format!(
+                        "game ends by {} ({} protocol): removed {}",
+                        ending.name(),
+                        self.settings.end,
+                        if names.is_empty() {
+                            "nothing".to_string()
+                        } else {
+                            names.join(" ")
+                        }
+                    ));
+                    self.removed = dead;
+                    self.ending = Some(ending);
+                    return;
+                }
+            };
+        }
+    }
+
+    /// The settlement for the record: every step noted, then the lists and the removal.
+    fn settlement_text(&self) -> String {
+        if self.notes.is_empty() {
+            return String::new();
+        }
+        let mut parts = self.notes.clone();
+        if self.ending.is_some() {
+            let list = |l: &Option<Vec<Point>>| match l {
+                None => "none given".to_string(),
+                Some(l) if l.is_empty() => "nothing".to_string(),
+                Some(l) => self.names(l).join(" "),
+            };
+            parts.push(format!(
+                "dead lists: Black {}; White {}; removed: {}",
+                list(&self.dead_lists[0]),
+                list(&self.dead_lists[1]),
+                if self.removed.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    self.names(&self.removed).join(" ")
+                }
+            ));
+        }
+        parts.join("; ")
+    }
+
+    fn stopped_by_passes(&self) -> bool {
+        matches!(self.end, Some((EndKind::TwoPasses, _)))
+    }
+
+    fn note(&mut self, text: String) {
+        log_line(&self.log, "[goref]", &text);
+        self.notes.push(text);
+    }
+
+    /// Vertex names of stones, in point order.
+    fn names(
+        &self,
+        points: impl IntoIterator<Item = impl std::borrow::Borrow<Point>>,
+    ) -> Vec<String> {
+        let g = self.game.geometry();
+        points.into_iter().map(|p| g.name(*p.borrow())).collect()
+    }
+
+    /// The result: after a settlement, the area score with the dead stones removed (Olympiad
+    /// 3.8); otherwise the game's own result.
+    fn outcome(&self) -> Outcome {
+        if self.ending.is_some() && self.game.end() == Some(End::TwoPasses) {
+            let [black, white] = area_without(self.game.board(), &self.removed);
+            Score {
+                black,
+                white,
+                komi: self.settings.rules.komi,
+            }
+            .outcome()
+        } else {
+            self.game.outcome()
+        }
+    }
+
+    /// Asks both engines `final_status_list dead` (Olympiad 3.7.2). An engine without the
+    /// command, or one that fails or times out, is taken to remove nothing and is never
+    /// penalised for it (3.7.2; reference 000, "Considerations").
+    async fn ask_dead_lists(&mut self, engines: &mut [Engine; 2]) -> [Option<Vec<Point>>; 2] {
+        let t = self.settings.command_timeout;
+        let mut lists = [None, None];
+        for color in Color::ALL {
+            let engine = &mut engines[color.index()];
+            let list = if !engine.info().supports("final_status_list") {
+                self.note(format!(
+                    "{color} has no final_status_list: taken to remove nothing"
+                ));
+                None
+            } else {
+                match engine.command("final_status_list dead", t).await {
+                    Ok(text) => Some(parse_vertices(self.game.geometry(), &text)),
+                    Err(e) => {
+                        self.note(format!(
+                            "{color} gave no dead list ({e}): taken to remove nothing"
+                        ));
+                        None
+                    }
+                }
+            };
+            let list = list.map(|l| {
+                goref_end::marking::normalize(self.game.board(), l)
+                    .into_iter()
+                    .collect::<Vec<_>>()
+            });
+            if let Some(l) = &list {
+                let names = self.names(l);
+                self.note(format!(
+                    "{color} calls dead: {}",
+                    if names.is_empty() {
+                        "nothing".to_string()
+                    } else {
+                        names.join(" ")
+                    }
+                ));
+            }
+            lists[color.index()] = list;
+        }
+        self.dead_lists.clone_from(&lists);
+        lists
+    }
+
+    /// Reference 000, "Japanese rules": the dispute is played out on a copy of the position
+    /// (the engines play on; goref keeps the copy apart from the record), then the game ends
+    /// on the original, so the engines' boards need no restoring. Returns the copy's final
+    /// board, or `None` when a player forfeited on the copy (the forfeit stands).
+    async fn play_on_copy(
+        &mut self,
+        engines: &mut [Engine; 2],
+        first: Color,
+    ) -> Option<goref_rules::Board> {
+        let original = self.game.clone();
+        let turns = original.moves().len();
+        self.note(format!(
+            "the dispute is played out on a copy of the board, {first} to move"
+        ));
+        self.game.resume();
+        self.end = None;
+        self.resumed = true;
+        self.play_moves(engines).await;
+        let copy = std::mem::replace(&mut self.game, original);
+        self.comments.truncate(turns);
+        self.left.truncate(turns);
+        let g = copy.geometry().clone();
+        let line: Vec<String> = copy.moves()[turns..]
+            .iter()
+            .map(|&(c, mv)| format!("{} {}", c.letter(), format_move(&g, mv)))
+            .collect();
+        self.note(format!("played on the copy: {}", line.join(", ")));
+        match self.end.clone() {
+            Some((kind, detail)) if kind.is_forfeit() || kind == EndKind::Resignation => {
+                if let Some(end) = copy.end() {
+                    self.game.end_by(end);
+                }
+                self.end = Some((
+                    kind,
+                    detail.map(|d| format!("{d} (on the copy of the board)")),
+                ));
+                None
+            }
+            other => {
+                if let Some((kind, _)) = other {
+                    if kind != EndKind::TwoPasses {
+                        self.note(format!("play on the copy stopped by {}", kind.name()));
+                    }
+                }
+                self.end = Some((EndKind::TwoPasses, None));
+                Some(copy.board().clone())
+            }
+        }
+    }
+
+    /// The third party's dead stones among `disputed`: goref's default removal (Olympiad
+    /// 3.9.2) or a referee engine fed the game. No answer removes no disputed stone.
+    async fn ask_referee(&mut self, disputed: &Dead) -> Option<Vec<Point>> {
+        let names = self.names(disputed);
+        match self.settings.referee.clone() {
+            RefereeSpec::Builtin => {
+                let disputed: Vec<Point> = disputed.iter().copied().collect();
+                let game = &self.game;
+                let judged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let judge = goref_judge::Judge::of_game(game, goref_judge::Budget::default());
+                    let removal = goref_judge::default_removal(
+                        &judge,
+                        goref_judge::Disputes::Lists {
+                            black: &disputed,
+                            white: &[],
+                        },
+                    );
+                    let verdicts: Vec<String> = removal
+                        .disputed
+                        .iter()
+                        .map(|v| {
+                            format!(
+                                "{} {}",
+                                game.geometry().name(v.block.anchor()),
+                                v.verdict.name()
+                            )
+                        })
+                        .collect();
+                    (removal.removed, verdicts)
+                }));
+                match judged {
+                    Ok((removed, verdicts)) => {
+                        self.note(format!(
+                            "disputed {}: default removal (Olympiad 3.9.2): {}",
+                            names.join(" "),
+                            verdicts.join(", ")
+                        ));
+                        Some(removed)
+                    }
+                    Err(_) => {
+                        self.note("the default removal failed: no disputed stone removed".into());
+                        None
+                    }
+                }
+            }
+            RefereeSpec::Engine(spec) => {
+                let answer = self.referee_engine(&spec).await;
+                match answer {
+                    Ok(list) => {
+                        let named = self.names(&list);
+                        self.note(format!(
+                            "disputed {}: the referee engine calls dead {}",
+                            names.join(" "),
+                            if named.is_empty() {
+                                "nothing".to_string()
+                            } else {
+                                named.join(" ")
+                            }
+                        ));
+                        Some(list)
+                    }
+                    Err(e) => {
+                        self.note(format!(
+                            "disputed {}: the referee engine gave no answer ({e}): no disputed stone removed",
+                            names.join(" ")
+                        ));
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts the referee engine, feeds it the game and asks `final_status_list dead`.
+    async fn referee_engine(&mut self, spec: &EngineSpec) -> Result<Vec<Point>, String> {
+        let s = self.settings;
+        let t = s.command_timeout;
+        let mut engine = Engine::start(spec, "referee engine", self.log.clone())
+            .await
+            .map_err(|e| e.to_string())?;
+        let asked = async {
+            engine.check(t.max(Duration::from_secs(5))).await?;
+            setup(&mut engine, s).await?;
+            let g = self.game.geometry().clone();
+            for &(c, mv) in self.game.moves() {
+                let cmd = format!("play {} {}", color_arg(c), format_move(&g, mv));
+                engine.command(&cmd, t).await?;
+            }
+            engine.command("final_status_list dead", t).await
+        }
+        .await;
+        engine.shutdown(s.grace).await;
+        asked
+            .map(|text| parse_vertices(self.game.geometry(), &text))
+            .map_err(|e| e.to_string())
+    }
+
+    /// Alternate moving until the game stops (two passes, or any other end).
+    async fn play_moves(&mut self, engines: &mut [Engine; 2]) {
         let s = self.settings;
         while !self.game.is_over() {
             if self.game.moves().len() >= s.move_limit {
@@ -400,7 +817,12 @@ impl Referee<'_> {
                 (None, Some(h)) => (h, false),
                 (None, None) => (Duration::from_secs(3600), false),
             };
-            let command = format!("genmove {}", color_arg(color));
+            let verb = if self.cleanup && engines[c].info().supports("kgs-genmove_cleanup") {
+                "kgs-genmove_cleanup"
+            } else {
+                "genmove"
+            };
+            let command = format!("{verb} {}", color_arg(color));
             let started = Instant::now();
             let reply = engines[c].send(&command, limit).await;
             let used = started.elapsed();
@@ -432,7 +854,19 @@ impl Referee<'_> {
                 self.finish(EndKind::Time, Some(color), Some(detail));
                 return;
             }
-            if !reply.success {
+            let mut note = None;
+            let text = if reply.success {
+                reply.text
+            } else if self.resumed {
+                // Olympiad 3.7.4: a program that will not resume is assumed to pass.
+                let n = format!(
+                    "{color} refused '{command}' in resumed play ({}): taken to pass (Olympiad 3.7.4)",
+                    reply.text
+                );
+                log_line(&self.log, "[goref]", &format!("move {number}: {n}"));
+                note = Some(n);
+                "pass".to_string()
+            } else {
                 let detail = format!(
                     "{color} forfeits at move {number}: {} refused '{command}': {}",
                     engines[c].label(),
@@ -440,9 +874,9 @@ impl Referee<'_> {
                 );
                 self.finish(EndKind::Fault, Some(color), Some(detail));
                 return;
-            }
+            };
             let geometry = self.game.geometry().clone();
-            let mv = match parse_genmove(&geometry, &reply.text) {
+            let mv = match parse_genmove(&geometry, &text) {
                 Some(GenMove::Resign) => {
                     self.finish(EndKind::Resignation, Some(color), None);
                     return;
@@ -451,7 +885,7 @@ impl Referee<'_> {
                     Ok(()) => Ok(mv),
                     Err(reason) => Err(format!("{} ({reason})", format_move(&geometry, mv))),
                 },
-                None => Err(format!("'{}' (not a move on this board)", reply.text)),
+                None => Err(format!("'{text}' (not a move on this board)")),
             };
             let mv = match mv {
                 Ok(mv) => mv,
@@ -463,11 +897,21 @@ impl Referee<'_> {
                 }
             };
             let played = self.game.play(mv).expect("checked legal");
-            self.comments.push(None);
+            self.comments.push(note);
             self.left.push(self.clocks[c].sgf_left());
             let vertex = format_move(&geometry, mv);
             let opponent = color.opponent();
             let cmd = format!("play {} {vertex}", color_arg(color));
+            if played.ended == Some(End::TwoPasses) && s.end != Protocol::AllAlive {
+                // The opponent hears the last pass too: it may be asked for its dead stones
+                // or play on.
+                if let Err(e) = engines[opponent.index()]
+                    .command(&cmd, s.command_timeout)
+                    .await
+                {
+                    log_line(&self.log, "[goref]", &format!("told '{cmd}': {e}"));
+                }
+            }
             if played.ended.is_none() {
                 if let Err(e) = engines[opponent.index()]
                     .command(&cmd, s.command_timeout)
@@ -543,6 +987,12 @@ impl Referee<'_> {
             }
         } else {
             self.end = Some((EndKind::TwoPasses, None));
+            if self.settings.end != Protocol::AllAlive {
+                let cmd = format!("play {} pass", color_arg(color));
+                if let Err(e) = engines[opponent.index()].command(&cmd, t).await {
+                    log_line(&self.log, "[goref]", &format!("told '{cmd}': {e}"));
+                }
+            }
         }
         true
     }
@@ -562,21 +1012,28 @@ impl Referee<'_> {
         record.black_player = Some(names[0].clone());
         record.white_player = Some(names[1].clone());
         record.result = Some(outcome.to_sgf());
+        let last = self.game.moves().len().checked_sub(1);
+        let settlement = self.settlement_text();
         record.moves = self
             .game
             .moves()
             .iter()
             .enumerate()
-            .map(|(i, &(color, mv))| RecordedMove {
-                color,
-                mv,
-                line: 0,
-                comment: self
-                    .comments
-                    .get(i)
-                    .cloned()
-                    .flatten()
-                    .map(|c| one_line(&c)),
+            .map(|(i, &(color, mv))| {
+                let mut comment = self.comments.get(i).cloned().flatten();
+                if Some(i) == last && !settlement.is_empty() {
+                    // The final node: each side's dead list, what was removed, the ending.
+                    comment = Some(match comment {
+                        Some(c) => format!("{c}; {settlement}"),
+                        None => settlement.clone(),
+                    });
+                }
+                RecordedMove {
+                    color,
+                    mv,
+                    line: 0,
+                    comment: comment.map(|c| one_line(&c)),
+                }
             })
             .collect();
         let text = goref_sgf::write(&record);
@@ -588,7 +1045,16 @@ impl Referee<'_> {
                 root.push_str(&format!("OT[{}]", escape(&ot)));
             }
         }
-        let mut comment = format!("{} ({})", outcome.to_sgf(), end.name());
+        let mut comment = match self.ending {
+            Some(ending) => format!(
+                "{} ({}, {} by {})",
+                outcome.to_sgf(),
+                end.name(),
+                s.end,
+                ending.name()
+            ),
+            None => format!("{} ({})", outcome.to_sgf(), end.name()),
+        };
         if let Some(d) = detail {
             comment.push_str(": ");
             comment.push_str(d);
@@ -607,6 +1073,40 @@ impl Referee<'_> {
         }
         lines.join("\n")
     }
+}
+
+/// The vertices in a GTP reply (`final_status_list`: stones separated by spaces and lines);
+/// anything that is not a point on the board is ignored.
+#[must_use]
+pub fn parse_vertices(geometry: &goref_rules::Geometry, text: &str) -> Vec<Point> {
+    text.split_whitespace()
+        .filter_map(|w| match parse_move(geometry, w) {
+            Some(Move::Play(p)) => Some(p),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Reference 003 between two engines: each side's choices made from its dead list
+/// ([`Agreement::choice_for`]) until two dones or a dispute. Marks only grow, so this takes at
+/// most two turns per string plus two; the cap is a safeguard that counts as a dispute.
+fn run_marking(
+    board: goref_rules::Board,
+    first: Color,
+    lists: &[Dead; 2],
+) -> (Step, Vec<(Color, Choice)>) {
+    let cap = 2 * board.geometry().len() + 4;
+    let mut agreement = Agreement::new(board, first);
+    for _ in 0..cap {
+        let by = agreement.to_act();
+        let choice = agreement.choice_for(&lists[by.index()]);
+        match agreement.choose(by, choice) {
+            Ok(Step::Continue) => {}
+            Ok(step) => return (step, agreement.choices().to_vec()),
+            Err(_) => break,
+        }
+    }
+    (Step::Disputed, agreement.choices().to_vec())
 }
 
 fn one_line(text: &str) -> String {

@@ -1,7 +1,12 @@
 //! Matches between Go programs: goref referees every move with the rules core.
 //!
 //! - [`game`]: one game: set-up, `genmove`/`play` with every move checked, clocks, faults
-//!   (Olympiad 3.10.2 for illegal moves), the SGF record and the engines' log.
+//!   (Olympiad 3.10.2 for illegal moves), the dead-stone settlement after two passes (the
+//!   [`Protocol`] of `Settings::end`, driven through [`goref_end::Settlement`]: dead lists by
+//!   `final_status_list dead`, resumed play, KGS clean-up, play-out on a copy, Tromp's
+//!   marking, a referee engine or the Olympiad 3.9 default removal of crate goref-judge; the
+//!   clocks stop during the agreement steps, Olympiad 3.10.3), the SGF record and the
+//!   engines' log.
 //! - [`runner`]: the match: parallel games, the append-only results file used to resume,
 //!   Ctrl-C, the SPRT.
 //! - [`clock`], [`stats`], [`summary`], [`config`].
@@ -14,7 +19,8 @@ pub mod stats;
 pub mod summary;
 
 pub use clock::{Clock, TimeControl};
-pub use game::{play_game, EndKind, GameReport, IllegalPolicy, Player, Settings};
+pub use game::{play_game, EndKind, GameReport, IllegalPolicy, Player, RefereeSpec, Settings};
+pub use goref_end::{self, Protocol};
 pub use runner::{run_match, MatchConfig, MatchError, Stop};
 pub use stats::{Sprt, Wld};
 pub use summary::Summary;

@@ -36,8 +36,8 @@ impl Summary {
             reports,
             games_planned: config.games,
             description: format!(
-                "{}x{}, {} rules, komi {}, {}",
-                s.width, s.height, s.rules, s.rules.komi, s.time
+                "{}x{}, {} rules, komi {}, {}, end {}",
+                s.width, s.height, s.rules, s.rules.komi, s.time, s.end
             ),
             sprt: config.sprt,
             stop: Stop::Complete,
@@ -152,12 +152,7 @@ impl Summary {
                 per_move
             );
         }
-        let mut ends: BTreeMap<&'static str, u32> = BTreeMap::new();
-        for r in &self.reports {
-            *ends.entry(r.end.name()).or_default() += 1;
-        }
-        let ends: Vec<String> = ends.iter().map(|(k, v)| format!("{k} {v}")).collect();
-        let _ = writeln!(t, "game ends: {}", ends.join(", "));
+        let _ = writeln!(t, "game ends: {}", self.ends_line());
         let illegal: u32 = self
             .reports
             .iter()
@@ -217,6 +212,62 @@ impl Summary {
             }
         }
         t
+    }
+}
+
+/// The settlements counted in the table, in this order (games that ended by passes).
+pub const SETTLEMENTS: [&str; 5] = [
+    "agreement",
+    "play-on",
+    "four-passes",
+    "referee",
+    "all-alive",
+];
+
+/// What a game that ended by passes counts as in the table: `agreement` (equal lists, or two
+/// dones, with no play resumed), `play-on` (settled by further play: agreement after resumed
+/// play, KGS clean-up passes, a copy played out), `four-passes`, `referee`, `all-alive`.
+#[must_use]
+pub fn settlement_kind(report: &GameReport) -> Option<&'static str> {
+    match report.ending.as_deref()? {
+        "agreement" if report.resumptions == 0 => Some("agreement"),
+        "agreement" | "cleanup-passes" | "played-out-on-copy" => Some("play-on"),
+        "four-passes" => Some("four-passes"),
+        "referee" => Some("referee"),
+        _ => Some("all-alive"),
+    }
+}
+
+impl Summary {
+    /// `agreement 3, play-on 1, four-passes 0, referee 0, resignation 2`: games ended by
+    /// passes counted by settlement (all four always shown unless every such game was scored
+    /// all alive), then the other ends.
+    #[must_use]
+    pub fn ends_line(&self) -> String {
+        let mut settled: BTreeMap<&'static str, u32> = BTreeMap::new();
+        let mut other: BTreeMap<&'static str, u32> = BTreeMap::new();
+        for r in &self.reports {
+            match (r.end, settlement_kind(r)) {
+                (EndKind::TwoPasses, Some(kind)) => *settled.entry(kind).or_default() += 1,
+                (end, _) => *other.entry(end.name()).or_default() += 1,
+            }
+        }
+        let mut parts = Vec::new();
+        let only_all_alive = settled.keys().all(|&k| k == "all-alive");
+        if only_all_alive {
+            if let Some(n) = settled.get("all-alive") {
+                parts.push(format!("two-passes {n}"));
+            }
+        } else {
+            for kind in SETTLEMENTS {
+                let n = settled.get(kind).copied().unwrap_or(0);
+                if kind != "all-alive" || n > 0 {
+                    parts.push(format!("{kind} {n}"));
+                }
+            }
+        }
+        parts.extend(other.iter().map(|(k, v)| format!("{k} {v}")));
+        parts.join(", ")
     }
 }
 

@@ -73,6 +73,10 @@ fn replay(out: &Path, row: &Value) -> (goref_sgf::GameRecord, Game) {
     let rules = Ruleset::preset(preset).with_komi(record.komi.unwrap());
     let mut game = Game::rect(record.width, record.height, rules).unwrap();
     for m in &record.moves {
+        // Play resumed after two passes (a dead-stone disagreement).
+        if game.end() == Some(goref_rules::End::TwoPasses) {
+            game.resume();
+        }
         assert_eq!(game.to_move(), m.color);
         game.play(m.mv).unwrap();
     }
@@ -162,7 +166,7 @@ fn gnugo_vs_gnugo_under_a_clock() {
         &gnugo("{game}"),
         &gnugo("1{game}"),
         &out,
-        &["--games", "1", "--time", "60s"],
+        &["--games", "1", "--time", "60s", "--end", "all-alive"],
     );
     assert_eq!(code, 0, "{stderr}");
     let rows = results(&out);
@@ -518,7 +522,7 @@ fn a_config_file_sets_the_match() {
     let out = out_dir("config");
     std::fs::create_dir_all(&out).unwrap();
     let toml = format!(
-        "games = 1\nsize = \"7\"\nkomi = 0.5\ntime = \"none\"\nhang_timeout = \"10s\"\n[black]\nname = \"alpha\"\ncommand = \"{GOREF} engine random\"\n[white]\nname = \"beta\"\ncommand = \"{GOREF} engine random\"\n"
+        "games = 1\nsize = \"7\"\nkomi = 0.5\ntime = \"none\"\nhang_timeout = \"10s\"\nend = \"tromp\"\n[black]\nname = \"alpha\"\ncommand = \"{GOREF} engine random\"\n[white]\nname = \"beta\"\ncommand = \"{GOREF} engine random\"\n"
     );
     let path = out.join("match.toml");
     std::fs::write(&path, toml).unwrap();
@@ -540,10 +544,45 @@ fn a_config_file_sets_the_match() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(
-        text.contains("2 of 2 games, 7x7, olympiad rules, komi 0.5, no clock"),
+        text.contains("2 of 2 games, 7x7, olympiad rules, komi 0.5, no clock, end tromp"),
         "{text}"
     );
     assert!(text.contains("alpha") && text.contains("beta"));
+}
+
+/// The end protocol's default follows the rules: `olympiad` under the olympiad preset,
+/// `all-alive` under tromp-taylor and nstt; an unknown name is refused.
+#[test]
+fn the_end_protocol_defaults_by_preset() {
+    for (rules, end) in [
+        ("olympiad", "end olympiad"),
+        ("tromp-taylor", "end all-alive"),
+        ("nstt", "end all-alive"),
+    ] {
+        let out = out_dir(&format!("end-default-{rules}"));
+        let (code, stdout, stderr) = run_match(
+            &engine("random"),
+            &engine("random"),
+            &out,
+            &[
+                "--games", "1", "--size", "5", "--rules", rules, "--time", "none",
+            ],
+        );
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains(end), "{rules}: {stdout}");
+    }
+    let out = out_dir("end-unknown");
+    let (code, _, stderr) = run_match(
+        &engine("random"),
+        &engine("random"),
+        &out,
+        &["--end", "nonsense"],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("unknown end protocol 'nonsense'"),
+        "{stderr}"
+    );
 }
 
 /// Ctrl-C (SIGINT to goref only, as a terminal sends it to the foreground job; the engines run
@@ -593,4 +632,559 @@ fn ctrl_c_finishes_running_games_and_the_match_resumes() {
     let o = Command::new(GOREF).args(args).output().unwrap();
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(results(&out).len(), 10);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dead-stone settlement (issue 4): every protocol through its branches with the scripted
+// engine, then GNU Go.
+//
+// The position, on 5×5 with komi 0.5: Black's wall on column c, White's on column d; a white
+// stone a3 sits in Black's area and a black stone e3 in White's. Black passes first.
+//
+//     5 . . X O .        removed      score
+//     4 . . X O .        nothing      W+0.5
+//     3 O . X O X        a3           B+10.5
+//     2 . . X O .        e3           W+6.5
+//     1 . . X O .        a3 and e3    B+4.5
+//       a b c d e
+// ---------------------------------------------------------------------------------------------
+
+const BLACK_MOVES: &str = "c1,c2,c3,c4,c5,e3,pass";
+const WHITE_MOVES: &str = "d1,d2,d3,d4,d5,a3,pass";
+/// Turns to the first two passes.
+const TURNS: u64 = 14;
+
+/// The scripted engine: `moves` then passes; `extra` adds `--dead` and the like.
+fn scripted(moves: &str, extra: &str) -> String {
+    engine(&format!("scripted --moves {moves} {extra}"))
+}
+
+/// One game on the position above under `end`; returns the results row and the output
+/// directory.
+fn settle(name: &str, black: &str, white: &str, end: &str, extra: &[&str]) -> (Value, PathBuf) {
+    let out = out_dir(name);
+    let mut args = vec!["--games", "1", "--size", "5", "--komi", "0.5", "--end", end];
+    if !extra.contains(&"--time") {
+        args.extend_from_slice(&["--time", "none"]);
+    }
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = run_match(black, white, &out, &args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains(&format!("end {end}")), "{stdout}");
+    let rows = results(&out);
+    assert_eq!(rows.len(), 1, "{stdout}");
+    let row = rows[0].clone();
+    // The table counts the settlement.
+    let kind = match (row["ending"].as_str(), row["resumptions"].as_u64()) {
+        (Some("agreement"), Some(0)) => "agreement 1",
+        (Some("agreement" | "cleanup-passes" | "played-out-on-copy"), _) => "play-on 1",
+        (Some("four-passes"), _) => "four-passes 1",
+        (Some("referee"), _) => "referee 1",
+        (Some(_), _) => "two-passes 1",
+        (None, _) => "game ends:",
+    };
+    assert!(stdout.contains(kind), "{kind}: {stdout}");
+    // The record replays legally and carries the settlement on its final node.
+    let (record, game) = replay(&out, &row);
+    assert_eq!(game.is_over(), row["end"] == "two-passes", "{row}");
+    assert_eq!(record.result.as_deref(), row["result"].as_str());
+    if row["ending"].is_string() {
+        let last = record
+            .moves
+            .last()
+            .unwrap()
+            .comment
+            .clone()
+            .unwrap_or_default();
+        assert!(
+            last.contains("game ends by") && last.contains("dead lists:"),
+            "{last}"
+        );
+    }
+    (row, out)
+}
+
+fn removed(row: &Value) -> Vec<&str> {
+    row["removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
+}
+
+fn game_log(out: &Path) -> String {
+    std::fs::read_to_string(out.join("game-0001.log")).unwrap()
+}
+
+/// Chinese (reference 000): equal lists are removed and the board scored.
+#[test]
+fn chinese_equal_lists_are_removed() {
+    let (row, _) = settle(
+        "chinese-agree",
+        &scripted(BLACK_MOVES, "--dead a3,e3"),
+        &scripted(WHITE_MOVES, "--dead e3,a3"),
+        "chinese",
+        &[],
+    );
+    assert_eq!(row["ending"], "agreement", "{row}");
+    assert_eq!(removed(&row), ["A3", "E3"]);
+    assert_eq!(row["result"], "B+4.5");
+    assert_eq!(row["moves"], TURNS);
+    assert_eq!(row["resumptions"], 0);
+}
+
+/// Chinese: different lists resume play with the player who passed first; two immediate
+/// passes (four in all) end the game with every stone alive. Here each side calls only the
+/// other's stone dead; then only its own; then one side both.
+#[test]
+fn chinese_disagreement_plays_on_and_four_passes_count_every_stone() {
+    for (i, (black, white)) in [
+        ("--dead a3", "--dead e3"),    // each calls the other's stone dead
+        ("--dead e3", "--dead a3"),    // each calls its own stone dead
+        ("--dead a3,e3", "--dead ''"), // one side calls both, the other none
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (row, out) = settle(
+            &format!("chinese-four-{i}"),
+            &scripted(BLACK_MOVES, black),
+            &scripted(WHITE_MOVES, white),
+            "chinese",
+            &[],
+        );
+        assert_eq!(row["ending"], "four-passes", "{row}");
+        assert_eq!(row["result"], "W+0.5", "every stone alive: {row}");
+        assert!(removed(&row).is_empty());
+        assert_eq!(row["moves"], TURNS + 2);
+        assert_eq!(row["resumptions"], 1);
+        let (record, _) = replay(&out, &row);
+        // Black passed first and moves first on resumption.
+        assert_eq!(
+            record.moves[TURNS as usize].color,
+            goref_rules::Color::Black
+        );
+        assert!(game_log(&out).contains("play resumes with Black to move"));
+    }
+}
+
+/// Chinese: after play resumed and later stopped again, the process repeats: here Black
+/// captures nothing yet plays b3, then both agree that a3 is dead. The next time they
+/// disagree again and pass at once: four passes.
+#[test]
+fn chinese_repeats_the_process_after_play() {
+    let (row, _) = settle(
+        "chinese-repeat",
+        &scripted(&format!("{BLACK_MOVES},b3,pass"), "--dead a3"),
+        &scripted(&format!("{WHITE_MOVES},pass,pass"), "--dead '' --dead a3"),
+        "chinese",
+        &[],
+    );
+    assert_eq!(row["ending"], "agreement", "{row}");
+    assert_eq!(row["resumptions"], 1);
+    assert_eq!(removed(&row), ["A3"]);
+    assert_eq!(row["result"], "B+10.5");
+    assert_eq!(row["moves"], TURNS + 3);
+
+    // Two cycles: lists differ, Black plays b3, they differ again, then four passes.
+    let (row, _) = settle(
+        "chinese-repeat-twice",
+        &scripted(&format!("{BLACK_MOVES},b3,pass"), "--dead a3"),
+        &scripted(&format!("{WHITE_MOVES},pass,pass"), "--dead ''"),
+        "chinese",
+        &[],
+    );
+    assert_eq!(row["ending"], "four-passes", "{row}");
+    assert_eq!(row["resumptions"], 2);
+    assert_eq!(row["moves"], TURNS + 3 + 2);
+}
+
+/// Reference 000 considerations, Olympiad 3.7.2: an engine without `final_status_list`, one
+/// that fails, and one that times out are taken to remove nothing and are not penalised.
+#[test]
+fn engines_without_dead_lists_remove_nothing_and_are_not_penalised() {
+    let (row, out) = settle(
+        "no-status",
+        &scripted(BLACK_MOVES, ""),
+        &scripted(WHITE_MOVES, "--status-fails"),
+        "chinese",
+        &[],
+    );
+    assert_eq!(row["ending"], "agreement", "{row}");
+    assert_eq!(row["result"], "W+0.5");
+    assert_eq!(row["dead_lists"], serde_json::json!([null, null]));
+    let log = game_log(&out);
+    assert!(log.contains("Black has no final_status_list"), "{log}");
+    assert!(log.contains("White gave no dead list"), "{log}");
+
+    let (row, out) = settle(
+        "slow-status",
+        &scripted(BLACK_MOVES, "--status-delay 2s --dead a3"),
+        &scripted(WHITE_MOVES, ""),
+        "olympiad",
+        &["--command-timeout", "300ms"],
+    );
+    assert_eq!(row["ending"], "agreement", "{row}");
+    assert_eq!(row["result"], "W+0.5");
+    assert!(game_log(&out).contains("no reply to 'final_status_list dead'"));
+}
+
+/// KGS: after the first disagreement the engines capture what they think dead
+/// (`kgs-genmove_cleanup` where listed, else `genmove`); the next two passes end the game
+/// with every stone alive.
+#[test]
+fn kgs_cleans_up_and_the_next_passes_count_every_stone() {
+    let (row, out) = settle(
+        "kgs",
+        &scripted(BLACK_MOVES, "--dead a3 --cleanup a2,a4,b3"),
+        &scripted(WHITE_MOVES, "--dead ''"),
+        "kgs",
+        &[],
+    );
+    assert_eq!(row["ending"], "cleanup-passes", "{row}");
+    assert_eq!(row["moves"], TURNS + 7);
+    // a3 was captured in play; nothing removed; Black's area is whole.
+    assert!(removed(&row).is_empty());
+    assert_eq!(row["result"], "B+10.5");
+    let log = game_log(&out);
+    assert!(log.contains("kgs-genmove_cleanup b"), "{log}");
+    assert!(log.contains("genmove w") && !log.contains("kgs-genmove_cleanup w"));
+
+    // Agreement at the first stop needs no clean-up.
+    let (row, _) = settle(
+        "kgs-agree",
+        &scripted(BLACK_MOVES, "--dead a3"),
+        &scripted(WHITE_MOVES, "--dead a3"),
+        "kgs",
+        &[],
+    );
+    assert_eq!(row["ending"], "agreement");
+    assert_eq!(row["result"], "B+10.5");
+}
+
+/// Japanese (reference 000): the dispute is played out on a copy; the status of each
+/// disputed group there is applied to the original board, which keeps its position.
+#[test]
+fn japanese_plays_the_dispute_out_on_a_copy() {
+    // Black captures a3 on the copy: it is dead on the original.
+    let (row, out) = settle(
+        "japanese-dead",
+        &scripted(&format!("{BLACK_MOVES},a2,a4,b3"), "--dead a3"),
+        &scripted(WHITE_MOVES, "--dead ''"),
+        "japanese",
+        &[],
+    );
+    assert_eq!(row["ending"], "played-out-on-copy", "{row}");
+    assert_eq!(
+        row["moves"], TURNS,
+        "the copy's moves stay out of the record"
+    );
+    assert_eq!(removed(&row), ["A3"]);
+    assert_eq!(row["result"], "B+10.5");
+    assert!(game_log(&out).contains("played on the copy: B A2, W pass, B A4, W pass, B B3"));
+
+    // White calls e3 dead but does not capture it on the copy: it lives.
+    let (row, _) = settle(
+        "japanese-alive",
+        &scripted(BLACK_MOVES, "--dead ''"),
+        &scripted(WHITE_MOVES, "--dead e3"),
+        "japanese",
+        &[],
+    );
+    assert_eq!(row["ending"], "played-out-on-copy", "{row}");
+    assert!(removed(&row).is_empty());
+    assert_eq!(row["result"], "W+0.5");
+}
+
+/// Reference 003: marks alternate from each engine's dead list; two dones remove the marked
+/// stones; a dispute resumes play and two immediate passes score the board as it stands.
+#[test]
+fn tromp_marks_disputes_and_dones() {
+    let (row, out) = settle(
+        "tromp-done",
+        &scripted(BLACK_MOVES, "--dead a3,e3"),
+        &scripted(WHITE_MOVES, "--dead a3,e3"),
+        "tromp",
+        &[],
+    );
+    assert_eq!(row["ending"], "agreement", "{row}");
+    assert_eq!(removed(&row), ["A3", "E3"]);
+    assert_eq!(row["result"], "B+4.5");
+    assert!(game_log(&out).contains(
+        "marking (reference 003): Black marks A3, White marks E3, Black done, White done"
+    ));
+
+    // Black calls its own e3 dead, White thinks it alive: White disputes, play resumes,
+    // four passes.
+    let (row, out) = settle(
+        "tromp-dispute",
+        &scripted(BLACK_MOVES, "--dead e3"),
+        &scripted(WHITE_MOVES, "--dead ''"),
+        "tromp",
+        &[],
+    );
+    assert_eq!(row["ending"], "four-passes", "{row}");
+    assert_eq!(row["result"], "W+0.5");
+    assert_eq!(row["moves"], TURNS + 2);
+    assert!(game_log(&out).contains("Black marks E3, White disputes E3"));
+
+    // After a dispute, play captures what one side thinks dead; then they agree.
+    let (row, _) = settle(
+        "tromp-play",
+        &scripted(&format!("{BLACK_MOVES},a2,a4,b3,pass"), "--dead a3"),
+        &scripted(WHITE_MOVES, "--dead ''"),
+        "tromp",
+        &[],
+    );
+    assert_eq!(row["ending"], "agreement", "{row}");
+    assert_eq!(row["resumptions"], 1);
+    assert_eq!(row["result"], "B+10.5");
+}
+
+/// Olympiad 3.7: on disagreement play resumes at most three times, the program that passed
+/// last moving second; then the disputed blocks go to the default removal of 3.9 (builtin)
+/// or a referee engine; agreed blocks are removed in any case.
+#[test]
+fn olympiad_resumes_three_times_then_the_referee_decides() {
+    // On the position of the tests above both walls die if the other side moves alone, so
+    // 3.9 keeps both invaders ("only the most obvious disputed blocks").
+    let (row, out) = settle(
+        "olympiad-builtin-keeps",
+        &scripted(BLACK_MOVES, "--dead a3"),
+        &scripted(WHITE_MOVES, "--dead e3"),
+        "olympiad",
+        &[],
+    );
+    assert_eq!(row["ending"], "referee", "{row}");
+    assert_eq!(row["resumptions"], 3);
+    assert_eq!(row["moves"], TURNS + 6);
+    assert!(removed(&row).is_empty());
+    assert_eq!(row["result"], "W+0.5");
+    assert!(game_log(&out).contains("default removal (Olympiad 3.9.2): A3 alive, E3 alive"));
+
+    // Black's columns a-c are pass-alive (eyes a1 and a3-a5) and White's a4 sits in a
+    // three-point eye: at most one eye, locally capturable, so it goes. White passed first
+    // and moves first on each resumption.
+    //     5 . X X O .
+    //     4 O X X O .
+    //     3 . X X O .
+    //     2 X X X O .
+    //     1 . X X O .
+    let (row, out) = settle(
+        "olympiad-builtin",
+        &scripted("c1,c2,c3,c4,c5,b1,b2,b3,b4,b5,a2", "--dead a4"),
+        &scripted("d1,d2,d3,d4,d5,a4", "--dead ''"),
+        "olympiad",
+        &[],
+    );
+    assert_eq!(row["ending"], "referee", "{row}");
+    assert_eq!(row["resumptions"], 3);
+    assert_eq!(row["moves"], 23 + 6);
+    assert_eq!(removed(&row), ["A4"]);
+    assert_eq!(row["result"], "B+4.5", "B+0.5 with a4 on the board");
+    let log = game_log(&out);
+    assert!(
+        log.contains("default removal (Olympiad 3.9.2): A4 dead"),
+        "{log}"
+    );
+    assert!(log.contains("play resumes with White to move (resumption 3)"));
+
+    // A referee engine: fed the game, asked final_status_list dead; it names a3 and Black's
+    // c1 wall, which nobody disputes and which stays.
+    let referee = engine("scripted --dead a3,c1");
+    let (row, out) = settle(
+        "olympiad-engine",
+        &scripted(BLACK_MOVES, "--dead a3,e3"),
+        &scripted(WHITE_MOVES, "--dead e3"),
+        "olympiad",
+        &["--referee", &referee],
+    );
+    assert_eq!(row["ending"], "referee", "{row}");
+    assert_eq!(removed(&row), ["A3", "E3"]);
+    assert_eq!(row["result"], "B+4.5");
+    let log = game_log(&out);
+    assert!(
+        log.contains("[referee engine >]") && log.contains("play w A3"),
+        "{log}"
+    );
+
+    // A program that refuses to resume is taken to pass (3.7.4), not penalised.
+    let (row, out) = settle(
+        "olympiad-refuses",
+        &scripted(&format!("{BLACK_MOVES},refuse,refuse,refuse"), "--dead a3"),
+        &scripted(WHITE_MOVES, "--dead ''"),
+        "olympiad",
+        &[],
+    );
+    assert_eq!(row["ending"], "referee", "{row}");
+    assert_eq!(row["moves"], TURNS + 6);
+    assert!(game_log(&out).contains("taken to pass (Olympiad 3.7.4)"));
+}
+
+/// Olympiad 3.10.3: the clocks stop during the agreement steps. Each dead list here takes
+/// 400 ms, eight of them 3.2 s, against a one-second clock: nobody loses on time.
+#[test]
+fn clocks_stop_while_engines_settle_dead_stones() {
+    let (row, _) = settle(
+        "clock-stops",
+        &scripted(BLACK_MOVES, "--dead a3 --status-delay 400ms"),
+        &scripted(WHITE_MOVES, "--dead e3"),
+        "olympiad",
+        &["--time", "1s", "--lag", "0s", "--command-timeout", "5s"],
+    );
+    assert_eq!(row["end"], "two-passes", "{row}");
+    assert_eq!(row["ending"], "referee");
+}
+
+/// Reference 000, third-party mediation: a referee engine settles the disagreement; one that
+/// gives no answer removes no disputed stone.
+#[test]
+fn referee_engine_settles_disagreements() {
+    let (row, _) = settle(
+        "referee",
+        &scripted(BLACK_MOVES, "--dead a3"),
+        &scripted(WHITE_MOVES, "--dead e3"),
+        "referee",
+        &["--referee", &engine("scripted --dead e3")],
+    );
+    assert_eq!(row["ending"], "referee", "{row}");
+    assert_eq!(row["resumptions"], 0);
+    assert_eq!(removed(&row), ["E3"]);
+    assert_eq!(row["result"], "W+6.5");
+
+    let (row, out) = settle(
+        "referee-fails",
+        &scripted(BLACK_MOVES, "--dead a3"),
+        &scripted(WHITE_MOVES, "--dead e3"),
+        "referee",
+        &["--referee", &engine("scripted --status-fails")],
+    );
+    assert!(removed(&row).is_empty(), "{row}");
+    assert!(game_log(&out).contains("the referee engine gave no answer"));
+}
+
+/// No protocol loops forever. Engines that always disagree and always pass end, past the 14
+/// turns to the first two passes, within: all-alive 0 more turns, chinese / kgs / tromp 2 (the
+/// four passes), japanese 0 in the record (2 on the copy), olympiad 6 (three resumptions),
+/// referee 0. Whatever the engines do, resumed play also stops at the move limit.
+#[test]
+fn every_protocol_ends_within_its_bound_when_engines_never_agree() {
+    for (end, extra) in [
+        ("all-alive", 0),
+        ("chinese", 2),
+        ("kgs", 2),
+        ("japanese", 0),
+        ("tromp", 2),
+        ("olympiad", 6),
+        ("referee", 0),
+    ] {
+        let (row, _) = settle(
+            &format!("bound-{end}"),
+            &scripted(BLACK_MOVES, "--dead a3"),
+            &scripted(WHITE_MOVES, "--dead e3"),
+            end,
+            &[],
+        );
+        assert_eq!(row["moves"], TURNS + extra, "{end}: {row}");
+        assert_eq!(row["end"], "two-passes");
+    }
+    // Resumed play is play: the move limit stops it, scored as it stands.
+    let (row, _) = settle(
+        "bound-limit",
+        &scripted(&format!("{BLACK_MOVES},b1,b2,b4,b5"), "--dead a3"),
+        &scripted(WHITE_MOVES, "--dead e3"),
+        "chinese",
+        &["--move-limit", "17"],
+    );
+    assert_eq!(row["moves"], 17, "{row}");
+    assert_eq!(row["end"], "move-limit");
+    assert_eq!(row["resumptions"], 1);
+}
+
+/// Two or three stones on the board, each side calling the other's dead: every protocol ends.
+#[test]
+fn a_board_of_unsettled_stones_ends_under_every_protocol() {
+    for end in ["chinese", "kgs", "japanese", "tromp", "olympiad", "referee"] {
+        let (row, _) = settle(
+            &format!("tiny-{end}"),
+            &scripted("c3,pass", "--dead d3"),
+            &scripted("d3,b2,pass", "--dead c3"),
+            end,
+            &[],
+        );
+        assert_eq!(row["end"], "two-passes", "{end}: {row}");
+        assert!(row["moves"].as_u64().unwrap() <= 12, "{end}: {row}");
+    }
+}
+
+/// GNU Go (which lists dead stones and has kgs-genmove_cleanup) against itself on 9×9 under
+/// every protocol: each game ends by passes with a settlement and a score that agrees with
+/// the record and the stones removed.
+#[test]
+fn gnugo_settles_under_every_protocol() {
+    if !have_gnugo() {
+        return;
+    }
+    let threads: Vec<_> = [
+        "all-alive",
+        "chinese",
+        "kgs",
+        "japanese",
+        "tromp",
+        "olympiad",
+        "referee",
+    ]
+    .into_iter()
+    .map(|end| {
+        std::thread::spawn(move || {
+            let out = out_dir(&format!("gnugo-{end}"));
+            let referee = format!("{GNUGO} --mode gtp --level 0");
+            // Without --capture-all-dead GNU Go passes with dead stones on the board.
+            let (code, stdout, stderr) = run_match(
+                &format!("{GNUGO} --mode gtp --level 0 --seed {{game}}"),
+                &format!("{GNUGO} --mode gtp --level 0 --seed 7{{game}}"),
+                &out,
+                &[
+                    "--games",
+                    "1",
+                    "--time",
+                    "none",
+                    "--end",
+                    end,
+                    "--referee",
+                    &referee,
+                ],
+            );
+            assert_eq!(code, 0, "{end}: {stderr}");
+            assert!(stdout.contains("game ends:"), "{stdout}");
+            let row = results(&out)[0].clone();
+            assert_eq!(row["end"], "two-passes", "{end}: {row}");
+            let (_, game) = replay(&out, &row);
+            let dead: goref_match::goref_end::marking::Dead = removed(&row)
+                .iter()
+                .map(|n| game.geometry().parse_point(n).unwrap())
+                .collect();
+            let [b, w] = goref_match::goref_end::marking::area_without(game.board(), &dead);
+            let score = goref_rules::Score {
+                black: b,
+                white: w,
+                komi: game.rules().komi,
+            };
+            assert_eq!(
+                score.outcome().to_sgf(),
+                row["result"].as_str().unwrap(),
+                "{end}"
+            );
+            (end, row)
+        })
+    })
+    .collect();
+    for t in threads {
+        let (end, row) = t.join().unwrap();
+        eprintln!(
+            "{end}: {} {} moves {}",
+            row["ending"], row["result"], row["moves"]
+        );
+    }
 }

@@ -5,14 +5,14 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use goref_gtp::engines::{serve_tcp, BuiltinEngine, Faults};
+use goref_gtp::engines::{serve_tcp, BuiltinEngine, Faults, Script};
 
 /// Arguments of `goref engine`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// `random` (uniform legal moves that fill no own eye) or `faulty` (the same, with the
-    /// misbehaviours below).
-    #[arg(value_parser = ["random", "faulty"])]
+    /// `random` (uniform legal moves that fill no own eye), `faulty` (the same, with the
+    /// misbehaviours below) or `scripted` (plays `--moves`, answers `--dead`).
+    #[arg(value_parser = ["random", "faulty", "scripted"])]
     name: String,
     /// Seed of the move generator (default: from the clock).
     #[arg(long)]
@@ -42,6 +42,39 @@ pub struct Args {
     /// faulty: exit with status 1 before reading any command (an engine that cannot start).
     #[arg(long)]
     exit_at_start: bool,
+    /// Options of the scripted engine (boxed: they are rarely used).
+    #[command(flatten)]
+    script: Box<ScriptArgs>,
+}
+
+/// Options of `goref engine scripted`.
+#[derive(clap::Args)]
+struct ScriptArgs {
+    /// scripted: replies to successive genmoves, `c3,pass,d4` (then passes).
+    #[arg(long, value_delimiter = ',', value_name = "MOVE,…")]
+    moves: Vec<String>,
+    /// scripted: list `kgs-genmove_cleanup` and answer it with these moves (then passes).
+    #[arg(long, value_name = "MOVE,…")]
+    cleanup: Option<String>,
+    /// scripted: list `final_status_list` and answer successive `final_status_list dead`
+    /// with these stones, `c4,d5` (`""` for none); repeat the option for the later answers
+    /// (the last one repeats).
+    #[arg(long, value_name = "VERTEX,…")]
+    dead: Vec<String>,
+    /// scripted: list `final_status_list` but answer it with a failure.
+    #[arg(long)]
+    status_fails: bool,
+    /// scripted: wait this long before answering `final_status_list` (`2s`).
+    #[arg(long, value_parser = goref_match::clock::parse_duration)]
+    status_delay: Option<Duration>,
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split([',', ' '])
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Runs `goref engine`.
@@ -57,6 +90,20 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.name == "random" && (faults != Faults::default() || args.exit_at_start) {
         bail!("misbehaviour options are for `goref engine faulty`");
     }
+    let script = Script {
+        moves: args.script.moves.iter().flat_map(|m| words(m)).collect(),
+        cleanup: args.script.cleanup.as_deref().map(words),
+        dead: (!args.script.dead.is_empty())
+            .then(|| args.script.dead.iter().map(|d| words(d)).collect()),
+        status_fails: args.script.status_fails,
+        status_delay: args.script.status_delay,
+    };
+    if args.name != "scripted" && script != Script::default() {
+        bail!("--moves, --cleanup, --dead and --status-* are for `goref engine scripted`");
+    }
+    if args.name == "scripted" && (faults != Faults::default() || args.exit_at_start) {
+        bail!("misbehaviour options are for `goref engine faulty`");
+    }
     if args.exit_at_start {
         eprintln!("goref-faulty: exiting at start as asked");
         return Ok(ExitCode::from(1));
@@ -67,11 +114,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             .map_or(0, |d| d.as_nanos() as u64);
         nanos ^ u64::from(std::process::id()).rotate_left(32)
     });
-    let random = args.name == "random";
+    let name = args.name.clone();
     let make = move |n: u64| {
         let seed = seed.wrapping_add(n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        if random {
+        if name == "random" {
             BuiltinEngine::random(seed)
+        } else if name == "scripted" {
+            BuiltinEngine::scripted(script.clone())
         } else {
             BuiltinEngine::faulty(seed, faults.clone())
         }

@@ -10,7 +10,7 @@ use goref_match::clock::parse_duration;
 use goref_match::config::{EngineEntry, FileConfig};
 use goref_match::runner::own_cpu_time;
 use goref_match::{
-    run_match, IllegalPolicy, MatchConfig, Player, Settings, Sprt, Stop, TimeControl,
+    run_match, IllegalPolicy, MatchConfig, Player, RefereeSpec, Settings, Sprt, Stop, TimeControl,
 };
 use goref_rules::{Komi, Preset, Ruleset};
 
@@ -73,6 +73,20 @@ pub struct Args {
     /// Stop when the test decides: ELO0 ELO1 ALPHA BETA (for the first engine).
     #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"], allow_hyphen_values = true)]
     sprt: Option<Vec<f64>>,
+    /// How a game ends after two passes (crate goref-end): `all-alive` (Tromp-Taylor 8-9:
+    /// every stone counts), `chinese` (equal dead lists removed, else play on; four passes:
+    /// all alive), `kgs` (as chinese, then clean-up with kgs-genmove_cleanup and the next two
+    /// passes end all alive), `japanese` (disputes played out on a copy), `tromp` (mark /
+    /// dispute / done, reference 003), `olympiad` (3.7: agreement, at most three resumptions,
+    /// then the default removal of 3.9), `referee` (a third party settles disagreements).
+    /// Default: `olympiad` under the olympiad rules, `all-alive` under tromp-taylor and nstt.
+    #[arg(long, value_name = "NAME")]
+    end: Option<String>,
+    /// Who settles disputed stones under `olympiad` and `referee`: `builtin` (goref's
+    /// default removal, Olympiad 3.9.2; the default) or a GTP engine command, fed the game
+    /// and asked `final_status_list dead`.
+    #[arg(long, value_name = "builtin|CMD")]
+    referee: Option<String>,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -183,6 +197,20 @@ pub fn config(args: &Args) -> anyhow::Result<MatchConfig> {
         (None, None) => Ruleset::preset(preset).komi,
     };
     settings.rules = Ruleset::preset(preset).with_komi(komi);
+    settings.end = match args.end.clone().or(file.end) {
+        Some(name) => name
+            .parse::<goref_match::Protocol>()
+            .map_err(anyhow::Error::msg)?,
+        None if preset == Preset::Olympiad => goref_match::Protocol::Olympiad,
+        None => goref_match::Protocol::AllAlive,
+    };
+    settings.referee = match args.referee.clone().or(file.referee) {
+        None => RefereeSpec::Builtin,
+        Some(r) if r.trim().eq_ignore_ascii_case("builtin") => RefereeSpec::Builtin,
+        Some(r) => {
+            RefereeSpec::Engine(EngineSpec::parse(&r).map_err(|e| anyhow!("--referee: {e}"))?)
+        }
+    };
     let time = args.time.clone().or(file.time);
     let byoyomi = args.byoyomi.clone().or(file.byoyomi);
     let canadian = args.canadian.clone().or(file.canadian);
