@@ -36,6 +36,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Score(args) => cmd::score::run(&args),
@@ -53,5 +54,16 @@ fn main() -> ExitCode {
             eprintln!("goref: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// `goref score x.sgf | head` must end quietly when the reader goes away, as Unix tools do,
+/// instead of panicking on the broken pipe: restore the default SIGPIPE action that Rust
+/// programs start without.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to the default before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
