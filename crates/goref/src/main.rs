@@ -37,6 +37,7 @@ enum Command {
 
 fn main() -> ExitCode {
     restore_sigpipe();
+    init_logging();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Score(args) => cmd::score::run(&args),
@@ -66,4 +67,15 @@ fn restore_sigpipe() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+}
+
+/// Diagnostics (engine faults, protocol steps, server events) go to stderr as `tracing` events,
+/// filtered by `GOREF_LOG` (for example `GOREF_LOG=goref_match=debug`); warnings by default.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("GOREF_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
 }
