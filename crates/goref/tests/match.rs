@@ -85,6 +85,12 @@ fn replay(out: &Path, row: &Value) -> (goref_sgf::GameRecord, Game) {
 
 fn have_gnugo() -> bool {
     let there = Path::new(GNUGO).exists();
+    // CI installs GNU Go and sets GOREF_REQUIRE_GNUGO: there a missing engine is a failure,
+    // not a silently passing test.
+    assert!(
+        there || std::env::var_os("GOREF_REQUIRE_GNUGO").is_none(),
+        "{GNUGO} is not installed"
+    );
     if !there {
         eprintln!("skipping: {GNUGO} is not installed (.ci/run installs it)");
     }
