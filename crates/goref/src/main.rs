@@ -36,9 +36,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    restore_sigpipe();
     init_logging();
     let cli = Cli::parse();
+    if matches!(
+        cli.command,
+        Command::Score(_) | Command::Perft(_) | Command::Bench(_) | Command::Judge(_)
+    ) {
+        restore_sigpipe();
+    }
     let result = match cli.command {
         Command::Score(args) => cmd::score::run(&args),
         Command::Perft(args) => cmd::perft::run(&args),
@@ -60,7 +65,8 @@ fn main() -> ExitCode {
 
 /// `goref score x.sgf | head` must end quietly when the reader goes away, as Unix tools do,
 /// instead of panicking on the broken pipe: restore the default SIGPIPE action that Rust
-/// programs start without.
+/// programs start without. Only for commands that print and exit: the match runner and the
+/// server write to engines and sockets that may close, and must see those as errors, not die.
 fn restore_sigpipe() {
     #[cfg(unix)]
     // SAFETY: setting a signal's disposition to the default before any thread starts.
