@@ -99,6 +99,38 @@ impl TimeControl {
         }
     }
 
+    /// The same time control for the shared clock logic.
+    #[must_use]
+    pub fn to_clock(&self) -> goref_clock::TimeControl {
+        match *self {
+            TimeControl::None => goref_clock::TimeControl::None,
+            TimeControl::SuddenDeath { main } => goref_clock::TimeControl::SuddenDeath { main },
+            TimeControl::Fischer { main, increment } => goref_clock::TimeControl::Fischer {
+                main,
+                increment,
+                max: None,
+            },
+            TimeControl::ByoYomi {
+                main,
+                period,
+                periods,
+            } => goref_clock::TimeControl::ByoYomi {
+                main,
+                period,
+                periods,
+            },
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } => goref_clock::TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            },
+        }
+    }
+
     /// Arguments of GTP `time_settings main byo_yomi_time byo_yomi_stones` (whole seconds;
     /// GTP 2 §6.3.6): absolute time is `M 0 0`; byo-yomi is told as Canadian with one stone;
     /// Fischer as absolute, the increments showing in `time_left`. `None` without a clock.
@@ -248,49 +280,42 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// One player's clock.
+/// One player's clock: goref-clock's, with the overtime shown to engines and records, and the
+/// lag margin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Clock {
     control: TimeControl,
-    main_left: Duration,
-    /// In overtime: time left in the current period (Canadian) or the period length.
-    period_left: Duration,
-    /// Byo-yomi periods left, or Canadian stones left to play in this period.
-    count_left: u32,
+    state: goref_clock::PlayerClock,
+    /// Whether the player is in overtime (byo-yomi or Canadian periods).
     overtime: bool,
+    /// Whether the player has run out of time.
+    flagged: bool,
 }
 
 impl Clock {
     /// A full clock.
     #[must_use]
     pub fn new(control: TimeControl) -> Clock {
-        let (main, period, count) = match control {
-            TimeControl::None => (Duration::MAX, Duration::ZERO, 0),
-            TimeControl::SuddenDeath { main } | TimeControl::Fischer { main, .. } => {
-                (main, Duration::ZERO, 0)
-            }
-            TimeControl::ByoYomi {
-                main,
-                period,
-                periods,
-            } => (main, period, periods),
-            TimeControl::Canadian {
-                main,
-                period,
-                stones,
-            } => (main, period, stones),
+        let mut state = control.to_clock().initial();
+        let (main, period) = match control {
+            TimeControl::ByoYomi { main, period, .. }
+            | TimeControl::Canadian { main, period, .. } => (main, period),
+            _ => (Duration::MAX, Duration::ZERO),
         };
-        let mut clock = Clock {
-            control,
-            main_left: main,
-            period_left: period,
-            count_left: count,
-            overtime: false,
-        };
-        if main.is_zero() && period > Duration::ZERO {
-            clock.overtime = true;
+        // Without main time, the first period starts with the game.
+        let overtime = main.is_zero() && period > Duration::ZERO;
+        if let (true, TimeControl::Canadian { period, stones, .. }) = (overtime, control) {
+            state = goref_clock::PlayerClock {
+                main: period,
+                periods: stones,
+            };
         }
-        clock
+        Clock {
+            control,
+            state,
+            overtime,
+            flagged: false,
+        }
     }
 
     /// Whether there is a clock at all.
@@ -302,18 +327,12 @@ impl Clock {
     /// The longest the next move may take, or `None` without a clock.
     #[must_use]
     pub fn allowance(&self) -> Option<Duration> {
-        match self.control {
-            TimeControl::None => None,
-            TimeControl::SuddenDeath { .. } | TimeControl::Fischer { .. } => Some(self.main_left),
-            TimeControl::ByoYomi { .. } => {
-                Some(self.main_left + self.period_left * self.count_left)
-            }
-            TimeControl::Canadian { .. } => Some(if self.overtime {
-                self.period_left
-            } else {
-                self.main_left + self.period_left
-            }),
-        }
+        let available = self.control.to_clock().available(self.state)?;
+        Some(if self.flagged {
+            Duration::ZERO
+        } else {
+            available
+        })
     }
 
     /// Charges a move that took `used`. An overrun of at most `lag` is forgiven (the clock
@@ -323,52 +342,31 @@ impl Clock {
             return true;
         };
         if used > allowance + lag {
-            self.main_left = Duration::ZERO;
-            self.period_left = Duration::ZERO;
-            self.count_left = 0;
+            self.state = goref_clock::PlayerClock::default();
+            self.flagged = true;
             return false;
         }
-        let used = used.min(allowance);
-        match self.control {
-            TimeControl::None => {}
-            TimeControl::SuddenDeath { .. } => self.main_left -= used,
-            TimeControl::Fischer { increment, .. } => {
-                self.main_left = self.main_left - used + increment
-            }
-            TimeControl::ByoYomi { period, .. } => {
-                if used <= self.main_left {
-                    self.main_left -= used;
-                } else {
-                    let over = used - self.main_left;
-                    self.main_left = Duration::ZERO;
-                    self.overtime = true;
-                    // Each whole period used up is lost; the one the move ended in resets.
-                    let lost =
-                        (over.as_nanos().saturating_sub(1) / period.as_nanos().max(1)) as u32;
-                    self.count_left = self.count_left.saturating_sub(lost);
-                }
-            }
-            TimeControl::Canadian { period, stones, .. } => {
-                let over = if self.overtime {
-                    used
-                } else if used <= self.main_left {
-                    self.main_left -= used;
-                    return true;
-                } else {
-                    let over = used - self.main_left;
-                    self.main_left = Duration::ZERO;
-                    self.overtime = true;
-                    over
-                };
-                self.period_left = self.period_left.saturating_sub(over);
-                self.count_left -= 1;
-                if self.count_left == 0 {
-                    self.period_left = period;
-                    self.count_left = stones;
-                }
-            }
+        if self.flagged {
+            return true;
         }
+        let used = used.min(allowance);
+        if used > self.state.main {
+            self.overtime = true;
+        }
+        self.state = self
+            .control
+            .to_clock()
+            .charge(self.state, used)
+            .expect("a move within the allowance");
         true
+    }
+
+    /// In byo-yomi overtime, the time left in the period.
+    fn period_left(&self) -> Duration {
+        match self.control {
+            TimeControl::ByoYomi { period, .. } if !self.flagged => period,
+            _ => Duration::ZERO,
+        }
     }
 
     /// Arguments of `time_left COLOR TIME STONES` (GTP 2 §6.3.6: stones 0 in main time), whole
@@ -377,9 +375,9 @@ impl Clock {
     pub fn time_left(&self) -> Option<(u64, u32)> {
         match self.control {
             TimeControl::None => None,
-            _ if !self.overtime => Some((self.main_left.as_secs(), 0)),
-            TimeControl::ByoYomi { .. } => Some((self.period_left.as_secs(), 1)),
-            _ => Some((self.period_left.as_secs(), self.count_left)),
+            _ if !self.overtime => Some((self.state.main.as_secs(), 0)),
+            TimeControl::ByoYomi { .. } => Some((self.period_left().as_secs(), 1)),
+            _ => Some((self.state.main.as_secs(), self.state.periods)),
         }
     }
 
@@ -388,8 +386,11 @@ impl Clock {
     pub fn sgf_left(&self) -> Option<(f64, Option<u32>)> {
         match self.control {
             TimeControl::None => None,
-            _ if !self.overtime => Some((self.main_left.as_secs_f64(), None)),
-            _ => Some((self.period_left.as_secs_f64(), Some(self.count_left))),
+            _ if !self.overtime => Some((self.state.main.as_secs_f64(), None)),
+            TimeControl::ByoYomi { .. } => {
+                Some((self.period_left().as_secs_f64(), Some(self.state.periods)))
+            }
+            _ => Some((self.state.main.as_secs_f64(), Some(self.state.periods))),
         }
     }
 }
@@ -500,6 +501,27 @@ mod tests {
         assert_eq!(c.time_left(), Some((10, 2)));
         assert!(c.charge(S(8), NO_LAG));
         assert!(!c.charge(S(3), NO_LAG)); // 11 s for two stones
+    }
+
+    #[test]
+    fn without_main_time_overtime_starts_at_once_and_a_flag_empties_the_clock() {
+        let mut c = Clock::new(TimeControl::ByoYomi {
+            main: S(0),
+            period: S(30),
+            periods: 2,
+        });
+        assert_eq!(c.time_left(), Some((30, 1)));
+        assert_eq!(c.sgf_left(), Some((30.0, Some(2))));
+        let c2 = Clock::new(TimeControl::Canadian {
+            main: S(0),
+            period: S(60),
+            stones: 5,
+        });
+        assert_eq!(c2.time_left(), Some((60, 5)));
+        assert!(!c.charge(S(61), NO_LAG));
+        assert_eq!(c.allowance(), Some(Duration::ZERO));
+        assert_eq!(c.time_left(), Some((0, 1)));
+        assert_eq!(c.sgf_left(), Some((0.0, Some(0))));
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! up to the lag allowance per turn. A player whose time is up is flagged by the server when
 //! their remaining time plus the lag allowance has passed.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 
 /// The time control of a game, as chosen when it is created.
@@ -53,69 +55,49 @@ pub struct PlayerClock {
 }
 
 impl TimeControl {
-    /// Checks the numbers.
-    pub fn validate(&self) -> Result<(), String> {
-        let ok = |v: u32, what: &str| {
-            if v > MAX_SECONDS {
-                Err(format!("{what} {v} s is more than {MAX_SECONDS} s"))
-            } else {
-                Ok(())
-            }
-        };
+    /// The same time control for the shared clock logic.
+    #[must_use]
+    pub fn to_clock(&self) -> goref_clock::TimeControl {
+        let s = |seconds: u32| Duration::from_secs(u64::from(seconds));
         match *self {
-            TimeControl::None => Ok(()),
+            TimeControl::None => goref_clock::TimeControl::None,
             TimeControl::SuddenDeath { main_s } => {
-                ok(main_s, "main time")?;
-                if main_s == 0 {
-                    return Err("sudden death needs a main time above 0".into());
-                }
-                Ok(())
+                goref_clock::TimeControl::SuddenDeath { main: s(main_s) }
             }
             TimeControl::Fischer {
                 main_s,
                 increment_s,
                 max_s,
-            } => {
-                ok(main_s, "main time")?;
-                ok(increment_s, "increment")?;
-                if main_s == 0 && increment_s == 0 {
-                    return Err("Fischer time needs a main time or an increment above 0".into());
-                }
-                if let Some(max) = max_s {
-                    ok(max, "maximum time")?;
-                    if max < main_s {
-                        return Err("the maximum time is below the main time".into());
-                    }
-                }
-                Ok(())
-            }
+            } => goref_clock::TimeControl::Fischer {
+                main: s(main_s),
+                increment: s(increment_s),
+                max: max_s.map(s),
+            },
             TimeControl::ByoYomi {
                 main_s,
                 period_s,
                 periods,
-            } => {
-                ok(main_s, "main time")?;
-                ok(period_s, "period")?;
-                if period_s == 0 || periods == 0 || periods > 100 {
-                    return Err("byo-yomi needs periods of at least 1 s, 1 to 100 of them".into());
-                }
-                Ok(())
-            }
+            } => goref_clock::TimeControl::ByoYomi {
+                main: s(main_s),
+                period: s(period_s),
+                periods,
+            },
             TimeControl::Canadian {
                 main_s,
                 period_s,
                 stones,
-            } => {
-                ok(main_s, "main time")?;
-                ok(period_s, "period")?;
-                if period_s == 0 || stones == 0 || stones > 1000 {
-                    return Err(
-                        "Canadian time needs a period of at least 1 s for 1 to 1000 stones".into(),
-                    );
-                }
-                Ok(())
-            }
+            } => goref_clock::TimeControl::Canadian {
+                main: s(main_s),
+                period: s(period_s),
+                stones,
+            },
         }
+    }
+
+    /// Checks the numbers.
+    pub fn validate(&self) -> Result<(), String> {
+        self.to_clock()
+            .validate(Duration::from_secs(u64::from(MAX_SECONDS)))
     }
 
     /// Whether a clock runs at all.
@@ -127,138 +109,31 @@ impl TimeControl {
     /// A player's clock at the start of the game.
     #[must_use]
     pub fn initial(&self) -> PlayerClock {
-        match *self {
-            TimeControl::None => PlayerClock::default(),
-            TimeControl::SuddenDeath { main_s }
-            | TimeControl::Fischer { main_s, .. }
-            | TimeControl::Canadian { main_s, .. } => PlayerClock {
-                main_ms: ms(main_s),
-                periods: 0,
-            },
-            TimeControl::ByoYomi {
-                main_s, periods, ..
-            } => PlayerClock {
-                main_ms: ms(main_s),
-                periods,
-            },
-        }
+        self.to_clock().initial().into()
     }
 
     /// Milliseconds a player may still use on the current turn before losing on time (`None`
     /// when untimed).
     #[must_use]
     pub fn available_ms(&self, clock: PlayerClock) -> Option<u64> {
-        match *self {
-            TimeControl::None => None,
-            TimeControl::SuddenDeath { .. } | TimeControl::Fischer { .. } => Some(clock.main_ms),
-            TimeControl::ByoYomi { period_s, .. } => {
-                Some(clock.main_ms + u64::from(clock.periods) * ms(period_s))
-            }
-            TimeControl::Canadian { period_s, .. } if clock.periods == 0 => {
-                Some(clock.main_ms + ms(period_s))
-            }
-            TimeControl::Canadian { .. } => Some(clock.main_ms),
-        }
+        self.to_clock().available(clock.into()).map(millis)
     }
 
     /// The clock after a turn that used `used_ms`, or `None` when the time ran out.
     #[must_use]
     pub fn charge(&self, clock: PlayerClock, used_ms: u64) -> Option<PlayerClock> {
-        if let Some(available) = self.available_ms(clock) {
-            if used_ms > available {
-                return None;
-            }
-        }
-        Some(match *self {
-            TimeControl::None => clock,
-            TimeControl::SuddenDeath { .. } => PlayerClock {
-                main_ms: clock.main_ms - used_ms,
-                periods: 0,
-            },
-            TimeControl::Fischer {
-                increment_s, max_s, ..
-            } => {
-                let mut main_ms = clock.main_ms - used_ms + ms(increment_s);
-                if let Some(max) = max_s {
-                    main_ms = main_ms.min(ms(max));
-                }
-                PlayerClock {
-                    main_ms,
-                    periods: 0,
-                }
-            }
-            TimeControl::ByoYomi { period_s, .. } => {
-                if used_ms <= clock.main_ms {
-                    PlayerClock {
-                        main_ms: clock.main_ms - used_ms,
-                        periods: clock.periods,
-                    }
-                } else {
-                    // Each whole period overrun is lost; the one the turn ended in is kept.
-                    let over = used_ms - clock.main_ms;
-                    let lost = ((over - 1) / ms(period_s)) as u32;
-                    PlayerClock {
-                        main_ms: 0,
-                        periods: clock.periods - lost,
-                    }
-                }
-            }
-            TimeControl::Canadian {
-                period_s, stones, ..
-            } => {
-                // In main time, a turn that overruns it starts the first period.
-                let (left, turns) = if clock.periods == 0 {
-                    if used_ms <= clock.main_ms {
-                        return Some(PlayerClock {
-                            main_ms: clock.main_ms - used_ms,
-                            periods: 0,
-                        });
-                    }
-                    (ms(period_s) - (used_ms - clock.main_ms), stones)
-                } else {
-                    (clock.main_ms - used_ms, clock.periods)
-                };
-                if turns <= 1 {
-                    // The period's last stone: a new period starts.
-                    PlayerClock {
-                        main_ms: ms(period_s),
-                        periods: stones,
-                    }
-                } else {
-                    PlayerClock {
-                        main_ms: left,
-                        periods: turns - 1,
-                    }
-                }
-            }
-        })
+        self.to_clock()
+            .charge(clock.into(), Duration::from_millis(used_ms))
+            .map(PlayerClock::from)
     }
 
     /// The clock of a player charged `used_ms` but whose turn did not end (what the page shows
     /// while a clock runs): main time first, then periods.
     #[must_use]
     pub fn running(&self, clock: PlayerClock, used_ms: u64) -> PlayerClock {
-        match *self {
-            TimeControl::ByoYomi { period_s, .. } if used_ms > clock.main_ms => {
-                let over = used_ms - clock.main_ms;
-                let lost = (over / ms(period_s)) as u32;
-                PlayerClock {
-                    main_ms: 0,
-                    periods: clock.periods.saturating_sub(lost),
-                }
-            }
-            TimeControl::Canadian {
-                period_s, stones, ..
-            } if clock.periods == 0 && used_ms > clock.main_ms => PlayerClock {
-                main_ms: ms(period_s).saturating_sub(used_ms - clock.main_ms),
-                periods: stones,
-            },
-            TimeControl::None => clock,
-            _ => PlayerClock {
-                main_ms: clock.main_ms.saturating_sub(used_ms),
-                periods: clock.periods,
-            },
-        }
+        self.to_clock()
+            .running(clock.into(), Duration::from_millis(used_ms))
+            .into()
     }
 
     /// A short description: `5:00 + 10 s`, `10:00 + 5 × 30 s`.
@@ -305,17 +180,34 @@ pub fn charged_ms(
     client_think_ms: Option<u64>,
     lag_allowance_ms: u64,
 ) -> u64 {
-    let credit = match client_think_ms {
-        Some(think) => server_elapsed_ms
-            .saturating_sub(think)
-            .min(lag_allowance_ms),
-        None => 0,
-    };
-    server_elapsed_ms - credit
+    millis(goref_clock::charged(
+        Duration::from_millis(server_elapsed_ms),
+        client_think_ms.map(Duration::from_millis),
+        Duration::from_millis(lag_allowance_ms),
+    ))
 }
 
-fn ms(seconds: u32) -> u64 {
-    u64::from(seconds) * 1000
+impl From<goref_clock::PlayerClock> for PlayerClock {
+    fn from(c: goref_clock::PlayerClock) -> PlayerClock {
+        PlayerClock {
+            main_ms: millis(c.main),
+            periods: c.periods,
+        }
+    }
+}
+
+impl From<PlayerClock> for goref_clock::PlayerClock {
+    fn from(c: PlayerClock) -> goref_clock::PlayerClock {
+        goref_clock::PlayerClock {
+            main: Duration::from_millis(c.main_ms),
+            periods: c.periods,
+        }
+    }
+}
+
+/// Whole milliseconds (the server's clocks never hold less).
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 fn minsec(seconds: u32) -> String {
@@ -326,13 +218,16 @@ fn minsec(seconds: u32) -> String {
 mod tests {
     use super::*;
 
+    /// The logic is goref-clock's (tested there); here, its milliseconds and JSON.
     #[test]
-    fn fischer_adds_the_increment_up_to_the_maximum() {
-        let tc = TimeControl::Fischer {
-            main_s: 10,
-            increment_s: 5,
-            max_s: Some(12),
-        };
+    fn clocks_are_charged_in_milliseconds() {
+        let tc: TimeControl =
+            serde_json::from_str(r#"{"kind":"fischer","main_s":10,"increment_s":5,"max_s":12}"#)
+                .unwrap();
+        assert_eq!(
+            serde_json::to_string(&tc).unwrap(),
+            r#"{"kind":"fischer","main_s":10,"increment_s":5,"max_s":12}"#
+        );
         let c = tc.initial();
         assert_eq!(c.main_ms, 10_000);
         let c = tc.charge(c, 1_000).unwrap();
@@ -340,10 +235,7 @@ mod tests {
         let c = tc.charge(c, 9_000).unwrap();
         assert_eq!(c.main_ms, 8_000);
         assert_eq!(tc.charge(c, 8_001), None);
-    }
 
-    #[test]
-    fn byo_yomi_keeps_a_period_used_within_it_and_loses_overruns() {
         let tc = TimeControl::ByoYomi {
             main_s: 1,
             period_s: 10,
@@ -359,50 +251,23 @@ mod tests {
                 periods: 3
             }
         );
-        let c = tc.charge(c, 10_000).unwrap();
-        assert_eq!(c.periods, 3);
         let c = tc.charge(c, 10_001).unwrap();
         assert_eq!(c.periods, 2);
-        assert_eq!(tc.charge(c, 20_001), None);
         assert_eq!(tc.running(c, 15_000).periods, 1);
-    }
+        assert_eq!(TimeControl::None.available_ms(c), None);
 
-    #[test]
-    fn canadian_gives_so_many_stones_a_period() {
         let tc = TimeControl::Canadian {
             main_s: 1,
             period_s: 10,
             stones: 2,
         };
-        let c = tc.initial();
-        assert_eq!(tc.available_ms(c), Some(11_000));
-        // Overrunning main time by 3 s starts the period: 7 s left for one more stone.
-        let c = tc.charge(c, 4_000).unwrap();
         assert_eq!(
-            c,
-            PlayerClock {
+            tc.charge(tc.initial(), 4_000),
+            Some(PlayerClock {
                 main_ms: 7_000,
                 periods: 1
-            }
+            })
         );
-        // The period's last stone: a fresh period.
-        let c = tc.charge(c, 6_000).unwrap();
-        assert_eq!(
-            c,
-            PlayerClock {
-                main_ms: 10_000,
-                periods: 2
-            }
-        );
-        let c = tc.charge(c, 9_000).unwrap();
-        assert_eq!(
-            c,
-            PlayerClock {
-                main_ms: 1_000,
-                periods: 1
-            }
-        );
-        assert_eq!(tc.charge(c, 1_001), None);
     }
 
     #[test]
@@ -423,9 +288,10 @@ mod tests {
         }
         .validate()
         .is_err());
-        assert!(TimeControl::SuddenDeath { main_s: 90_000 }
-            .validate()
-            .is_err());
+        assert_eq!(
+            TimeControl::SuddenDeath { main_s: 90_000 }.validate(),
+            Err("main time 90000 s is more than 86400 s".into())
+        );
         let parsed: TimeControl =
             serde_json::from_str(r#"{"kind":"fischer","main_s":60,"increment_s":2}"#).unwrap();
         assert!(parsed.validate().is_ok());

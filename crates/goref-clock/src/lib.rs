@@ -1,0 +1,402 @@
+//! Game clocks of Go: sudden death, Fischer, Japanese byo-yomi and Canadian overtime.
+//!
+//! One concept: a [`TimeControl`] (what each player is given) and a value-type [`PlayerClock`]
+//! (what one player has left), with pure functions to tell the time available on a turn, to
+//! charge a finished turn ([`TimeControl::charge`], `None` when the time ran out) and to show a
+//! clock while it runs. The match runner and the server are adapters over these.
+
+use std::time::Duration;
+
+/// How much time each player has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum TimeControl {
+    /// No clock.
+    None,
+    /// All turns in `main`.
+    SuddenDeath { main: Duration },
+    /// `main`, plus `increment` after each turn, never above `max` (when given).
+    Fischer {
+        main: Duration,
+        increment: Duration,
+        max: Option<Duration>,
+    },
+    /// `main`, then `periods` periods of `period`: a turn within a period keeps it, each period
+    /// overrun is lost, the last one lost loses the game.
+    ByoYomi {
+        main: Duration,
+        period: Duration,
+        periods: u32,
+    },
+    /// `main`, then `stones` turns in every period of `period`.
+    Canadian {
+        main: Duration,
+        period: Duration,
+        stones: u32,
+    },
+}
+
+/// One player's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PlayerClock {
+    /// Main time left (Canadian overtime: time left in the period).
+    pub main: Duration,
+    /// Byo-yomi periods left; Canadian: turns left in the period (0 while in main time).
+    pub periods: u32,
+}
+
+impl TimeControl {
+    /// Checks the numbers: every time at most `max`, and enough time to play at all.
+    pub fn validate(&self, max: Duration) -> Result<(), String> {
+        let ok = |v: Duration, what: &str| {
+            if v > max {
+                Err(format!(
+                    "{what} {} s is more than {} s",
+                    v.as_secs_f64(),
+                    max.as_secs_f64()
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        match *self {
+            TimeControl::None => Ok(()),
+            TimeControl::SuddenDeath { main } => {
+                ok(main, "main time")?;
+                if main.is_zero() {
+                    return Err("sudden death needs a main time above 0".into());
+                }
+                Ok(())
+            }
+            TimeControl::Fischer {
+                main,
+                increment,
+                max: cap,
+            } => {
+                ok(main, "main time")?;
+                ok(increment, "increment")?;
+                if main.is_zero() && increment.is_zero() {
+                    return Err("Fischer time needs a main time or an increment above 0".into());
+                }
+                if let Some(cap) = cap {
+                    ok(cap, "maximum time")?;
+                    if cap < main {
+                        return Err("the maximum time is below the main time".into());
+                    }
+                }
+                Ok(())
+            }
+            TimeControl::ByoYomi {
+                main,
+                period,
+                periods,
+            } => {
+                ok(main, "main time")?;
+                ok(period, "period")?;
+                if period.is_zero() || periods == 0 || periods > 100 {
+                    return Err("byo-yomi needs periods of at least 1 s, 1 to 100 of them".into());
+                }
+                Ok(())
+            }
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } => {
+                ok(main, "main time")?;
+                ok(period, "period")?;
+                if period.is_zero() || stones == 0 || stones > 1000 {
+                    return Err(
+                        "Canadian time needs a period of at least 1 s for 1 to 1000 stones".into(),
+                    );
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Whether a clock runs at all.
+    #[must_use]
+    pub fn is_timed(&self) -> bool {
+        *self != TimeControl::None
+    }
+
+    /// A player's clock at the start of the game (in main time, even when it is 0).
+    #[must_use]
+    pub fn initial(&self) -> PlayerClock {
+        match *self {
+            TimeControl::None => PlayerClock::default(),
+            TimeControl::SuddenDeath { main }
+            | TimeControl::Fischer { main, .. }
+            | TimeControl::Canadian { main, .. } => PlayerClock { main, periods: 0 },
+            TimeControl::ByoYomi { main, periods, .. } => PlayerClock { main, periods },
+        }
+    }
+
+    /// The time a player may still use on the current turn before losing on time (`None` when
+    /// untimed).
+    #[must_use]
+    pub fn available(&self, clock: PlayerClock) -> Option<Duration> {
+        match *self {
+            TimeControl::None => None,
+            TimeControl::SuddenDeath { .. } | TimeControl::Fischer { .. } => Some(clock.main),
+            TimeControl::ByoYomi { period, .. } => Some(clock.main + period * clock.periods),
+            TimeControl::Canadian { period, .. } if clock.periods == 0 => Some(clock.main + period),
+            TimeControl::Canadian { .. } => Some(clock.main),
+        }
+    }
+
+    /// The clock after a turn that used `used`, or `None` when the time ran out.
+    #[must_use]
+    pub fn charge(&self, clock: PlayerClock, used: Duration) -> Option<PlayerClock> {
+        if let Some(available) = self.available(clock) {
+            if used > available {
+                return None;
+            }
+        }
+        Some(match *self {
+            TimeControl::None => clock,
+            TimeControl::SuddenDeath { .. } => PlayerClock {
+                main: clock.main - used,
+                periods: 0,
+            },
+            TimeControl::Fischer { increment, max, .. } => {
+                let mut main = clock.main - used + increment;
+                if let Some(max) = max {
+                    main = main.min(max);
+                }
+                PlayerClock { main, periods: 0 }
+            }
+            TimeControl::ByoYomi { period, .. } => {
+                if used <= clock.main {
+                    PlayerClock {
+                        main: clock.main - used,
+                        periods: clock.periods,
+                    }
+                } else {
+                    // Each whole period overrun is lost; the one the turn ended in is kept.
+                    let over = used - clock.main;
+                    let lost = (over.as_nanos() - 1) / period.as_nanos().max(1);
+                    PlayerClock {
+                        main: Duration::ZERO,
+                        periods: clock.periods.saturating_sub(lost as u32),
+                    }
+                }
+            }
+            TimeControl::Canadian { period, stones, .. } => {
+                // In main time, a turn that overruns it starts the first period.
+                let (left, turns) = if clock.periods == 0 {
+                    if used <= clock.main {
+                        return Some(PlayerClock {
+                            main: clock.main - used,
+                            periods: 0,
+                        });
+                    }
+                    (period.saturating_sub(used - clock.main), stones)
+                } else {
+                    (clock.main - used, clock.periods)
+                };
+                if turns <= 1 {
+                    // The period's last stone: a new period starts.
+                    PlayerClock {
+                        main: period,
+                        periods: stones,
+                    }
+                } else {
+                    PlayerClock {
+                        main: left,
+                        periods: turns - 1,
+                    }
+                }
+            }
+        })
+    }
+
+    /// The clock of a player charged `used` but whose turn did not end (what a running clock
+    /// shows): main time first, then periods.
+    #[must_use]
+    pub fn running(&self, clock: PlayerClock, used: Duration) -> PlayerClock {
+        match *self {
+            TimeControl::ByoYomi { period, .. } if used > clock.main => {
+                let over = used - clock.main;
+                let lost = over.as_nanos() / period.as_nanos();
+                PlayerClock {
+                    main: Duration::ZERO,
+                    periods: clock.periods.saturating_sub(lost as u32),
+                }
+            }
+            TimeControl::Canadian { period, stones, .. }
+                if clock.periods == 0 && used > clock.main =>
+            {
+                PlayerClock {
+                    main: period.saturating_sub(used - clock.main),
+                    periods: stones,
+                }
+            }
+            TimeControl::None => clock,
+            _ => PlayerClock {
+                main: clock.main.saturating_sub(used),
+                periods: clock.periods,
+            },
+        }
+    }
+}
+
+/// The time a turn is charged: `elapsed` as measured by the referee, less a credit for lag,
+/// the credit being what the player's own measure (`think`) says was spent on the wire, at most
+/// `lag_allowance`.
+#[must_use]
+pub fn charged(elapsed: Duration, think: Option<Duration>, lag_allowance: Duration) -> Duration {
+    let credit = match think {
+        Some(think) => elapsed.saturating_sub(think).min(lag_allowance),
+        None => Duration::ZERO,
+    };
+    elapsed - credit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: fn(u64) -> Duration = Duration::from_secs;
+    const MS: fn(u64) -> Duration = Duration::from_millis;
+
+    #[test]
+    fn sudden_death_runs_out_with_the_main_time() {
+        let tc = TimeControl::SuddenDeath { main: S(10) };
+        let c = tc.charge(tc.initial(), S(6)).unwrap();
+        assert_eq!(c.main, S(4));
+        assert_eq!(tc.available(c), Some(S(4)));
+        assert_eq!(tc.charge(c, MS(4_001)), None);
+        assert_eq!(tc.running(c, S(9)).main, Duration::ZERO);
+    }
+
+    #[test]
+    fn fischer_adds_the_increment_up_to_the_maximum() {
+        let tc = TimeControl::Fischer {
+            main: S(10),
+            increment: S(5),
+            max: Some(S(12)),
+        };
+        let c = tc.initial();
+        assert_eq!(c.main, S(10));
+        let c = tc.charge(c, S(1)).unwrap();
+        assert_eq!(c.main, S(12));
+        let c = tc.charge(c, S(9)).unwrap();
+        assert_eq!(c.main, S(8));
+        assert_eq!(tc.charge(c, MS(8_001)), None);
+    }
+
+    #[test]
+    fn byo_yomi_keeps_a_period_used_within_it_and_loses_overruns() {
+        let tc = TimeControl::ByoYomi {
+            main: S(1),
+            period: S(10),
+            periods: 3,
+        };
+        let c = tc.initial();
+        assert_eq!(tc.available(c), Some(S(31)));
+        let c = tc.charge(c, S(11)).unwrap();
+        assert_eq!(
+            c,
+            PlayerClock {
+                main: Duration::ZERO,
+                periods: 3
+            }
+        );
+        let c = tc.charge(c, S(10)).unwrap();
+        assert_eq!(c.periods, 3);
+        let c = tc.charge(c, MS(10_001)).unwrap();
+        assert_eq!(c.periods, 2);
+        assert_eq!(tc.charge(c, MS(20_001)), None);
+        assert_eq!(tc.running(c, S(15)).periods, 1);
+    }
+
+    #[test]
+    fn canadian_gives_so_many_stones_a_period() {
+        let tc = TimeControl::Canadian {
+            main: S(1),
+            period: S(10),
+            stones: 2,
+        };
+        let c = tc.initial();
+        assert_eq!(tc.available(c), Some(S(11)));
+        // Overrunning main time by 3 s starts the period: 7 s left for one more stone.
+        let c = tc.charge(c, S(4)).unwrap();
+        assert_eq!(
+            c,
+            PlayerClock {
+                main: S(7),
+                periods: 1
+            }
+        );
+        // The period's last stone: a fresh period.
+        let c = tc.charge(c, S(6)).unwrap();
+        assert_eq!(
+            c,
+            PlayerClock {
+                main: S(10),
+                periods: 2
+            }
+        );
+        let c = tc.charge(c, S(9)).unwrap();
+        assert_eq!(
+            c,
+            PlayerClock {
+                main: S(1),
+                periods: 1
+            }
+        );
+        assert_eq!(tc.charge(c, MS(1_001)), None);
+        assert_eq!(
+            tc.running(tc.initial(), S(3)),
+            PlayerClock {
+                main: S(8),
+                periods: 2
+            }
+        );
+    }
+
+    #[test]
+    fn no_clock_never_runs_out() {
+        let tc = TimeControl::None;
+        assert!(!tc.is_timed());
+        assert_eq!(tc.available(tc.initial()), None);
+        assert_eq!(tc.charge(tc.initial(), S(1_000_000)), Some(tc.initial()));
+    }
+
+    #[test]
+    fn lag_credit_is_bounded_by_the_allowance() {
+        assert_eq!(charged(S(5), Some(S(4)), S(2)), S(4));
+        assert_eq!(charged(S(5), Some(S(1)), S(2)), S(3));
+        assert_eq!(charged(S(5), Some(S(9)), S(2)), S(5));
+        assert_eq!(charged(S(5), None, S(2)), S(5));
+    }
+
+    #[test]
+    fn bad_time_controls_are_refused() {
+        let max = S(86_400);
+        assert!(TimeControl::SuddenDeath { main: S(0) }
+            .validate(max)
+            .is_err());
+        assert!(TimeControl::ByoYomi {
+            main: S(0),
+            period: S(0),
+            periods: 1
+        }
+        .validate(max)
+        .is_err());
+        assert_eq!(
+            TimeControl::SuddenDeath { main: S(90_000) }.validate(max),
+            Err("main time 90000 s is more than 86400 s".into())
+        );
+        assert!(TimeControl::Fischer {
+            main: S(60),
+            increment: S(2),
+            max: None
+        }
+        .validate(max)
+        .is_ok());
+    }
+}
