@@ -5,6 +5,7 @@
 //! charge a finished turn ([`TimeControl::charge`], `None` when the time ran out) and to show a
 //! clock while it runs. The match runner and the server are adapters over these.
 
+use std::fmt;
 use std::time::Duration;
 
 /// How much time each player has.
@@ -255,12 +256,202 @@ pub fn charged(elapsed: Duration, think: Option<Duration>, lag_allowance: Durati
     elapsed - credit
 }
 
+/// The forms people write and the Olympiad's defaults.
+impl TimeControl {
+    /// The Olympiad's time for a board (reference 001, section 1): 45 minutes sudden death on
+    /// 19×19, 30 on 13×13, 10 on 9×9; other sizes scale with the number of points from 9×9.
+    #[must_use]
+    pub fn olympiad(width: usize, height: usize) -> TimeControl {
+        let minutes = match (width, height) {
+            (19, 19) => 45,
+            (13, 13) => 30,
+            (9, 9) => 10,
+            _ => (10 * width * height).div_ceil(81).clamp(1, 45) as u64,
+        };
+        TimeControl::SuddenDeath {
+            main: Duration::from_secs(60 * minutes),
+        }
+    }
+
+    /// Reads the command line's forms: `none`, `10m` (sudden death), `5m+3s` (Fischer), and
+    /// with `byoyomi` (`30s/5`: five 30-second periods) or `canadian` (`5m/25`: 25 stones in
+    /// five minutes) the overtime after `time`.
+    pub fn parse(
+        time: &str,
+        byoyomi: Option<&str>,
+        canadian: Option<&str>,
+    ) -> Result<TimeControl, String> {
+        let time = time.trim();
+        if time.eq_ignore_ascii_case("none") {
+            if byoyomi.is_some() || canadian.is_some() {
+                return Err("overtime needs a main time (use --time 0s for none)".into());
+            }
+            return Ok(TimeControl::None);
+        }
+        let (main, increment) = match time.split_once('+') {
+            Some((m, i)) => (parse_duration(m)?, Some(parse_duration(i)?)),
+            None => (parse_duration(time)?, None),
+        };
+        let split =
+            |text: &str, what: &str| -> Result<(Duration, u32), String> {
+                let (d, n) = text
+                    .split_once('/')
+                    .ok_or_else(|| format!("{what} '{text}' is not TIME/COUNT"))?;
+                let n: u32 =
+                    n.trim().parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        format!("{what} '{text}': count must be a positive number")
+                    })?;
+                Ok((parse_duration(d)?, n))
+            };
+        match (increment, byoyomi, canadian) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => {
+                Err("choose one of Fischer increment, --byoyomi and --canadian".into())
+            }
+            (Some(increment), None, None) => Ok(TimeControl::Fischer {
+                main,
+                increment,
+                max: None,
+            }),
+            (None, Some(b), None) => {
+                let (period, periods) = split(b, "byo-yomi")?;
+                Ok(TimeControl::ByoYomi {
+                    main,
+                    period,
+                    periods,
+                })
+            }
+            (None, None, Some(c)) => {
+                let (period, stones) = split(c, "canadian overtime")?;
+                Ok(TimeControl::Canadian {
+                    main,
+                    period,
+                    stones,
+                })
+            }
+            (None, None, None) => Ok(TimeControl::SuddenDeath { main }),
+        }
+    }
+}
+
+impl fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            TimeControl::None => f.write_str("no clock"),
+            TimeControl::SuddenDeath { main } => write!(f, "{} sudden death", show(main)),
+            TimeControl::Fischer {
+                main, increment, ..
+            } => {
+                write!(f, "{}+{} Fischer", show(main), show(increment))
+            }
+            TimeControl::ByoYomi {
+                main,
+                period,
+                periods,
+            } => write!(f, "{} + {periods}x{} byo-yomi", show(main), show(period)),
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } => write!(
+                f,
+                "{} + {stones} stones/{} Canadian",
+                show(main),
+                show(period)
+            ),
+        }
+    }
+}
+
+/// `90s`, `10m`, `1.5s`.
+#[must_use]
+pub fn show(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 60.0 && s % 60.0 == 0.0 {
+        format!("{}m", s / 60.0)
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// Reads `10m`, `30s`, `1.5s`, `250ms`, `1h`, or a number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (number, unit) = match t.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => t.split_at(i),
+        None => (t, "s"),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a duration like 30s, 10m, 250ms"))?;
+    let scale = match unit {
+        "ms" => 0.001,
+        "s" | "sec" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("'{text}': unknown unit '{unit}' (ms, s, m, h)")),
+    };
+    let secs = value * scale;
+    if !(0.0..=1e7).contains(&secs) {
+        return Err(format!("'{text}' is not a duration between 0 and 10^7 s"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const S: fn(u64) -> Duration = Duration::from_secs;
     const MS: fn(u64) -> Duration = Duration::from_millis;
+
+    #[test]
+    fn command_line_forms_parse() {
+        assert_eq!(
+            TimeControl::parse("10m", None, None).unwrap(),
+            TimeControl::SuddenDeath { main: S(600) }
+        );
+        assert_eq!(
+            TimeControl::parse("5m+3s", None, None).unwrap(),
+            TimeControl::Fischer {
+                main: S(300),
+                increment: S(3),
+                max: None
+            }
+        );
+        assert_eq!(
+            TimeControl::parse("10m", Some("30s/5"), None).unwrap(),
+            TimeControl::ByoYomi {
+                main: S(600),
+                period: S(30),
+                periods: 5
+            }
+        );
+        assert_eq!(
+            TimeControl::parse("10m", None, Some("5m/25")).unwrap(),
+            TimeControl::Canadian {
+                main: S(600),
+                period: S(300),
+                stones: 25
+            }
+        );
+        assert!(TimeControl::parse("10x", None, None).is_err());
+        assert!(TimeControl::parse("1m+1s", Some("30s/5"), None).is_err());
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+    }
+
+    /// Reference 001, section 1: 45, 30 and 10 minutes for 19×19, 13×13 and 9×9.
+    #[test]
+    fn olympiad_defaults_by_board_size() {
+        for (n, minutes) in [(19, 45), (13, 30), (9, 10)] {
+            assert_eq!(
+                TimeControl::olympiad(n, n),
+                TimeControl::SuddenDeath {
+                    main: S(60 * minutes)
+                }
+            );
+        }
+    }
 
     #[test]
     fn sudden_death_runs_out_with_the_main_time() {

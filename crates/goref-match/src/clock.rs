@@ -2,140 +2,25 @@
 //! and Canadian overtime. goref measures each `genmove` itself and tells the engines the
 //! settings (`time_settings`, `kgs-time_settings`) and the time left (`time_left`).
 
-use std::fmt;
 use std::time::Duration;
 
-/// How much time each player has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimeControl {
-    /// No clock.
-    None,
-    /// All moves in `main`.
-    SuddenDeath { main: Duration },
-    /// `main`, plus `increment` after each move.
-    Fischer { main: Duration, increment: Duration },
-    /// `main`, then `periods` periods of `period` each: a move within a period keeps it.
-    ByoYomi {
-        main: Duration,
-        period: Duration,
-        periods: u32,
-    },
-    /// `main`, then `stones` moves in each `period`.
-    Canadian {
-        main: Duration,
-        period: Duration,
-        stones: u32,
-    },
+pub use goref_clock::{parse_duration, show, TimeControl};
+
+/// How a time control is announced to engines (GTP) and written in records (SGF).
+pub trait Announce {
+    /// Arguments of GTP `time_settings main byo_yomi_time byo_yomi_stones`.
+    fn time_settings(&self) -> Option<String>;
+    /// The KGS form, `kgs-time_settings none|absolute|byoyomi|canadian …`.
+    fn kgs_time_settings(&self) -> String;
+    /// SGF `TM` (main time in seconds) and `OT` (overtime text).
+    fn sgf_properties(&self) -> Option<(u64, Option<String>)>;
 }
 
-impl TimeControl {
-    /// The Olympiad's time for a board (reference 001, section 1): 45 minutes sudden death on
-    /// 19×19, 30 on 13×13, 10 on 9×9; other sizes scale with the number of points from 9×9.
-    #[must_use]
-    pub fn olympiad(width: usize, height: usize) -> TimeControl {
-        let minutes = match (width, height) {
-            (19, 19) => 45,
-            (13, 13) => 30,
-            (9, 9) => 10,
-            _ => (10 * width * height).div_ceil(81).clamp(1, 45) as u64,
-        };
-        TimeControl::SuddenDeath {
-            main: Duration::from_secs(60 * minutes),
-        }
-    }
-
-    /// Reads the command line's forms: `none`, `10m` (sudden death), `5m+3s` (Fischer), and
-    /// with `byoyomi` (`30s/5`: five 30-second periods) or `canadian` (`5m/25`: 25 stones in
-    /// five minutes) the overtime after `time`.
-    pub fn parse(
-        time: &str,
-        byoyomi: Option<&str>,
-        canadian: Option<&str>,
-    ) -> Result<TimeControl, String> {
-        let time = time.trim();
-        if time.eq_ignore_ascii_case("none") {
-            if byoyomi.is_some() || canadian.is_some() {
-                return Err("overtime needs a main time (use --time 0s for none)".into());
-            }
-            return Ok(TimeControl::None);
-        }
-        let (main, increment) = match time.split_once('+') {
-            Some((m, i)) => (parse_duration(m)?, Some(parse_duration(i)?)),
-            None => (parse_duration(time)?, None),
-        };
-        let split =
-            |text: &str, what: &str| -> Result<(Duration, u32), String> {
-                let (d, n) = text
-                    .split_once('/')
-                    .ok_or_else(|| format!("{what} '{text}' is not TIME/COUNT"))?;
-                let n: u32 =
-                    n.trim().parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-                        format!("{what} '{text}': count must be a positive number")
-                    })?;
-                Ok((parse_duration(d)?, n))
-            };
-        match (increment, byoyomi, canadian) {
-            (Some(_), Some(_), _) | (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => {
-                Err("choose one of Fischer increment, --byoyomi and --canadian".into())
-            }
-            (Some(increment), None, None) => Ok(TimeControl::Fischer { main, increment }),
-            (None, Some(b), None) => {
-                let (period, periods) = split(b, "byo-yomi")?;
-                Ok(TimeControl::ByoYomi {
-                    main,
-                    period,
-                    periods,
-                })
-            }
-            (None, None, Some(c)) => {
-                let (period, stones) = split(c, "canadian overtime")?;
-                Ok(TimeControl::Canadian {
-                    main,
-                    period,
-                    stones,
-                })
-            }
-            (None, None, None) => Ok(TimeControl::SuddenDeath { main }),
-        }
-    }
-
-    /// The same time control for the shared clock logic.
-    #[must_use]
-    pub fn to_clock(&self) -> goref_clock::TimeControl {
-        match *self {
-            TimeControl::None => goref_clock::TimeControl::None,
-            TimeControl::SuddenDeath { main } => goref_clock::TimeControl::SuddenDeath { main },
-            TimeControl::Fischer { main, increment } => goref_clock::TimeControl::Fischer {
-                main,
-                increment,
-                max: None,
-            },
-            TimeControl::ByoYomi {
-                main,
-                period,
-                periods,
-            } => goref_clock::TimeControl::ByoYomi {
-                main,
-                period,
-                periods,
-            },
-            TimeControl::Canadian {
-                main,
-                period,
-                stones,
-            } => goref_clock::TimeControl::Canadian {
-                main,
-                period,
-                stones,
-            },
-        }
-    }
-
+impl Announce for TimeControl {
     /// Arguments of GTP `time_settings main byo_yomi_time byo_yomi_stones` (whole seconds;
     /// GTP 2 §6.3.6): absolute time is `M 0 0`; byo-yomi is told as Canadian with one stone;
     /// Fischer as absolute, the increments showing in `time_left`. `None` without a clock.
-    #[must_use]
-    pub fn time_settings(&self) -> Option<String> {
+    fn time_settings(&self) -> Option<String> {
         let s = |d: Duration| d.as_secs();
         match *self {
             TimeControl::None => None,
@@ -159,8 +44,7 @@ impl TimeControl {
     }
 
     /// The KGS form, `kgs-time_settings none|absolute|byoyomi|canadian …`.
-    #[must_use]
-    pub fn kgs_time_settings(&self) -> String {
+    fn kgs_time_settings(&self) -> String {
         let s = |d: Duration| d.as_secs();
         match *self {
             TimeControl::None => "kgs-time_settings none".into(),
@@ -189,14 +73,13 @@ impl TimeControl {
     }
 
     /// SGF `TM` (main time in seconds) and `OT` (overtime text).
-    #[must_use]
-    pub fn sgf_properties(&self) -> Option<(u64, Option<String>)> {
+    fn sgf_properties(&self) -> Option<(u64, Option<String>)> {
         match *self {
             TimeControl::None => None,
             TimeControl::SuddenDeath { main } => Some((main.as_secs(), None)),
-            TimeControl::Fischer { main, increment } => {
-                Some((main.as_secs(), Some(format!("{} fischer", show(increment)))))
-            }
+            TimeControl::Fischer {
+                main, increment, ..
+            } => Some((main.as_secs(), Some(format!("{} fischer", show(increment))))),
             TimeControl::ByoYomi {
                 main,
                 period,
@@ -217,69 +100,6 @@ impl TimeControl {
     }
 }
 
-impl fmt::Display for TimeControl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            TimeControl::None => f.write_str("no clock"),
-            TimeControl::SuddenDeath { main } => write!(f, "{} sudden death", show(main)),
-            TimeControl::Fischer { main, increment } => {
-                write!(f, "{}+{} Fischer", show(main), show(increment))
-            }
-            TimeControl::ByoYomi {
-                main,
-                period,
-                periods,
-            } => write!(f, "{} + {periods}x{} byo-yomi", show(main), show(period)),
-            TimeControl::Canadian {
-                main,
-                period,
-                stones,
-            } => write!(
-                f,
-                "{} + {stones} stones/{} Canadian",
-                show(main),
-                show(period)
-            ),
-        }
-    }
-}
-
-/// `90s`, `10m`, `1.5s`.
-#[must_use]
-pub fn show(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s >= 60.0 && s % 60.0 == 0.0 {
-        format!("{}m", s / 60.0)
-    } else {
-        format!("{s}s")
-    }
-}
-
-/// Reads `10m`, `30s`, `1.5s`, `250ms`, `1h`, or a number of seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let (number, unit) = match t.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(i) => t.split_at(i),
-        None => (t, "s"),
-    };
-    let value: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a duration like 30s, 10m, 250ms"))?;
-    let scale = match unit {
-        "ms" => 0.001,
-        "s" | "sec" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        _ => return Err(format!("'{text}': unknown unit '{unit}' (ms, s, m, h)")),
-    };
-    let secs = value * scale;
-    if !(0.0..=1e7).contains(&secs) {
-        return Err(format!("'{text}' is not a duration between 0 and 10^7 s"));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
 /// One player's clock: goref-clock's, with the overtime shown to engines and records, and the
 /// lag margin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -296,7 +116,7 @@ impl Clock {
     /// A full clock.
     #[must_use]
     pub fn new(control: TimeControl) -> Clock {
-        let mut state = control.to_clock().initial();
+        let mut state = control.initial();
         let (main, period) = match control {
             TimeControl::ByoYomi { main, period, .. }
             | TimeControl::Canadian { main, period, .. } => (main, period),
@@ -327,7 +147,7 @@ impl Clock {
     /// The longest the next move may take, or `None` without a clock.
     #[must_use]
     pub fn allowance(&self) -> Option<Duration> {
-        let available = self.control.to_clock().available(self.state)?;
+        let available = self.control.available(self.state)?;
         Some(if self.flagged {
             Duration::ZERO
         } else {
@@ -355,7 +175,6 @@ impl Clock {
         }
         self.state = self
             .control
-            .to_clock()
             .charge(self.state, used)
             .expect("a move within the allowance");
         true
@@ -403,53 +222,6 @@ mod tests {
     const NO_LAG: Duration = Duration::ZERO;
 
     #[test]
-    fn command_line_forms_parse() {
-        assert_eq!(
-            TimeControl::parse("10m", None, None).unwrap(),
-            TimeControl::SuddenDeath { main: S(600) }
-        );
-        assert_eq!(
-            TimeControl::parse("5m+3s", None, None).unwrap(),
-            TimeControl::Fischer {
-                main: S(300),
-                increment: S(3)
-            }
-        );
-        assert_eq!(
-            TimeControl::parse("10m", Some("30s/5"), None).unwrap(),
-            TimeControl::ByoYomi {
-                main: S(600),
-                period: S(30),
-                periods: 5
-            }
-        );
-        assert_eq!(
-            TimeControl::parse("10m", None, Some("5m/25")).unwrap(),
-            TimeControl::Canadian {
-                main: S(600),
-                period: S(300),
-                stones: 25
-            }
-        );
-        assert!(TimeControl::parse("10x", None, None).is_err());
-        assert!(TimeControl::parse("1m+1s", Some("30s/5"), None).is_err());
-        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-    }
-
-    /// Reference 001, section 1: 45, 30 and 10 minutes for 19×19, 13×13 and 9×9.
-    #[test]
-    fn olympiad_defaults_by_board_size() {
-        for (n, minutes) in [(19, 45), (13, 30), (9, 10)] {
-            assert_eq!(
-                TimeControl::olympiad(n, n),
-                TimeControl::SuddenDeath {
-                    main: S(60 * minutes)
-                }
-            );
-        }
-    }
-
-    #[test]
     fn sudden_death_flags_when_main_time_is_gone_and_lag_is_forgiven() {
         let mut c = Clock::new(TimeControl::SuddenDeath { main: S(10) });
         assert!(c.charge(S(6), NO_LAG));
@@ -463,6 +235,7 @@ mod tests {
     #[test]
     fn fischer_adds_the_increment_after_each_move() {
         let mut c = Clock::new(TimeControl::Fischer {
+            max: None,
             main: S(10),
             increment: S(3),
         });

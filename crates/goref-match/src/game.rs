@@ -17,7 +17,7 @@ use goref_rules::{Color, End, Game, Move, Outcome, Point, Ruleset, Score};
 use goref_sgf::{GameRecord, RecordedMove};
 use serde::{Deserialize, Serialize};
 
-use crate::clock::{Clock, TimeControl};
+use crate::clock::{Announce, Clock, TimeControl};
 
 /// What happens to an illegal move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
