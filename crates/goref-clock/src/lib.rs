@@ -3,14 +3,41 @@
 //! One concept: a [`TimeControl`] (what each player is given) and a value-type [`PlayerClock`]
 //! (what one player has left), with pure functions to tell the time available on a turn, to
 //! charge a finished turn ([`TimeControl::charge`], `None` when the time ran out) and to show a
-//! clock while it runs. The match runner and the server are adapters over these.
+//! clock while it runs. A [`GameClock`] holds both players' clocks, which one runs and since
+//! when, and charges each turn under one lag policy, for every front end:
+//!
+//! ```
+//! use std::time::Duration;
+//! use goref_clock::{GameClock, TimeControl};
+//! use goref_rules::Color;
+//!
+//! let s = Duration::from_secs;
+//! let mut clock = GameClock::new(TimeControl::SuddenDeath { main: s(60) }, s(1));
+//! clock.start(Color::Black, s(100)); // time is a value: seconds since any fixed moment
+//! assert_eq!(clock.deadline(), Some(s(100 + 60 + 1)));
+//! clock.charge(Color::Black, s(110), None).unwrap();
+//! assert_eq!(clock.left(Color::Black).main, s(50));
+//! // A turn that overruns the clock by more than the lag allowance loses on time.
+//! clock.start(Color::Black, s(200));
+//! assert!(clock.charge(Color::Black, s(252), None).is_err());
+//! ```
 
 use std::fmt;
 use std::time::Duration;
 
+mod game;
+#[cfg(feature = "serde")]
+mod wire;
+
+pub use game::{GameClock, OutOfTime};
+
 /// How much time each player has.
+///
+/// With the `serde` feature it reads and writes as the server's API has it:
+/// `{"kind": "byo_yomi", "main_s": 600, "period_s": 30, "periods": 5}` (`none`,
+/// `sudden_death`, `fischer` with `increment_s` and an optional `max_s`, `byo_yomi`,
+/// `canadian` with `stones`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum TimeControl {
     /// No clock.
     None,
@@ -38,8 +65,9 @@ pub enum TimeControl {
 }
 
 /// One player's clock.
+///
+/// With the `serde` feature: `{"main_ms": 59000, "periods": 0}` (whole milliseconds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct PlayerClock {
     /// Main time left (Canadian overtime: time left in the period).
     pub main: Duration,
@@ -128,6 +156,15 @@ impl TimeControl {
     pub fn initial(&self) -> PlayerClock {
         match *self {
             TimeControl::None => PlayerClock::default(),
+            // Without main time, the first Canadian period starts with the game.
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } if main.is_zero() => PlayerClock {
+                main: period,
+                periods: stones,
+            },
             TimeControl::SuddenDeath { main }
             | TimeControl::Fischer { main, .. }
             | TimeControl::Canadian { main, .. } => PlayerClock { main, periods: 0 },

@@ -205,6 +205,12 @@ impl Game {
         self.board.geometry()
     }
 
+    /// The player who moved first from the starting position.
+    #[must_use]
+    pub fn first_player(&self) -> Color {
+        self.first_player
+    }
+
     /// The player to move.
     #[must_use]
     pub fn to_move(&self) -> Color {
@@ -262,6 +268,22 @@ impl Game {
     /// Why `mv` is illegal for the player to move, if it is.
     pub fn legality(&self, mv: Move) -> Result<(), Illegal> {
         self.check(mv).map(|_| ())
+    }
+
+    /// Under the long-cycle rule (Olympiad 3.6), whether the legal play `mv` would recreate an
+    /// earlier position and so end the game: the turns after which that position arose.
+    /// `None` for a pass, an illegal move, or rules without the long-cycle rule.
+    #[must_use]
+    pub fn long_cycle(&self, mv: Move) -> Option<usize> {
+        if self.rules.ko != KoRule::LongCycle {
+            return None;
+        }
+        match self.check(mv) {
+            Ok(Checked::Play {
+                repeats: Some(i), ..
+            }) => Some(self.history.occurrences()[i].after_turns),
+            _ => None,
+        }
     }
 
     /// Every legal move for the player to move, pass last.

@@ -34,7 +34,7 @@ pub mod playout;
 mod ruleset;
 
 pub use board::{Board, Effect, SetupError};
-pub use color::Color;
+pub use color::{ByColor, Color};
 pub use game::{End, Game, Illegal, IllegalMove, KoBan, Move, Played};
 pub use geometry::{Geometry, GeometryError, Point, Shape, MAX_POINTS, MAX_SIDE};
 pub use outcome::{Outcome, Score, WinBy};

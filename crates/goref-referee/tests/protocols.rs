@@ -1,9 +1,9 @@
 //! The settlement protocols through every branch the texts describe.
 
-use goref_end::marking::{mark, normalize, Dead};
-use goref_end::settle::OLYMPIAD_RESUMPTIONS;
-use goref_end::tromp::{Agreement, Choice, Refused, Step};
-use goref_end::{Action, Ending, Protocol, Settlement};
+use goref_referee::marking::{mark, normalize, Dead};
+use goref_referee::settle::OLYMPIAD_RESUMPTIONS;
+use goref_referee::tromp::{Agreement, Choice, Refused, Step};
+use goref_referee::{Action, Settled, Protocol, Settlement};
 use goref_rules::{Board, Color, Game, Move, Point, Ruleset};
 
 /// A 5×5 position: Black owns columns a-c, White d-e; a lone white stone `b4` sits in Black's
@@ -49,7 +49,7 @@ fn all_alive_ends_at_once_with_nothing_removed() {
         s.on_two_passes(&game),
         Action::Finish {
             dead: Dead::new(),
-            ending: Ending::AllAlive
+            ending: Settled::AllAlive
         }
     );
 }
@@ -99,7 +99,7 @@ fn chinese_equal_lists_are_removed() {
         s.on_dead_lists(&game, Some(&both), Some(&both)),
         Action::Finish {
             dead: set(&game, &["b4", "e1"]),
-            ending: Ending::Agreement
+            ending: Settled::Agreement
         }
     );
 }
@@ -125,7 +125,7 @@ fn chinese_disagreement_resumes_with_the_first_passer_and_four_passes_end_all_al
         s.on_two_passes(&game),
         Action::Finish {
             dead: Dead::new(),
-            ending: Ending::FourPasses
+            ending: Settled::FourPasses
         }
     );
 }
@@ -162,7 +162,7 @@ fn engines_without_lists_remove_nothing_and_are_not_penalised() {
             s.on_dead_lists(&game, None, Some(&[])),
             Action::Finish {
                 dead: Dead::new(),
-                ending: Ending::Agreement
+                ending: Settled::Agreement
             },
             "{protocol}"
         );
@@ -192,7 +192,7 @@ fn kgs_asks_for_cleanup_and_the_next_two_passes_end_all_alive() {
         s.on_two_passes(&game),
         Action::Finish {
             dead: Dead::new(),
-            ending: Ending::CleanupPasses
+            ending: Settled::CleanupPasses
         }
     );
 }
@@ -232,7 +232,7 @@ fn olympiad_resumes_at_most_three_times_then_asks_the_referee_about_disputed_sto
         s.on_referee(&game, Some(&[])),
         Action::Finish {
             dead: set(&game, &["b4"]),
-            ending: Ending::Referee
+            ending: Settled::Referee
         }
     );
     assert_eq!(s.resumptions(), OLYMPIAD_RESUMPTIONS);
@@ -257,7 +257,7 @@ fn referee_settles_disagreements_and_agreed_stones_are_removed() {
         s.on_referee(&game, Some(&referee)),
         Action::Finish {
             dead: set(&game, &["b4", "e1"]),
-            ending: Ending::Referee
+            ending: Settled::Referee
         }
     );
 }
@@ -282,7 +282,7 @@ fn the_referee_settles_only_disputed_stones() {
         s.on_referee(&game, Some(&referee)),
         Action::Finish {
             dead: set(&game, &["b4", "e1"]),
-            ending: Ending::Referee
+            ending: Settled::Referee
         }
     );
     // No answer from the referee: the disputed stone stays, the agreed one goes.
@@ -293,7 +293,7 @@ fn the_referee_settles_only_disputed_stones() {
         s.on_referee(&game, None),
         Action::Finish {
             dead: set(&game, &["b4"]),
-            ending: Ending::Referee
+            ending: Settled::Referee
         }
     );
 }
@@ -326,7 +326,7 @@ fn japanese_applies_the_status_from_the_copy_to_the_original() {
         s.on_copy_played_out(copy.board()),
         Action::Finish {
             dead: set(&game, &["b4", "e1"]),
-            ending: Ending::PlayedOutOnCopy
+            ending: Settled::PlayedOutOnCopy
         }
     );
 }
@@ -402,7 +402,7 @@ fn tromp_dispute_clears_marks_resumes_play_and_four_passes_score_as_it_stands() 
         s.on_two_passes(&game),
         Action::Finish {
             dead: Dead::new(),
-            ending: Ending::FourPasses
+            ending: Settled::FourPasses
         }
     );
 }
@@ -479,7 +479,7 @@ fn tiny_boards_with_only_unsettled_stones_end() {
     assert!(matches!(
         s.on_two_passes(&game),
         Action::Finish {
-            ending: Ending::FourPasses,
+            ending: Settled::FourPasses,
             ..
         }
     ));

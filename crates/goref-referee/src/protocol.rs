@@ -1,24 +1,15 @@
-//! How a game of Go ends after two passes: the dead-stone settlements the reference texts
-//! describe, as state machines with no I/O, so that the match runner (engines over GTP) and the
-//! server (people in browsers) drive the same logic.
-//!
-//! - [`Protocol::AllAlive`]: Tromp-Taylor rules 8-9, every stone counts.
-//! - [`Protocol::Chinese`], [`Protocol::Kgs`], [`Protocol::Olympiad`], [`Protocol::Referee`],
-//!   [`Protocol::Japanese`]: driven by [`Settlement`] (reference 000; Olympiad 3.7).
-//! - [`Protocol::Tromp`]: the alternating mark / dispute / done protocol of reference 003,
-//!   driven by [`tromp::Agreement`].
-
-pub mod marking;
-pub mod settle;
-pub mod tromp;
+//! The end-of-game protocols: how a game ends after two passes.
 
 use std::fmt;
 use std::str::FromStr;
 
-pub use settle::{Action, Ending, Settlement};
-
 /// A way to end a game after two passes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
 pub enum Protocol {
     /// Every stone on the board is alive (TT rules 8-9).
     AllAlive,
@@ -32,6 +23,7 @@ pub enum Protocol {
     /// is applied to the original (reference 000, "Japanese rules").
     Japanese,
     /// Alternating mark / dispute / done (reference 003).
+    #[default]
     Tromp,
     /// Olympiad 3.7: agreement, up to three resumptions, then the tournament director.
     Olympiad,
@@ -72,19 +64,31 @@ impl fmt::Display for Protocol {
     }
 }
 
+/// A name that is no protocol.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownProtocol(pub String);
+
+impl fmt::Display for UnknownProtocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+        write!(
+            f,
+            "unknown end protocol '{}': expected one of {}",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownProtocol {}
+
 impl FromStr for Protocol {
-    type Err = String;
+    type Err = UnknownProtocol;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let lower = s.trim().to_ascii_lowercase();
         Protocol::ALL
             .into_iter()
             .find(|p| p.name() == lower)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
-                format!(
-                    "unknown end protocol '{s}': expected one of {}",
-                    names.join(", ")
-                )
-            })
+            .ok_or_else(|| UnknownProtocol(s.to_string()))
     }
 }

@@ -25,25 +25,49 @@ pub enum Action {
     /// Resume play on the same board (`Game::resume`); `first` moves first (the player who
     /// passed first). With `cleanup`, engines are asked to capture what they think dead
     /// (`kgs-genmove_cleanup` where they have it).
-    Resume { first: Color, cleanup: bool },
+    Resume {
+        /// The player who acts first.
+        first: Color,
+        /// The KGS clean-up phase.
+        cleanup: bool,
+    },
     /// Reference 000, "Japanese rules": copy the position, play the dispute out on the copy
     /// with `first` to move until two passes, and report the copy's final board with
     /// [`Settlement::on_copy_played_out`].
-    PlayOutOnCopy { first: Color },
+    PlayOutOnCopy {
+        /// The player who acts first.
+        first: Color,
+    },
     /// Run the alternating marking of reference 003 (`tromp::Agreement`), `first` to act, and
     /// report with [`Settlement::on_marking_agreed`] or [`Settlement::on_marking_disputed`].
-    StartMarking { first: Color },
+    StartMarking {
+        /// The player who acts first.
+        first: Color,
+    },
     /// Ask the third party (a referee engine, or the tournament director's default removal of
     /// Olympiad 3.9) which of the `disputed` stones are dead; report with
     /// [`Settlement::on_referee`].
-    AskReferee { disputed: Dead },
+    AskReferee {
+        /// The stones to decide.
+        disputed: Dead,
+    },
     /// The game is over: remove `dead` and score the board.
-    Finish { dead: Dead, ending: Ending },
+    Finish {
+        /// The stones named dead.
+        dead: Dead,
+        /// How the settlement ended.
+        ending: Settled,
+    },
 }
 
 /// Why the settlement ended as it did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ending {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum Settled {
     /// No dead-stone phase: every stone is alive (TT rules 8-9).
     AllAlive,
     /// Both players named the same dead stones, or both said done after marking.
@@ -59,17 +83,17 @@ pub enum Ending {
     Referee,
 }
 
-impl Ending {
+impl Settled {
     /// A short name for records.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
-            Ending::AllAlive => "all-alive",
-            Ending::Agreement => "agreement",
-            Ending::FourPasses => "four-passes",
-            Ending::CleanupPasses => "cleanup-passes",
-            Ending::PlayedOutOnCopy => "played-out-on-copy",
-            Ending::Referee => "referee",
+            Settled::AllAlive => "all-alive",
+            Settled::Agreement => "agreement",
+            Settled::FourPasses => "four-passes",
+            Settled::CleanupPasses => "cleanup-passes",
+            Settled::PlayedOutOnCopy => "played-out-on-copy",
+            Settled::Referee => "referee",
         }
     }
 }
@@ -128,10 +152,10 @@ impl Settlement {
             .resumed_at
             .is_some_and(|at| game.moves().len() == at + 2);
         match self.protocol {
-            Protocol::AllAlive => finish(Dead::new(), Ending::AllAlive),
-            Protocol::Kgs if self.cleanup => finish(Dead::new(), Ending::CleanupPasses),
+            Protocol::AllAlive => finish(Dead::new(), Settled::AllAlive),
+            Protocol::Kgs if self.cleanup => finish(Dead::new(), Settled::CleanupPasses),
             Protocol::Chinese | Protocol::Kgs | Protocol::Tromp if immediate => {
-                finish(Dead::new(), Ending::FourPasses)
+                finish(Dead::new(), Settled::FourPasses)
             }
             Protocol::Tromp => Action::StartMarking { first: self.first },
             _ => Action::AskDeadLists,
@@ -150,7 +174,7 @@ impl Settlement {
         let black = normalize(board, black.unwrap_or_default().iter().copied());
         let white = normalize(board, white.unwrap_or_default().iter().copied());
         if black == white {
-            return finish(black, Ending::Agreement);
+            return finish(black, Settled::Agreement);
         }
         self.agreed = black.intersection(&white).copied().collect();
         let disputed: Dead = black.symmetric_difference(&white).copied().collect();
@@ -178,7 +202,7 @@ impl Settlement {
     /// dead when any of its stones was captured there; agreed dead stones go too.
     pub fn on_copy_played_out(&mut self, copy: &Board) -> Action {
         let Some((original, disputed)) = self.disputed_on_copy.take() else {
-            return finish(Dead::new(), Ending::AllAlive);
+            return finish(Dead::new(), Settled::AllAlive);
         };
         let mut dead = std::mem::take(&mut self.agreed);
         let mut judged = BTreeSet::new();
@@ -193,7 +217,7 @@ impl Settlement {
                 dead.extend(string);
             }
         }
-        finish(dead, Ending::PlayedOutOnCopy)
+        finish(dead, Settled::PlayedOutOnCopy)
     }
 
     /// The referee's dead stones: of the disputed stones, those it names are removed, with the
@@ -206,12 +230,12 @@ impl Settlement {
         let mut removed = std::mem::take(&mut self.agreed);
         let disputed = std::mem::take(&mut self.disputed);
         removed.extend(named.intersection(&disputed).copied());
-        finish(removed, Ending::Referee)
+        finish(removed, Settled::Referee)
     }
 
     /// Reference 003: two consecutive dones; the marked stones are removed.
     pub fn on_marking_agreed(&mut self, dead: Dead) -> Action {
-        finish(dead, Ending::Agreement)
+        finish(dead, Settled::Agreement)
     }
 
     /// Reference 003: a dispute clears all marks and play continues as if the agreement phase
@@ -230,7 +254,7 @@ impl Settlement {
     }
 }
 
-fn finish(dead: Dead, ending: Ending) -> Action {
+fn finish(dead: Dead, ending: Settled) -> Action {
     Action::Finish { dead, ending }
 }
 

@@ -1,0 +1,555 @@
+//! The referee through every protocol, clocks with lag, handicap, the Olympiad's timing and
+//! TD options. Time is passed in as values: no test sleeps.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use goref_clock::TimeControl;
+use goref_referee::{
+    adjudicate, Adjudication, Applied, ClockStart, Ending, IllegalPolicy, Input, LongCyclePolicy,
+    Moment, Need, Phase, Protocol, Referee, Refusal, Settings, Settled,
+};
+use goref_rules::{ByColor, Color, Geometry, Illegal, Move, Point, Ruleset};
+
+const B: Color = Color::Black;
+const W: Color = Color::White;
+
+fn t(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+/// A 5×5 position: Black owns columns a-c, White d-e; a lone white stone `b4` sits in Black's
+/// area and a lone black stone `e1` in White's (the position of the protocol tests).
+const BLACK: [&str; 10] = ["b5", "c5", "a4", "c4", "c3", "a2", "c2", "b1", "c1", "e1"];
+const WHITE: [&str; 6] = ["d5", "b4", "d4", "d3", "d2", "d1"];
+
+fn geometry() -> Arc<Geometry> {
+    Arc::new(Geometry::rect(5, 5).unwrap())
+}
+
+fn pt(name: &str) -> Point {
+    geometry().parse_point(name).unwrap()
+}
+
+fn play(r: &mut Referee, by: Color, name: &str) -> Result<Applied, Refusal> {
+    let mv = if name == "pass" {
+        Move::Pass
+    } else {
+        Move::Play(pt(name))
+    };
+    let now = t(r.game().moves().len() as u64);
+    r.apply(Input::Play { by, mv }, now)
+}
+
+/// The position above, then two passes, Black passing first.
+fn passed(protocol: Protocol) -> Referee {
+    let mut settings = Settings::new(Ruleset::NSTT);
+    settings.protocol = protocol;
+    let mut r = Referee::new(geometry(), settings, t(0)).unwrap();
+    // White passes first while Black has more stones to place, so that the last moves are
+    // stones and Black passes first at the end.
+    let mut white = std::iter::repeat_n(&"pass", BLACK.len() - WHITE.len()).chain(WHITE.iter());
+    for b in BLACK {
+        play(&mut r, B, b).unwrap();
+        let w = white.next().unwrap();
+        play(&mut r, W, w).unwrap_or_else(|e| panic!("W {w}: {e}"));
+    }
+    play(&mut r, B, "pass").unwrap();
+    play(&mut r, W, "pass").unwrap();
+    r
+}
+
+fn lists(r: &mut Referee, black: &[&str], white: &[&str]) {
+    for (by, list) in [(B, black), (W, white)] {
+        let stones = list.iter().map(|n| pt(n)).collect();
+        r.apply(
+            Input::DeadList {
+                by,
+                stones: Some(stones),
+            },
+            t(100),
+        )
+        .unwrap();
+    }
+}
+
+fn result(r: &Referee) -> (String, Ending, Option<Settled>, Vec<String>) {
+    let g = r.game().geometry().clone();
+    let res = r.result().expect("over");
+    (
+        res.outcome.to_sgf(),
+        res.ending,
+        res.settled,
+        res.removed.iter().map(|&p| g.name(p)).collect(),
+    )
+}
+
+#[test]
+fn all_alive_scores_every_stone_at_two_passes() {
+    // TT rules 8-9. Black: 10 stones + a3,b3,a1,b2 (a5 touches b5 and a4: black) = 15 with a5;
+    // White: 6 stones + e2..e5 = 10; b4 makes a3/b3/b2 neutral? They reach b4 (white) too.
+    let r = passed(Protocol::AllAlive);
+    let res = r.result().unwrap();
+    assert_eq!(res.ending, Ending::TwoPasses);
+    assert_eq!(res.settled, Some(Settled::AllAlive));
+    let score = res.score.unwrap();
+    assert_eq!((score.black, score.white), (r.game().board().area()[0], r.game().board().area()[1]));
+    assert_eq!(r.need(), Need::Over);
+}
+
+#[test]
+fn chinese_equal_lists_remove_the_stones_and_score() {
+    // Reference 000, Chinese rules: equal lists are removed.
+    let mut r = passed(Protocol::Chinese);
+    assert_eq!(
+        r.need(),
+        Need::DeadLists {
+            missing: ByColor::new(true, true)
+        }
+    );
+    lists(&mut r, &["b4", "e1"], &["e1", "b4"]);
+    let (re, ending, settled, removed) = result(&r);
+    assert_eq!(ending, Ending::TwoPasses);
+    assert_eq!(settled, Some(Settled::Agreement));
+    assert_eq!(removed, ["B4", "E1"]);
+    // Black: 9 stones + 10 points (a5 a3 b3 a1 b2 b4 and ... ) — the board with b4 and e1
+    // removed, as TT rule 9 counts it.
+    let cleared = goref_referee::marking::without(r.game().board(), &r.result().unwrap().removed);
+    let [b, w] = cleared.area();
+    let score = r.result().unwrap().score.unwrap();
+    assert_eq!((score.black, score.white), (b, w));
+    assert_eq!(re, score.outcome().to_sgf());
+}
+
+#[test]
+fn chinese_disagreement_resumes_and_four_passes_end_all_alive() {
+    let mut r = passed(Protocol::Chinese);
+    lists(&mut r, &["b4"], &[]);
+    assert_eq!(
+        r.need(),
+        Need::Move {
+            color: B,
+            resumed: true,
+            cleanup: false
+        }
+    );
+    assert_eq!(r.resumptions(), 1);
+    play(&mut r, B, "pass").unwrap();
+    play(&mut r, W, "pass").unwrap();
+    let (_, ending, settled, removed) = result(&r);
+    assert_eq!((ending, settled), (Ending::TwoPasses, Some(Settled::FourPasses)));
+    assert!(removed.is_empty());
+}
+
+#[test]
+fn a_dead_list_out_of_turn_or_twice_is_refused_with_a_code() {
+    let mut r = passed(Protocol::Chinese);
+    let twice = Input::DeadList { by: W, stones: None };
+    r.apply(twice.clone(), t(50)).unwrap();
+    assert_eq!(r.apply(twice, t(51)), Err(Refusal::AlreadyGiven));
+    assert_eq!(Refusal::AlreadyGiven.code(), "already_sent");
+    let err = play(&mut r, B, "a5").unwrap_err();
+    assert_eq!(err, Refusal::WrongPhase { now: Phase::DeadLists });
+    assert_eq!(err.code(), "wrong_phase");
+    // A player that gives no list removes nothing (001 3.7.2): Black's b4 alone is disputed.
+    lists_one(&mut r, B, &["b4"]);
+    assert!(matches!(r.need(), Need::Move { color: B, .. }));
+    assert!(r.notes().iter().any(|n| n.text.contains("White gave no dead list")));
+}
+
+fn lists_one(r: &mut Referee, by: Color, list: &[&str]) {
+    let stones = list.iter().map(|n| pt(n)).collect();
+    r.apply(
+        Input::DeadList {
+            by,
+            stones: Some(stones),
+        },
+        t(60),
+    )
+    .unwrap();
+}
+
+#[test]
+fn kgs_cleanup_then_two_passes_end_all_alive() {
+    // Reference 000, KGS: after a disagreement each side captures what it thinks dead.
+    let mut r = passed(Protocol::Kgs);
+    lists(&mut r, &["b4"], &[]);
+    assert_eq!(
+        r.need(),
+        Need::Move {
+            color: B,
+            resumed: true,
+            cleanup: true
+        }
+    );
+    play(&mut r, B, "b3").unwrap();
+    play(&mut r, W, "pass").unwrap();
+    play(&mut r, B, "b2").unwrap(); // b4 still has... the captures happen by play
+    play(&mut r, W, "pass").unwrap();
+    play(&mut r, B, "pass").unwrap();
+    let (_, ending, settled, removed) = result(&r);
+    assert_eq!((ending, settled), (Ending::TwoPasses, Some(Settled::CleanupPasses)));
+    assert!(removed.is_empty());
+}
+
+#[test]
+fn japanese_plays_the_dispute_out_on_a_copy_and_applies_the_status() {
+    // Reference 000, Japanese rules.
+    let mut r = passed(Protocol::Japanese);
+    lists(&mut r, &["b4", "e1"], &["b4"]);
+    assert_eq!(r.need(), Need::PlayOutOnCopy { color: B });
+    assert_eq!(r.phase(), Phase::PlayOut);
+    let before = r.game().moves().len();
+    play(&mut r, B, "pass").unwrap();
+    // White captures e1 on the copy.
+    play(&mut r, W, "e2").unwrap();
+    assert_eq!(r.copy().unwrap().board().get(pt("e1")), None);
+    assert_eq!(r.game().board().get(pt("e1")), Some(B), "the original is untouched");
+    play(&mut r, B, "pass").unwrap();
+    play(&mut r, W, "pass").unwrap();
+    let (_, ending, settled, removed) = result(&r);
+    assert_eq!((ending, settled), (Ending::TwoPasses, Some(Settled::PlayedOutOnCopy)));
+    assert_eq!(removed, ["B4", "E1"]);
+    assert_eq!(r.game().moves().len(), before, "the copy's moves stay off the record");
+    assert!(r
+        .notes()
+        .iter()
+        .any(|n| n.text == "played on the copy: B pass, W E2, B pass, W pass"));
+}
+
+#[test]
+fn tromp_marking_agreed_and_disputed() {
+    // Reference 003: two consecutive dones remove the marked stones; a dispute resumes play
+    // and four passes then score the board as it stands.
+    let mut r = passed(Protocol::Tromp);
+    assert_eq!(r.need(), Need::Marking { to_act: B });
+    let refused = r.apply(Input::Done { by: W }, t(70)).unwrap_err();
+    assert_eq!(refused.code(), "refused");
+    r.apply(Input::Mark { by: B, at: pt("b4") }, t(70)).unwrap();
+    r.apply(Input::Done { by: W }, t(71)).unwrap();
+    r.apply(Input::Done { by: B }, t(72)).unwrap();
+    let (_, _, settled, removed) = result(&r);
+    assert_eq!(settled, Some(Settled::Agreement));
+    assert_eq!(removed, ["B4"]);
+
+    let mut r = passed(Protocol::Tromp);
+    r.apply(Input::Mark { by: B, at: pt("b4") }, t(70)).unwrap();
+    r.apply(Input::Dispute { by: W, at: pt("b4") }, t(71)).unwrap();
+    assert_eq!(r.phase(), Phase::Play);
+    play(&mut r, B, "pass").unwrap();
+    play(&mut r, W, "pass").unwrap();
+    assert_eq!(result(&r).2, Some(Settled::FourPasses));
+}
+
+#[test]
+fn olympiad_resumes_three_times_then_the_default_removal_decides() {
+    // 001 3.7.4-3.7.5, 3.9.2.
+    let mut r = passed(Protocol::Olympiad);
+    for resumption in 1..=3 {
+        lists(&mut r, &["b4"], &[]);
+        assert_eq!(r.resumptions(), resumption);
+        let first = r.game().to_move();
+        play(&mut r, first, "pass").unwrap();
+        play(&mut r, first.opponent(), "pass").unwrap();
+    }
+    lists(&mut r, &["b4"], &[]);
+    let disputed = match r.need() {
+        Need::Adjudication { disputed, reason } => {
+            assert_eq!(reason, Adjudication::Dispute);
+            disputed
+        }
+        other => panic!("{other:?}"),
+    };
+    assert!(disputed.contains(&pt("b4")));
+    let verdict = adjudicate::by_default_removal(&r).unwrap();
+    let Input::Adjudicate { dead: Some(named), .. } = verdict.clone() else {
+        panic!("{verdict:?}");
+    };
+    r.apply(verdict, t(200)).unwrap();
+    let (_, _, settled, _) = result(&r);
+    assert_eq!(settled, Some(Settled::Referee));
+    // What the judge removes of the disputed stones is removed, and nothing else.
+    let removed = &r.result().unwrap().removed;
+    assert!(removed.iter().all(|p| named.contains(p) && disputed.contains(p)));
+    assert!(named
+        .iter()
+        .filter(|p| disputed.contains(p))
+        .all(|p| removed.contains(p)));
+    assert!(r.notes().iter().any(|n| n.text.contains("default removal")));
+}
+
+#[test]
+fn the_referee_protocol_asks_the_third_party_at_once() {
+    let mut r = passed(Protocol::Referee);
+    lists(&mut r, &["b4"], &["e1"]);
+    assert!(matches!(r.need(), Need::Adjudication { .. }));
+    // A referee that names a stone both players called alive does not remove it.
+    r.apply(
+        Input::Adjudicate {
+            dead: Some(vec![pt("b4"), pt("c3")]),
+            note: "the referee engine calls dead B4 C3".into(),
+        },
+        t(300),
+    )
+    .unwrap();
+    assert_eq!(result(&r).3, ["B4"]);
+}
+
+#[test]
+fn moves_out_of_turn_and_illegal_moves_are_refused_for_people() {
+    let mut r = Referee::new(geometry(), Settings::new(Ruleset::NSTT), t(0)).unwrap();
+    assert_eq!(
+        play(&mut r, W, "c3").unwrap_err(),
+        Refusal::NotYourTurn { to_act: B }
+    );
+    play(&mut r, B, "c3").unwrap();
+    let err = play(&mut r, W, "c3").unwrap_err();
+    assert_eq!(
+        err,
+        Refusal::Illegal {
+            at: "C3".into(),
+            reason: Illegal::Occupied
+        }
+    );
+    assert_eq!(err.to_string(), "C3 is illegal: occupied");
+    assert_eq!(err.code(), "illegal");
+    assert_eq!(r.game().moves().len(), 1);
+}
+
+#[test]
+fn olympiad_3_10_2_replaces_a_first_illegal_move_and_a_second_loses() {
+    let mut settings = Settings::new(Ruleset::OLYMPIAD);
+    settings.illegal = IllegalPolicy::Olympiad;
+    let mut r = Referee::new(geometry(), settings.clone(), t(0)).unwrap();
+    play(&mut r, B, "c3").unwrap();
+    assert_eq!(
+        play(&mut r, W, "c3").unwrap(),
+        Applied::Moved {
+            color: W,
+            mv: Move::Pass,
+            replaced: true
+        }
+    );
+    assert_eq!(r.illegal_passes(), ByColor::new(0, 1));
+    let note = r.notes().last().unwrap();
+    assert_eq!(note.after, 2, "the note goes on the pass");
+    assert!(note.text.contains("Olympiad 3.10.2"));
+    play(&mut r, B, "c2").unwrap();
+    r.apply(
+        Input::Unreadable {
+            by: W,
+            reply: "garbage".into(),
+        },
+        t(9),
+    )
+    .unwrap();
+    let res = r.result().unwrap();
+    assert_eq!((res.ending, res.outcome.to_sgf().as_str()), (Ending::Illegal, "B+F"));
+    assert!(res.detail.as_ref().unwrap().contains("second illegal move at move 4"));
+
+    settings.illegal = IllegalPolicy::Strict;
+    let mut r = Referee::new(geometry(), settings, t(0)).unwrap();
+    play(&mut r, B, "c3").unwrap();
+    play(&mut r, W, "c3").unwrap();
+    assert_eq!(r.result().unwrap().outcome.to_sgf(), "B+F");
+}
+
+#[test]
+fn clocks_charge_the_mover_with_lag_and_flag_late_moves() {
+    let mut settings = Settings::new(Ruleset::TROMP_TAYLOR);
+    settings.time = TimeControl::SuddenDeath { main: t(10) };
+    settings.lag = t(1);
+    let mut r = Referee::new(geometry(), settings.clone(), t(100)).unwrap();
+    assert_eq!(r.clock().running(), Some(B));
+    assert_eq!(r.clock().deadline(), Some(t(111)));
+    let c3 = Input::Play {
+        by: B,
+        mv: Move::Play(pt("c3")),
+    };
+    r.apply(c3, t(104)).unwrap();
+    assert_eq!(r.clock().left(B).main, t(6));
+    assert_eq!(r.clock().running(), Some(W));
+    // White reports 3 s of thinking in 5 s measured: 1 s (the allowance) credited.
+    r.apply(
+        Input::Play { by: W, mv: Move::Pass },
+        Moment {
+            now: t(109),
+            think: Some(t(3)),
+        },
+    )
+    .unwrap();
+    assert_eq!(r.clock().left(W).main, t(6));
+    // A timeout before the deadline is refused; after it, Black loses on time.
+    assert_eq!(r.apply(Input::Timeout, t(115)), Err(Refusal::NotDue));
+    r.apply(Input::Timeout, t(116)).unwrap();
+    let res = r.result().unwrap();
+    assert_eq!((res.ending, res.outcome.to_sgf().as_str()), (Ending::Time, "W+T"));
+
+    // A move that arrives after the deadline loses on time too, and is not played.
+    let mut r = Referee::new(geometry(), settings.clone(), t(0)).unwrap();
+    let late = Input::Play {
+        by: B,
+        mv: Move::Play(pt("c3")),
+    };
+    assert_eq!(r.apply(late, t(12)), Ok(Applied::Recorded));
+    assert_eq!(r.game().moves().len(), 0);
+    assert_eq!(r.result().unwrap().ending, Ending::Time);
+
+    // People: the first move is not timed.
+    settings.clock_start = ClockStart::AfterFirstMove;
+    let r = Referee::new(geometry(), settings, t(0)).unwrap();
+    assert_eq!(r.clock().running(), None);
+}
+
+#[test]
+fn clocks_stop_while_dead_lists_are_collected() {
+    // Olympiad 3.10.3.
+    let mut settings = Settings::new(Ruleset::NSTT);
+    settings.protocol = Protocol::Chinese;
+    settings.time = TimeControl::SuddenDeath { main: t(60) };
+    let mut r = Referee::new(geometry(), settings, t(0)).unwrap();
+    play(&mut r, B, "c3").unwrap();
+    play(&mut r, W, "pass").unwrap();
+    play(&mut r, B, "pass").unwrap();
+    assert_eq!(r.clock().running(), None);
+    assert_eq!(r.apply(Input::Timeout, t(10_000)), Err(Refusal::NotDue));
+}
+
+#[test]
+fn handicap_stones_are_set_up_and_white_moves_first() {
+    let g = Arc::new(Geometry::rect(9, 9).unwrap());
+    let mut settings = Settings::new(Ruleset::TROMP_TAYLOR.with_komi("0.5".parse().unwrap()));
+    settings.handicap = goref_referee::handicap::fixed_handicap(&g, 4).unwrap();
+    let mut r = Referee::new(g.clone(), settings.clone(), t(0)).unwrap();
+    assert_eq!(r.game().board().stone_count(B), 4);
+    assert_eq!(r.game().to_move(), W);
+    assert_eq!(
+        r.apply(
+            Input::Play {
+                by: B,
+                mv: Move::Pass
+            },
+            t(1)
+        ),
+        Err(Refusal::NotYourTurn { to_act: W })
+    );
+    r.apply(Input::Play { by: W, mv: Move::Pass }, t(1)).unwrap();
+    r.apply(Input::Play { by: B, mv: Move::Pass }, t(2)).unwrap();
+    // Tromp marking by default; nothing marked: 81 points for Black, komi 0.5.
+    r.apply(Input::Done { by: W }, t(3)).unwrap();
+    r.apply(Input::Done { by: B }, t(4)).unwrap();
+    assert_eq!(r.result().unwrap().outcome.to_sgf(), "B+80.5");
+    settings.handicap.push(settings.handicap[0]);
+    assert!(Referee::new(g, settings, t(0)).is_err());
+}
+
+/// 001 §1: a loss on time before the minimum number of moves stands; after it the game is
+/// adjudicated (3.9 default removal of every block, 3.8 scoring).
+#[test]
+fn min_moves_decides_between_a_loss_on_time_and_an_adjudication() {
+    let mut settings = Settings::new(Ruleset::OLYMPIAD.with_komi("0.5".parse().unwrap()));
+    settings.time = TimeControl::SuddenDeath { main: t(10) };
+    settings.min_moves = Some(2);
+    settings.illegal = IllegalPolicy::Olympiad;
+    // One black move: fewer than 2, Black loses on time.
+    let mut r = Referee::new(geometry(), settings.clone(), t(0)).unwrap();
+    play(&mut r, B, "c3").unwrap();
+    play(&mut r, W, "pass").unwrap();
+    r.apply(Input::Timeout, t(12)).unwrap();
+    assert_eq!(r.result().unwrap().outcome.to_sgf(), "W+T");
+    // Two black moves: adjudicated; Black's two stones own the empty 5×5 board.
+    let mut r = Referee::new(geometry(), settings, t(0)).unwrap();
+    play(&mut r, B, "c3").unwrap();
+    play(&mut r, W, "pass").unwrap();
+    play(&mut r, B, "c2").unwrap();
+    play(&mut r, W, "pass").unwrap();
+    r.apply(Input::Timeout, t(20)).unwrap();
+    assert_eq!(r.result(), None);
+    match r.need() {
+        Need::Adjudication { reason, disputed } => {
+            assert_eq!(reason, Adjudication::Timing { by: B });
+            assert_eq!(disputed.len(), 2);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(r.clock().running(), None);
+    let verdict = adjudicate::by_default_removal(&r).unwrap();
+    r.apply(verdict, t(21)).unwrap();
+    let res = r.result().unwrap();
+    assert_eq!(res.ending, Ending::Adjudicated);
+    assert_eq!(res.outcome.to_sgf(), "B+24.5");
+    assert!(res.detail.as_ref().unwrap().contains("001 §1"));
+}
+
+/// 3.10.2: the director may replace a play that would invoke the long-cycle rule by a pass.
+#[test]
+fn a_long_cycle_ends_the_game_or_becomes_a_pass() {
+    // 1×3: B a1, W c1, B b1 captures? Use the 2×2 superko game of reference 004 under the
+    // Olympiad's long-cycle rule: the 7th move recreates the position after move 1.
+    let g = Arc::new(Geometry::rect(2, 2).unwrap());
+    let moves = ["a2", "b2", "a1", "b1", "a2", "a1"];
+    for policy in [LongCyclePolicy::End, LongCyclePolicy::Pass] {
+        let mut settings = Settings::new(Ruleset::OLYMPIAD);
+        settings.long_cycle = policy;
+        let mut r = Referee::new(g.clone(), settings, t(0)).unwrap();
+        for (i, name) in moves.iter().enumerate() {
+            let by = if i % 2 == 0 { B } else { W };
+            let mv = Move::Play(g.parse_point(name).unwrap());
+            r.apply(Input::Play { by, mv }, t(i as u64)).unwrap();
+        }
+        let repeat = Move::Play(g.parse_point("a2").unwrap());
+        assert_eq!(r.game().long_cycle(repeat), Some(1));
+        let applied = r.apply(Input::Play { by: B, mv: repeat }, t(10)).unwrap();
+        match policy {
+            LongCyclePolicy::End => {
+                assert_eq!(r.result().unwrap().ending, Ending::LongCycle);
+            }
+            LongCyclePolicy::Pass => {
+                assert_eq!(
+                    applied,
+                    Applied::Moved {
+                        color: B,
+                        mv: Move::Pass,
+                        replaced: true
+                    }
+                );
+                assert_eq!(r.result(), None);
+                assert_eq!(r.game().moves().last(), Some(&(B, Move::Pass)));
+                assert!(r.notes().last().unwrap().text.contains("3.10.2"));
+            }
+        }
+    }
+}
+
+#[test]
+fn resignation_and_forfeits_end_the_game_in_any_phase() {
+    let mut r = passed(Protocol::Chinese);
+    r.apply(Input::Resign { by: W }, t(90)).unwrap();
+    let res = r.result().unwrap();
+    assert_eq!((res.ending, res.outcome.to_sgf().as_str()), (Ending::Resignation, "B+R"));
+    assert_eq!(r.apply(Input::Resign { by: B }, t(91)), Err(Refusal::Over));
+    let mut r = Referee::new(geometry(), Settings::new(Ruleset::NSTT), t(0)).unwrap();
+    r.apply(
+        Input::Forfeit {
+            by: B,
+            fault: goref_referee::Fault::Crash,
+            detail: "Black's engine exited".into(),
+        },
+        t(1),
+    )
+    .unwrap();
+    assert_eq!(r.result().unwrap().outcome.to_sgf(), "W+F");
+    assert!(r.result().unwrap().ending.is_forfeit());
+}
+
+#[test]
+fn the_move_limit_scores_the_board_as_it_stands() {
+    let mut settings = Settings::new(Ruleset::TROMP_TAYLOR);
+    settings.move_limit = Some(3);
+    let mut r = Referee::new(geometry(), settings, t(0)).unwrap();
+    play(&mut r, B, "c3").unwrap();
+    play(&mut r, W, "pass").unwrap();
+    play(&mut r, B, "c2").unwrap();
+    let res = r.result().unwrap();
+    assert_eq!((res.ending, res.outcome.to_sgf().as_str()), (Ending::MoveLimit, "B+25"));
+}
