@@ -370,6 +370,37 @@ impl TimeControl {
     }
 }
 
+impl TimeControl {
+    /// SGF `TM` (main time in whole seconds) and `OT` (overtime in words), `None` without a
+    /// clock.
+    #[must_use]
+    pub fn sgf_properties(&self) -> Option<(u64, Option<String>)> {
+        match *self {
+            TimeControl::None => None,
+            TimeControl::SuddenDeath { main } => Some((main.as_secs(), None)),
+            TimeControl::Fischer {
+                main, increment, ..
+            } => Some((main.as_secs(), Some(format!("{} fischer", show(increment))))),
+            TimeControl::ByoYomi {
+                main,
+                period,
+                periods,
+            } => Some((
+                main.as_secs(),
+                Some(format!("{periods}x{} byo-yomi", show(period))),
+            )),
+            TimeControl::Canadian {
+                main,
+                period,
+                stones,
+            } => Some((
+                main.as_secs(),
+                Some(format!("{stones}/{} canadian", show(period))),
+            )),
+        }
+    }
+}
+
 impl fmt::Display for TimeControl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {

@@ -13,6 +13,9 @@
 //! sprt = [0.0, 10.0, 0.05, 0.05]
 //! end = "olympiad"       # all-alive, chinese, kgs, japanese, tromp, olympiad, referee
 //! referee = "builtin"     # or a GTP command: "/usr/games/gnugo --mode gtp --level 0"
+//! handicap = 4            # with handicap_style = "fixed" (default) or "free"
+//! min_moves = 30          # 001 §1 (default under olympiad: 30/60/125 on 9/13/19)
+//! long_cycle = "end"      # or "pass" (3.10.2)
 //!
 //! [black]                 # Black in game 1, White in game 2, …
 //! name = "gnugo"
@@ -61,11 +64,19 @@ pub struct FileConfig {
     pub command_timeout: Option<String>,
     pub illegal: Option<String>,
     pub sprt: Option<[f64; 4]>,
-    /// The end protocol (crate goref-end); default `olympiad` under the olympiad preset,
+    /// The end protocol (crate goref-referee); default `olympiad` under the olympiad preset,
     /// `all-alive` under `tromp-taylor` and `nstt`.
     pub end: Option<String>,
     /// Who settles disputed stones: `builtin` (Olympiad 3.9 default removal) or a command.
     pub referee: Option<String>,
+    /// Handicap stones for Black (2 to 9); komi defaults to 0.5 with them.
+    pub handicap: Option<usize>,
+    /// `fixed` (GTP's points) or `free` (Black's engine chooses).
+    pub handicap_style: Option<String>,
+    /// 001 §1: a loss on time after this many moves of one's own is adjudicated instead.
+    pub min_moves: Option<usize>,
+    /// A play that would invoke the long-cycle rule: `end` (the game) or `pass`.
+    pub long_cycle: Option<String>,
 }
 
 impl FileConfig {

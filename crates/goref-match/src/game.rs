@@ -1,4 +1,5 @@
-//! One game between two engines, refereed move by move with the rules core.
+//! One game between two engines: the loop that turns what the referee (crate goref-referee)
+//! needs into GTP commands, and the engines' answers into the referee's inputs.
 
 use std::fs::File;
 use std::io::LineWriter;
@@ -6,42 +7,24 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use goref_end::marking::{area_without, Dead};
-use goref_end::tromp::{Agreement, Choice, Step};
-use goref_end::{Action, Ending, Protocol, Settlement};
 use goref_gtp::controller::log_line;
 use goref_gtp::{
     color_arg, format_move, parse_genmove, parse_move, Engine, EngineSpec, GenMove, GtpError, Log,
 };
-use goref_rules::{Color, End, Game, Move, Outcome, Point, Ruleset, Score};
-use goref_sgf::{GameRecord, RecordedMove};
+use goref_referee::handicap::{fixed_handicap, HandicapStyle};
+use goref_referee::marking::{normalize, Dead};
+use goref_referee::{
+    Applied, Fault, Input, LongCyclePolicy, Need, PlayerInfo, Protocol, RecordInfo, Referee,
+};
+use goref_rules::{ByColor, Color, Geometry, Move, Point, Ruleset};
 use serde::{Deserialize, Serialize};
 
-use crate::clock::{Announce, Clock, TimeControl};
+use crate::clock::{Announce, TimeControl};
 
-/// What happens to an illegal move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum IllegalPolicy {
-    /// Olympiad 3.10.2: the first illegal move of a program is replaced by a pass (both engines
-    /// are told), a second one loses.
-    Olympiad,
-    /// The first illegal move loses.
-    Strict,
-}
+pub use goref_referee::{Ending, IllegalPolicy};
 
-impl std::str::FromStr for IllegalPolicy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "olympiad" => Ok(IllegalPolicy::Olympiad),
-            "strict" => Ok(IllegalPolicy::Strict),
-            _ => Err(format!(
-                "illegal-move policy '{s}': expected olympiad or strict"
-            )),
-        }
-    }
-}
+/// How a game ended, for the results file and the table (the referee's [`Ending`]).
+pub type EndKind = Ending;
 
 /// Who settles dead stones the players dispute (Olympiad 3.7.5, reference 000 "third-party
 /// mediation").
@@ -69,7 +52,7 @@ pub struct Settings {
     pub height: usize,
     pub rules: Ruleset,
     pub time: TimeControl,
-    /// Overrun of the clock forgiven on each move (transmission lag).
+    /// Lag allowance of each move: an overrun of the clock up to this is forgiven.
     pub lag: Duration,
     /// Turns after which the game is stopped and scored as it stands.
     pub move_limit: usize,
@@ -80,10 +63,19 @@ pub struct Settings {
     pub hang_timeout: Option<Duration>,
     /// Time an engine has to exit after `quit` before it is killed.
     pub grace: Duration,
-    /// How a game ends after two passes (crate goref-end).
+    /// How a game ends after two passes.
     pub end: Protocol,
-    /// Who settles disputed stones under the `olympiad` and `referee` protocols.
+    /// Who settles disputed stones under the `olympiad` and `referee` protocols, and decides
+    /// games sent to the tournament director by `min_moves`.
     pub referee: RefereeSpec,
+    /// Handicap stones for Black (0: none).
+    pub handicap: usize,
+    /// How the handicap stones are placed.
+    pub handicap_style: HandicapStyle,
+    /// 001 §1: a loss on time after at least this many moves of one's own is adjudicated.
+    pub min_moves: Option<usize>,
+    /// What a play that would invoke the long-cycle rule does (Olympiad 3.6, 3.10.2).
+    pub long_cycle: LongCyclePolicy,
 }
 
 impl Settings {
@@ -103,7 +95,25 @@ impl Settings {
             grace: Duration::from_secs(1),
             end: Protocol::Olympiad,
             referee: RefereeSpec::Builtin,
+            handicap: 0,
+            handicap_style: HandicapStyle::Fixed,
+            min_moves: None,
+            long_cycle: LongCyclePolicy::End,
         }
+    }
+
+    /// The referee's settings for one game with these handicap stones.
+    fn referee_settings(&self, handicap: Vec<Point>) -> goref_referee::Settings {
+        let mut s = goref_referee::Settings::new(self.rules);
+        s.protocol = self.end;
+        s.illegal = self.illegal;
+        s.time = self.time;
+        s.lag = self.lag;
+        s.move_limit = Some(self.move_limit);
+        s.min_moves = self.min_moves;
+        s.long_cycle = self.long_cycle;
+        s.handicap = handicap;
+        s
     }
 }
 
@@ -115,53 +125,6 @@ pub struct Player {
     /// A short name for tables and errors.
     pub name: String,
     pub spec: EngineSpec,
-}
-
-/// How a game ended, for the results file and the table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EndKind {
-    TwoPasses,
-    Resignation,
-    LongCycle,
-    MoveLimit,
-    /// Loss on time.
-    Time,
-    /// The engine's output closed (it exited).
-    Crash,
-    /// No reply within the hang timeout.
-    Hang,
-    /// An illegal move (a second one under Olympiad 3.10.2, or the first under strict).
-    Illegal,
-    /// Another fault: a refused `genmove`, a legal move the engine would not take.
-    Fault,
-}
-
-impl EndKind {
-    /// Whether the loser forfeited (`F` or `T`).
-    #[must_use]
-    pub fn is_forfeit(self) -> bool {
-        matches!(
-            self,
-            EndKind::Time | EndKind::Crash | EndKind::Hang | EndKind::Illegal | EndKind::Fault
-        )
-    }
-
-    /// The name in the results file.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            EndKind::TwoPasses => "two-passes",
-            EndKind::Resignation => "resignation",
-            EndKind::LongCycle => "long-cycle",
-            EndKind::MoveLimit => "move-limit",
-            EndKind::Time => "time",
-            EndKind::Crash => "crash",
-            EndKind::Hang => "hang",
-            EndKind::Illegal => "illegal",
-            EndKind::Fault => "fault",
-        }
-    }
 }
 
 /// One line of the results file.
@@ -179,7 +142,7 @@ pub struct GameReport {
     pub result: String,
     /// `B`, `W` or none for a draw.
     pub winner: Option<char>,
-    pub end: EndKind,
+    pub end: Ending,
     /// Why, in words, for forfeits and illegal moves.
     pub detail: Option<String>,
     /// Turns played.
@@ -232,29 +195,6 @@ impl std::fmt::Display for StartError {
 
 impl std::error::Error for StartError {}
 
-struct Referee<'a> {
-    settings: &'a Settings,
-    log: Option<Log>,
-    game: Game,
-    clocks: [Clock; 2],
-    illegal: [u32; 2],
-    genmoves: [u32; 2],
-    seconds: [f64; 2],
-    comments: Vec<Option<String>>,
-    left: Vec<Option<(f64, Option<u32>)>>,
-    end: Option<(EndKind, Option<String>)>,
-    /// Play resumed after two passes (or goes on on a copy): a refused genmove is a pass.
-    resumed: bool,
-    /// KGS clean-up phase: `kgs-genmove_cleanup` where the engine has it.
-    cleanup: bool,
-    resumptions: u32,
-    /// What happened after the passes, in order, for the record.
-    notes: Vec<String>,
-    dead_lists: [Option<Vec<Point>>; 2],
-    removed: Dead,
-    ending: Option<Ending>,
-}
-
 /// Plays game `index` (from 0) between `black` and `white`, writes its SGF and log into `out`,
 /// and reports it. Only an engine that cannot start (or refuses the board) is an error.
 pub async fn play_game(
@@ -269,10 +209,11 @@ pub async fn play_game(
     let log: Option<Log> = File::create(&log_path)
         .ok()
         .map(|f| Arc::new(Mutex::new(LineWriter::new(f))) as Log);
-    let players = [black, white];
+    let players = ByColor::new(black, white);
     let mut engines = Vec::with_capacity(2);
+    let mut commands = Vec::with_capacity(2);
     for color in Color::ALL {
-        let p = players[color.index()];
+        let p = players[color];
         let label = format!("{color} engine '{}'", p.name);
         let spec = p
             .spec
@@ -292,78 +233,92 @@ pub async fn play_game(
         setup(&mut engine, settings)
             .await
             .map_err(|e| StartError(format!("game {number}: {e}")))?;
+        commands.push(spec.to_string());
         engines.push(engine);
     }
-    let mut engines: [Engine; 2] = engines.try_into().map_err(|_| StartError("two".into()))?;
-    let names = [0, 1].map(|i| first_line(&engines[i].info().name));
-
-    let game = Game::rect(settings.width, settings.height, settings.rules)
-        .map_err(|e| StartError(e.to_string()))?;
-    let mut referee = Referee {
+    let [b, w]: [Engine; 2] = engines.try_into().map_err(|_| StartError("two".into()))?;
+    let mut engines = ByColor::new(b, w);
+    let geometry = Arc::new(
+        Geometry::rect(settings.width, settings.height).map_err(|e| StartError(e.to_string()))?,
+    );
+    let handicap = place_handicap(&mut engines, settings, &geometry)
+        .await
+        .map_err(|e| StartError(format!("game {number}: {e}")))?;
+    let info = ByColor::from_fn(|c| {
+        let i = engines[c].info();
+        PlayerInfo {
+            name: first_line(&i.name),
+            version: Some(first_line(&i.version)).filter(|v| !v.is_empty()),
+            command: Some(commands[c.index()].clone()),
+        }
+    });
+    let epoch = Instant::now();
+    let referee = Referee::new(geometry, settings.referee_settings(handicap), Duration::ZERO)
+        .map_err(|e| StartError(format!("game {number}: {e}")))?;
+    let mut driver = Driver {
         settings,
         log: log.clone(),
-        game,
-        clocks: [Clock::new(settings.time); 2],
-        illegal: [0; 2],
-        genmoves: [0; 2],
-        seconds: [0.0; 2],
-        comments: Vec::new(),
-        left: Vec::new(),
-        end: None,
-        resumed: false,
-        cleanup: false,
-        resumptions: 0,
-        notes: Vec::new(),
-        dead_lists: [None, None],
-        removed: Dead::new(),
-        ending: None,
+        referee,
+        epoch,
+        genmoves: ByColor::default(),
+        seconds: ByColor::default(),
+        logged: 0,
+        marking_lists: None,
     };
-    referee.play(&mut engines).await;
+    driver.run(&mut engines).await;
 
-    let outcome = referee.outcome();
-    let (end, detail) = referee.end.clone().unwrap_or((EndKind::MoveLimit, None));
-    if let Some(d) = &detail {
+    let result = driver.referee.result().cloned().expect("the game is over");
+    if let Some(d) = &result.detail {
         log_line(&log, "[goref]", d);
     }
     log_line(
         &log,
         "[goref]",
-        &format!("result {outcome} ({})", end.name()),
+        &format!("result {} ({})", result.outcome, result.ending.name()),
     );
-    let [b, w] = engines;
+    let ByColor { black: b, white: w } = engines;
     let grace = settings.grace;
     tokio::join!(b.shutdown(grace), w.shutdown(grace));
 
     let sgf_name = format!("game-{number:04}.sgf");
-    let sgf = referee.sgf(number, &names, &outcome, end, detail.as_deref());
+    let sgf = driver.referee.record(&RecordInfo {
+        black: info.black.clone(),
+        white: info.white.clone(),
+        game_name: Some(format!("game {number}")),
+        date: None,
+    });
     let tmp = out.join(format!("{sgf_name}.tmp"));
     let written =
         std::fs::write(&tmp, sgf).and_then(|()| std::fs::rename(&tmp, out.join(&sgf_name)));
     if let Err(e) = written {
         log_line(&log, "[goref]", &format!("cannot write {sgf_name}: {e}"));
     }
+    let referee = &driver.referee;
+    let g = referee.game().geometry().clone();
+    let names = |d: &Dead| d.iter().map(|&p| g.name(p)).collect::<Vec<_>>();
     Ok(GameReport {
         game: number,
         black: black.id,
         white: white.id,
-        black_name: names[0].clone(),
-        white_name: names[1].clone(),
-        result: outcome.to_sgf(),
-        winner: outcome.winner().map(Color::letter),
-        end,
-        detail,
-        moves: referee.game.moves().len(),
-        genmoves: referee.genmoves,
-        seconds: referee.seconds,
-        illegal_passes: referee.illegal,
+        black_name: info.black.name.clone(),
+        white_name: info.white.name.clone(),
+        result: result.outcome.to_sgf(),
+        winner: result.outcome.winner().map(Color::letter),
+        end: result.ending,
+        detail: result.detail.clone(),
+        moves: referee.game().moves().len(),
+        genmoves: driver.genmoves.into_array(),
+        seconds: driver.seconds.into_array(),
+        illegal_passes: referee.illegal_passes().into_array(),
         sgf: sgf_name,
-        ending: referee.ending.map(|e| e.name().to_string()),
-        resumptions: referee.resumptions,
+        ending: result.settled.map(|e| e.name().to_string()),
+        resumptions: referee.resumptions(),
         dead_lists: referee
-            .dead_lists
+            .dead_lists()
             .clone()
-            .map(|l| l.map(|l| referee.names(&l))),
-        removed: referee.names(&referee.removed),
+            .map(|l| l.map(|l| names(&l)))
+            .into_array(),
+        removed: names(&result.removed),
     })
 }
 
@@ -411,352 +366,432 @@ async fn setup(engine: &mut Engine, s: &Settings) -> Result<(), GtpError> {
     Ok(())
 }
 
-impl Referee<'_> {
-    fn finish(&mut self, kind: EndKind, loser: Option<Color>, detail: Option<String>) {
-        if let Some(by) = loser {
-            self.game.end_by(match kind {
-                EndKind::Time => End::Time { by },
-                EndKind::Resignation => End::Resignation { by },
-                _ => End::Forfeit { by },
-            });
+/// The handicap stones, told to both engines: GTP's fixed points (`fixed_handicap`, or
+/// `set_free_handicap` with the same points for an engine without it), or Black's
+/// `place_free_handicap` told to White with `set_free_handicap`.
+async fn place_handicap(
+    engines: &mut ByColor<Engine>,
+    s: &Settings,
+    geometry: &Geometry,
+) -> Result<Vec<Point>, String> {
+    if s.handicap == 0 {
+        return Ok(Vec::new());
+    }
+    let t = s.command_timeout;
+    let stones = match s.handicap_style {
+        HandicapStyle::Fixed => fixed_handicap(geometry, s.handicap).map_err(|e| e.to_string())?,
+        HandicapStyle::Free => {
+            let reply = engines
+                .black
+                .command(&format!("place_free_handicap {}", s.handicap), t)
+                .await
+                .map_err(|e| format!("Black's place_free_handicap: {e}"))?;
+            let stones = parse_vertices(geometry, &reply);
+            let mut seen = stones.clone();
+            seen.sort();
+            seen.dedup();
+            if stones.is_empty() || seen.len() != stones.len() || stones.len() > s.handicap {
+                return Err(format!(
+                    "Black's place_free_handicap {} answered '{reply}': not {} distinct points",
+                    s.handicap, s.handicap
+                ));
+            }
+            stones
         }
-        self.end = Some((kind, detail));
+    };
+    let vertices: Vec<String> = stones.iter().map(|&p| geometry.name(p)).collect();
+    let free = format!("set_free_handicap {}", vertices.join(" "));
+    for color in Color::ALL {
+        if color == Color::Black && s.handicap_style == HandicapStyle::Free {
+            continue;
+        }
+        let engine = &mut engines[color];
+        let fixed =
+            s.handicap_style == HandicapStyle::Fixed && engine.info().supports("fixed_handicap");
+        let command = if fixed {
+            format!("fixed_handicap {}", s.handicap)
+        } else {
+            free.clone()
+        };
+        let reply = engine
+            .command(&command, t)
+            .await
+            .map_err(|e| format!("{color} engine: '{command}': {e}"))?;
+        if fixed {
+            let mut placed = parse_vertices(geometry, &reply);
+            let mut expected = stones.clone();
+            placed.sort();
+            expected.sort();
+            if placed != expected {
+                return Err(format!(
+                    "{color} engine placed '{reply}' for fixed_handicap {}, not {} (GTP 2 §4.1.1)",
+                    s.handicap,
+                    vertices.join(" ")
+                ));
+            }
+        }
+    }
+    Ok(stones)
+}
+
+/// Sets an engine's board to the game as the referee has it: `clear_board`, the handicap,
+/// then every move.
+async fn replay_into(engine: &mut Engine, referee: &Referee, t: Duration) -> Result<(), GtpError> {
+    let game = referee.game();
+    let g = game.geometry().clone();
+    engine.command("clear_board", t).await?;
+    let handicap: Vec<String> = g
+        .points()
+        .filter(|&p| game.start().get(p).is_some())
+        .map(|p| g.name(p))
+        .collect();
+    if !handicap.is_empty() {
+        engine
+            .command(&format!("set_free_handicap {}", handicap.join(" ")), t)
+            .await?;
+    }
+    for &(c, mv) in game.moves() {
+        let cmd = format!("play {} {}", color_arg(c), format_move(&g, mv));
+        engine.command(&cmd, t).await?;
+    }
+    Ok(())
+}
+
+/// Drives one game: asks the engines what the referee needs.
+struct Driver<'a> {
+    settings: &'a Settings,
+    log: Option<Log>,
+    referee: Referee,
+    /// The referee's time is measured from here.
+    epoch: Instant,
+    genmoves: ByColor<u32>,
+    seconds: ByColor<f64>,
+    /// Notes already written to the log.
+    logged: usize,
+    /// Each side's dead list while the marking phase runs (reference 003 between engines).
+    marking_lists: Option<ByColor<Dead>>,
+}
+
+impl Driver<'_> {
+    fn now(&self) -> Duration {
+        self.epoch.elapsed()
+    }
+
+    /// Applies an input and logs the notes it added. A refusal (never expected from this
+    /// driver) is logged and turned into a forfeit so that the game ends.
+    fn apply(&mut self, input: Input) -> Option<Applied> {
+        let now = self.now();
+        let applied = match self.referee.apply(input.clone(), now) {
+            Ok(a) => Some(a),
+            Err(refusal) => {
+                log_line(
+                    &self.log,
+                    "[goref]",
+                    &format!("referee refused {input:?}: {refusal}"),
+                );
+                None
+            }
+        };
+        self.flush_notes();
+        applied
+    }
+
+    fn note(&mut self, text: String) {
+        self.referee.note(text);
+        self.flush_notes();
+    }
+
+    fn flush_notes(&mut self) {
+        for n in &self.referee.notes()[self.logged..] {
+            log_line(&self.log, "[goref]", &n.text);
+        }
+        self.logged = self.referee.notes().len();
+    }
+
+    /// Until the game is over: a move, dead lists, marking choices or an adjudication, as the
+    /// referee needs them.
+    async fn run(&mut self, engines: &mut ByColor<Engine>) {
+        loop {
+            let need = self.referee.need();
+            if !matches!(need, Need::Marking { .. }) {
+                self.marking_lists = None;
+            }
+            match need {
+                Need::Over => return,
+                Need::Move {
+                    color,
+                    resumed,
+                    cleanup,
+                } => self.turn(engines, color, resumed, cleanup).await,
+                Need::PlayOutOnCopy { color } => self.turn(engines, color, true, false).await,
+                Need::DeadLists { missing } => {
+                    for color in Color::ALL {
+                        if missing[color] {
+                            let stones = self.ask_dead_list(&mut engines[color], color).await;
+                            self.apply(Input::DeadList { by: color, stones });
+                        }
+                    }
+                }
+                Need::Marking { to_act } => {
+                    if self.marking_lists.is_none() {
+                        let mut lists = ByColor::<Dead>::default();
+                        for color in Color::ALL {
+                            let list = self.ask_dead_list(&mut engines[color], color).await;
+                            lists[color] = normalize(self.referee.game().board(), list.unwrap_or_default());
+                        }
+                        self.marking_lists = Some(lists);
+                    }
+                    let lists = self.marking_lists.as_ref().expect("asked");
+                    let agreement = self.referee.agreement().expect("marking");
+                    let input = match agreement.choice_for(&lists[to_act]) {
+                        goref_referee::tromp::Choice::Mark(at) => Input::Mark { by: to_act, at },
+                        goref_referee::tromp::Choice::Dispute(at) => {
+                            Input::Dispute { by: to_act, at }
+                        }
+                        goref_referee::tromp::Choice::Done => Input::Done { by: to_act },
+                    };
+                    if self.apply(input).is_none() {
+                        return;
+                    }
+                }
+                Need::Adjudication { disputed, .. } => {
+                    let input = match self.settings.referee.clone() {
+                        RefereeSpec::Builtin => {
+                            goref_referee::adjudicate::by_default_removal(&self.referee)
+                                .expect("an adjudication is needed")
+                        }
+                        RefereeSpec::Engine(spec) => self.ask_referee_engine(&spec, &disputed).await,
+                    };
+                    if self.apply(input).is_none() {
+                        return;
+                    }
+                }
+            }
+        }
     }
 
     /// Forfeit of `color` after an engine error.
     fn engine_fault(&mut self, color: Color, err: &GtpError, what: &str) {
-        let kind = match err {
-            GtpError::Closed { .. } => EndKind::Crash,
-            GtpError::Timeout { .. } => EndKind::Hang,
-            _ => EndKind::Fault,
+        let fault = match err {
+            GtpError::Closed { .. } => Fault::Crash,
+            GtpError::Timeout { .. } => Fault::Hang,
+            _ => Fault::Other,
         };
-        let number = self.game.moves().len() + 1;
+        let number = self.referee.board_in_play().moves().len() + 1;
         let detail = format!("{color} forfeits at move {number} ({what}): {err}");
-        self.finish(kind, Some(color), Some(detail));
+        self.apply(Input::Forfeit {
+            by: color,
+            fault,
+            detail,
+        });
     }
 
-    /// The game: alternate moving, then, after two passes, the dead-stone settlement of the
-    /// protocol (crate goref-end) until it finishes. The clocks stop while the engines are
-    /// asked for dead stones, mark, or wait for a referee (Olympiad 3.10.3): those commands
-    /// run under the command timeout and are charged to no clock.
-    async fn play(&mut self, engines: &mut [Engine; 2]) {
-        self.play_moves(engines).await;
-        if !self.stopped_by_passes() {
-            return;
-        }
-        let mut settlement = Settlement::new(self.settings.end);
-        let mut action = settlement.on_two_passes(&self.game);
-        // Every branch either finishes or resumes play, and play is bounded by the move limit
-        // (which counts the turns on a copy of the board too); the Olympiad resumes at most
-        // three times; Chinese, KGS and Tromp end at the first two immediate passes.
-        loop {
-            action = match action {
-                Action::AskDeadLists => {
-                    let [black, white] = self.ask_dead_lists(engines).await;
-                    settlement.on_dead_lists(&self.game, black.as_deref(), white.as_deref())
-                }
-                Action::Resume { first, cleanup } => {
-                    self.resumptions = settlement.resumptions();
-                    self.note(format!(
-                        "play resumes with {first} to move{} (resumption {})",
-                        if cleanup {
-                            ": each side captures what it thinks dead (kgs-genmove_cleanup)"
-                        } else {
-                            ""
-                        },
-                        self.resumptions
-                    ));
-                    self.game.resume();
-                    self.end = None;
-                    self.resumed = true;
-                    self.cleanup |= cleanup;
-                    self.play_moves(engines).await;
-                    if !self.stopped_by_passes() {
+    /// One move of `color`: `time_left`, `genmove` under the clock, the reply to the referee,
+    /// and the move told to the opponent.
+    async fn turn(
+        &mut self,
+        engines: &mut ByColor<Engine>,
+        color: Color,
+        resumed: bool,
+        cleanup: bool,
+    ) {
+        let s = self.settings;
+        if let Some((secs, stones)) = self.referee.clock().gtp_time_left(color) {
+            if engines[color].info().supports("time_left") {
+                let cmd = format!("time_left {} {secs} {stones}", color_arg(color));
+                if let Err(e) = engines[color].command(&cmd, s.command_timeout).await {
+                    if e.is_fatal() {
+                        self.engine_fault(color, &e, "time_left");
                         return;
                     }
-                    settlement.on_two_passes(&self.game)
                 }
-                Action::PlayOutOnCopy { first } => {
-                    let copy = self.play_on_copy(engines, first).await;
-                    match copy {
-                        Some(board) => settlement.on_copy_played_out(&board),
-                        None => return,
-                    }
+            }
+        }
+        let by_clock = self
+            .referee
+            .clock()
+            .available(color)
+            .map(|a| a.saturating_add(s.lag));
+        let (limit, clock_binds) = match (by_clock, s.hang_timeout) {
+            (Some(c), Some(h)) if h < c => (h, false),
+            (Some(c), _) => (c, true),
+            (None, Some(h)) => (h, false),
+            (None, None) => (Duration::from_secs(3600), false),
+        };
+        let verb = if cleanup && engines[color].info().supports("kgs-genmove_cleanup") {
+            "kgs-genmove_cleanup"
+        } else {
+            "genmove"
+        };
+        let command = format!("{verb} {}", color_arg(color));
+        self.referee.restart_clock(self.now());
+        let started = Instant::now();
+        let reply = engines[color].send(&command, limit).await;
+        self.genmoves[color] += 1;
+        self.seconds[color] += started.elapsed().as_secs_f64();
+        let number = self.referee.board_in_play().moves().len() + 1;
+        let reply = match reply {
+            Err(GtpError::Timeout { .. }) if clock_binds => {
+                let at = self.referee.clock().deadline().unwrap_or_default().max(self.now());
+                if let Err(r) = self.referee.apply(Input::Timeout, at) {
+                    log_line(&self.log, "[goref]", &format!("timeout refused: {r}"));
                 }
-                Action::StartMarking { first } => {
-                    let [black, white] = self.ask_dead_lists(engines).await;
-                    let lists = [black, white].map(|l| {
-                        goref_end::marking::normalize(self.game.board(), l.unwrap_or_default())
-                    });
-                    let (step, record) = run_marking(self.game.board().clone(), first, &lists);
-                    let names = record
-                        .iter()
-                        .map(|(c, choice)| {
-                            let g = self.game.geometry();
-                            match choice {
-                                Choice::Mark(p) => format!("{c} marks {}", g.name(*p)),
-                                Choice::Dispute(p) => format!("{c} disputes {}", g.name(*p)),
-                                Choice::Done => format!("{c} done"),
-                            }
-                        })
-                        .collect::<Vec<_>>();
-                    self.note(format!("marking (reference 003): {}", names.join(", ")));
-                    match step {
-                        Step::Agreed(dead) => settlement.on_marking_agreed(dead),
-                        _ => settlement.on_marking_disputed(&self.game),
-                    }
+                self.flush_notes();
+                return;
+            }
+            Err(e) => {
+                self.engine_fault(color, &e, "genmove");
+                return;
+            }
+            Ok(r) => r,
+        };
+        let mut refused = None;
+        let text = if reply.success {
+            reply.text
+        } else if resumed {
+            // Olympiad 3.7.4: a program that will not resume is assumed to pass.
+            refused = Some(format!(
+                "{color} refused '{command}' in resumed play ({}): taken to pass (Olympiad 3.7.4)",
+                reply.text
+            ));
+            "pass".to_string()
+        } else {
+            let detail = format!(
+                "{color} forfeits at move {number}: {} refused '{command}': {}",
+                engines[color].label(),
+                reply.text
+            );
+            self.apply(Input::Forfeit {
+                by: color,
+                fault: Fault::Other,
+                detail,
+            });
+            return;
+        };
+        let geometry = self.referee.game().geometry().clone();
+        let input = match parse_genmove(&geometry, &text) {
+            Some(GenMove::Resign) => Input::Resign { by: color },
+            Some(GenMove::Move(mv)) => Input::Play { by: color, mv },
+            None => Input::Unreadable {
+                by: color,
+                reply: text.clone(),
+            },
+        };
+        let Some(applied) = self.apply(input) else {
+            return;
+        };
+        if let Some(n) = refused {
+            self.note(n);
+        }
+        let Applied::Moved { color, mv, replaced } = applied else {
+            return;
+        };
+        let t = s.command_timeout;
+        if replaced {
+            // Bring the mover back in step: the board as the referee has it.
+            if let Err(e) = self.resync(&mut engines[color]).await {
+                let detail = format!(
+                    "{color} could not be set back to the position after its move {number} was replaced by a pass: {e}"
+                );
+                self.apply(Input::Forfeit {
+                    by: color,
+                    fault: Fault::Other,
+                    detail,
+                });
+                return;
+            }
+        }
+        if self.referee.need() == Need::Over {
+            return;
+        }
+        let opponent = color.opponent();
+        let cmd = format!("play {} {}", color_arg(color), format_move(&geometry, mv));
+        if let Err(e) = engines[opponent].command(&cmd, t).await {
+            match self.referee.need() {
+                Need::Move { .. } | Need::PlayOutOnCopy { .. } => {
+                    self.engine_fault(opponent, &e, &format!("told '{cmd}'"));
                 }
-                Action::AskReferee { disputed } => {
-                    let named = self.ask_referee(&disputed).await;
-                    settlement.on_referee(&self.game, named.as_deref())
-                }
-                Action::Finish { dead, ending } => {
-                    self.resumptions = settlement.resumptions();
-                    let names = self.names(&dead);
+                _ => log_line(&self.log, "[goref]", &format!("told '{cmd}': {e}")),
+            }
+        }
+    }
+
+    /// Sets `engine` to the position in play (the copy's moves too, during a play-out).
+    async fn resync(&self, engine: &mut Engine) -> Result<(), GtpError> {
+        let t = self.settings.command_timeout;
+        replay_into(engine, &self.referee, t).await?;
+        if let Some(copy) = self.referee.copy() {
+            let g = copy.geometry().clone();
+            for &(c, mv) in &copy.moves()[self.referee.game().moves().len()..] {
+                let cmd = format!("play {} {}", color_arg(c), format_move(&g, mv));
+                engine.command(&cmd, t).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Asks `final_status_list dead` (Olympiad 3.7.2). An engine without the command, or one
+    /// that fails or times out, is taken to remove nothing and is never penalised for it
+    /// (3.7.2; reference 000, "Considerations").
+    async fn ask_dead_list(&mut self, engine: &mut Engine, color: Color) -> Option<Vec<Point>> {
+        if !engine.info().supports("final_status_list") {
+            self.note(format!(
+                "{color} has no final_status_list: taken to remove nothing"
+            ));
+            return None;
+        }
+        let t = self.settings.command_timeout;
+        match engine.command("final_status_list dead", t).await {
+            Ok(text) => {
+                let list = parse_vertices(self.referee.game().geometry(), &text);
+                if self.referee.phase() == goref_referee::Phase::Marking {
+                    let g = self.referee.game().geometry().clone();
+                    let dead = normalize(self.referee.game().board(), list.iter().copied());
+                    let names: Vec<String> = dead.iter().map(|&p| g.name(p)).collect();
                     self.note(format!(
-                        "game ends by {} ({} protocol): removed {}",
-                        ending.name(),
-                        self.settings.end,
-                        if names.is_empty() {
+                        "{color} calls dead: {}",
+                        if names.is_empty() { "nothing".to_string() } else { names.join(" ") }
+                    ));
+                }
+                Some(list)
+            }
+            Err(e) => {
+                self.note(format!(
+                    "{color} gave no dead list ({e}): taken to remove nothing"
+                ));
+                None
+            }
+        }
+    }
+
+    /// A referee engine's dead stones among `disputed` (or of every block, for a game sent to
+    /// the tournament director by the minimum-moves rule). No answer removes nothing.
+    async fn ask_referee_engine(&mut self, spec: &EngineSpec, disputed: &Dead) -> Input {
+        let g = self.referee.game().geometry().clone();
+        let names: Vec<String> = disputed.iter().map(|&p| g.name(p)).collect();
+        match self.referee_engine(spec).await {
+            Ok(list) => {
+                let named: Vec<String> = list.iter().map(|&p| g.name(p)).collect();
+                Input::Adjudicate {
+                    dead: Some(list),
+                    note: format!(
+                        "disputed {}: the referee engine calls dead {}",
+                        names.join(" "),
+                        if named.is_empty() {
                             "nothing".to_string()
                         } else {
-                            names.join(" ")
+                            named.join(" ")
                         }
-                    ));
-                    self.removed = dead;
-                    self.ending = Some(ending);
-                    return;
-                }
-            };
-        }
-    }
-
-    /// The settlement for the record: every step noted, then the lists and the removal.
-    fn settlement_text(&self) -> String {
-        if self.notes.is_empty() {
-            return String::new();
-        }
-        let mut parts = self.notes.clone();
-        if self.ending.is_some() {
-            let list = |l: &Option<Vec<Point>>| match l {
-                None => "none given".to_string(),
-                Some(l) if l.is_empty() => "nothing".to_string(),
-                Some(l) => self.names(l).join(" "),
-            };
-            parts.push(format!(
-                "dead lists: Black {}; White {}; removed: {}",
-                list(&self.dead_lists[0]),
-                list(&self.dead_lists[1]),
-                if self.removed.is_empty() {
-                    "nothing".to_string()
-                } else {
-                    self.names(&self.removed).join(" ")
-                }
-            ));
-        }
-        parts.join("; ")
-    }
-
-    fn stopped_by_passes(&self) -> bool {
-        matches!(self.end, Some((EndKind::TwoPasses, _)))
-    }
-
-    fn note(&mut self, text: String) {
-        log_line(&self.log, "[goref]", &text);
-        self.notes.push(text);
-    }
-
-    /// Vertex names of stones, in point order.
-    fn names(
-        &self,
-        points: impl IntoIterator<Item = impl std::borrow::Borrow<Point>>,
-    ) -> Vec<String> {
-        let g = self.game.geometry();
-        points.into_iter().map(|p| g.name(*p.borrow())).collect()
-    }
-
-    /// The result: after a settlement, the area score with the dead stones removed (Olympiad
-    /// 3.8); otherwise the game's own result.
-    fn outcome(&self) -> Outcome {
-        if self.ending.is_some() && self.game.end() == Some(End::TwoPasses) {
-            let [black, white] = area_without(self.game.board(), &self.removed);
-            Score {
-                black,
-                white,
-                komi: self.settings.rules.komi,
-            }
-            .outcome()
-        } else {
-            self.game.outcome()
-        }
-    }
-
-    /// Asks both engines `final_status_list dead` (Olympiad 3.7.2). An engine without the
-    /// command, or one that fails or times out, is taken to remove nothing and is never
-    /// penalised for it (3.7.2; reference 000, "Considerations").
-    async fn ask_dead_lists(&mut self, engines: &mut [Engine; 2]) -> [Option<Vec<Point>>; 2] {
-        let t = self.settings.command_timeout;
-        let mut lists = [None, None];
-        for color in Color::ALL {
-            let engine = &mut engines[color.index()];
-            let list = if !engine.info().supports("final_status_list") {
-                self.note(format!(
-                    "{color} has no final_status_list: taken to remove nothing"
-                ));
-                None
-            } else {
-                match engine.command("final_status_list dead", t).await {
-                    Ok(text) => Some(parse_vertices(self.game.geometry(), &text)),
-                    Err(e) => {
-                        self.note(format!(
-                            "{color} gave no dead list ({e}): taken to remove nothing"
-                        ));
-                        None
-                    }
-                }
-            };
-            let list = list.map(|l| {
-                goref_end::marking::normalize(self.game.board(), l)
-                    .into_iter()
-                    .collect::<Vec<_>>()
-            });
-            if let Some(l) = &list {
-                let names = self.names(l);
-                self.note(format!(
-                    "{color} calls dead: {}",
-                    if names.is_empty() {
-                        "nothing".to_string()
-                    } else {
-                        names.join(" ")
-                    }
-                ));
-            }
-            lists[color.index()] = list;
-        }
-        self.dead_lists.clone_from(&lists);
-        lists
-    }
-
-    /// Reference 000, "Japanese rules": the dispute is played out on a copy of the position
-    /// (the engines play on; goref keeps the copy apart from the record), then the game ends
-    /// on the original, so the engines' boards need no restoring. Returns the copy's final
-    /// board, or `None` when a player forfeited on the copy (the forfeit stands).
-    async fn play_on_copy(
-        &mut self,
-        engines: &mut [Engine; 2],
-        first: Color,
-    ) -> Option<goref_rules::Board> {
-        let original = self.game.clone();
-        let turns = original.moves().len();
-        self.note(format!(
-            "the dispute is played out on a copy of the board, {first} to move"
-        ));
-        self.game.resume();
-        self.end = None;
-        self.resumed = true;
-        self.play_moves(engines).await;
-        let copy = std::mem::replace(&mut self.game, original);
-        self.comments.truncate(turns);
-        self.left.truncate(turns);
-        let g = copy.geometry().clone();
-        let line: Vec<String> = copy.moves()[turns..]
-            .iter()
-            .map(|&(c, mv)| format!("{} {}", c.letter(), format_move(&g, mv)))
-            .collect();
-        self.note(format!("played on the copy: {}", line.join(", ")));
-        match self.end.clone() {
-            Some((kind, detail)) if kind.is_forfeit() || kind == EndKind::Resignation => {
-                if let Some(end) = copy.end() {
-                    self.game.end_by(end);
-                }
-                self.end = Some((
-                    kind,
-                    detail.map(|d| format!("{d} (on the copy of the board)")),
-                ));
-                None
-            }
-            other => {
-                if let Some((kind, _)) = other {
-                    if kind != EndKind::TwoPasses {
-                        self.note(format!("play on the copy stopped by {}", kind.name()));
-                    }
-                }
-                self.end = Some((EndKind::TwoPasses, None));
-                Some(copy.board().clone())
-            }
-        }
-    }
-
-    /// The third party's dead stones among `disputed`: goref's default removal (Olympiad
-    /// 3.9.2) or a referee engine fed the game. No answer removes no disputed stone.
-    async fn ask_referee(&mut self, disputed: &Dead) -> Option<Vec<Point>> {
-        let names = self.names(disputed);
-        match self.settings.referee.clone() {
-            RefereeSpec::Builtin => {
-                let disputed: Vec<Point> = disputed.iter().copied().collect();
-                let game = &self.game;
-                let judged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let judge = goref_judge::Judge::of_game(game, goref_judge::Budget::default());
-                    let removal = goref_judge::default_removal(
-                        &judge,
-                        goref_judge::Disputes::Lists {
-                            black: &disputed,
-                            white: &[],
-                        },
-                    );
-                    let verdicts: Vec<String> = removal
-                        .disputed
-                        .iter()
-                        .map(|v| {
-                            format!(
-                                "{} {}",
-                                game.geometry().name(v.block.anchor()),
-                                v.verdict.name()
-                            )
-                        })
-                        .collect();
-                    (removal.removed, verdicts)
-                }));
-                match judged {
-                    Ok((removed, verdicts)) => {
-                        self.note(format!(
-                            "disputed {}: default removal (Olympiad 3.9.2): {}",
-                            names.join(" "),
-                            verdicts.join(", ")
-                        ));
-                        Some(removed)
-                    }
-                    Err(_) => {
-                        self.note("the default removal failed: no disputed stone removed".into());
-                        None
-                    }
+                    ),
                 }
             }
-            RefereeSpec::Engine(spec) => {
-                let answer = self.referee_engine(&spec).await;
-                match answer {
-                    Ok(list) => {
-                        let named = self.names(&list);
-                        self.note(format!(
-                            "disputed {}: the referee engine calls dead {}",
-                            names.join(" "),
-                            if named.is_empty() {
-                                "nothing".to_string()
-                            } else {
-                                named.join(" ")
-                            }
-                        ));
-                        Some(list)
-                    }
-                    Err(e) => {
-                        self.note(format!(
-                            "disputed {}: the referee engine gave no answer ({e}): no disputed stone removed",
-                            names.join(" ")
-                        ));
-                        None
-                    }
-                }
-            }
+            Err(e) => Input::Adjudicate {
+                dead: None,
+                note: format!(
+                    "disputed {}: the referee engine gave no answer ({e}): no disputed stone removed",
+                    names.join(" ")
+                ),
+            },
         }
     }
 
@@ -770,351 +805,27 @@ impl Referee<'_> {
         let asked = async {
             engine.check(t.max(Duration::from_secs(5))).await?;
             setup(&mut engine, s).await?;
-            let g = self.game.geometry().clone();
-            for &(c, mv) in self.game.moves() {
-                let cmd = format!("play {} {}", color_arg(c), format_move(&g, mv));
-                engine.command(&cmd, t).await?;
-            }
+            replay_into(&mut engine, &self.referee, t).await?;
             engine.command("final_status_list dead", t).await
         }
         .await;
         engine.shutdown(s.grace).await;
         asked
-            .map(|text| parse_vertices(self.game.geometry(), &text))
+            .map(|text| parse_vertices(self.referee.game().geometry(), &text))
             .map_err(|e| e.to_string())
-    }
-
-    /// Alternate moving until the game stops (two passes, or any other end).
-    async fn play_moves(&mut self, engines: &mut [Engine; 2]) {
-        let s = self.settings;
-        while !self.game.is_over() {
-            if self.game.moves().len() >= s.move_limit {
-                let detail = format!(
-                    "move limit of {} turns reached: scored as it stands, all stones alive",
-                    s.move_limit
-                );
-                self.end = Some((EndKind::MoveLimit, Some(detail)));
-                return;
-            }
-            let color = self.game.to_move();
-            let c = color.index();
-            let clock = self.clocks[c];
-            if let Some((secs, stones)) = clock.time_left() {
-                if engines[c].info().supports("time_left") {
-                    let cmd = format!("time_left {} {secs} {stones}", color_arg(color));
-                    if let Err(e) = engines[c].command(&cmd, s.command_timeout).await {
-                        if e.is_fatal() {
-                            self.engine_fault(color, &e, "time_left");
-                            return;
-                        }
-                    }
-                }
-            }
-            let by_clock = clock.allowance().map(|a| a.saturating_add(s.lag));
-            let (limit, clock_binds) = match (by_clock, s.hang_timeout) {
-                (Some(c), Some(h)) if h < c => (h, false),
-                (Some(c), _) => (c, true),
-                (None, Some(h)) => (h, false),
-                (None, None) => (Duration::from_secs(3600), false),
-            };
-            let verb = if self.cleanup && engines[c].info().supports("kgs-genmove_cleanup") {
-                "kgs-genmove_cleanup"
-            } else {
-                "genmove"
-            };
-            let command = format!("{verb} {}", color_arg(color));
-            let started = Instant::now();
-            let reply = engines[c].send(&command, limit).await;
-            let used = started.elapsed();
-            self.genmoves[c] += 1;
-            self.seconds[c] += used.as_secs_f64();
-            let number = self.game.moves().len() + 1;
-            let reply = match reply {
-                Err(GtpError::Timeout { .. }) if clock_binds => {
-                    self.clocks[c].charge(used, s.lag);
-                    let detail = format!(
-                        "{color} ran out of time at move {number}: no move within {:.1}s left",
-                        clock.allowance().unwrap_or_default().as_secs_f64()
-                    );
-                    self.finish(EndKind::Time, Some(color), Some(detail));
-                    return;
-                }
-                Err(e) => {
-                    self.engine_fault(color, &e, "genmove");
-                    return;
-                }
-                Ok(r) => r,
-            };
-            if !self.clocks[c].charge(used, s.lag) {
-                let detail = format!(
-                    "{color} ran out of time at move {number}: took {:.3}s with {:.3}s left",
-                    used.as_secs_f64(),
-                    clock.allowance().unwrap_or_default().as_secs_f64()
-                );
-                self.finish(EndKind::Time, Some(color), Some(detail));
-                return;
-            }
-            let mut note = None;
-            let text = if reply.success {
-                reply.text
-            } else if self.resumed {
-                // Olympiad 3.7.4: a program that will not resume is assumed to pass.
-                let n = format!(
-                    "{color} refused '{command}' in resumed play ({}): taken to pass (Olympiad 3.7.4)",
-                    reply.text
-                );
-                log_line(&self.log, "[goref]", &format!("move {number}: {n}"));
-                note = Some(n);
-                "pass".to_string()
-            } else {
-                let detail = format!(
-                    "{color} forfeits at move {number}: {} refused '{command}': {}",
-                    engines[c].label(),
-                    reply.text
-                );
-                self.finish(EndKind::Fault, Some(color), Some(detail));
-                return;
-            };
-            let geometry = self.game.geometry().clone();
-            let mv = match parse_genmove(&geometry, &text) {
-                Some(GenMove::Resign) => {
-                    self.finish(EndKind::Resignation, Some(color), None);
-                    return;
-                }
-                Some(GenMove::Move(mv)) => match self.game.legality(mv) {
-                    Ok(()) => Ok(mv),
-                    Err(reason) => Err(format!("{} ({reason})", format_move(&geometry, mv))),
-                },
-                None => Err(format!("'{text}' (not a move on this board)")),
-            };
-            let mv = match mv {
-                Ok(mv) => mv,
-                Err(what) => {
-                    if !self.illegal_move(engines, color, &what).await {
-                        return;
-                    }
-                    continue;
-                }
-            };
-            let played = self.game.play(mv).expect("checked legal");
-            self.comments.push(note);
-            self.left.push(self.clocks[c].sgf_left());
-            let vertex = format_move(&geometry, mv);
-            let opponent = color.opponent();
-            let cmd = format!("play {} {vertex}", color_arg(color));
-            if played.ended == Some(End::TwoPasses) && s.end != Protocol::AllAlive {
-                // The opponent hears the last pass too: it may be asked for its dead stones
-                // or play on.
-                if let Err(e) = engines[opponent.index()]
-                    .command(&cmd, s.command_timeout)
-                    .await
-                {
-                    log_line(&self.log, "[goref]", &format!("told '{cmd}': {e}"));
-                }
-            }
-            if played.ended.is_none() {
-                if let Err(e) = engines[opponent.index()]
-                    .command(&cmd, s.command_timeout)
-                    .await
-                {
-                    self.engine_fault(opponent, &e, &format!("told '{cmd}'"));
-                    return;
-                }
-            }
-            match played.ended {
-                Some(End::TwoPasses) => self.end = Some((EndKind::TwoPasses, None)),
-                Some(End::LongCycle {
-                    first_after_turns, ..
-                }) => {
-                    let detail = format!(
-                        "move {number} ({color} {vertex}) repeats the position after move {first_after_turns}: long cycle (Olympiad 3.6)"
-                    );
-                    self.end = Some((EndKind::LongCycle, Some(detail)));
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// Olympiad 3.10.2: the first illegal move is replaced by a pass and the engines are told;
-    /// a second one (or any, under the strict policy, or when the engine cannot be brought back
-    /// in step) loses. Returns whether the game goes on.
-    async fn illegal_move(&mut self, engines: &mut [Engine; 2], color: Color, what: &str) -> bool {
-        let c = color.index();
-        let number = self.game.moves().len() + 1;
-        self.illegal[c] += 1;
-        let label = engines[c].label().to_string();
-        if self.settings.illegal == IllegalPolicy::Strict {
-            let detail = format!("{color} ({label}) played an illegal move at move {number}: {what}; loses under the strict policy");
-            self.finish(EndKind::Illegal, Some(color), Some(detail));
-            self.illegal[c] -= 1;
-            return false;
-        }
-        if self.illegal[c] >= 2 {
-            let detail = format!("{color} ({label}) played a second illegal move at move {number}: {what}; loses (Olympiad 3.10.2)");
-            self.finish(EndKind::Illegal, Some(color), Some(detail));
-            self.illegal[c] -= 1;
-            return false;
-        }
-        let note = format!("illegal move {what} by {color} replaced by a pass (Olympiad 3.10.2)");
-        log_line(&self.log, "[goref]", &format!("move {number}: {note}"));
-        let played = self.game.play(Move::Pass).expect("a pass is legal");
-        self.comments.push(Some(note));
-        self.left.push(self.clocks[c].sgf_left());
-        // Bring the offender back in step: the board as goref has it, then the pass.
-        let t = self.settings.command_timeout;
-        let geometry = self.game.geometry().clone();
-        let moves = self.game.moves().to_vec();
-        let resync = async {
-            engines[c].command("clear_board", t).await?;
-            for (col, mv) in moves {
-                let cmd = format!("play {} {}", color_arg(col), format_move(&geometry, mv));
-                engines[c].command(&cmd, t).await?;
-            }
-            Ok::<(), GtpError>(())
-        };
-        if let Err(e) = resync.await {
-            let detail = format!("{color} played an illegal move at move {number} ({what}) and could not be set back to the position with a pass: {e}; loses (Olympiad 3.10.2)");
-            self.finish(EndKind::Illegal, Some(color), Some(detail));
-            return false;
-        }
-        let opponent = color.opponent();
-        if played.ended.is_none() {
-            let cmd = format!("play {} pass", color_arg(color));
-            if let Err(e) = engines[opponent.index()].command(&cmd, t).await {
-                self.engine_fault(opponent, &e, &format!("told '{cmd}'"));
-                return false;
-            }
-        } else {
-            self.end = Some((EndKind::TwoPasses, None));
-            if self.settings.end != Protocol::AllAlive {
-                let cmd = format!("play {} pass", color_arg(color));
-                if let Err(e) = engines[opponent.index()].command(&cmd, t).await {
-                    log_line(&self.log, "[goref]", &format!("told '{cmd}': {e}"));
-                }
-            }
-        }
-        true
-    }
-
-    fn sgf(
-        &self,
-        number: usize,
-        names: &[String; 2],
-        outcome: &Outcome,
-        end: EndKind,
-        detail: Option<&str>,
-    ) -> String {
-        let s = self.settings;
-        let mut record = GameRecord::new(s.width, s.height);
-        record.komi = Some(s.rules.komi);
-        record.rules = Some(s.rules.to_string());
-        record.black_player = Some(names[0].clone());
-        record.white_player = Some(names[1].clone());
-        record.result = Some(outcome.to_sgf());
-        let last = self.game.moves().len().checked_sub(1);
-        let settlement = self.settlement_text();
-        record.moves = self
-            .game
-            .moves()
-            .iter()
-            .enumerate()
-            .map(|(i, &(color, mv))| {
-                let mut comment = self.comments.get(i).cloned().flatten();
-                if Some(i) == last && !settlement.is_empty() {
-                    // The final node: each side's dead list, what was removed, the ending.
-                    comment = Some(match comment {
-                        Some(c) => format!("{c}; {settlement}"),
-                        None => settlement.clone(),
-                    });
-                }
-                RecordedMove {
-                    color,
-                    mv,
-                    line: 0,
-                    comment: comment.map(|c| one_line(&c)),
-                }
-            })
-            .collect();
-        let text = goref_sgf::write(&record);
-        let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
-        let mut root = format!("GN[game {number}]AP[goref:{}]", env!("CARGO_PKG_VERSION"));
-        if let Some((tm, ot)) = s.time.sgf_properties() {
-            root.push_str(&format!("TM[{tm}]"));
-            if let Some(ot) = ot {
-                root.push_str(&format!("OT[{}]", escape(&ot)));
-            }
-        }
-        let mut comment = match self.ending {
-            Some(ending) => format!(
-                "{} ({}, {} by {})",
-                outcome.to_sgf(),
-                end.name(),
-                s.end,
-                ending.name()
-            ),
-            None => format!("{} ({})", outcome.to_sgf(), end.name()),
-        };
-        if let Some(d) = detail {
-            comment.push_str(": ");
-            comment.push_str(d);
-        }
-        root.push_str(&format!("C[{}]", escape(&one_line(&comment))));
-        lines[0].push_str(&root);
-        for (i, left) in self.left.iter().enumerate() {
-            let (Some(line), Some((secs, count))) = (lines.get_mut(i + 1), left) else {
-                continue;
-            };
-            let color = self.game.moves()[i].0.letter();
-            line.push_str(&format!("{color}L[{secs:.3}]"));
-            if let Some(n) = count {
-                line.push_str(&format!("O{color}[{n}]"));
-            }
-        }
-        lines.join("\n")
     }
 }
 
 /// The vertices in a GTP reply (`final_status_list`: stones separated by spaces and lines);
 /// anything that is not a point on the board is ignored.
 #[must_use]
-pub fn parse_vertices(geometry: &goref_rules::Geometry, text: &str) -> Vec<Point> {
+pub fn parse_vertices(geometry: &Geometry, text: &str) -> Vec<Point> {
     text.split_whitespace()
         .filter_map(|w| match parse_move(geometry, w) {
             Some(Move::Play(p)) => Some(p),
             _ => None,
         })
         .collect()
-}
-
-/// Reference 003 between two engines: each side's choices made from its dead list
-/// ([`Agreement::choice_for`]) until two dones or a dispute. Marks only grow, so this takes at
-/// most two turns per string plus two; the cap is a safeguard that counts as a dispute.
-fn run_marking(
-    board: goref_rules::Board,
-    first: Color,
-    lists: &[Dead; 2],
-) -> (Step, Vec<(Color, Choice)>) {
-    let cap = 2 * board.geometry().len() + 4;
-    let mut agreement = Agreement::new(board, first);
-    for _ in 0..cap {
-        let by = agreement.to_act();
-        let choice = agreement.choice_for(&lists[by.index()]);
-        match agreement.choose(by, choice) {
-            Ok(Step::Continue) => {}
-            Ok(step) => return (step, agreement.choices().to_vec()),
-            Err(_) => break,
-        }
-    }
-    (Step::Disputed, agreement.choices().to_vec())
-}
-
-fn one_line(text: &str) -> String {
-    text.replace(['\n', '\r'], " ")
-}
-
-fn escape(text: &str) -> String {
-    text.replace('\\', "\\\\").replace(']', "\\]")
 }
 
 /// The path of a game's record in `out`.

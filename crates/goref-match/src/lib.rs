@@ -2,7 +2,7 @@
 //!
 //! - [`game`]: one game: set-up, `genmove`/`play` with every move checked, clocks, faults
 //!   (Olympiad 3.10.2 for illegal moves), the dead-stone settlement after two passes (the
-//!   [`Protocol`] of `Settings::end`, driven through [`goref_end::Settlement`]: dead lists by
+//!   [`Protocol`] of `Settings::end`, refereed by [`goref_referee::Referee`]: dead lists by
 //!   `final_status_list dead`, resumed play, KGS clean-up, play-out on a copy, Tromp's
 //!   marking, a referee engine or the Olympiad 3.9 default removal of crate goref-judge; the
 //!   clocks stop during the agreement steps, Olympiad 3.10.3), the SGF record and the
@@ -18,9 +18,9 @@ pub mod runner;
 pub mod stats;
 pub mod summary;
 
-pub use clock::{Clock, TimeControl};
+pub use clock::TimeControl;
 pub use game::{play_game, EndKind, GameReport, IllegalPolicy, Player, RefereeSpec, Settings};
-pub use goref_end::{self, Protocol};
+pub use goref_referee::{self, Protocol};
 pub use runner::{run_match, MatchConfig, MatchError, Stop};
 pub use stats::{Sprt, Wld};
 pub use summary::Summary;

@@ -44,12 +44,14 @@
 pub mod adjudicate;
 pub mod handicap;
 pub mod marking;
+mod record;
 mod protocol;
 mod referee;
 pub mod settle;
 pub mod tromp;
 
 pub use protocol::{Protocol, UnknownProtocol};
+pub use record::{PlayerInfo, RecordInfo};
 pub use referee::{
     area_score, move_name, olympiad_min_moves, Adjudication, Applied, ClockStart, Ending, Fault,
     GameResult, IllegalPolicy, Input, LongCyclePolicy, Moment, Need, Note, Phase, Referee, Refusal,

@@ -1280,7 +1280,7 @@ impl Referee {
                     score.komi,
                     outcome.to_sgf()
                 ));
-                if self.lists_asked {
+                {
                     let list = |l: &Option<Dead>| match l {
                         None => "none given".to_string(),
                         Some(l) => names(&g, l),

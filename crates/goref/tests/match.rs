@@ -117,7 +117,11 @@ fn random_vs_random_with_two_jobs_records_every_game() {
         let black_engine = if n % 2 == 1 { 0 } else { 1 };
         assert_eq!(row["black"], black_engine, "colours alternate");
         let (record, game) = replay(&out, row);
-        assert_eq!(record.black_player.as_deref(), Some("goref-random"));
+        // PB/PW: each engine's GTP name and version.
+        assert_eq!(
+            record.black_player.as_deref(),
+            Some(concat!("goref-random ", env!("CARGO_PKG_VERSION")))
+        );
         assert_eq!(record.result.as_deref(), row["result"].as_str());
         assert_eq!(record.moves.len() as u64, row["moves"].as_u64().unwrap());
         assert!(
@@ -155,7 +159,7 @@ fn gnugo_beats_random() {
         assert_eq!(row["winner"], gnugo_colour, "{row}");
         let (record, _) = replay(&out, row);
         let names = [record.black_player.unwrap(), record.white_player.unwrap()];
-        assert!(names.contains(&"GNU Go".to_string()), "{names:?}");
+        assert!(names.contains(&"GNU Go 3.8".to_string()), "{names:?}");
     }
     assert!(stdout.contains("gnugo                2     2"), "{stdout}");
 }
@@ -1167,11 +1171,11 @@ fn gnugo_settles_under_every_protocol() {
             let row = results(&out)[0].clone();
             assert_eq!(row["end"], "two-passes", "{end}: {row}");
             let (_, game) = replay(&out, &row);
-            let dead: goref_match::goref_end::marking::Dead = removed(&row)
+            let dead: goref_match::goref_referee::marking::Dead = removed(&row)
                 .iter()
                 .map(|n| game.geometry().parse_point(n).unwrap())
                 .collect();
-            let [b, w] = goref_match::goref_end::marking::area_without(game.board(), &dead);
+            let [b, w] = goref_match::goref_referee::marking::area_without(game.board(), &dead);
             let score = goref_rules::Score {
                 black: b,
                 white: w,

@@ -70,6 +70,22 @@ pub struct Args {
     /// Illegal moves: `olympiad` (3.10.2: first replaced by a pass, second loses) or `strict`.
     #[arg(long)]
     illegal: Option<String>,
+    /// Handicap stones for Black, 2 to 9 (White moves first; komi defaults to 0.5).
+    #[arg(long)]
+    handicap: Option<usize>,
+    /// `fixed` (GTP's fixed_handicap points, default) or `free` (Black's engine chooses with
+    /// place_free_handicap; White is told with set_free_handicap).
+    #[arg(long)]
+    handicap_style: Option<String>,
+    /// 001 §1: a program whose time runs out after at least N moves of its own does not lose;
+    /// the game is adjudicated (3.9 default removal, or the referee engine). Default under the
+    /// olympiad preset: 30 on 9x9, 60 on 13x13, 125 on 19x19; none otherwise.
+    #[arg(long)]
+    min_moves: Option<usize>,
+    /// A play that would invoke the long-cycle rule: `end` (the game, Olympiad 3.6) or `pass`
+    /// (replaced by a pass, as the tournament director may allow, 3.10.2).
+    #[arg(long)]
+    long_cycle: Option<String>,
     /// Stop when the test decides: ELO0 ELO1 ALPHA BETA (for the first engine).
     #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"], allow_hyphen_values = true)]
     sprt: Option<Vec<f64>>,
@@ -191,16 +207,31 @@ pub fn config(args: &Args) -> anyhow::Result<MatchConfig> {
         .or(file.rules)
         .unwrap_or_else(|| "olympiad".into());
     let preset: Preset = rules.parse().map_err(anyhow::Error::msg)?;
+    let handicap = args.handicap.or(file.handicap).unwrap_or(0);
+    if handicap == 1 || handicap > 9 {
+        bail!("--handicap {handicap}: 2 to 9 stones (or 0 for none)");
+    }
+    settings.handicap = handicap;
+    if let Some(style) = args.handicap_style.clone().or(file.handicap_style) {
+        settings.handicap_style = style.parse().map_err(|e| anyhow!("{e}"))?;
+    }
     let komi = match (args.komi, file.komi) {
         (Some(k), _) => k,
         (None, Some(k)) => Komi::from_f64(k).map_err(anyhow::Error::msg)?,
+        (None, None) if handicap > 0 => Komi::from_f64(0.5).map_err(anyhow::Error::msg)?,
         (None, None) => Ruleset::preset(preset).komi,
     };
+    settings.min_moves = args.min_moves.or(file.min_moves).or_else(|| {
+        (preset == Preset::Olympiad).then(|| goref_match::goref_referee::olympiad_min_moves(width, height))
+    });
+    if let Some(policy) = args.long_cycle.clone().or(file.long_cycle) {
+        settings.long_cycle = policy.parse().map_err(|e| anyhow!("--long-cycle: {e}"))?;
+    }
     settings.rules = Ruleset::preset(preset).with_komi(komi);
     settings.end = match args.end.clone().or(file.end) {
         Some(name) => name
             .parse::<goref_match::Protocol>()
-            .map_err(anyhow::Error::msg)?,
+            .map_err(|e| anyhow!("{e}"))?,
         None if preset == Preset::Olympiad => goref_match::Protocol::Olympiad,
         None => goref_match::Protocol::AllAlive,
     };
@@ -252,7 +283,7 @@ pub fn config(args: &Args) -> anyhow::Result<MatchConfig> {
     if let Some(policy) = args.illegal.clone().or(file.illegal) {
         settings.illegal = policy
             .parse::<IllegalPolicy>()
-            .map_err(anyhow::Error::msg)?;
+            .map_err(|e| anyhow!("{e}"))?;
     }
     let sprt = match args.sprt.as_deref().or(file.sprt.as_ref().map(|s| &s[..])) {
         Some([e0, e1, a, b]) => Some(Sprt::new(*e0, *e1, *a, *b).map_err(anyhow::Error::msg)?),
