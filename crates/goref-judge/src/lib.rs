@@ -226,7 +226,7 @@ impl<'a> Judge<'a> {
             if !plays.is_empty() && cached_miss(&self.witnesses.borrow(), block.color, &reach) {
                 let mut after = self.board.clone();
                 for &p in &plays {
-                    after.play(p, block.color);
+                    after.play_unchecked(p, block.color);
                 }
                 let alive_after = pass_alive(
                     after.geometry(),

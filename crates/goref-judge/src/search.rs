@@ -197,7 +197,7 @@ pub(crate) fn one_sided_play(
         }
     }
     let mut after = board.clone();
-    after.play(p, color);
+    after.play_unchecked(p, color);
     if ctx.repeats_game(&after, color.opponent()) {
         return None;
     }
@@ -341,7 +341,7 @@ pub(crate) fn capture_opponents(
                     break;
                 };
                 let l = libs.swap_remove(i);
-                trial.play(l, color);
+                trial.play_unchecked(l, color);
                 trial_plays.push(l);
             }
             if libs.len() == 1 {
@@ -629,7 +629,7 @@ impl Capture<'_, '_> {
             };
         }
         let mut after = board.clone();
-        after.play(p, to_move);
+        after.play_unchecked(p, to_move);
         let next = to_move.opponent();
         if rules.ko != KoRule::Simple {
             let in_game = self.ctx.repeats_game(&after, next);

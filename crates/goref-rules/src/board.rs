@@ -298,7 +298,19 @@ impl Board {
 
     /// Plays `color` on the empty point `p`: colour it, clear the opponent, clear one's own
     /// colour (TT rule 7). Returns `(captured, suicided)` stone counts.
-    pub fn play(&mut self, p: Point, color: Color) -> (u32, u32) {
+    ///
+    /// Nothing is checked but that `p` is empty, and that only in debug builds: no ko, no
+    /// superko, no suicide rule, no turn order. Use [`Game::play`](crate::Game::play) for a
+    /// move under rules.
+    ///
+    /// # Panics
+    ///
+    /// In debug builds, when `p` is not empty. In release builds a play on an occupied point
+    /// is not detected and corrupts the board: the stone already there is overwritten without
+    /// its string being updated, so counts, liberties, the hash and later captures are wrong
+    /// from then on (and a later call may panic on an index out of range). `p` must be a
+    /// point of this board's geometry, or the call panics on an index out of range.
+    pub fn play_unchecked(&mut self, p: Point, color: Color) -> (u32, u32) {
         debug_assert!(self.cells[p.index()].is_none());
         self.place(p, color);
         let geometry = Arc::clone(&self.geometry);
@@ -421,35 +433,104 @@ impl Board {
     #[must_use]
     pub fn area(&self) -> [u32; 2] {
         let mut score = self.counts;
+        self.fill_empty_regions(|region, owner| {
+            if let Some(c) = owner {
+                score[c.index()] += region.len() as u32;
+            }
+        });
+        score
+    }
+
+    /// Who owns each point as territory (TT rule 9), indexed by point: `Some(c)` for an empty
+    /// point that reaches only colour `c`, `None` for an empty point that reaches both colours
+    /// or neither, and `None` for every stone.
+    ///
+    /// ```
+    /// use goref_rules::{Board, Color};
+    ///
+    /// // X . O
+    /// // X . O   The middle column reaches both colours: nobody's.
+    /// // . X O   The bottom-left corner reaches only Black.
+    /// let board = Board::from_ascii(&["X.O", "X.O", ".XO"]).unwrap();
+    /// let territory = board.territory();
+    /// assert_eq!(territory[6], Some(Color::Black));
+    /// assert_eq!(territory[1], None);
+    /// assert_eq!(territory[0], None, "a stone is nobody's territory");
+    /// assert_eq!(board.area(), [4, 3]);
+    /// ```
+    #[must_use]
+    pub fn territory(&self) -> Vec<Option<Color>> {
+        let mut owners = vec![None; self.cells.len()];
+        self.fill_empty_regions(|region, owner| {
+            for &i in region {
+                owners[i] = owner;
+            }
+        });
+        owners
+    }
+
+    /// The one flood fill of empty regions: calls `visit` with the points of each maximal
+    /// connected set of empty points and the colour it alone reaches, if any (TT rule 9).
+    fn fill_empty_regions(&self, mut visit: impl FnMut(&[usize], Option<Color>)) {
         let mut seen = vec![false; self.cells.len()];
-        let mut stack = Vec::new();
+        let mut region = Vec::new();
         for start in 0..self.cells.len() {
             if seen[start] || self.cells[start].is_some() {
                 continue;
             }
-            let (mut size, mut reaches) = (0u32, [false; 2]);
+            let mut reaches = [false; 2];
+            region.clear();
             seen[start] = true;
-            stack.push(start);
-            while let Some(s) = stack.pop() {
-                size += 1;
+            region.push(start);
+            let mut next = 0;
+            while let Some(&s) = region.get(next) {
+                next += 1;
                 for &n in self.geometry.neighbors(Point::new(s)) {
                     match self.cells[n.index()] {
                         Some(c) => reaches[c.index()] = true,
                         None if !seen[n.index()] => {
                             seen[n.index()] = true;
-                            stack.push(n.index());
+                            region.push(n.index());
                         }
                         None => {}
                     }
                 }
             }
-            match reaches {
-                [true, false] => score[0] += size,
-                [false, true] => score[1] += size,
-                _ => {}
+            let owner = match reaches {
+                [true, false] => Some(Color::Black),
+                [false, true] => Some(Color::White),
+                _ => None,
+            };
+            visit(&region, owner);
+        }
+    }
+
+    /// This board with the whole strings through the stones at `dead` taken off (points that
+    /// are empty are ignored): the position that is scored once dead stones are removed
+    /// (001 §3.7.2, §3.8).
+    ///
+    /// ```
+    /// use goref_rules::Board;
+    ///
+    /// let board = Board::from_ascii(&["XXO.", "..O."]).unwrap();
+    /// // Naming one stone of a string removes the whole string.
+    /// let cleared = board.without(&[board.geometry().at(0, 0).unwrap()]);
+    /// assert_eq!(cleared.to_ascii(), "..O.\n..O.\n");
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When a point of `dead` is not a point of this board.
+    #[must_use]
+    pub fn without(&self, dead: &[Point]) -> Board {
+        let mut colors = self.cells.clone();
+        for &p in dead {
+            for s in self.string(p) {
+                colors[s.index()] = None;
             }
         }
-        score
+        Board::from_colors(Arc::clone(&self.geometry), &colors)
+            .expect("taking strings off leaves every other string its liberties")
     }
 
     /// The board drawn with `X` (Black), `O` (White) and `.`, top row first; graph boards on
@@ -468,5 +549,82 @@ impl Board {
             s.push('\n');
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::playout::{playout, Rng};
+    use crate::{Game, Ruleset};
+
+    /// Reference 004, rule 9 example (3×2, after 1.B[b1] 2.W[a2] 3.B[b2]): the empty points a1
+    /// and c1, c2 each reach only Black once the white stone at a2 is taken off.
+    #[test]
+    fn territory_is_empty_points_reaching_one_colour_tt_rule_9() {
+        let board = Board::from_ascii(&["OX.", ".X."]).unwrap();
+        let territory = board.territory();
+        // a1 (index 3) touches White a2 and Black b1: nobody's. c1, c2 reach only Black.
+        assert_eq!(
+            territory,
+            vec![
+                None,
+                None,
+                Some(Color::Black),
+                None,
+                None,
+                Some(Color::Black)
+            ]
+        );
+        let a2 = board.geometry().at(0, 0).unwrap();
+        let cleared = board.without(&[a2]);
+        assert_eq!(cleared.territory()[0], Some(Color::Black));
+        assert_eq!(cleared.territory()[3], Some(Color::Black));
+        assert_eq!(cleared.area(), [6, 0]);
+    }
+
+    #[test]
+    fn an_empty_board_is_nobodys_territory() {
+        let board = Board::new(Arc::new(Geometry::rect(3, 3).unwrap()));
+        assert!(board.territory().iter().all(Option::is_none));
+        assert_eq!(board.area(), [0, 0]);
+    }
+
+    /// `area` is the stones plus the points `territory` gives each colour, on random positions.
+    #[test]
+    fn area_counts_stones_and_territory() {
+        let mut rng = Rng::new(7);
+        for size in [2, 5, 9] {
+            for _ in 0..50 {
+                let mut game = Game::rect(size, size, Ruleset::TROMP_TAYLOR).unwrap();
+                playout(&mut game, &mut rng, size * size * 3);
+                let board = game.board();
+                let territory = board.territory();
+                for color in Color::ALL {
+                    let owned = territory.iter().filter(|&&t| t == Some(color)).count() as u32;
+                    assert_eq!(
+                        board.area()[color.index()],
+                        board.stone_count(color) + owned,
+                        "{board:?}"
+                    );
+                }
+                for (i, t) in territory.iter().enumerate() {
+                    if t.is_some() {
+                        assert_eq!(board.colors()[i], None);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn without_takes_off_whole_strings_and_ignores_empty_points() {
+        let board = Board::from_ascii(&["XX.O", "..OO"]).unwrap();
+        let g = board.geometry().clone();
+        let cleared = board.without(&[g.at(1, 0).unwrap(), g.at(2, 0).unwrap()]);
+        assert_eq!(cleared.to_ascii(), "...O\n..OO\n");
+        assert_eq!(cleared.stone_count(Color::Black), 0);
+        assert_eq!(cleared.stone_count(Color::White), 3);
+        assert_eq!(board.without(&[]), board);
     }
 }

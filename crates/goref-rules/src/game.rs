@@ -414,7 +414,7 @@ impl Game {
                 .last();
         }
         let mut after = self.board.clone();
-        after.play(p, color);
+        after.play_unchecked(p, color);
         candidates
             .filter(|&i| self.history.same_colouring(i, after.packed()))
             .last()
@@ -446,7 +446,7 @@ impl Game {
             }
             Checked::Play { p, effect, repeats } => {
                 self.consecutive_passes = 0;
-                let (captured, suicided) = self.board.play(p, color);
+                let (captured, suicided) = self.board.play_unchecked(p, color);
                 debug_assert_eq!(self.board.hash(), effect.hash_after);
                 self.captures[color.index()] += captured;
                 self.captures[color.opponent().index()] += suicided;

@@ -261,7 +261,7 @@ impl<const W: usize> PositionGraph<W> {
                         continue;
                     }
                     let mut next = board.clone();
-                    next.play(p, color);
+                    next.play_unchecked(p, color);
                     let count = index.len() as u32;
                     let to = *index.entry(next.colors().to_vec()).or_insert(count);
                     if to == count {
