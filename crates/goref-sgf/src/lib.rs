@@ -25,6 +25,7 @@
 //! side of which exceeds 19; on larger boards `tt` is the point at column 19, row 19.
 
 mod error;
+mod replay;
 mod scan;
 mod write;
 
@@ -36,13 +37,14 @@ use sgf_parse::go::{Move as SgfMove, Point as SgfPoint, Prop};
 use sgf_parse::{GameTree, SgfNode, SgfProp};
 
 pub use error::{MoveProblem, SgfError};
+pub use replay::{FinalScore, MoveAt, ReplayError};
 pub use write::write;
 
 use scan::{clip, Scan, ScanError};
 
-/// A game of Go as an SGF file records it: the board, the game information, the setup, and
-/// the moves of the main line.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A game of Go as an SGF file records it: the board, the game information, the setup, the
+/// moves of the main line with their clocks, and the territory at the end.
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameRecord {
     /// Columns (`SZ[19]`, or the first number of `SZ[W:H]`); 19 when `SZ` is absent.
     pub width: usize,
@@ -64,18 +66,118 @@ pub struct GameRecord {
     pub white_player: Option<String>,
     /// `RE`, as written.
     pub result: Option<String>,
+    /// `DT`: the date, as written.
+    pub date: Option<String>,
+    /// `AP`: the program that wrote the file, `name:version` as written.
+    pub application: Option<String>,
+    /// `GN`: the game's name.
+    pub game_name: Option<String>,
+    /// `C` of the root node (when the root holds no move): a comment on the whole game.
+    pub comment: Option<String>,
+    /// `HA`: the number of handicap stones, as the file states it (the stones themselves are
+    /// in [`setup`](GameRecord::setup)).
+    pub handicap: Option<u32>,
+    /// `TM`: each player's main time, in seconds.
+    pub main_time: Option<f64>,
+    /// `OT`: the overtime system, as written (`5x30 byo-yomi`).
+    pub overtime: Option<String>,
+    /// `TB`/`TW`: the points each side owns at the end. Written on the last move's node (the
+    /// root when there are no moves); read from the last node of the main line that has `TB`
+    /// or `TW`.
+    pub territory: Option<Territory>,
+}
+
+/// The points each side owns at the end of a game (`TB`, `TW`): its territory once dead
+/// stones are removed, the points of the removed stones included. A stone of one colour on a
+/// point of the other's territory is dead ([`GameRecord::removed_stones`]).
+///
+/// Under area scoring (TT rule 9, 001 §3.8) a side's score is its stones plus these points.
+/// One case is lost in this form: a dead stone whose removal leaves its point reaching both
+/// colours is on nobody's territory, so it reads back as alive.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Territory {
+    /// `TB`: Black's points, in point order when read.
+    pub black: Vec<Point>,
+    /// `TW`: White's points, in point order when read.
+    pub white: Vec<Point>,
+}
+
+impl Territory {
+    /// The territory of each side on `board` once the strings through the stones at `dead`
+    /// are taken off ([`Board::without`]): the empty points that reach only one colour (TT
+    /// rule 9, [`Board::territory`]), in point order.
+    ///
+    /// ```
+    /// use goref_rules::Board;
+    /// use goref_sgf::Territory;
+    ///
+    /// // O X .
+    /// // . X .   White's a2 is dead: a1, a2, c1 and c2 are Black's.
+    /// let board = Board::from_ascii(&["OX.", ".X."]).unwrap();
+    /// let a2 = board.geometry().parse_point("a2").unwrap();
+    /// let territory = Territory::of(&board, &[a2]);
+    /// assert_eq!(territory.black.len(), 4);
+    /// assert!(territory.white.is_empty());
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When a point of `dead` is not a point of `board`.
+    #[must_use]
+    pub fn of(board: &Board, dead: &[Point]) -> Territory {
+        let mut territory = Territory::default();
+        for (i, owner) in board.without(dead).territory().into_iter().enumerate() {
+            match owner {
+                Some(Color::Black) => territory.black.push(Point::new(i)),
+                Some(Color::White) => territory.white.push(Point::new(i)),
+                None => {}
+            }
+        }
+        territory
+    }
+
+    /// The points of `color`'s territory.
+    #[must_use]
+    pub fn of_color(&self, color: Color) -> &[Point] {
+        match color {
+            Color::Black => &self.black,
+            Color::White => &self.white,
+        }
+    }
 }
 
 /// One `B` or `W` property of the main line.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RecordedMove {
+    /// Who moved.
     pub color: Color,
+    /// The move.
     pub mv: Move,
     /// The line of the file (from 1) where the `B`/`W` property is; 0 for moves not read
     /// from a file.
     pub line: usize,
     /// `C` of the move's node.
     pub comment: Option<String>,
+    /// `BL` or `WL` (the mover's) of the move's node: seconds left on the mover's clock after
+    /// the move. Written with three decimals.
+    pub time_left: Option<f64>,
+    /// `OB` or `OW` (the mover's) of the move's node: overtime periods (or stones) left.
+    pub periods_left: Option<u32>,
+}
+
+impl RecordedMove {
+    /// A move not read from a file: line 0, no comment, no clock.
+    #[must_use]
+    pub fn new(color: Color, mv: Move) -> RecordedMove {
+        RecordedMove {
+            color,
+            mv,
+            line: 0,
+            comment: None,
+            time_left: None,
+            periods_left: None,
+        }
+    }
 }
 
 impl GameRecord {
@@ -93,6 +195,14 @@ impl GameRecord {
             black_player: None,
             white_player: None,
             result: None,
+            date: None,
+            application: None,
+            game_name: None,
+            comment: None,
+            handicap: None,
+            main_time: None,
+            overtime: None,
+            territory: None,
         }
     }
 
@@ -135,7 +245,7 @@ impl GameRecord {
 }
 
 impl Default for GameRecord {
-    /// An empty 19×19 record.
+    /// An empty 19×19 record: no game information, setup, moves or territory.
     fn default() -> GameRecord {
         GameRecord::new(19, 19)
     }
@@ -161,10 +271,14 @@ pub fn preset_from_rules(rules: &str) -> Option<Preset> {
 
 /// Reads the first game of an SGF collection.
 ///
-/// Takes `SZ` (from the root node), `GM` (must be 1 or absent), `KM`, `RU`, `PB`, `PW`, `RE`
-/// (first occurrence on the main line), setup `AB`/`AW`/`AE`/`PL` (in nodes before the first
-/// move) and the `B`/`W` moves of the main line with their `C` comments; other properties are
-/// ignored. Text before the first `(;` and after the first game tree is ignored.
+/// Takes `SZ` (from the root node), `GM` (must be 1 or absent), `KM`, `RU`, `PB`, `PW`, `RE`,
+/// `DT`, `AP`, `GN`, `HA`, `TM`, `OT` (first occurrence on the main line), the root's `C`,
+/// setup `AB`/`AW`/`AE`/`PL` (in nodes before the first move), the `B`/`W` moves of the main
+/// line with their node's `C` and the mover's `BL`/`WL` and `OB`/`OW`, and `TB`/`TW` from the
+/// last node of the main line that has either; other properties are ignored. Text before the
+/// first `(;` and after the first game tree is ignored.
+///
+/// Time is linear in the size of the text, however deep its variations nest.
 pub fn parse(text: &str) -> Result<GameRecord, SgfError> {
     let lines = Lines::new(text);
     let scan = scan::scan(text).map_err(|e| match e {
@@ -272,7 +386,13 @@ impl Lines {
         Lines { starts }
     }
 
-    /// Line and column (both from 1, columns in characters) of a byte offset.
+    /// The line (from 1) of a byte offset, in logarithmic time.
+    fn line(&self, pos: usize) -> usize {
+        self.starts.partition_point(|&s| s <= pos).max(1)
+    }
+
+    /// Line and column (both from 1, columns in characters) of a byte offset. Counting the
+    /// column takes time in proportion to the line's length: for errors only.
     fn locate(&self, text: &str, pos: usize) -> (usize, usize) {
         let line = self.starts.partition_point(|&s| s <= pos).max(1);
         let start = self.starts[line - 1];
@@ -284,8 +404,9 @@ impl Lines {
 }
 
 /// Properties read from the main line; a second one in a node is an error.
-const READ: [&str; 14] = [
-    "B", "W", "AB", "AW", "AE", "PL", "SZ", "KM", "RU", "PB", "PW", "RE", "GM", "C",
+const READ: [&str; 26] = [
+    "B", "W", "AB", "AW", "AE", "PL", "SZ", "KM", "RU", "PB", "PW", "RE", "GM", "C", "DT", "AP",
+    "GN", "HA", "TM", "OT", "TB", "TW", "BL", "WL", "OB", "OW",
 ];
 
 /// Reads `sgf-parse`'s tree, with the scan for positions.
@@ -320,6 +441,76 @@ impl Reader<'_> {
             column,
             message,
         })
+    }
+
+    /// The values of a property as the scan read them (escapes removed).
+    fn values(&self, node: usize, prop: usize) -> &[String] {
+        self.scan
+            .main
+            .get(node)
+            .and_then(|n| n.props.get(prop))
+            .map_or(&[], |p| p.values.as_slice())
+    }
+
+    /// The one value of a property, or an error saying how many it has.
+    fn single(&self, node: usize, prop: usize, ident: &str) -> Result<&str, SgfError> {
+        match self.values(node, prop) {
+            [value] => Ok(value),
+            values => Err(self.property_error(
+                node,
+                prop,
+                format!("{ident} has {} values: it takes one", values.len()),
+            )),
+        }
+    }
+
+    /// A number of seconds (SGF real: digits with an optional sign and decimals).
+    fn seconds(
+        &self,
+        node: usize,
+        prop: usize,
+        ident: &str,
+        negative: bool,
+    ) -> Result<f64, SgfError> {
+        let value = self.single(node, prop, ident)?;
+        let text = value.trim();
+        let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+        let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+        let well_formed = !whole.is_empty()
+            && whole.bytes().all(|b| b.is_ascii_digit())
+            && fraction.bytes().all(|b| b.is_ascii_digit())
+            && (!digits.contains('.') || !fraction.is_empty());
+        match text.parse::<f64>() {
+            Ok(seconds) if well_formed && seconds.is_finite() && (negative || seconds >= 0.0) => {
+                Ok(seconds)
+            }
+            _ => Err(self.property_error(
+                node,
+                prop,
+                format!(
+                    "{ident}[{}] is not a number of seconds{}",
+                    self.raw(node, prop),
+                    if negative { "" } else { " (0 or more)" }
+                ),
+            )),
+        }
+    }
+
+    /// A whole number, 0 or more.
+    fn count(&self, node: usize, prop: usize, ident: &str, what: &str) -> Result<u32, SgfError> {
+        let value = self.single(node, prop, ident)?;
+        let text = value.trim();
+        match text.parse::<u32>() {
+            Ok(n) if text.bytes().all(|b| b.is_ascii_digit()) => Ok(n),
+            _ => Err(self.property_error(
+                node,
+                prop,
+                format!(
+                    "{ident}[{}] is not a number of {what} (a whole number, 0 or more)",
+                    self.raw(node, prop)
+                ),
+            )),
+        }
     }
 
     /// The raw values of a property, `a][b` for several, clipped for messages.
@@ -368,6 +559,11 @@ impl Reader<'_> {
             let mut node_move = None;
             let mut node_setup = None;
             let mut comment = None;
+            // BL/WL and OB/OW of this node, by colour index.
+            let mut time_left: [Option<f64>; 2] = [None; 2];
+            let mut periods_left: [Option<u32>; 2] = [None; 2];
+            // TB/TW of this node.
+            let mut territory: Option<Territory> = None;
             let mut seen: Vec<&str> = Vec::new();
             let mut node_points: HashMap<usize, &str> = HashMap::new();
             for (j, prop) in node.properties.iter().enumerate() {
@@ -383,7 +579,7 @@ impl Reader<'_> {
                     seen.push(read);
                 }
                 let color = match ident.as_str() {
-                    "B" | "AB" => Color::Black,
+                    "B" | "AB" | "BL" | "OB" | "TB" => Color::Black,
                     _ => Color::White,
                 };
                 match prop {
@@ -477,8 +673,98 @@ impl Reader<'_> {
                         record.result.get_or_insert_with(|| t.text.clone());
                     }
                     Prop::C(t) => comment = Some(t.text.clone()),
+                    Prop::DT(t) => {
+                        record.date.get_or_insert_with(|| t.text.clone());
+                    }
+                    Prop::GN(t) => {
+                        record.game_name.get_or_insert_with(|| t.text.clone());
+                    }
+                    Prop::OT(t) => {
+                        record.overtime.get_or_insert_with(|| t.text.clone());
+                    }
+                    // AP is `name:version`; sgf-parse refuses a value without the colon, which
+                    // real files have (`AP[hand]`): take the value as written.
+                    Prop::AP(_) | Prop::Invalid(_, _) if ident == "AP" => {
+                        let value = self.single(k, j, "AP")?.to_string();
+                        record.application.get_or_insert(value);
+                    }
+                    // sgf-parse refuses HA below 2, which real files write: read it here.
+                    Prop::HA(_) | Prop::Invalid(_, _) if ident == "HA" => {
+                        let n = self.count(k, j, "HA", "handicap stones")?;
+                        record.handicap.get_or_insert(n);
+                    }
+                    Prop::TM(_) | Prop::Invalid(_, _) if ident == "TM" => {
+                        let seconds = self.seconds(k, j, "TM", false)?;
+                        record.main_time.get_or_insert(seconds);
+                    }
+                    Prop::BL(_) | Prop::WL(_) | Prop::Invalid(_, _)
+                        if ident == "BL" || ident == "WL" =>
+                    {
+                        time_left[color.index()] = Some(self.seconds(k, j, &ident, true)?);
+                    }
+                    Prop::OB(_) | Prop::OW(_) | Prop::Invalid(_, _)
+                        if ident == "OB" || ident == "OW" =>
+                    {
+                        periods_left[color.index()] =
+                            Some(self.count(k, j, &ident, "periods or stones")?);
+                    }
+                    Prop::TB(points) | Prop::TW(points) => {
+                        let territory = territory.get_or_insert_with(Territory::default);
+                        let mut points: Vec<&SgfPoint> = points.iter().collect();
+                        points.sort_by_key(|p| (p.y, p.x));
+                        for p in points {
+                            let Some(point) = geometry.at(p.x.into(), p.y.into()) else {
+                                return Err(self.property_error(
+                                    k,
+                                    j,
+                                    format!(
+                                        "{ident} point {}{} is off the {width}x{height} board",
+                                        letter(p.x.into()),
+                                        letter(p.y.into())
+                                    ),
+                                ));
+                            };
+                            if territory.of_color(color.opponent()).contains(&point) {
+                                return Err(self.property_error(
+                                    k,
+                                    j,
+                                    format!(
+                                        "point {}{} is in both TB and TW of one node",
+                                        letter(p.x.into()),
+                                        letter(p.y.into())
+                                    ),
+                                ));
+                            }
+                            match color {
+                                Color::Black => territory.black.push(point),
+                                Color::White => territory.white.push(point),
+                            }
+                        }
+                    }
+                    // An empty list (SGF's `elist`), which sgf-parse refuses.
                     Prop::Invalid(id, values)
-                        if matches!(id.as_str(), "RU" | "PB" | "PW" | "RE" | "C") =>
+                        if (id == "TB" || id == "TW")
+                            && values.len() == 1
+                            && values[0].is_empty() =>
+                    {
+                        territory.get_or_insert_with(Territory::default);
+                    }
+                    Prop::Invalid(id, _) if id == "TB" || id == "TW" => {
+                        return Err(self.property_error(
+                            k,
+                            j,
+                            format!(
+                                "{id}[{}] is not a list of points (two letters each, or \
+                                 compressed as ul:lr)",
+                                self.raw(k, j)
+                            ),
+                        ));
+                    }
+                    Prop::Invalid(id, values)
+                        if matches!(
+                            id.as_str(),
+                            "RU" | "PB" | "PW" | "RE" | "C" | "DT" | "GN" | "OT"
+                        ) =>
                     {
                         return Err(self.property_error(
                             k,
@@ -502,18 +788,16 @@ impl Reader<'_> {
                     } else {
                         move_on(&geometry, mv)
                     };
-                    let (line, column) = self.lines.locate(self.text, self.pos(k, j));
                     match problem {
                         Ok(mv) => {
                             node_move = Some(record.moves.len());
                             record.moves.push(RecordedMove {
-                                color,
-                                mv,
-                                line,
-                                comment: None,
+                                line: self.lines.line(self.pos(k, j)),
+                                ..RecordedMove::new(color, mv)
                             });
                         }
                         Err(problem) => {
+                            let (line, column) = self.lines.locate(self.text, self.pos(k, j));
                             return Err(SgfError::Move {
                                 line,
                                 column,
@@ -521,13 +805,21 @@ impl Reader<'_> {
                                 color,
                                 value: self.raw(k, j),
                                 problem,
-                            })
+                            });
                         }
                     }
                 }
             }
             if let Some(m) = node_move {
-                record.moves[m].comment = comment;
+                let m = &mut record.moves[m];
+                m.comment = comment;
+                m.time_left = time_left[m.color.index()];
+                m.periods_left = periods_left[m.color.index()];
+            } else if k == 0 {
+                record.comment = comment;
+            }
+            if territory.is_some() {
+                record.territory = territory;
             }
         }
         if let Err(e) = Board::from_colors(Arc::new(geometry), &colors) {

@@ -2,7 +2,7 @@
 //! and every error names a line.
 
 use goref_rules::{Color, Geometry, Komi, Move, Point};
-use goref_sgf::{parse, write, GameRecord, RecordedMove};
+use goref_sgf::{parse, write, GameRecord, RecordedMove, Territory};
 use proptest::prelude::*;
 
 fn text() -> impl Strategy<Value = String> {
@@ -15,6 +15,49 @@ fn text() -> impl Strategy<Value = String> {
         )
         .prop_map(String::from_iter),
     ]
+}
+
+/// Root game information beyond the players and result.
+#[derive(Clone, Debug)]
+struct Info {
+    date: Option<String>,
+    application: Option<String>,
+    game_name: Option<String>,
+    comment: Option<String>,
+    handicap: Option<u32>,
+    main_time: Option<f64>,
+    overtime: Option<String>,
+}
+
+fn info() -> impl Strategy<Value = Info> {
+    (
+        prop::option::of(text()),
+        prop::option::of(text()),
+        prop::option::of(text()),
+        prop::option::of(text()),
+        prop::option::of(0u32..20),
+        prop::option::of(prop_oneof![
+            0.0f64..1e7,
+            (0u32..100_000).prop_map(f64::from)
+        ]),
+        prop::option::of(text()),
+    )
+        .prop_map(
+            |(date, application, game_name, comment, handicap, main_time, overtime)| Info {
+                date,
+                application,
+                game_name,
+                comment,
+                handicap,
+                main_time,
+                overtime,
+            },
+        )
+}
+
+/// Seconds with three decimals (as they are written), some negative (an overrun clock).
+fn seconds() -> impl Strategy<Value = f64> {
+    (-5_000i64..100_000_000).prop_map(|ms| ms as f64 / 1000.0)
 }
 
 prop_compose! {
@@ -34,9 +77,16 @@ prop_compose! {
                 prop::sample::select(Color::ALL.to_vec()),
                 prop::option::of(0..width * height),
                 prop::option::of(text()),
+                prop::option::of(seconds()),
+                prop::option::of(0u32..30),
             ),
             0..40,
         ),
+        info in info(),
+        territory in prop::option::of(prop::collection::vec(
+            prop::option::of(prop::sample::select(Color::ALL.to_vec())),
+            width * height,
+        )),
     ) -> GameRecord {
         let mut record = GameRecord::new(width, height);
         record.komi = komi.map(Komi::from_half_points);
@@ -45,6 +95,28 @@ prop_compose! {
         record.white_player = white_player;
         record.result = result;
         record.first_player = first_player;
+        record.date = info.date;
+        record.application = info.application;
+        record.game_name = info.game_name;
+        record.comment = info.comment;
+        record.handicap = info.handicap;
+        record.main_time = info.main_time;
+        record.overtime = info.overtime;
+        // As parse returns it: each side's points in point order, no point in both.
+        record.territory = territory.map(|owners| {
+            let of = |color| {
+                owners
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &o)| o == Some(color))
+                    .map(|(i, _)| Point::new(i))
+                    .collect()
+            };
+            Territory {
+                black: of(Color::Black),
+                white: of(Color::White),
+            }
+        });
         // Setup as parse returns it: one colour a point, in point order, every string alive.
         let mut colors = vec![None; width * height];
         for (c, i) in setup {
@@ -60,11 +132,11 @@ prop_compose! {
         }
         record.moves = moves
             .into_iter()
-            .map(|(color, point, comment)| RecordedMove {
-                color,
-                mv: point.map_or(Move::Pass, |i| Move::Play(Point::new(i))),
-                line: 0,
+            .map(|(color, point, comment, time_left, periods_left)| RecordedMove {
                 comment,
+                time_left,
+                periods_left,
+                ..RecordedMove::new(color, point.map_or(Move::Pass, |i| Move::Play(Point::new(i))))
             })
             .collect();
         record
@@ -75,8 +147,9 @@ prop_compose! {
 fn sgf_like() -> impl Strategy<Value = String> {
     let pieces = vec![
         "(", ")", ";", "[", "]", "\\", " ", "\n", "\r", "B", "W", "AB", "AW", "AE", "PL", "SZ",
-        "KM", "GM", "RU", "C", "[aa]", "[tt]", "[]", "[19]", "[5:6]", "[1]", "[7.5]", "[aa:cc]",
-        "[zz]", "[B]", "(;", ";B[", ";W[", "é", "x", "0",
+        "KM", "GM", "RU", "C", "HA", "TM", "BL", "WL", "OB", "OW", "TB", "TW", "AP", "DT", "[-1]",
+        "[abc]", "[1.5]", "[aa]", "[tt]", "[]", "[19]", "[5:6]", "[1]", "[7.5]", "[aa:cc]", "[zz]",
+        "[B]", "(;", ";B[", ";W[", "é", "x", "0",
     ];
     prop::collection::vec(prop::sample::select(pieces), 0..60).prop_map(|v| v.concat())
 }

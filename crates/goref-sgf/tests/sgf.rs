@@ -307,17 +307,10 @@ fn written_text() {
     r.first_player = Some(Color::Black);
     r.moves = vec![
         RecordedMove {
-            color: Color::Black,
-            mv: play(&g, 1, 2),
-            line: 0,
             comment: Some("a]b".into()),
+            ..RecordedMove::new(Color::Black, play(&g, 1, 2))
         },
-        RecordedMove {
-            color: Color::White,
-            mv: Move::Pass,
-            line: 0,
-            comment: None,
-        },
+        RecordedMove::new(Color::White, Move::Pass),
     ];
     let text = write(&r);
     assert_eq!(
@@ -342,19 +335,10 @@ fn big_and_rectangular_boards_round_trip() {
         let mut r = GameRecord::new(w, h);
         let corners = [(0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1)];
         for (i, &(x, y)) in corners.iter().enumerate() {
-            r.moves.push(RecordedMove {
-                color: Color::ALL[i % 2],
-                mv: play(&g, x, y),
-                line: 0,
-                comment: None,
-            });
+            r.moves
+                .push(RecordedMove::new(Color::ALL[i % 2], play(&g, x, y)));
         }
-        r.moves.push(RecordedMove {
-            color: Color::Black,
-            mv: Move::Pass,
-            line: 0,
-            comment: None,
-        });
+        r.moves.push(RecordedMove::new(Color::Black, Move::Pass));
         let text = write(&r);
         if (w, h) == (25, 25) {
             assert!(
