@@ -281,7 +281,7 @@ pub async fn play_game(
     tokio::join!(b.shutdown(grace), w.shutdown(grace));
 
     let sgf_name = format!("game-{number:04}.sgf");
-    let sgf = driver.referee.record(&RecordInfo {
+    let sgf = driver.referee.sgf(&RecordInfo {
         black: info.black.clone(),
         white: info.white.clone(),
         game_name: Some(format!("game {number}")),

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use goref_rules::{Board, Color, Point};
+use goref_rules::{Board, Point};
 
 /// A set of stones called dead.
 pub type Dead = BTreeSet<Point>;
@@ -66,23 +66,10 @@ fn adjacent_empty_regions(board: &Board, stones: &[Point]) -> Vec<Vec<Point>> {
     regions
 }
 
-/// The board with the given stones removed.
+/// The board with the given stones removed ([`Board::without`]).
 #[must_use]
 pub fn without(board: &Board, dead: &Dead) -> Board {
-    let colors: Vec<Option<Color>> = board
-        .colors()
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| {
-            if dead.contains(&Point::new(i)) {
-                None
-            } else {
-                c
-            }
-        })
-        .collect();
-    // Removing whole strings never leaves a string without liberties.
-    Board::from_colors(board.geometry().clone(), &colors).expect("removing strings")
+    board.without(&dead.iter().copied().collect::<Vec<_>>())
 }
 
 /// Area score (Black, White) after removing `dead` (TT rule 9 on the cleared board).

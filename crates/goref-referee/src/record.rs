@@ -1,7 +1,7 @@
 //! The game record the referee writes: one for every front end.
 
 use goref_rules::Color;
-use goref_sgf::{GameRecord, RecordedMove};
+use goref_sgf::{GameRecord, RecordedMove, Territory};
 
 use crate::referee::Referee;
 
@@ -12,7 +12,7 @@ pub struct PlayerInfo {
     pub name: String,
     /// A program's GTP `version`.
     pub version: Option<String>,
-    /// The command that ran the program.
+    /// The command that ran the program (in the root comment).
     pub command: Option<String>,
 }
 
@@ -50,11 +50,13 @@ pub struct RecordInfo {
 }
 
 impl Referee {
-    /// The game record: setup (handicap), moves with the clocks after them, the notes as
-    /// comments on the move they follow, the result, and how the game ended in the root
-    /// comment.
+    /// The game record: setup (handicap, `HA`), moves with the clocks after them
+    /// (`BL`/`WL`, `OB`/`OW`), the notes as comments on the move they follow, the result, the
+    /// removed stones and territory (`TB`/`TW`) of a game scored on the board, and in the root
+    /// comment how the game ended and the programs' commands. `goref score` of it gives its
+    /// `RE` when the game ended on the board.
     #[must_use]
-    pub fn record(&self, info: &RecordInfo) -> String {
+    pub fn record(&self, info: &RecordInfo) -> GameRecord {
         let game = self.game();
         let (width, height) = game.geometry().size().unwrap_or((0, 0));
         let mut record = GameRecord::new(width, height);
@@ -67,6 +69,9 @@ impl Referee {
         );
         record.black_player = Some(info.black.full_name());
         record.white_player = Some(info.white.full_name());
+        record.game_name.clone_from(&info.game_name);
+        record.date.clone_from(&info.date);
+        record.application = Some(format!("goref:{}", env!("CARGO_PKG_VERSION")));
         record.result = self.result().map(|r| r.outcome.to_sgf());
         record.setup = game
             .geometry()
@@ -76,14 +81,26 @@ impl Referee {
         if !record.setup.is_empty() || game.first_player() != Color::Black {
             record.first_player = Some(game.first_player());
         }
+        let handicap = game.start().stone_count(Color::Black);
+        if handicap > 0 && game.first_player() == Color::White {
+            record.handicap = Some(handicap);
+        }
+        if let Some((tm, ot)) = self.clock().control().sgf_properties() {
+            record.main_time = Some(tm as f64);
+            record.overtime = ot;
+        }
+        let left = self.clock_after_moves();
         record.moves = game
             .moves()
             .iter()
-            .map(|&(color, mv)| RecordedMove {
-                color,
-                mv,
-                line: 0,
-                comment: None,
+            .enumerate()
+            .map(|(i, &(color, mv))| {
+                let mut m = RecordedMove::new(color, mv);
+                if let Some(Some((secs, periods))) = left.get(i) {
+                    m.time_left = Some(*secs);
+                    m.periods_left = *periods;
+                }
+                m
             })
             .collect();
         let mut root_notes = Vec::new();
@@ -97,27 +114,6 @@ impl Referee {
                     comment.push_str(&note.text);
                 }
                 None => root_notes.push(note.text.clone()),
-            }
-        }
-        let text = goref_sgf::write(&record);
-        // Root and per-move properties the record model does not hold yet.
-        let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
-        let mut root = String::new();
-        if let Some(name) = &info.game_name {
-            root.push_str(&format!("GN[{}]", escape(name)));
-        }
-        if let Some(date) = &info.date {
-            root.push_str(&format!("DT[{}]", escape(date)));
-        }
-        root.push_str(&format!("AP[goref:{}]", env!("CARGO_PKG_VERSION")));
-        let handicap = game.start().stone_count(Color::Black);
-        if handicap > 0 && game.first_player() == Color::White {
-            root.push_str(&format!("HA[{handicap}]"));
-        }
-        if let Some((tm, ot)) = self.clock().control().sgf_properties() {
-            root.push_str(&format!("TM[{tm}]"));
-            if let Some(ot) = ot {
-                root.push_str(&format!("OT[{}]", escape(&ot)));
             }
         }
         let mut comment = match self.result() {
@@ -144,35 +140,22 @@ impl Referee {
             comment.push('\n');
             comment.push_str(&n);
         }
-        root.push_str(&format!("C[{}]", escape(&comment)));
-        lines[0].push_str(&root);
-        // Each move node is on its own line, unless a comment spans lines: find them by `;`.
-        let mut node = 0;
-        let mut out = String::with_capacity(text.len() + 16 * record.moves.len());
-        for (i, line) in lines.iter().enumerate() {
-            out.push_str(line);
-            if i > 0 && line.starts_with(';') {
-                if let Some(Some((secs, count))) = self.clock_after_moves().get(node) {
-                    let color = game.moves()[node].0.letter();
-                    let at = out.rfind(';').expect("a node") + 1;
-                    // After `B[xx]`: the first `]` of the node.
-                    let close = out[at..].find(']').map_or(out.len(), |c| at + c + 1);
-                    let mut props = format!("{color}L[{secs:.3}]");
-                    if let Some(n) = count {
-                        props.push_str(&format!("O{color}[{n}]"));
-                    }
-                    out.insert_str(close, &props);
-                }
-                node += 1;
-            }
-            if i + 1 < lines.len() {
-                out.push('\n');
+        record.comment = Some(comment);
+        if let Some(r) = self.result() {
+            if matches!(
+                r.ending,
+                crate::Ending::TwoPasses | crate::Ending::Adjudicated
+            ) {
+                let removed: Vec<_> = r.removed.iter().copied().collect();
+                record.territory = Some(Territory::of(game.board(), &removed));
             }
         }
-        out
+        record
     }
-}
 
-fn escape(text: &str) -> String {
-    text.replace('\\', "\\\\").replace(']', "\\]")
+    /// The record as SGF text.
+    #[must_use]
+    pub fn sgf(&self, info: &RecordInfo) -> String {
+        goref_sgf::write(&self.record(info))
+    }
 }

@@ -10,7 +10,6 @@
 
 pub mod assets;
 pub mod client;
-pub mod clock;
 pub mod room;
 pub mod server;
 pub mod store;

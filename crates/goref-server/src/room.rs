@@ -12,8 +12,9 @@ use std::time::Duration;
 use goref_clock::{PlayerClock, TimeControl};
 use goref_referee::handicap::{fixed_handicap, HANDICAP_KOMI};
 use goref_referee::marking::Dead;
+pub use goref_referee::Phase;
 use goref_referee::{
-    ClockStart, Ending, IllegalPolicy, Input, Moment, Need, Phase, PlayerInfo, Protocol,
+    ClockStart, Ending, IllegalPolicy, Input, Moment, Need, PlayerInfo, Protocol,
     RecordInfo, Referee, Refusal as RefereeRefusal, Settings,
 };
 use goref_rules::{Board, ByColor, Color, Geometry, Komi, Move, Point, Preset, Ruleset};
@@ -524,7 +525,7 @@ impl Room {
         let marked: Dead = r.agreement().map(|a| a.marked().clone()).unwrap_or_default();
         let finished = self.finished();
         let dead = finished.as_ref().map_or(&marked, |f| &f.dead);
-        let cleared = game.board().without_stones(dead);
+        let cleared = goref_referee::marking::without(game.board(), dead);
         let score = goref_referee::area_score(game, dead);
         let owners = cleared.territory();
         let territory = grid(&|p| sign(owners[p.index()]));
@@ -579,7 +580,7 @@ impl Room {
     /// The game record (goref-referee's, for every front end).
     #[must_use]
     pub fn sgf(&self) -> String {
-        self.referee.record(&RecordInfo {
+        self.referee.sgf(&RecordInfo {
             black: PlayerInfo::named(self.config.black.clone()),
             white: PlayerInfo::named(self.config.white.clone()),
             game_name: None,

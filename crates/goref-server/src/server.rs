@@ -272,7 +272,7 @@ async fn create_game(State(state): State<Arc<AppState>>, body: Bytes) -> Respons
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid", e),
     };
     let created_ms = now_ms();
-    let room = match Room::new(config.clone(), created_ms) {
+    let room = match Room::new(config.clone(), created_ms, state.opts.lag_allowance_ms) {
         Ok(r) => r,
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid", e),
     };
@@ -328,8 +328,12 @@ async fn load_room(state: &Arc<AppState>, id: &str) -> Result<Option<Arc<RoomHan
     let Some((stored, events)) = state.store.load(id).await? else {
         return Ok(None);
     };
-    let mut room =
-        Room::new(stored.config.clone(), stored.created_ms).map_err(anyhow::Error::msg)?;
+    let mut room = Room::new(
+        stored.config.clone(),
+        stored.created_ms,
+        state.opts.lag_allowance_ms,
+    )
+    .map_err(anyhow::Error::msg)?;
     for event in &events {
         room.commit(event)
             .map_err(|e| anyhow::anyhow!("event {}: {e}", event.seq))?;
@@ -695,23 +699,21 @@ async fn act_on(
         ));
     }
     let now = now_ms();
-    let event = match inner
-        .room
-        .prepare(by, act, now, think_ms, state.opts.lag_allowance_ms)
-    {
-        Ok(e) => e,
-        Err(r) => {
-            if r.code == "out_of_time" {
-                // The flag fell before the move arrived: record the loss now.
-                if let Some(timeout) = inner.room.prepare_timeout(now, 0) {
-                    let _ = store_and_apply(state, handle, &mut inner, timeout).await;
-                }
-            }
-            let v = inner.room.version();
-            return Err((r, v));
-        }
+    let turn = matches!(
+        act,
+        Act::Play { .. } | Act::Pass | Act::Mark { .. } | Act::Dispute { .. } | Act::Done
+    );
+    let (event, next) = match inner.room.prepare(Some(by), act, now, think_ms) {
+        Ok(prepared) => prepared,
+        Err(r) => return Err((r, current)),
     };
-    match store_and_apply(state, handle, &mut inner, event).await {
+    let late = turn && next.lost_on_time(by);
+    match store_and_apply(state, handle, &mut inner, event, next).await {
+        // The flag fell before the move arrived: the loss is recorded, the move refused.
+        Ok(v) if late => Err((
+            Refusal::new("out_of_time", "your time ran out before this arrived"),
+            v,
+        )),
         Ok(v) => Ok(v),
         Err(e) => Err((
             Refusal::new(
@@ -723,22 +725,24 @@ async fn act_on(
     }
 }
 
-/// Stores `event`, then applies it, then tells everyone. Nothing changes if storing fails.
+/// Stores `event`, then takes `next` (the room with the event applied), then tells everyone.
+/// Nothing changes if storing fails. When the referee then needs an adjudication, the server's
+/// third party (Olympiad 3.9's default removal) decides, stored the same way.
 async fn store_and_apply(
     state: &Arc<AppState>,
     handle: &Arc<RoomHandle>,
     inner: &mut RoomInner,
     event: Event,
+    next: Room,
 ) -> Result<u64> {
-    let moves_after = inner.room.game().moves().len() as u64
-        + u64::from(matches!(event.act, Act::Play { .. } | Act::Pass));
-    state.store.append(&handle.id, &event, moves_after).await?;
-    if let Err(e) = inner.room.commit(&event) {
-        // prepare() made this event from this state: this cannot happen.
-        eprintln!(
-            "goref serve: game {}: stored event not applied: {e}",
-            handle.id
-        );
+    let mut pending = Some((event, next));
+    while let Some((event, next)) = pending.take() {
+        state
+            .store
+            .append(&handle.id, &event, next.moves() as u64)
+            .await?;
+        inner.room = next;
+        pending = inner.room.prepare_adjudication(now_ms());
     }
     if let Some(f) = inner.room.finished() {
         if let Err(e) = state.store.finish(&handle.id, f.result.clone()).await {
@@ -757,7 +761,7 @@ fn schedule_timer(state: &Arc<AppState>, handle: &Arc<RoomHandle>, inner: &mut R
     if let Some(t) = inner.timer.take() {
         t.abort();
     }
-    let Some(deadline) = inner.room.deadline_ms(state.opts.lag_allowance_ms) else {
+    let Some(deadline) = inner.room.deadline_ms() else {
         return;
     };
     let version = inner.room.version();
@@ -770,13 +774,10 @@ fn schedule_timer(state: &Arc<AppState>, handle: &Arc<RoomHandle>, inner: &mut R
         if inner.room.version() != version {
             return;
         }
-        if let Some(event) = inner
-            .room
-            .prepare_timeout(now_ms(), state.opts.lag_allowance_ms)
-        {
+        if let Some((event, next)) = inner.room.prepare_timeout(now_ms()) {
             // Taking the timer out first: store_and_apply would abort this very task.
             inner.timer = None;
-            if let Err(e) = store_and_apply(&state, &handle, &mut inner, event).await {
+            if let Err(e) = store_and_apply(&state, &handle, &mut inner, event, next).await {
                 eprintln!("goref serve: game {}: timeout not stored: {e:#}", handle.id);
             }
         }

@@ -328,8 +328,9 @@ impl Store for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::{PlayerClock, TimeControl};
-    use crate::room::{Act, EndProtocol, Side};
+    use crate::room::{Act, Side};
+    use goref_clock::{PlayerClock, TimeControl};
+    use goref_referee::Protocol;
 
     fn event(seq: u64, x: usize) -> Event {
         Event {
@@ -337,6 +338,7 @@ mod tests {
             at_ms: 1,
             by: Some(Side::B),
             act: Act::Play { x, y: 0 },
+            think_ms: None,
             clocks: [PlayerClock::default(); 2],
         }
     }
@@ -351,9 +353,10 @@ mod tests {
             rules: "tromp-taylor".into(),
             komi: 7.5,
             time: TimeControl::None,
-            end: EndProtocol::Tromp,
+            end: Protocol::Tromp,
             black: "a".into(),
             white: "b".into(),
+            handicap: 0,
         };
         let game = StoredGame {
             id: "g1".into(),

@@ -921,9 +921,15 @@ fn tromp_marks_disputes_and_dones() {
     assert_eq!(row["ending"], "agreement", "{row}");
     assert_eq!(removed(&row), ["A3", "E3"]);
     assert_eq!(row["result"], "B+4.5");
-    assert!(game_log(&out).contains(
-        "marking (reference 003): Black marks A3, White marks E3, Black done, White done"
-    ));
+    let log = game_log(&out);
+    for step in [
+        "Black marks A3 dead: A3",
+        "White marks E3 dead: E3",
+        "Black done",
+        "White done",
+    ] {
+        assert!(log.contains(step), "{step}: {log}");
+    }
 
     // Black calls its own e3 dead, White thinks it alive: White disputes, play resumes,
     // four passes.
@@ -937,7 +943,11 @@ fn tromp_marks_disputes_and_dones() {
     assert_eq!(row["ending"], "four-passes", "{row}");
     assert_eq!(row["result"], "W+0.5");
     assert_eq!(row["moves"], TURNS + 2);
-    assert!(game_log(&out).contains("Black marks E3, White disputes E3"));
+    let log = game_log(&out);
+    assert!(
+        log.contains("Black marks E3 dead: E3") && log.contains("White disputes E3"),
+        "{log}"
+    );
 
     // After a dispute, play captures what one side thinks dead; then they agree.
     let (row, _) = settle(
