@@ -2,6 +2,7 @@
 
 mod cmd;
 
+use std::io::IsTerminal as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -17,7 +18,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Replay a game record under the rules and print its result (all stones alive).
+    /// Replay a game record under the rules and print its result (dead stones as the record's
+    /// TB/TW mark them).
     Score(cmd::score::Args),
     /// Count the distinct turn sequences from the empty board (Go's perft).
     Perft(cmd::perft::Args),
@@ -83,5 +85,6 @@ fn init_logging() {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
 }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use goref_gtp::{format_move, parse_genmove, Engine, EngineSpec, GenMove};
+use goref_gtp::{format_move, parse_genmove, Engine, EngineSpec, GenMove, Stopped};
 use goref_rules::{Game, Ruleset};
 
 /// Arguments of `goref check-engine`.
@@ -89,13 +89,23 @@ async fn check(spec: &EngineSpec, args: &Args) -> anyhow::Result<ExitCode> {
         ok = false;
     }
     let stopped = engine.shutdown(Duration::from_secs(2)).await;
-    println!("shutdown          {stopped:?}");
+    println!("shutdown          {}", stopped_text(&stopped));
     println!("{}", if ok { "compliant" } else { "NOT compliant" });
     Ok(if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// How the engine stopped, as a sentence for people.
+fn stopped_text(stopped: &Stopped) -> String {
+    match stopped {
+        Stopped::Quit(Some(status)) => format!("quit cleanly ({status})"),
+        Stopped::Quit(None) => "quit, exit status unknown".to_string(),
+        Stopped::Killed => "killed: it did not exit within 2 s of quit".to_string(),
+        Stopped::Disconnected => "connection closed".to_string(),
+    }
 }
 
 async fn test_game(

@@ -21,7 +21,8 @@ use serde::Serialize;
 pub struct Args {
     /// The SGF file of the finished game, `-` for standard input.
     file: PathBuf,
-    /// Rules preset (default: the file's RU when recognised, else olympiad).
+    /// Rules preset (default: the file's RU when recognised, else tromp-taylor, as for
+    /// `goref score`).
     #[arg(long, value_parser = super::parse_preset)]
     rules: Option<Preset>,
     /// Komi (default: the file's KM, else 0).
@@ -75,16 +76,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     };
     let text = String::from_utf8_lossy(&text);
     let record = goref_sgf::parse(&text).with_context(|| name.clone())?;
-    let preset = args
-        .rules
-        .or_else(|| record.preset())
-        .unwrap_or(Preset::Olympiad);
+    let preset = super::score::default_preset(args.rules, &record);
     let komi = args.komi.or(record.komi).unwrap_or(Komi::ZERO);
     let rules = Ruleset::preset(preset).with_komi(komi);
-    let game = match super::score::replay(&record, rules) {
+    let game = match record.replay(rules) {
         Ok(game) => game,
-        Err(message) => {
-            eprintln!("goref: {name}: {message}");
+        Err(e) => {
+            eprintln!("goref: {name}: {e}");
             return Ok(ExitCode::from(1));
         }
     };

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use goref_rules::{Color, End, Game, Komi, Move, Outcome, Preset, Ruleset, WinBy};
+use goref_rules::{Color, End, Game, Komi, Preset, Ruleset, Score};
 use goref_sgf::GameRecord;
 use serde::Serialize;
 
@@ -28,15 +28,19 @@ pub struct Args {
     /// Print one JSON object instead of the result line.
     #[arg(long)]
     json: bool,
-    /// Dead stones: `none` (every stone counts) or `judge` (first remove the blocks the
-    /// Olympiad's default removal, 001 §3.9.2, removes when every block is disputed).
-    #[arg(long, value_enum, default_value_t = Dead::None)]
+    /// Dead stones, for a game that ended by two passes: `record` (the stones on the other
+    /// side's TB/TW territory, as goref writes them; none when the file has no TB/TW), `none`
+    /// (every stone counts) or `judge` (the blocks the Olympiad's default removal, 001 §3.9.2,
+    /// removes when every block is disputed).
+    #[arg(long, value_enum, default_value_t = Dead::Record)]
     dead: Dead,
 }
 
 /// Which stones `goref score` removes before counting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Dead {
+    /// The record's: stones on the other colour's TB/TW points.
+    Record,
     /// None: all stones alive.
     None,
     /// The blocks 3.9.2 removes (see `goref judge`).
@@ -58,7 +62,7 @@ struct Report {
     captures: Captures,
     #[serde(skip_serializing_if = "Option::is_none")]
     long_cycle: Option<LongCycle>,
-    /// Stones removed by `--dead judge`.
+    /// Stones removed (`--dead judge`, or `--dead record` when the file has TB/TW).
     #[serde(skip_serializing_if = "Option::is_none")]
     removed: Option<usize>,
 }
@@ -79,30 +83,29 @@ struct LongCycle {
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let (name, text) = read_input(args.file.as_ref())?;
     let record = goref_sgf::parse(&text).with_context(|| name.clone())?;
-    let preset = args
-        .rules
-        .or_else(|| record.preset())
-        .unwrap_or(Preset::TrompTaylor);
+    let preset = default_preset(args.rules, &record);
     let komi = args.komi.or(record.komi).unwrap_or(Komi::ZERO);
     let rules = Ruleset::preset(preset).with_komi(komi);
-    let game = match replay(&record, rules) {
+    let game = match record.replay(rules) {
         Ok(game) => game,
-        Err(message) => {
-            eprintln!("goref: {name}: {message}");
+        Err(e) => {
+            eprintln!("goref: {name}: {e}");
             return Ok(ExitCode::from(1));
         }
     };
     let mut report = report(&game, preset);
-    if args.dead == Dead::Judge && matches!(game.end(), Some(End::TwoPasses) | None) {
-        let judge = goref_judge::Judge::of_game(&game, goref_judge::Budget::default());
-        let removal = goref_judge::default_removal(&judge, goref_judge::Disputes::All);
-        let outcome = removal.score.outcome();
-        report.result = outcome.to_sgf();
-        report.winner = outcome.winner().map(Color::letter);
-        report.black = removal.score.black;
-        report.white = removal.score.white;
-        report.margin = f64::from(removal.score.margin_half_points()) / 2.0;
-        report.removed = Some(removal.removed.len());
+    match args.dead {
+        Dead::Judge if matches!(game.end(), Some(End::TwoPasses) | None) => {
+            let judge = goref_judge::Judge::of_game(&game, goref_judge::Budget::default());
+            let removal = goref_judge::default_removal(&judge, goref_judge::Disputes::All);
+            report.rescore(&removal.score, removal.removed.len());
+        }
+        Dead::Record if record.territory.is_some() => {
+            if let Some(scored) = record.final_score(&game) {
+                report.rescore(&scored.score, scored.removed.len());
+            }
+        }
+        _ => {}
     }
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
@@ -140,36 +143,25 @@ fn read_input(file: Option<&PathBuf>) -> anyhow::Result<(String, String)> {
     }
 }
 
-/// Replays the record's main line; an illegal move is described in one line.
-pub fn replay(record: &GameRecord, rules: Ruleset) -> Result<Game, String> {
-    let start = record.start_board().map_err(|e| e.to_string())?;
-    let first = record
-        .first_player
-        .or_else(|| record.moves.first().map(|m| m.color))
-        .unwrap_or(Color::Black);
-    let mut game = Game::from_position(start, first, rules);
-    for (i, m) in record.moves.iter().enumerate() {
-        let number = i + 1;
-        let point = match m.mv {
-            Move::Pass => "pass".to_string(),
-            Move::Play(p) => game.geometry().name(p),
-        };
-        let place = format!("line {}: move {number} ({} {point})", m.line, m.color);
-        // Play that goes on after two passes is a resumption by a dead-stone protocol
-        // (reference 000, Chinese rules; Olympiad 3.7.4): replay it as such.
-        if game.end() == Some(End::TwoPasses) {
-            game.resume();
-        }
-        if m.color != game.to_move() {
-            return Err(format!(
-                "{place} is out of turn: it is {}'s turn",
-                game.to_move()
-            ));
-        }
-        game.play(m.mv)
-            .map_err(|e| format!("{place} is illegal: {}", e.reason))?;
+/// The rules `score` and `judge` use: `--rules`, else the file's `RU` when it names a preset,
+/// else Tromp-Taylor.
+pub fn default_preset(rules: Option<Preset>, record: &GameRecord) -> Preset {
+    rules
+        .or_else(|| record.preset())
+        .unwrap_or(Preset::TrompTaylor)
+}
+
+impl Report {
+    /// The result, scores and margin of `score`, after `removed` stones were taken off.
+    fn rescore(&mut self, score: &Score, removed: usize) {
+        let outcome = score.outcome();
+        self.result = outcome.to_sgf();
+        self.winner = outcome.winner().map(Color::letter);
+        self.black = score.black;
+        self.white = score.white;
+        self.margin = f64::from(score.margin_half_points()) / 2.0;
+        self.removed = Some(removed);
     }
-    Ok(game)
 }
 
 fn report(game: &Game, preset: Preset) -> Report {
@@ -199,12 +191,11 @@ fn report(game: &Game, preset: Preset) -> Report {
         black: score.black,
         white: score.white,
         komi: score.komi.as_f64(),
-        margin: match outcome {
-            Outcome::Win {
-                by: WinBy::LongCycle { .. },
-                ..
-            } => 0.0,
-            _ => f64::from(score.margin_half_points()) / 2.0,
+        // A long cycle is won or drawn by captures (001 §3.6), not by a margin of points.
+        margin: if matches!(game.end(), Some(End::LongCycle { .. })) {
+            0.0
+        } else {
+            f64::from(score.margin_half_points()) / 2.0
         },
         moves: game.moves().len(),
         end,
