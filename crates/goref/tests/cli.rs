@@ -149,3 +149,169 @@ fn play_resumed_after_two_passes_replays() {
     );
     assert_eq!(v["result"], "B+3");
 }
+
+/// A 5×5 game as goref writes it: komi 0.5, Black's wall on column c, White's on d, a white
+/// stone at a2 inside Black's side and a black stone at e2 inside White's, two passes; both
+/// stones removed as dead, so TB is columns a and b, TW column e, and RE the score of the
+/// cleared board (TT rule 9: 15 against 10 + 0.5).
+fn written_with_territory(result: Option<&str>, passes: bool) -> String {
+    use goref_rules::{Game, Komi, Move, Ruleset};
+    use goref_sgf::{GameRecord, RecordedMove, Territory};
+    let komi = Komi::from_half_points(1);
+    let mut game = Game::rect(5, 5, Ruleset::TROMP_TAYLOR.with_komi(komi)).unwrap();
+    let g = game.geometry().clone();
+    let mut names = vec![
+        "c1", "d1", "c2", "d2", "c3", "d3", "c4", "d4", "c5", "d5", "e2", "a2",
+    ];
+    if passes {
+        names.extend(["pass", "pass"]);
+    }
+    for name in names {
+        let mv = match g.parse_point(name) {
+            Some(p) => Move::Play(p),
+            None => Move::Pass,
+        };
+        game.play(mv).unwrap();
+    }
+    let dead = [g.parse_point("a2").unwrap(), g.parse_point("e2").unwrap()];
+    let mut record = GameRecord::new(5, 5);
+    record.komi = Some(komi);
+    record.rules = Some("tromp-taylor".into());
+    record.application = Some("goref:test".into());
+    record.result = Some(result.map_or_else(
+        || {
+            let [black, white] = game.board().without(&dead).area();
+            goref_rules::Score { black, white, komi }.outcome().to_sgf()
+        },
+        str::to_string,
+    ));
+    record.moves = game
+        .moves()
+        .iter()
+        .map(|&(c, mv)| RecordedMove::new(c, mv))
+        .collect();
+    record.territory = Some(Territory::of(game.board(), &dead));
+    goref_sgf::write(&record)
+}
+
+/// TT rule 9 after removal (001 §3.7.2, §3.8): `goref score` of a record goref wrote, with its
+/// dead stones in TB/TW, gives exactly its RE; `--dead none` counts every stone.
+#[test]
+fn score_of_a_written_record_gives_its_result() {
+    let sgf = written_with_territory(None, true);
+    let re = goref_sgf::parse(&sgf).unwrap().result.unwrap();
+    assert_eq!(re, "B+4.5");
+    let (code, out, err) = stdout_of(&["score", "-"], &sgf);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().next(), Some(re.as_str()));
+    let (_, out, _) = stdout_of(&["score", "-", "--json"], &sgf);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["result"], "B+4.5");
+    assert_eq!(
+        (v["black"].as_u64(), v["white"].as_u64()),
+        (Some(15), Some(10))
+    );
+    assert_eq!(v["margin"], 4.5);
+    assert_eq!(v["removed"], 2);
+    // Every stone alive: both sides' areas are neutral, 6 stones each.
+    let (_, out, _) = stdout_of(&["score", "-", "--json", "--dead", "none"], &sgf);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["result"], "W+0.5");
+    assert!(v.get("removed").is_none(), "{v}");
+}
+
+/// A game that did not end by two passes (here a resignation) scores the board as it stands:
+/// TB/TW do not apply.
+#[test]
+fn score_of_a_resigned_game_ignores_the_territory() {
+    let sgf = written_with_territory(Some("W+R"), false);
+    let (code, out, err) = stdout_of(&["score", "-", "--json"], &sgf);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["end"], "record-ended");
+    assert_eq!(v["result"], "W+0.5");
+    assert!(v.get("removed").is_none(), "{v}");
+}
+
+/// Olympiad 3.6.2: a long cycle with equal captures is a draw, `0`, with margin 0 like a
+/// long-cycle win (not the margin of the board's points).
+#[test]
+fn a_long_cycle_draw_has_margin_0() {
+    let sgf = "(;SZ[3:2]RU[olympiad];B[cb];W[];B[ba];W[ab];B[aa];W[];B[ca];W[bb];B[cb];W[ba];\
+               B[];W[aa];B[ca];W[];B[ba];W[ab];B[aa])";
+    let (code, out, err) = stdout_of(&["score", "-", "--json"], sgf);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["end"], "long-cycle");
+    assert_eq!(v["result"], "0");
+    assert_eq!(v["winner"], serde_json::Value::Null);
+    assert_eq!(v["margin"], 0.0);
+    assert_ne!(
+        v["black"], v["white"],
+        "the board alone would not be a draw"
+    );
+}
+
+/// TT rule 5, 001 §3.2: Black starts. A record whose first move is White's on an empty board,
+/// without PL, is refused with status 1 and one line that says why, under every preset.
+#[test]
+fn white_first_on_an_empty_board_is_refused() {
+    for rules in ["tromp-taylor", "nstt", "olympiad"] {
+        let (code, out, err) = stdout_of(&["score", "-", "--rules", rules], "(;SZ[9]\n;W[ee])");
+        assert_eq!(code, 1, "{rules}");
+        assert!(out.is_empty());
+        assert_eq!(
+            err.trim(),
+            "goref: <stdin>: line 2: move 1 (White E5): White may not move first on an empty \
+             board (TT rule 5, 001 §3.2) without PL or setup stones"
+        );
+    }
+    let (code, _, err) = stdout_of(&["score", "-"], "(;SZ[9]AB[cc][gg]\n;W[ee])");
+    assert_eq!(code, 0, "handicap stones: White moves first. {err}");
+}
+
+/// `score` and `judge` choose the same rules: the file's RU when it names a preset, else
+/// Tromp-Taylor.
+#[test]
+fn score_and_judge_default_to_the_same_rules() {
+    let sgf = "(;SZ[3:2];B[bb];W[aa];B[ba];W[];B[])";
+    for command in ["score", "judge"] {
+        let (code, out, err) = stdout_of(&[command, "-", "--json"], sgf);
+        assert_eq!(code, 0, "{command}: {err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(v["rules"], "tromp-taylor", "{command}");
+        let with_ru = sgf.replace("SZ[3:2]", "SZ[3:2]RU[Chinese]");
+        let (_, out, _) = stdout_of(&[command, "-", "--json"], &with_ru);
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(v["rules"], "olympiad", "{command}");
+    }
+}
+
+/// `check-engine` tells how the engine stopped in words, not as Rust debug text; log lines on
+/// a stderr that is not a terminal carry no colour codes.
+#[test]
+fn check_engine_says_how_the_engine_stopped_in_plain_words() {
+    let engine = format!("{} engine random", env!("CARGO_BIN_EXE_goref"));
+    let out = goref()
+        .args(["check-engine", &engine])
+        .env("GOREF_LOG", "debug")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let shutdown = stdout
+        .lines()
+        .find(|l| l.starts_with("shutdown"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        shutdown.contains("quit cleanly (exit status: 0)"),
+        "{shutdown}"
+    );
+    assert!(
+        !stdout.contains("Quit(") && !stdout.contains("Some("),
+        "{stdout}"
+    );
+    assert!(!stderr.is_empty(), "debug logging wrote nothing to check");
+    assert!(!stderr.contains('\u{1b}'), "colour codes in {stderr:?}");
+}
