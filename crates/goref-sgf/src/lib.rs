@@ -20,6 +20,29 @@
 //! assert_eq!(goref_sgf::parse(&goref_sgf::write(&record)).unwrap().moves.len(), 2);
 //! ```
 //!
+//! A record also replays under the rules, and scores as it ended: after two passes, the
+//! stones on the other side's `TB`/`TW` territory are dead and come off before counting.
+//!
+//! ```
+//! use goref_rules::Ruleset;
+//! use goref_sgf::Territory;
+//!
+//! let text = "(;SZ[3:2]KM[0]TM[60]\n;B[bb]BL[59.5]\n;W[aa]\n;B[ba]\n;W[]\n;B[]TB[aa][ca][ab][cb])";
+//! let record = goref_sgf::parse(text).unwrap();
+//! assert_eq!(record.moves[0].time_left, Some(59.5));
+//! let game = record.replay(Ruleset::TROMP_TAYLOR).unwrap();
+//! assert_eq!(game.outcome().to_sgf(), "B+3", "every stone alive");
+//! let scored = record.final_score(&game).unwrap();
+//! assert_eq!(scored.score.outcome().to_sgf(), "B+6", "White's a2 removed");
+//!
+//! // The territory a writer puts in TB/TW: the final board less its dead stones.
+//! assert_eq!(Some(Territory::of(game.board(), &scored.removed)), record.territory);
+//!
+//! // TT rule 5: Black starts.
+//! let white_first = goref_sgf::parse("(;SZ[9]\n;W[ee])").unwrap();
+//! assert!(white_first.replay(Ruleset::TROMP_TAYLOR).is_err());
+//! ```
+//!
 //! Coordinates are SGF's: two letters, `a`-`z` then `A`-`Z`, column from the left then row
 //! from the top, as [`Geometry::at`] counts. `B[]` is a pass, and so is `B[tt]` on boards no
 //! side of which exceeds 19; on larger boards `tt` is the point at column 19, row 19.
