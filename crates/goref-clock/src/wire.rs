@@ -35,7 +35,8 @@ impl<'de> Deserialize<'de> for Seconds {
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 enum Wire {
-    None,
+    // A struct variant, so that unknown fields are refused here too.
+    None {},
     SuddenDeath {
         main_s: Seconds,
     },
@@ -60,7 +61,7 @@ enum Wire {
 impl Serialize for TimeControl {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let wire = match *self {
-            TimeControl::None => Wire::None,
+            TimeControl::None => Wire::None {},
             TimeControl::SuddenDeath { main } => Wire::SuddenDeath {
                 main_s: Seconds(main),
             },
@@ -99,7 +100,7 @@ impl Serialize for TimeControl {
 impl<'de> Deserialize<'de> for TimeControl {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(match Wire::deserialize(d)? {
-            Wire::None => TimeControl::None,
+            Wire::None {} => TimeControl::None,
             Wire::SuddenDeath { main_s } => TimeControl::SuddenDeath { main: main_s.0 },
             Wire::Fischer {
                 main_s,

@@ -268,9 +268,6 @@ pub async fn play_game(
     driver.run(&mut engines).await;
 
     let result = driver.referee.result().cloned().expect("the game is over");
-    if let Some(d) = &result.detail {
-        log_line(&log, "[goref]", d);
-    }
     log_line(
         &log,
         "[goref]",

@@ -1213,6 +1213,13 @@ impl Referee {
     }
 
     fn finish(&mut self, result: GameResult) {
+        if result.ending != Ending::TwoPasses {
+            let text = match &result.detail {
+                Some(d) => format!("{}: {}", d, result.outcome.to_sgf()),
+                None => format!("{}: {}", result.ending.name(), result.outcome.to_sgf()),
+            };
+            self.note(text);
+        }
         self.state = State::Over;
         self.clock.stop();
         self.result = Some(result);

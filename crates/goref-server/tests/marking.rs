@@ -60,7 +60,7 @@ async fn mark_then_two_dones_remove_the_marked_string() {
     assert!(last.contains("marking dead stones, Black first"), "{last}");
     assert!(last.contains("Black marks A2 dead: A2"), "{last}");
     assert!(last.contains("White done"), "{last}");
-    assert!(last.contains("agreed dead: A2"), "{last}");
+    assert!(last.contains("game ends by agreement (tromp protocol): removed A2"), "{last}");
 
     // The list of games shows the result.
     let (_, list) = http(s.addr, "GET", "/api/games", None).await.unwrap();
@@ -115,7 +115,7 @@ async fn a_dispute_clears_the_marks_and_two_immediate_passes_score_the_board_as_
         all.contains("White disputes A2: marks cleared, play resumes"),
         "{all}"
     );
-    assert!(all.contains("four passes"), "{all}");
+    assert!(all.contains("game ends by four-passes"), "{all}");
 }
 
 #[tokio::test]

@@ -91,18 +91,18 @@ async fn illegal_moves_are_refused_with_the_rules_reason() {
     // Occupied.
     let answer = refused_with("tromp-taylor", 5, &[p(2, 2)], (2, 2)).await;
     assert_eq!(answer["code"], "illegal");
-    assert_eq!(answer["message"], "C3 is illegal (occupied): occupied");
+    assert_eq!(answer["message"], "C3 is illegal: occupied");
 
     // Suicide under NSTT (on 2×2: Black a1 and b2; White b1 has no liberty).
     let answer = refused_with("nstt", 2, &[p(0, 1), PASS, p(1, 0)], (1, 1)).await;
-    assert_eq!(answer["message"], "B1 is illegal (suicide): suicide");
+    assert_eq!(answer["message"], "B1 is illegal: suicide");
 
     // Reference 004, rule 6: on 2×2 Black may not recreate the position after move 1.
     let superko = [p(0, 0), p(1, 0), p(0, 1), p(1, 1), p(0, 0), p(0, 1)];
     let answer = refused_with("tromp-taylor", 2, &superko, (0, 0)).await;
     assert_eq!(
         answer["message"],
-        "A2 is illegal (superko): superko: repeats the position after move 1"
+        "A2 is illegal: superko: repeats the position after move 1"
     );
 
     // Basic ko under the Olympiad rules, found by a seeded search on 4×4.
@@ -112,7 +112,7 @@ async fn illegal_moves_are_refused_with_the_rules_reason() {
         answer["message"]
             .as_str()
             .unwrap()
-            .ends_with("is illegal (ko): ko: immediate recapture"),
+            .ends_with("is illegal: ko: immediate recapture"),
         "{answer}"
     );
 }
@@ -264,7 +264,9 @@ async fn bad_games_are_refused() {
         (json!({"width": 26}), "sides must be 2 to 25"),
         (json!({"komi": 7.25}), "multiple of 0.5"),
         (json!({"rules": "japanese"}), "unknown rules"),
-        (json!({"end": "kgs"}), "unknown variant"),
+        (json!({"end": "nonsense"}), "unknown variant"),
+        (json!({"handicap": 10}), "2 to 9"),
+        (json!({"width": 6, "handicap": 2}), "fixed handicap"),
         (json!({"black": "x".repeat(41)}), "at most 40"),
         (json!({"black": "a\u{7}b"}), "control"),
         (
