@@ -253,8 +253,12 @@ pub async fn play_game(
         }
     });
     let epoch = Instant::now();
-    let referee = Referee::new(geometry, settings.referee_settings(handicap), Duration::ZERO)
-        .map_err(|e| StartError(format!("game {number}: {e}")))?;
+    let referee = Referee::new(
+        geometry,
+        settings.referee_settings(handicap),
+        Duration::ZERO,
+    )
+    .map_err(|e| StartError(format!("game {number}: {e}")))?;
     let mut driver = Driver {
         settings,
         log: log.clone(),
@@ -534,7 +538,8 @@ impl Driver<'_> {
                         let mut lists = ByColor::<Dead>::default();
                         for color in Color::ALL {
                             let list = self.ask_dead_list(&mut engines[color], color).await;
-                            lists[color] = normalize(self.referee.game().board(), list.unwrap_or_default());
+                            lists[color] =
+                                normalize(self.referee.game().board(), list.unwrap_or_default());
                         }
                         self.marking_lists = Some(lists);
                     }
@@ -557,7 +562,9 @@ impl Driver<'_> {
                             goref_referee::adjudicate::by_default_removal(&self.referee)
                                 .expect("an adjudication is needed")
                         }
-                        RefereeSpec::Engine(spec) => self.ask_referee_engine(&spec, &disputed).await,
+                        RefereeSpec::Engine(spec) => {
+                            self.ask_referee_engine(&spec, &disputed).await
+                        }
                     };
                     if self.apply(input).is_none() {
                         return;
@@ -629,7 +636,12 @@ impl Driver<'_> {
         let number = self.referee.board_in_play().moves().len() + 1;
         let reply = match reply {
             Err(GtpError::Timeout { .. }) if clock_binds => {
-                let at = self.referee.clock().deadline().unwrap_or_default().max(self.now());
+                let at = self
+                    .referee
+                    .clock()
+                    .deadline()
+                    .unwrap_or_default()
+                    .max(self.now());
                 if let Err(r) = self.referee.apply(Input::Timeout, at) {
                     log_line(&self.log, "[goref]", &format!("timeout refused: {r}"));
                 }
@@ -680,7 +692,12 @@ impl Driver<'_> {
         if let Some(n) = refused {
             self.note(n);
         }
-        let Applied::Moved { color, mv, replaced } = applied else {
+        let Applied::Moved {
+            color,
+            mv,
+            replaced,
+        } = applied
+        else {
             return;
         };
         let t = s.command_timeout;
@@ -747,7 +764,11 @@ impl Driver<'_> {
                     let names: Vec<String> = dead.iter().map(|&p| g.name(p)).collect();
                     self.note(format!(
                         "{color} calls dead: {}",
-                        if names.is_empty() { "nothing".to_string() } else { names.join(" ") }
+                        if names.is_empty() {
+                            "nothing".to_string()
+                        } else {
+                            names.join(" ")
+                        }
                     ));
                 }
                 Some(list)

@@ -80,10 +80,7 @@ impl std::error::Error for HandicapError {}
 /// # Errors
 ///
 /// When the board has no fixed placement or the number is out of range.
-pub fn fixed_handicap(
-    geometry: &Geometry,
-    stones: usize,
-) -> Result<Vec<Point>, HandicapError> {
+pub fn fixed_handicap(geometry: &Geometry, stones: usize) -> Result<Vec<Point>, HandicapError> {
     let Some((width, height)) = geometry.size() else {
         return Err(HandicapError::NoFixedPlacement {
             width: 0,

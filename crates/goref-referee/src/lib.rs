@@ -44,8 +44,8 @@
 pub mod adjudicate;
 pub mod handicap;
 pub mod marking;
-mod record;
 mod protocol;
+mod record;
 mod referee;
 pub mod settle;
 pub mod tromp;

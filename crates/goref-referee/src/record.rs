@@ -105,7 +105,11 @@ impl Referee {
             .collect();
         let mut root_notes = Vec::new();
         for note in self.notes() {
-            match note.after.checked_sub(1).and_then(|i| record.moves.get_mut(i)) {
+            match note
+                .after
+                .checked_sub(1)
+                .and_then(|i| record.moves.get_mut(i))
+            {
                 Some(m) => {
                     let comment = m.comment.get_or_insert_with(String::new);
                     if !comment.is_empty() {
@@ -120,7 +124,11 @@ impl Referee {
             Some(r) => {
                 let mut c = format!("{} ({}", r.outcome.to_sgf(), r.ending.name());
                 if let Some(settled) = r.settled {
-                    c.push_str(&format!(", {} by {}", self.settings().protocol, settled.name()));
+                    c.push_str(&format!(
+                        ", {} by {}",
+                        self.settings().protocol,
+                        settled.name()
+                    ));
                 }
                 c.push(')');
                 if let Some(d) = &r.detail {

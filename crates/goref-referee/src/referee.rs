@@ -550,10 +550,17 @@ pub enum Applied {
 #[derive(Clone, Debug)]
 enum State {
     Play,
-    PlayOut { copy: Game },
-    DeadLists { given: ByColor<Option<Option<Dead>>> },
-    Marking(Agreement),
-    Adjudication { disputed: Dead, reason: Adjudication },
+    PlayOut {
+        copy: Box<Game>,
+    },
+    DeadLists {
+        given: ByColor<Option<Option<Dead>>>,
+    },
+    Marking(Box<Agreement>),
+    Adjudication {
+        disputed: Dead,
+        reason: Adjudication,
+    },
     Over,
 }
 
@@ -929,8 +936,8 @@ impl Referee {
             Need::Marking { to_act } => Some(to_act),
             _ => None,
         };
-        let waiting = self.settings.clock_start == ClockStart::AfterFirstMove
-            && self.game.moves().is_empty();
+        let waiting =
+            self.settings.clock_start == ClockStart::AfterFirstMove && self.game.moves().is_empty();
         match actor {
             Some(color) if !waiting => self.clock.start(color, now),
             _ => self.clock.stop(),
@@ -1074,9 +1081,8 @@ impl Referee {
             }
             IllegalPolicy::Olympiad => {
                 self.illegal[by] += 1;
-                let text = format!(
-                    "illegal move {what} by {by} replaced by a pass (Olympiad 3.10.2)"
-                );
+                let text =
+                    format!("illegal move {what} by {by} replaced by a pass (Olympiad 3.10.2)");
                 self.note(text);
                 true
             }
@@ -1258,11 +1264,14 @@ impl Referee {
                 let mut copy = self.game.clone();
                 copy.resume();
                 self.resumed = true;
-                self.state = State::PlayOut { copy };
+                self.state = State::PlayOut {
+                    copy: Box::new(copy),
+                };
             }
             Action::StartMarking { first } => {
                 self.note(format!("two passes: marking dead stones, {first} first"));
-                self.state = State::Marking(Agreement::new(self.game.board().clone(), first));
+                self.state =
+                    State::Marking(Box::new(Agreement::new(self.game.board().clone(), first)));
             }
             Action::AskReferee { disputed } => {
                 self.note(format!(

@@ -3,7 +3,7 @@
 use goref_referee::marking::{mark, normalize, Dead};
 use goref_referee::settle::OLYMPIAD_RESUMPTIONS;
 use goref_referee::tromp::{Agreement, Choice, Refused, Step};
-use goref_referee::{Action, Settled, Protocol, Settlement};
+use goref_referee::{Action, Protocol, Settled, Settlement};
 use goref_rules::{Board, Color, Game, Move, Point, Ruleset};
 
 /// A 5×5 position: Black owns columns a-c, White d-e; a lone white stone `b4` sits in Black's

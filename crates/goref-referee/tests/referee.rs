@@ -93,7 +93,10 @@ fn all_alive_scores_every_stone_at_two_passes() {
     assert_eq!(res.ending, Ending::TwoPasses);
     assert_eq!(res.settled, Some(Settled::AllAlive));
     let score = res.score.unwrap();
-    assert_eq!((score.black, score.white), (r.game().board().area()[0], r.game().board().area()[1]));
+    assert_eq!(
+        (score.black, score.white),
+        (r.game().board().area()[0], r.game().board().area()[1])
+    );
     assert_eq!(r.need(), Need::Over);
 }
 
@@ -137,24 +140,38 @@ fn chinese_disagreement_resumes_and_four_passes_end_all_alive() {
     play(&mut r, B, "pass").unwrap();
     play(&mut r, W, "pass").unwrap();
     let (_, ending, settled, removed) = result(&r);
-    assert_eq!((ending, settled), (Ending::TwoPasses, Some(Settled::FourPasses)));
+    assert_eq!(
+        (ending, settled),
+        (Ending::TwoPasses, Some(Settled::FourPasses))
+    );
     assert!(removed.is_empty());
 }
 
 #[test]
 fn a_dead_list_out_of_turn_or_twice_is_refused_with_a_code() {
     let mut r = passed(Protocol::Chinese);
-    let twice = Input::DeadList { by: W, stones: None };
+    let twice = Input::DeadList {
+        by: W,
+        stones: None,
+    };
     r.apply(twice.clone(), t(50)).unwrap();
     assert_eq!(r.apply(twice, t(51)), Err(Refusal::AlreadyGiven));
     assert_eq!(Refusal::AlreadyGiven.code(), "already_sent");
     let err = play(&mut r, B, "a5").unwrap_err();
-    assert_eq!(err, Refusal::WrongPhase { now: Phase::DeadLists });
+    assert_eq!(
+        err,
+        Refusal::WrongPhase {
+            now: Phase::DeadLists
+        }
+    );
     assert_eq!(err.code(), "wrong_phase");
     // A player that gives no list removes nothing (001 3.7.2): Black's b4 alone is disputed.
     lists_one(&mut r, B, &["b4"]);
     assert!(matches!(r.need(), Need::Move { color: B, .. }));
-    assert!(r.notes().iter().any(|n| n.text.contains("White gave no dead list")));
+    assert!(r
+        .notes()
+        .iter()
+        .any(|n| n.text.contains("White gave no dead list")));
 }
 
 fn lists_one(r: &mut Referee, by: Color, list: &[&str]) {
@@ -188,7 +205,10 @@ fn kgs_cleanup_then_two_passes_end_all_alive() {
     play(&mut r, W, "pass").unwrap();
     play(&mut r, B, "pass").unwrap();
     let (_, ending, settled, removed) = result(&r);
-    assert_eq!((ending, settled), (Ending::TwoPasses, Some(Settled::CleanupPasses)));
+    assert_eq!(
+        (ending, settled),
+        (Ending::TwoPasses, Some(Settled::CleanupPasses))
+    );
     assert!(removed.is_empty());
 }
 
@@ -204,13 +224,24 @@ fn japanese_plays_the_dispute_out_on_a_copy_and_applies_the_status() {
     // White captures e1 on the copy.
     play(&mut r, W, "e2").unwrap();
     assert_eq!(r.copy().unwrap().board().get(pt("e1")), None);
-    assert_eq!(r.game().board().get(pt("e1")), Some(B), "the original is untouched");
+    assert_eq!(
+        r.game().board().get(pt("e1")),
+        Some(B),
+        "the original is untouched"
+    );
     play(&mut r, B, "pass").unwrap();
     play(&mut r, W, "pass").unwrap();
     let (_, ending, settled, removed) = result(&r);
-    assert_eq!((ending, settled), (Ending::TwoPasses, Some(Settled::PlayedOutOnCopy)));
+    assert_eq!(
+        (ending, settled),
+        (Ending::TwoPasses, Some(Settled::PlayedOutOnCopy))
+    );
     assert_eq!(removed, ["B4", "E1"]);
-    assert_eq!(r.game().moves().len(), before, "the copy's moves stay off the record");
+    assert_eq!(
+        r.game().moves().len(),
+        before,
+        "the copy's moves stay off the record"
+    );
     assert!(r
         .notes()
         .iter()
@@ -225,7 +256,14 @@ fn tromp_marking_agreed_and_disputed() {
     assert_eq!(r.need(), Need::Marking { to_act: B });
     let refused = r.apply(Input::Done { by: W }, t(70)).unwrap_err();
     assert_eq!(refused.code(), "refused");
-    r.apply(Input::Mark { by: B, at: pt("b4") }, t(70)).unwrap();
+    r.apply(
+        Input::Mark {
+            by: B,
+            at: pt("b4"),
+        },
+        t(70),
+    )
+    .unwrap();
     r.apply(Input::Done { by: W }, t(71)).unwrap();
     r.apply(Input::Done { by: B }, t(72)).unwrap();
     let (_, _, settled, removed) = result(&r);
@@ -233,8 +271,22 @@ fn tromp_marking_agreed_and_disputed() {
     assert_eq!(removed, ["B4"]);
 
     let mut r = passed(Protocol::Tromp);
-    r.apply(Input::Mark { by: B, at: pt("b4") }, t(70)).unwrap();
-    r.apply(Input::Dispute { by: W, at: pt("b4") }, t(71)).unwrap();
+    r.apply(
+        Input::Mark {
+            by: B,
+            at: pt("b4"),
+        },
+        t(70),
+    )
+    .unwrap();
+    r.apply(
+        Input::Dispute {
+            by: W,
+            at: pt("b4"),
+        },
+        t(71),
+    )
+    .unwrap();
     assert_eq!(r.phase(), Phase::Play);
     play(&mut r, B, "pass").unwrap();
     play(&mut r, W, "pass").unwrap();
@@ -262,7 +314,10 @@ fn olympiad_resumes_three_times_then_the_default_removal_decides() {
     };
     assert!(disputed.contains(&pt("b4")));
     let verdict = adjudicate::by_default_removal(&r).unwrap();
-    let Input::Adjudicate { dead: Some(named), .. } = verdict.clone() else {
+    let Input::Adjudicate {
+        dead: Some(named), ..
+    } = verdict.clone()
+    else {
         panic!("{verdict:?}");
     };
     r.apply(verdict, t(200)).unwrap();
@@ -270,7 +325,9 @@ fn olympiad_resumes_three_times_then_the_default_removal_decides() {
     assert_eq!(settled, Some(Settled::Referee));
     // What the judge removes of the disputed stones is removed, and nothing else.
     let removed = &r.result().unwrap().removed;
-    assert!(removed.iter().all(|p| named.contains(p) && disputed.contains(p)));
+    assert!(removed
+        .iter()
+        .all(|p| named.contains(p) && disputed.contains(p)));
     assert!(named
         .iter()
         .filter(|p| disputed.contains(p))
@@ -344,8 +401,15 @@ fn olympiad_3_10_2_replaces_a_first_illegal_move_and_a_second_loses() {
     )
     .unwrap();
     let res = r.result().unwrap();
-    assert_eq!((res.ending, res.outcome.to_sgf().as_str()), (Ending::Illegal, "B+F"));
-    assert!(res.detail.as_ref().unwrap().contains("second illegal move at move 4"));
+    assert_eq!(
+        (res.ending, res.outcome.to_sgf().as_str()),
+        (Ending::Illegal, "B+F")
+    );
+    assert!(res
+        .detail
+        .as_ref()
+        .unwrap()
+        .contains("second illegal move at move 4"));
 
     settings.illegal = IllegalPolicy::Strict;
     let mut r = Referee::new(geometry(), settings, t(0)).unwrap();
@@ -371,7 +435,10 @@ fn clocks_charge_the_mover_with_lag_and_flag_late_moves() {
     assert_eq!(r.clock().running(), Some(W));
     // White reports 3 s of thinking in 5 s measured: 1 s (the allowance) credited.
     r.apply(
-        Input::Play { by: W, mv: Move::Pass },
+        Input::Play {
+            by: W,
+            mv: Move::Pass,
+        },
         Moment {
             now: t(109),
             think: Some(t(3)),
@@ -383,7 +450,10 @@ fn clocks_charge_the_mover_with_lag_and_flag_late_moves() {
     assert_eq!(r.apply(Input::Timeout, t(115)), Err(Refusal::NotDue));
     r.apply(Input::Timeout, t(116)).unwrap();
     let res = r.result().unwrap();
-    assert_eq!((res.ending, res.outcome.to_sgf().as_str()), (Ending::Time, "W+T"));
+    assert_eq!(
+        (res.ending, res.outcome.to_sgf().as_str()),
+        (Ending::Time, "W+T")
+    );
 
     // A move that arrives after the deadline loses on time too, and is not played.
     let mut r = Referee::new(geometry(), settings.clone(), t(0)).unwrap();
@@ -433,8 +503,22 @@ fn handicap_stones_are_set_up_and_white_moves_first() {
         ),
         Err(Refusal::NotYourTurn { to_act: W })
     );
-    r.apply(Input::Play { by: W, mv: Move::Pass }, t(1)).unwrap();
-    r.apply(Input::Play { by: B, mv: Move::Pass }, t(2)).unwrap();
+    r.apply(
+        Input::Play {
+            by: W,
+            mv: Move::Pass,
+        },
+        t(1),
+    )
+    .unwrap();
+    r.apply(
+        Input::Play {
+            by: B,
+            mv: Move::Pass,
+        },
+        t(2),
+    )
+    .unwrap();
     // Tromp marking by default; nothing marked: 81 points for Black, komi 0.5.
     r.apply(Input::Done { by: W }, t(3)).unwrap();
     r.apply(Input::Done { by: B }, t(4)).unwrap();
@@ -526,7 +610,10 @@ fn resignation_and_forfeits_end_the_game_in_any_phase() {
     let mut r = passed(Protocol::Chinese);
     r.apply(Input::Resign { by: W }, t(90)).unwrap();
     let res = r.result().unwrap();
-    assert_eq!((res.ending, res.outcome.to_sgf().as_str()), (Ending::Resignation, "B+R"));
+    assert_eq!(
+        (res.ending, res.outcome.to_sgf().as_str()),
+        (Ending::Resignation, "B+R")
+    );
     assert_eq!(r.apply(Input::Resign { by: B }, t(91)), Err(Refusal::Over));
     let mut r = Referee::new(geometry(), Settings::new(Ruleset::NSTT), t(0)).unwrap();
     r.apply(
@@ -551,5 +638,8 @@ fn the_move_limit_scores_the_board_as_it_stands() {
     play(&mut r, W, "pass").unwrap();
     play(&mut r, B, "c2").unwrap();
     let res = r.result().unwrap();
-    assert_eq!((res.ending, res.outcome.to_sgf().as_str()), (Ending::MoveLimit, "B+25"));
+    assert_eq!(
+        (res.ending, res.outcome.to_sgf().as_str()),
+        (Ending::MoveLimit, "B+25")
+    );
 }

@@ -14,8 +14,8 @@ use goref_referee::handicap::{fixed_handicap, HANDICAP_KOMI};
 use goref_referee::marking::Dead;
 pub use goref_referee::Phase;
 use goref_referee::{
-    ClockStart, Ending, IllegalPolicy, Input, Moment, Need, PlayerInfo, Protocol,
-    RecordInfo, Referee, Refusal as RefereeRefusal, Settings,
+    ClockStart, Ending, IllegalPolicy, Input, Moment, Need, PlayerInfo, Protocol, RecordInfo,
+    Referee, Refusal as RefereeRefusal, Settings,
 };
 use goref_rules::{Board, ByColor, Color, Geometry, Komi, Move, Point, Preset, Ruleset};
 use serde::{Deserialize, Serialize};
@@ -459,15 +459,16 @@ impl Room {
     /// Whether a player's move just lost on time instead of being played.
     #[must_use]
     pub fn lost_on_time(&self, by: Color) -> bool {
-        self.referee.result().is_some_and(|r| {
-            r.ending == Ending::Time && r.outcome.winner() == Some(by.opponent())
-        }) || matches!(
-            self.referee.need(),
-            Need::Adjudication {
-                reason: goref_referee::Adjudication::Timing { by: b },
-                ..
-            } if b == by
-        )
+        self.referee
+            .result()
+            .is_some_and(|r| r.ending == Ending::Time && r.outcome.winner() == Some(by.opponent()))
+            || matches!(
+                self.referee.need(),
+                Need::Adjudication {
+                    reason: goref_referee::Adjudication::Timing { by: b },
+                    ..
+                } if b == by
+            )
     }
 
     /// Applies a stored event (replaying the log after a restart).
@@ -522,7 +523,10 @@ impl Room {
             }
         };
         let moves: Vec<Value> = game.moves().iter().map(move_json).collect();
-        let marked: Dead = r.agreement().map(|a| a.marked().clone()).unwrap_or_default();
+        let marked: Dead = r
+            .agreement()
+            .map(|a| a.marked().clone())
+            .unwrap_or_default();
         let finished = self.finished();
         let dead = finished.as_ref().map_or(&marked, |f| &f.dead);
         let cleared = goref_referee::marking::without(game.board(), dead);

@@ -53,6 +53,7 @@ async fn mark_then_two_dones_remove_the_marked_string() {
         .unwrap();
     assert_eq!(status, 200);
     let record = goref_sgf::parse(&sgf).unwrap();
+    common::record(s.addr, &t.id).await;
     assert_eq!(record.moves.len(), 14);
     assert_eq!(record.result.as_deref(), Some("B+4.5"));
     assert_eq!(record.black_player.as_deref(), Some("Ann"));
@@ -60,7 +61,10 @@ async fn mark_then_two_dones_remove_the_marked_string() {
     assert!(last.contains("marking dead stones, Black first"), "{last}");
     assert!(last.contains("Black marks A2 dead: A2"), "{last}");
     assert!(last.contains("White done"), "{last}");
-    assert!(last.contains("game ends by agreement (tromp protocol): removed A2"), "{last}");
+    assert!(
+        last.contains("game ends by agreement (tromp protocol): removed A2"),
+        "{last}"
+    );
 
     // The list of games shows the result.
     let (_, list) = http(s.addr, "GET", "/api/games", None).await.unwrap();
@@ -105,6 +109,7 @@ async fn a_dispute_clears_the_marks_and_two_immediate_passes_score_the_board_as_
         .await
         .unwrap();
     let record = goref_sgf::parse(&sgf).unwrap();
+    common::record(s.addr, &t.id).await;
     let notes: Vec<String> = record
         .moves
         .iter()

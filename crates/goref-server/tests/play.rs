@@ -146,6 +146,7 @@ async fn a_long_cycle_ends_the_game_under_olympiad_rules() {
     assert_eq!(st["result"], "0");
     let notes = st["notes"].to_string();
     assert!(notes.contains("long cycle"), "{notes}");
+    record(s.addr, &t.id).await;
 }
 
 #[tokio::test]

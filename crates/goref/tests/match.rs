@@ -57,7 +57,27 @@ fn results(out: &Path) -> Vec<Value> {
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
     rows.sort_by_key(|r| r["game"].as_u64());
+    for row in &rows {
+        score_gives_re(out, row);
+    }
     rows
+}
+
+/// Every record goref writes replays: `goref score` of a game that ended on the board (two
+/// passes and whatever dead-stone settlement, a long cycle, the move limit) prints exactly the
+/// record's `RE`; a game lost otherwise keeps its `RE` and still replays.
+fn score_gives_re(out: &Path, row: &Value) {
+    let path = out.join(row["sgf"].as_str().unwrap());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let re = goref_sgf::parse(&text).unwrap().result.unwrap();
+    assert_eq!(re, row["result"].as_str().unwrap(), "{row}");
+    let scored = goref(&["score", path.to_str().unwrap()]);
+    assert!(scored.status.success(), "{}: {scored:?}", path.display());
+    let first = String::from_utf8_lossy(&scored.stdout);
+    let first = first.lines().next().unwrap_or("");
+    if ["two-passes", "long-cycle", "move-limit"].contains(&row["end"].as_str().unwrap()) {
+        assert_eq!(first, re, "goref score {}: {text}", path.display());
+    }
 }
 
 fn by_game(rows: &[Value], n: u64) -> &Value {
@@ -71,15 +91,7 @@ fn replay(out: &Path, row: &Value) -> (goref_sgf::GameRecord, Game) {
     let record = goref_sgf::parse(&text).unwrap();
     let preset: Preset = record.rules.as_deref().unwrap().parse().unwrap();
     let rules = Ruleset::preset(preset).with_komi(record.komi.unwrap());
-    let mut game = Game::rect(record.width, record.height, rules).unwrap();
-    for m in &record.moves {
-        // Play resumed after two passes (a dead-stone disagreement).
-        if game.end() == Some(goref_rules::End::TwoPasses) {
-            game.resume();
-        }
-        assert_eq!(game.to_move(), m.color);
-        game.play(m.mv).unwrap();
-    }
+    let game = record.replay(rules).unwrap();
     (record, game)
 }
 

@@ -146,3 +146,31 @@ pub fn five_by_five(end: &str) -> Value {
     json!({"width": 5, "height": 5, "rules": "tromp-taylor", "komi": 0.5, "end": end,
            "black": "Ann", "white": "Bo"})
 }
+
+/// The game's record, fetched as a browser would, and checked as `goref score` reads it: it
+/// replays under its own rules, and when the game ended on the board the score of the board
+/// with the record's dead stones (`TB`/`TW`) taken off is exactly its `RE`.
+pub async fn record(addr: SocketAddr, id: &str) -> goref_sgf::GameRecord {
+    let (status, sgf) =
+        goref_server::client::http(addr, "GET", &format!("/api/games/{id}/sgf"), None)
+            .await
+            .unwrap();
+    assert_eq!(status, 200);
+    let record = goref_sgf::parse(&sgf).unwrap();
+    let preset = record.preset().unwrap();
+    let rules = goref_rules::Ruleset::preset(preset).with_komi(record.komi.unwrap());
+    let game = record.replay(rules).unwrap();
+    let on_board = match game.end() {
+        Some(goref_rules::End::TwoPasses) => Some(
+            record
+                .final_score(&game)
+                .map_or_else(|| game.outcome(), |f| f.score.outcome()),
+        ),
+        Some(goref_rules::End::LongCycle { .. }) => Some(game.outcome()),
+        _ => None,
+    };
+    if let Some(outcome) = on_board {
+        assert_eq!(Some(outcome.to_sgf()), record.result, "{sgf}");
+    }
+    record
+}

@@ -50,6 +50,7 @@ function Home() {
       rules: f.get("rules"),
       komi: num("komi"),
       end: f.get("end"),
+      handicap: num("handicap"),
       black: f.get("black"),
       white: f.get("white"),
       time,
@@ -91,9 +92,14 @@ function Home() {
             <select name="end">
               <option value="tromp">Mark, dispute, done (Tromp)</option>
               <option value="all-alive">All stones alive</option>
-              <option value="chinese">Dead lists, else play on</option>
+              <option value="chinese">Dead lists, else play on (Chinese)</option>
+              <option value="kgs">Dead lists, else capture them (KGS)</option>
+              <option value="japanese">Dead lists, else play it out on a copy (Japanese)</option>
+              <option value="olympiad">Dead lists, play on up to 3 times, then the referee (Olympiad)</option>
+              <option value="referee">Dead lists, else the referee decides</option>
             </select>
           </label>
+          <label>Handicap <input name="handicap" type="number" min="0" max="9" value="0" /></label>
           <label>
             Clock
             <select name="time">
@@ -255,7 +261,7 @@ function Game({ id }) {
   const isMember = (list, [x, y]) => list.some(([a, b]) => a === x && b === y);
   const myTurn =
     seat &&
-    ((state.phase === "play" && state.to_move === seat) ||
+    (((state.phase === "play" || state.phase === "play_out") && state.to_move === seat) ||
       (state.phase === "marking" && state.to_act === seat));
 
   function onVertexClick(_evt, [x, y]) {
@@ -263,7 +269,7 @@ function Game({ id }) {
       setMessage("You are watching: only the players' links can play.");
       return;
     }
-    if (state.phase === "play") send({ type: "play", x, y });
+    if (state.phase === "play" || state.phase === "play_out") send({ type: "play", x, y });
     else if (state.phase === "marking") {
       if (isMember(state.marked, [x, y])) send({ type: "dispute", x, y });
       else send({ type: "mark", x, y });
@@ -273,8 +279,13 @@ function Game({ id }) {
     }
   }
 
-  const markerMap = state.board.map((row) => row.map(() => null));
-  const last = state.moves.length ? state.moves[state.moves.length - 1] : null;
+  // Reference 000, Japanese: the dispute is played out on a copy of the board, shown as the
+  // board to play on; the game's own board is shown beside it, unchanged.
+  const copy = state.phase === "play_out" ? state.copy : null;
+  const signMap = copy ? copy.board : state.board;
+  const markerMap = signMap.map((row) => row.map(() => null));
+  const lastMoves = copy && copy.moves.length ? copy.moves : state.moves;
+  const last = lastMoves.length ? lastMoves[lastMoves.length - 1] : null;
   if (last && last.point) markerMap[last.point[1]][last.point[0]] = { type: "point" };
   if (state.ko) markerMap[state.ko[1]][state.ko[0]] = { type: "square" };
   const dimmed =
@@ -291,7 +302,9 @@ function Game({ id }) {
   const phaseText = {
     play: `${who(state.to_move)} to play`,
     marking: `Marking dead stones: ${who(state.to_act)} to mark, dispute or say done`,
+    play_out: `The dispute is played out on a copy of the board: ${who(state.to_move)} to play`,
     dead_lists: "Both players: click the dead stones, then send the list",
+    adjudication: "The referee decides the disputed stones",
     over: `Game over: ${state.result} (${state.ending})`,
   }[state.phase];
 
@@ -300,7 +313,8 @@ function Game({ id }) {
       <header>
         <a href="/">goref</a>
         <span class="rules">
-          {width}×{height} · {state.config.rules} · komi {state.config.komi} · {state.config.end} · {state.time_text}
+          {width}×{height} · {state.config.rules} · komi {state.config.komi}
+          {state.config.handicap ? ` · handicap ${state.config.handicap}` : ""} · {state.config.end} · {state.time_text}
         </span>
         <span class={connected ? "conn ok" : "conn"}>{connected ? "live" : "reconnecting…"}</span>
         {presence && presence.spectators > 0 && (
@@ -312,7 +326,7 @@ function Game({ id }) {
           <BoundedGoban
             maxWidth={Math.min(640, window.innerWidth - 20)}
             maxHeight={Math.min(640, window.innerHeight - 120)}
-            signMap={state.board}
+            signMap={signMap}
             markerMap={markerMap}
             dimmedVertices={dimmed}
             paintMap={state.phase === "marking" || state.phase === "over" ? state.territory : undefined}
@@ -323,6 +337,18 @@ function Game({ id }) {
             onVertexClick={onVertexClick}
           />
         </div>
+        {copy && (
+          <div class="board original" data-testid="original-board">
+            <p>The game's board (the copy above decides the disputed stones)</p>
+            <BoundedGoban
+              maxWidth={Math.min(240, window.innerWidth - 20)}
+              maxHeight={240}
+              signMap={state.board}
+              showCoordinates={false}
+              busy={true}
+            />
+          </div>
+        )}
         <aside>
           {["B", "W"].map((side, i) => (
             <div class={`player ${side} ${running === side ? "running" : ""}`} data-testid={`player-${side}`}>
@@ -348,7 +374,7 @@ function Game({ id }) {
           )}
           {seat ? (
             <div class="actions">
-              {state.phase === "play" && (
+              {(state.phase === "play" || state.phase === "play_out") && (
                 <button data-testid="pass" disabled={!myTurn} onClick={() => send({ type: "pass" })}>Pass</button>
               )}
               {state.phase === "marking" && (

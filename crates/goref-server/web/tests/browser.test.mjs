@@ -131,7 +131,7 @@ test("two players play 5x5, mark, dispute, play on and agree", { timeout: 120000
         await atVersion(wp, v);
         await vertex(wp, 2, 2).click();
         await wp.locator('[data-testid="message"]').waitFor();
-        assert.match(await wp.locator('[data-testid="message"]').textContent(), /C3 is illegal \(occupied\)/);
+        assert.match(await wp.locator('[data-testid="message"]').textContent(), /C3 is illegal: occupied/);
         assert.equal(await version(wp), v, "nothing changed");
       }
     }
@@ -189,6 +189,66 @@ test("two players play 5x5, mark, dispute, play on and agree", { timeout: 120000
     assert.match(sgf, /RE\[B\+4\.5\]/);
     assert.match(sgf, /White disputes A2/);
     assert.match(sgf, /Black marks A2 dead/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.child.kill("SIGTERM");
+    rmSync(server.dir, { recursive: true, force: true });
+  }
+});
+
+test("a handicap game under the Olympiad's rules and end protocol", { timeout: 120000 }, async () => {
+  const server = await startServer();
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox"],
+  });
+  try {
+    const contexts = [await browser.newContext(), await browser.newContext()];
+    const [bp, wp] = await Promise.all(contexts.map((c) => c.newPage()));
+    const errors = [];
+    for (const p of [bp, wp]) p.on("pageerror", (e) => errors.push(String(e)));
+    await bp.goto(server.url + "/");
+    const form = bp.locator('[data-testid="create-form"]');
+    await form.locator('input[name="komi"]').fill("0.5");
+    await form.locator('select[name="rules"]').selectOption("olympiad");
+    await form.locator('select[name="end"]').selectOption("olympiad");
+    await form.locator('input[name="handicap"]').fill("2");
+    await form.locator('select[name="time"]').selectOption("none");
+    await form.locator('button[type="submit"]').click();
+    const blackLink = await bp.locator('[data-testid="black-link"]').getAttribute("href");
+    const whiteLink = await bp.locator('[data-testid="white-link"]').getAttribute("href");
+    await bp.goto(server.url + blackLink);
+    await wp.goto(server.url + whiteLink);
+    for (const p of [bp, wp]) await p.locator(".shudan-goban").waitFor();
+    // GTP's fixed points for two stones on 9x9 (C3, G7); White moves first.
+    for (const [x, y] of [[2, 6], [6, 2]]) {
+      assert.match(await vertex(bp, x, y).getAttribute("class"), /shudan-sign_1/);
+    }
+    assert.match(await wp.locator('[data-testid="status"]').textContent(), /White to play/);
+    assert.match(await bp.locator("header .rules").textContent(), /handicap 2/);
+    await wp.locator('[data-testid="pass"]').click();
+    await atVersion(bp, 1);
+    await bp.locator('[data-testid="pass"]').click();
+    // 001 3.7.2: both programs (here people) give their dead stones.
+    let v = 2;
+    for (const p of [bp, wp]) {
+      await atVersion(p, v);
+      await p.locator('main[data-phase="dead_lists"]').waitFor();
+      await p.locator('[data-testid="send-list"]').click();
+      v += 1;
+      await atVersion(bp, v);
+      await atVersion(wp, v);
+    }
+    for (const p of [bp, wp]) {
+      await p.locator('main[data-phase="over"]').waitFor();
+      assert.match(await p.locator('[data-testid="status"]').textContent(), /Game over: B\+80\.5 \(agreement\)/);
+    }
+    await bp.screenshot({ path: join(shots, "5-handicap-olympiad.png") });
+    const sgf = await (await fetch(server.url + (await bp.locator('[data-testid="sgf"]').getAttribute("href")))).text();
+    assert.match(sgf, /HA\[2\]/);
+    assert.match(sgf, /AB\[/);
+    assert.match(sgf, /RE\[B\+80\.5\]/);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -222,7 +222,8 @@ pub fn config(args: &Args) -> anyhow::Result<MatchConfig> {
         (None, None) => Ruleset::preset(preset).komi,
     };
     settings.min_moves = args.min_moves.or(file.min_moves).or_else(|| {
-        (preset == Preset::Olympiad).then(|| goref_match::goref_referee::olympiad_min_moves(width, height))
+        (preset == Preset::Olympiad)
+            .then(|| goref_match::goref_referee::olympiad_min_moves(width, height))
     });
     if let Some(policy) = args.long_cycle.clone().or(file.long_cycle) {
         settings.long_cycle = policy.parse().map_err(|e| anyhow!("--long-cycle: {e}"))?;
