@@ -103,7 +103,8 @@ impl Settings {
     }
 
     /// The referee's settings for one game with these handicap stones.
-    fn referee_settings(&self, handicap: Vec<Point>) -> goref_referee::Settings {
+    #[must_use]
+    pub fn referee_settings(&self, handicap: Vec<Point>) -> goref_referee::Settings {
         let mut s = goref_referee::Settings::new(self.rules);
         s.protocol = self.end;
         s.illegal = self.illegal;
