@@ -21,7 +21,7 @@ fn next_input(r: &Referee, seed: u32) -> Option<Input> {
         Need::Over => return None,
         Need::Move { color, .. } | Need::PlayOutOnCopy { color } => {
             let legal = r.board_in_play().legal_moves();
-            let mv = if seed % 5 == 0 {
+            let mv = if seed.is_multiple_of(5) {
                 Move::Pass
             } else {
                 legal[pick(legal.len())]
@@ -43,7 +43,7 @@ fn next_input(r: &Referee, seed: u32) -> Option<Input> {
                 .geometry()
                 .points()
                 .filter(|&p| board.get(p).is_some())
-                .filter(|p| (p.index() as u32 + seed) % 4 == 0)
+                .filter(|p| (p.index() as u32 + seed).is_multiple_of(4))
                 .collect();
             Input::DeadList {
                 by,
