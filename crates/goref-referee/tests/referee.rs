@@ -73,7 +73,24 @@ fn lists(r: &mut Referee, black: &[&str], white: &[&str]) {
     }
 }
 
+/// The record of a finished game replays, and when the result was scored on the board the
+/// record's own dead stones (TB/TW) give exactly its RE, as `goref score` reads it.
+fn record_scores_to_its_result(r: &Referee) {
+    let res = r.result().expect("over");
+    let text = r.sgf(&goref_referee::RecordInfo::default());
+    let record = goref_sgf::parse(&text).unwrap();
+    assert_eq!(record.result, Some(res.outcome.to_sgf()));
+    let game = record.replay(*r.game().rules()).unwrap();
+    if res.ending.on_the_board() {
+        let outcome = record
+            .final_score(&game)
+            .map_or_else(|| game.outcome(), |f| f.score.outcome());
+        assert_eq!(outcome, res.outcome, "{text}");
+    }
+}
+
 fn result(r: &Referee) -> (String, Ending, Option<Settled>, Vec<String>) {
+    record_scores_to_its_result(r);
     let g = r.game().geometry().clone();
     let res = r.result().expect("over");
     (
@@ -561,6 +578,7 @@ fn min_moves_decides_between_a_loss_on_time_and_an_adjudication() {
     r.apply(verdict, t(21)).unwrap();
     let res = r.result().unwrap();
     assert_eq!(res.ending, Ending::Adjudicated);
+    record_scores_to_its_result(&r);
     assert_eq!(res.outcome.to_sgf(), "B+24.5");
     assert!(res.detail.as_ref().unwrap().contains("001 §1"));
 }
@@ -587,6 +605,7 @@ fn a_long_cycle_ends_the_game_or_becomes_a_pass() {
         match policy {
             LongCyclePolicy::End => {
                 assert_eq!(r.result().unwrap().ending, Ending::LongCycle);
+                record_scores_to_its_result(&r);
             }
             LongCyclePolicy::Pass => {
                 assert_eq!(

@@ -99,7 +99,7 @@ impl std::error::Error for ReplayError {
     }
 }
 
-/// The area score of a game that ended by two passes, once the record's dead stones are off.
+/// The area score of a game scored on the board, once the record's dead stones are off.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FinalScore {
     /// Area scores (TT rule 9, 001 §3.8) of the cleared board, with the game's komi.
@@ -109,6 +109,21 @@ pub struct FinalScore {
 }
 
 impl GameRecord {
+    /// Whether `RE` is a result by points (`B+3.5`, `W+0.5`, `0`, `Draw`), not by
+    /// resignation, time, forfeit or unknown.
+    #[must_use]
+    pub fn result_is_a_score(&self) -> bool {
+        let Some(re) = self.result.as_deref().map(str::trim) else {
+            return false;
+        };
+        if re == "0" || re.eq_ignore_ascii_case("draw") || re.eq_ignore_ascii_case("jigo") {
+            return true;
+        }
+        re.strip_prefix("B+")
+            .or_else(|| re.strip_prefix("W+"))
+            .is_some_and(|margin| margin.parse::<f64>().is_ok())
+    }
+
     /// Replays the main line from the start position under `rules`.
     ///
     /// The first player is `PL`, else the first move's colour, else Black; but White may not
@@ -208,9 +223,10 @@ impl GameRecord {
     }
 
     /// Scores `game` (this record replayed) as the record says it ended: when the game ended
-    /// by two passes, the strings of [`removed_stones`](GameRecord::removed_stones) are taken
-    /// off and the cleared board is scored by area (TT rule 9, 001 §3.8). `None` when the game
-    /// did not end by two passes (resignation, time, forfeit, a long cycle, or no end).
+    /// by two passes, or the record stops without an end and its `RE` is a score (an
+    /// adjudicated game), the strings of [`removed_stones`](GameRecord::removed_stones) are
+    /// taken off and the cleared board is scored by area (TT rule 9, 001 §3.8). `None` when the
+    /// game ended otherwise (resignation, time, forfeit, a long cycle).
     ///
     /// For a record whose `TB`/`TW` are [`Territory::of`](crate::Territory::of) the final board
     /// and its dead stones, this is the score those stones give.
@@ -228,7 +244,15 @@ impl GameRecord {
     /// ```
     #[must_use]
     pub fn final_score(&self, game: &Game) -> Option<FinalScore> {
-        if game.end() != Some(End::TwoPasses) {
+        let scored = match game.end() {
+            Some(End::TwoPasses) => true,
+            // A record that stops without an end (a game the tournament director adjudicated
+            // after a loss on time past 001 §1's minimum moves, or one stopped by a move limit)
+            // was scored on the board when its RE is a score.
+            None => self.result_is_a_score(),
+            _ => false,
+        };
+        if !scored {
             return None;
         }
         let board = game.board();
