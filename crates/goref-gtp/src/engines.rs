@@ -65,6 +65,9 @@ pub struct BuiltinEngine {
     /// `kgs-genmove_cleanup` and `final_status_list` commands answered so far.
     cleanups: usize,
     statuses: usize,
+    /// Black's handicap stones on the empty board (`set_free_handicap`,
+    /// `place_free_handicap`); White moves first after them.
+    handicap: Vec<Point>,
 }
 
 impl BuiltinEngine {
@@ -103,6 +106,7 @@ impl BuiltinEngine {
             script: None,
             cleanups: 0,
             statuses: 0,
+            handicap: Vec::new(),
         }
     }
 
@@ -117,6 +121,15 @@ impl BuiltinEngine {
     fn rebuild(&mut self, moves: &[(Color, Move)]) -> Result<(), String> {
         let mut game =
             Game::rect(self.width, self.height, self.rules).map_err(|e| e.to_string())?;
+        if !self.handicap.is_empty() {
+            let mut colors = vec![None; game.geometry().len()];
+            for p in &self.handicap {
+                colors[p.index()] = Some(Color::Black);
+            }
+            let board = goref_rules::Board::from_colors(game.geometry().clone(), &colors)
+                .map_err(|e| e.to_string())?;
+            game = Game::from_position(board, Color::White, self.rules);
+        }
         for &(color, mv) in moves {
             play_as(&mut game, color, mv).map_err(|e| e.to_string())?;
         }
@@ -286,6 +299,8 @@ impl BuiltinEngine {
             "time_left",
             "kgs-rules",
             "goref-rules",
+            "set_free_handicap",
+            "place_free_handicap",
         ]
     }
 
@@ -306,15 +321,61 @@ impl BuiltinEngine {
                     return fail("unacceptable size");
                 }
                 (self.width, self.height) = (w, h);
+                self.handicap.clear();
                 match self.rebuild(&[]) {
                     Ok(()) => ok(""),
                     Err(e) => fail(&e),
                 }
             }
-            "clear_board" => match self.rebuild(&[]) {
-                Ok(()) => ok(""),
-                Err(e) => fail(&e),
-            },
+            "set_free_handicap" | "place_free_handicap" if !self.game.moves().is_empty() => {
+                fail("board not empty")
+            }
+            "set_free_handicap" => {
+                let g = self.game.geometry().clone();
+                let mut stones = Vec::new();
+                for a in args {
+                    match parse_move(&g, a) {
+                        Some(Move::Play(p)) if !stones.contains(&p) => stones.push(p),
+                        _ => return fail("bad vertex list"),
+                    }
+                }
+                if stones.len() < 2 || stones.len() >= g.len() {
+                    return fail("bad vertex list");
+                }
+                self.handicap = stones;
+                match self.rebuild(&[]) {
+                    Ok(()) => ok(""),
+                    Err(e) => fail(&e),
+                }
+            }
+            "place_free_handicap" => {
+                let g = self.game.geometry().clone();
+                let n = match args.first().and_then(|a| a.parse::<usize>().ok()) {
+                    Some(n) if n >= 2 && n < g.len() => n,
+                    _ => return fail("invalid number of stones"),
+                };
+                let mut stones: Vec<Point> = Vec::new();
+                while stones.len() < n {
+                    let p = Point::new(self.rng.below(g.len()));
+                    if !stones.contains(&p) {
+                        stones.push(p);
+                    }
+                }
+                self.handicap = stones;
+                if let Err(e) = self.rebuild(&[]) {
+                    self.handicap.clear();
+                    return fail(&e);
+                }
+                let names: Vec<String> = self.handicap.iter().map(|&p| g.name(p)).collect();
+                ok(&names.join(" "))
+            }
+            "clear_board" => {
+                self.handicap.clear();
+                match self.rebuild(&[]) {
+                    Ok(()) => ok(""),
+                    Err(e) => fail(&e),
+                }
+            }
             "komi" => match args.first().and_then(|k| k.parse::<Komi>().ok()) {
                 Some(komi) => {
                     self.rules = self.rules.with_komi(komi);
@@ -411,6 +472,31 @@ mod tests {
         let mut out = Vec::new();
         serve(engine, input.as_bytes(), &mut out).unwrap();
         String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[test]
+    fn handicap_stones_are_set_or_placed_on_an_empty_board_only() {
+        let mut e = BuiltinEngine::random(1);
+        let out = talk(
+            &mut e,
+            "boardsize 3\nset_free_handicap a1 c3\nshowboard\nplay b b2\nset_free_handicap a2 b3\nset_free_handicap a1 a1\n",
+        );
+        // White moves first after the stones: Black's play comes after a pass for White.
+        assert!(out.contains("..X\n...\nX.."), "{out}");
+        assert!(out.contains("? board not empty"), "{out}");
+        let mut e = BuiltinEngine::random(7);
+        let out = talk(
+            &mut e,
+            "boardsize 5\nset_free_handicap a1 a1\nplace_free_handicap 3\nshowboard\n",
+        );
+        assert!(out.contains("? bad vertex list"), "{out}");
+        let placed = out.split("\n\n").nth(2).unwrap();
+        assert_eq!(
+            placed.split_whitespace().count(),
+            4,
+            "= and three vertices: {out}"
+        );
+        assert_eq!(out.matches('X').count(), 3, "{out}");
     }
 
     #[test]

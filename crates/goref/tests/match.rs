@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use goref_rules::{Game, Preset, Ruleset};
+use goref_rules::{Color, Game, Preset, Ruleset};
 use serde_json::Value;
 
 const GOREF: &str = env!("CARGO_BIN_EXE_goref");
@@ -200,6 +200,69 @@ fn gnugo_vs_gnugo_under_a_clock() {
     let (_, game) = replay(&out, row);
     assert_eq!(game.outcome().to_sgf(), row["result"].as_str().unwrap());
     assert!(stdout.contains("gnugo-1"), "{stdout}");
+}
+
+/// Handicap: GTP's fixed points told with `fixed_handicap` (GTP 2 §4.1.1), or Black's engine
+/// choosing with `place_free_handicap` and White told with `set_free_handicap`; White moves
+/// first after the stones, komi defaults to 0.5, and the record has HA and AB.
+#[test]
+fn handicap_games_fixed_and_free() {
+    if !have_gnugo() {
+        return;
+    }
+    for (style, stones) in [("fixed", 4usize), ("free", 3)] {
+        let out = out_dir(&format!("handicap-{style}"));
+        let (code, _, stderr) = run_match(
+            &gnugo("{game}"),
+            &engine("random --seed {game}"),
+            &out,
+            &[
+                "--games",
+                "1",
+                "--time",
+                "none",
+                "--handicap",
+                &stones.to_string(),
+                "--handicap-style",
+                style,
+                "--end",
+                "all-alive",
+            ],
+        );
+        assert_eq!(code, 0, "{stderr}");
+        let rows = results(&out);
+        let (record, game) = replay(&out, &rows[0]);
+        assert_eq!(record.handicap, Some(stones as u32), "{style}");
+        assert_eq!(record.setup.len(), stones);
+        assert!(record.setup.iter().all(|&(c, _)| c == Color::Black));
+        assert_eq!(record.moves[0].color, Color::White, "White moves first");
+        assert_eq!(record.komi.unwrap().to_string(), "0.5");
+        assert_eq!(game.start().stone_count(Color::Black), stones as u32);
+        let log = std::fs::read_to_string(out.join("game-0001.log")).unwrap();
+        match style {
+            "fixed" => {
+                let g = game.geometry();
+                let mut names: Vec<String> = record.setup.iter().map(|&(_, p)| g.name(p)).collect();
+                names.sort();
+                assert_eq!(names, ["C3", "C7", "G3", "G7"]);
+                assert!(log.contains("fixed_handicap 4"), "{log}");
+            }
+            _ => {
+                assert!(log.contains("place_free_handicap 3"), "{log}");
+                assert!(log.contains("set_free_handicap"), "{log}");
+            }
+        }
+    }
+    // Handicap where GTP defines no fixed points is refused before any game.
+    let out = out_dir("handicap-refused");
+    let (code, _, stderr) = run_match(
+        &engine("random"),
+        &engine("random"),
+        &out,
+        &["--games", "1", "--size", "6", "--handicap", "2"],
+    );
+    assert_ne!(code, 0);
+    assert!(stderr.contains("fixed handicap"), "{stderr}");
 }
 
 /// A crash loses by forfeit (`W+F` when Black crashes) and the engine is started afresh for
