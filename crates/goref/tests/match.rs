@@ -75,7 +75,8 @@ fn score_gives_re(out: &Path, row: &Value) {
     assert!(scored.status.success(), "{}: {scored:?}", path.display());
     let first = String::from_utf8_lossy(&scored.stdout);
     let first = first.lines().next().unwrap_or("");
-    if ["two-passes", "long-cycle", "move-limit"].contains(&row["end"].as_str().unwrap()) {
+    let on_board = ["two-passes", "long-cycle", "move-limit", "adjudicated"];
+    if on_board.contains(&row["end"].as_str().unwrap()) {
         assert_eq!(first, re, "goref score {}: {text}", path.display());
     }
 }
@@ -327,8 +328,33 @@ fn a_hang_forfeits_and_a_slow_engine_loses_on_time() {
     let row = &results(&out)[0];
     assert_eq!(row["result"], "W+T", "{row}");
     assert_eq!(row["end"], "time");
-    // 1 s at 150 ms a move: the seventh move runs out.
+    // 1 s at 150 ms a move: the seventh move runs out (fewer than the 30 moves 001 §1 asks
+    // on 9×9 before a loss on time goes to the tournament director).
     assert!((12..=14).contains(&row["moves"].as_u64().unwrap()), "{row}");
+
+    // 001 §1 with a minimum of 3 moves: the same flag sends the game to the director, who
+    // adjudicates it (3.9's default removal of every block, then 3.8 scoring).
+    let out = out_dir("slow-adjudicated");
+    let (code, _, stderr) = run_match(
+        &engine("faulty --slow 150ms"),
+        &engine("random"),
+        &out,
+        &[
+            "--games",
+            "1",
+            "--time",
+            "1s",
+            "--lag",
+            "0s",
+            "--min-moves",
+            "3",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let row = &results(&out)[0];
+    assert_eq!(row["end"], "adjudicated", "{row}");
+    assert!(!row["result"].as_str().unwrap().ends_with('T'), "{row}");
+    assert!(row["detail"].as_str().unwrap().contains("001 §1"), "{row}");
 }
 
 /// Byo-yomi: the main time runs out but each move fits a period, so nobody loses on time.
