@@ -75,16 +75,90 @@ pub struct PlayerClock {
     pub periods: u32,
 }
 
+/// A time control that cannot be read or used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimeError {
+    /// A time above the largest accepted.
+    TooLong {
+        /// Which time.
+        what: &'static str,
+        /// Its value.
+        value: Duration,
+        /// The largest accepted.
+        max: Duration,
+    },
+    /// Not enough time to play at all (what is missing, in words).
+    NoTime(&'static str),
+    /// Overtime without a main time.
+    OvertimeWithoutMain,
+    /// More than one kind of overtime.
+    TwoOvertimes,
+    /// Overtime that is not `TIME/COUNT`.
+    NotTimeCount {
+        /// Which overtime.
+        what: &'static str,
+        /// The text given.
+        text: String,
+    },
+    /// A count that is not a positive number.
+    BadCount {
+        /// Which overtime.
+        what: &'static str,
+        /// The text given.
+        text: String,
+    },
+    /// A duration that cannot be read.
+    Duration {
+        /// The text given.
+        text: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+}
+
+impl fmt::Display for TimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TimeError::TooLong { what, value, max } => write!(
+                f,
+                "{what} {} s is more than {} s",
+                value.as_secs_f64(),
+                max.as_secs_f64()
+            ),
+            TimeError::NoTime(why) => f.write_str(why),
+            TimeError::OvertimeWithoutMain => {
+                f.write_str("overtime needs a main time (use --time 0s for none)")
+            }
+            TimeError::TwoOvertimes => {
+                f.write_str("choose one of Fischer increment, --byoyomi and --canadian")
+            }
+            TimeError::NotTimeCount { what, text } => {
+                write!(f, "{what} '{text}' is not TIME/COUNT")
+            }
+            TimeError::BadCount { what, text } => {
+                write!(f, "{what} '{text}': count must be a positive number")
+            }
+            TimeError::Duration { text, why } => write!(f, "'{text}' {why}"),
+        }
+    }
+}
+
+impl std::error::Error for TimeError {}
+
 impl TimeControl {
     /// Checks the numbers: every time at most `max`, and enough time to play at all.
-    pub fn validate(&self, max: Duration) -> Result<(), String> {
-        let ok = |v: Duration, what: &str| {
+    ///
+    /// # Errors
+    ///
+    /// The [`TimeError`] that says which number is wrong.
+    pub fn validate(&self, max: Duration) -> Result<(), TimeError> {
+        let ok = |v: Duration, what: &'static str| {
             if v > max {
-                Err(format!(
-                    "{what} {} s is more than {} s",
-                    v.as_secs_f64(),
-                    max.as_secs_f64()
-                ))
+                Err(TimeError::TooLong {
+                    what,
+                    value: v,
+                    max,
+                })
             } else {
                 Ok(())
             }
@@ -94,7 +168,7 @@ impl TimeControl {
             TimeControl::SuddenDeath { main } => {
                 ok(main, "main time")?;
                 if main.is_zero() {
-                    return Err("sudden death needs a main time above 0".into());
+                    return Err(TimeError::NoTime("sudden death needs a main time above 0"));
                 }
                 Ok(())
             }
@@ -106,12 +180,14 @@ impl TimeControl {
                 ok(main, "main time")?;
                 ok(increment, "increment")?;
                 if main.is_zero() && increment.is_zero() {
-                    return Err("Fischer time needs a main time or an increment above 0".into());
+                    return Err(TimeError::NoTime(
+                        "Fischer time needs a main time or an increment above 0",
+                    ));
                 }
                 if let Some(cap) = cap {
                     ok(cap, "maximum time")?;
                     if cap < main {
-                        return Err("the maximum time is below the main time".into());
+                        return Err(TimeError::NoTime("the maximum time is below the main time"));
                     }
                 }
                 Ok(())
@@ -124,7 +200,9 @@ impl TimeControl {
                 ok(main, "main time")?;
                 ok(period, "period")?;
                 if period.is_zero() || periods == 0 || periods > 100 {
-                    return Err("byo-yomi needs periods of at least 1 s, 1 to 100 of them".into());
+                    return Err(TimeError::NoTime(
+                        "byo-yomi needs periods of at least 1 s, 1 to 100 of them",
+                    ));
                 }
                 Ok(())
             }
@@ -136,9 +214,9 @@ impl TimeControl {
                 ok(main, "main time")?;
                 ok(period, "period")?;
                 if period.is_zero() || stones == 0 || stones > 1000 {
-                    return Err(
-                        "Canadian time needs a period of at least 1 s for 1 to 1000 stones".into(),
-                    );
+                    return Err(TimeError::NoTime(
+                        "Canadian time needs a period of at least 1 s for 1 to 1000 stones",
+                    ));
                 }
                 Ok(())
             }
@@ -313,15 +391,19 @@ impl TimeControl {
     /// Reads the command line's forms: `none`, `10m` (sudden death), `5m+3s` (Fischer), and
     /// with `byoyomi` (`30s/5`: five 30-second periods) or `canadian` (`5m/25`: 25 stones in
     /// five minutes) the overtime after `time`.
+    ///
+    /// # Errors
+    ///
+    /// The [`TimeError`] that says which part cannot be read.
     pub fn parse(
         time: &str,
         byoyomi: Option<&str>,
         canadian: Option<&str>,
-    ) -> Result<TimeControl, String> {
+    ) -> Result<TimeControl, TimeError> {
         let time = time.trim();
         if time.eq_ignore_ascii_case("none") {
             if byoyomi.is_some() || canadian.is_some() {
-                return Err("overtime needs a main time (use --time 0s for none)".into());
+                return Err(TimeError::OvertimeWithoutMain);
             }
             return Ok(TimeControl::None);
         }
@@ -330,19 +412,24 @@ impl TimeControl {
             None => (parse_duration(time)?, None),
         };
         let split =
-            |text: &str, what: &str| -> Result<(Duration, u32), String> {
+            |text: &str, what: &'static str| -> Result<(Duration, u32), TimeError> {
                 let (d, n) = text
                     .split_once('/')
-                    .ok_or_else(|| format!("{what} '{text}' is not TIME/COUNT"))?;
-                let n: u32 =
-                    n.trim().parse().ok().filter(|&n| n > 0).ok_or_else(|| {
-                        format!("{what} '{text}': count must be a positive number")
+                    .ok_or_else(|| TimeError::NotTimeCount {
+                        what,
+                        text: text.to_string(),
                     })?;
+                let n: u32 = n.trim().parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    TimeError::BadCount {
+                        what,
+                        text: text.to_string(),
+                    }
+                })?;
                 Ok((parse_duration(d)?, n))
             };
         match (increment, byoyomi, canadian) {
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => {
-                Err("choose one of Fischer increment, --byoyomi and --canadian".into())
+                Err(TimeError::TwoOvertimes)
             }
             (Some(increment), None, None) => Ok(TimeControl::Fischer {
                 main,
@@ -442,26 +529,38 @@ pub fn show(d: Duration) -> String {
 }
 
 /// Reads `10m`, `30s`, `1.5s`, `250ms`, `1h`, or a number of seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+///
+/// # Errors
+///
+/// [`TimeError::Duration`] naming the text.
+pub fn parse_duration(text: &str) -> Result<Duration, TimeError> {
     let t = text.trim();
     let (number, unit) = match t.find(|c: char| c.is_ascii_alphabetic()) {
         Some(i) => t.split_at(i),
         None => (t, "s"),
     };
-    let value: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a duration like 30s, 10m, 250ms"))?;
+    let value: f64 = number.trim().parse().map_err(|_| TimeError::Duration {
+        text: text.to_string(),
+        why: "is not a duration like 30s, 10m, 250ms",
+    })?;
     let scale = match unit {
         "ms" => 0.001,
         "s" | "sec" => 1.0,
         "m" | "min" => 60.0,
         "h" => 3600.0,
-        _ => return Err(format!("'{text}': unknown unit '{unit}' (ms, s, m, h)")),
+        _ => {
+            return Err(TimeError::Duration {
+                text: text.to_string(),
+                why: "has an unknown unit (ms, s, m, h)",
+            })
+        }
     };
     let secs = value * scale;
     if !(0.0..=1e7).contains(&secs) {
-        return Err(format!("'{text}' is not a duration between 0 and 10^7 s"));
+        return Err(TimeError::Duration {
+            text: text.to_string(),
+            why: "is not a duration between 0 and 10^7 s",
+        });
     }
     Ok(Duration::from_secs_f64(secs))
 }
@@ -648,7 +747,11 @@ mod tests {
         .is_err());
         assert_eq!(
             TimeControl::SuddenDeath { main: S(90_000) }.validate(max),
-            Err("main time 90000 s is more than 86400 s".into())
+            Err(TimeError::TooLong {
+                what: "main time",
+                value: S(90_000),
+                max
+            })
         );
         assert!(TimeControl::Fischer {
             main: S(60),

@@ -38,4 +38,4 @@ pub use color::{ByColor, Color};
 pub use game::{End, Game, Illegal, IllegalMove, KoBan, Move, Played};
 pub use geometry::{Geometry, GeometryError, Point, Shape, MAX_POINTS, MAX_SIDE};
 pub use outcome::{Outcome, Score, WinBy};
-pub use ruleset::{KoRule, Komi, Preset, Ruleset};
+pub use ruleset::{KoRule, Komi, ParseError, Preset, Ruleset};

@@ -51,18 +51,51 @@ impl fmt::Display for KoRule {
     }
 }
 
+/// A rules name or a komi that cannot be read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParseError {
+    /// Not a ko rule's name.
+    UnknownKoRule(String),
+    /// Not a preset's name.
+    UnknownPreset(String),
+    /// Komi that is not a number.
+    KomiNotANumber(String),
+    /// Komi that is not a multiple of 0.5 within ±10000.
+    KomiOutOfRange(f64),
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::UnknownKoRule(s) => write!(
+                f,
+                "unknown ko rule '{s}': expected one of {}",
+                KoRule::NAMES.join(", ")
+            ),
+            ParseError::UnknownPreset(s) => write!(
+                f,
+                "unknown rules '{s}': expected tromp-taylor, nstt or olympiad"
+            ),
+            ParseError::KomiNotANumber(s) => write!(f, "komi '{s}' is not a number"),
+            ParseError::KomiOutOfRange(v) => write!(
+                f,
+                "komi {v} is not a multiple of 0.5 between -10000 and 10000"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
 impl FromStr for KoRule {
-    type Err = String;
+    type Err = ParseError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "simple" => Ok(KoRule::Simple),
             "positional" | "psk" | "positional-superko" => Ok(KoRule::PositionalSuperko),
             "situational" | "ssk" | "situational-superko" => Ok(KoRule::SituationalSuperko),
             "long-cycle" | "olympiad" => Ok(KoRule::LongCycle),
-            _ => Err(format!(
-                "unknown ko rule '{s}': expected one of {}",
-                KoRule::NAMES.join(", ")
-            )),
+            _ => Err(ParseError::UnknownKoRule(s.to_string())),
         }
     }
 }
@@ -89,12 +122,14 @@ impl Komi {
     }
 
     /// Komi from a number that must be a multiple of 0.5 within ±10000.
-    pub fn from_f64(value: f64) -> Result<Komi, String> {
+    ///
+    /// # Errors
+    ///
+    /// [`ParseError::KomiOutOfRange`] for any other number.
+    pub fn from_f64(value: f64) -> Result<Komi, ParseError> {
         let half = value * 2.0;
         if !half.is_finite() || half.fract() != 0.0 || half.abs() > 20_000.0 {
-            return Err(format!(
-                "komi {value} is not a multiple of 0.5 between -10000 and 10000"
-            ));
+            return Err(ParseError::KomiOutOfRange(value));
         }
         Ok(Komi(half as i32))
     }
@@ -113,12 +148,12 @@ impl fmt::Display for Komi {
 }
 
 impl FromStr for Komi {
-    type Err = String;
+    type Err = ParseError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let value: f64 = s
             .trim()
             .parse()
-            .map_err(|_| format!("komi '{s}' is not a number"))?;
+            .map_err(|_| ParseError::KomiNotANumber(s.to_string()))?;
         Komi::from_f64(value)
     }
 }
@@ -171,13 +206,13 @@ impl fmt::Display for Preset {
 }
 
 impl FromStr for Preset {
-    type Err = String;
+    type Err = ParseError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let lower = s.trim().to_ascii_lowercase();
         Preset::ALL
             .into_iter()
             .find(|p| p.name() == lower)
-            .ok_or_else(|| format!("unknown rules '{s}': expected tromp-taylor, nstt or olympiad"))
+            .ok_or_else(|| ParseError::UnknownPreset(s.to_string()))
     }
 }
 

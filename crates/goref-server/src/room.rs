@@ -109,20 +109,21 @@ impl CreateRequest {
             fixed_handicap(&g, handicap).map_err(|e| e.to_string())?;
         }
         let rules_name = self.rules.as_deref().unwrap_or("tromp-taylor");
-        let preset: Preset = rules_name.parse()?;
+        let preset: Preset = rules_name.parse().map_err(|e| format!("{e}"))?;
         let komi = match self.komi {
             Some(k) => {
-                let komi = Komi::from_f64(k)?;
+                let komi = Komi::from_f64(k).map_err(|e| e.to_string())?;
                 if komi.half_points().abs() > 2 * 1000 {
                     return Err(format!("komi {k} is outside -1000 to 1000"));
                 }
                 komi
             }
-            None if handicap > 0 => Komi::from_f64(HANDICAP_KOMI)?,
+            None if handicap > 0 => Komi::from_half_points((2.0 * HANDICAP_KOMI) as i32),
             None => Ruleset::preset(preset).komi,
         };
         let time = self.time.unwrap_or(TimeControl::None);
-        time.validate(Duration::from_secs(MAX_SECONDS))?;
+        time.validate(Duration::from_secs(MAX_SECONDS))
+            .map_err(|e| e.to_string())?;
         let name = |given: &Option<String>, default: &str| -> Result<String, String> {
             let name = given.as_deref().unwrap_or(default).trim().to_string();
             if name.chars().count() > MAX_NAME {
@@ -154,8 +155,9 @@ impl CreateRequest {
 impl GameConfig {
     /// The ruleset: the preset with this komi.
     pub fn ruleset(&self) -> Result<Ruleset, String> {
-        let preset: Preset = self.rules.parse()?;
-        Ok(Ruleset::preset(preset).with_komi(Komi::from_f64(self.komi)?))
+        let preset: Preset = self.rules.parse().map_err(|e| format!("{e}"))?;
+        let komi = Komi::from_f64(self.komi).map_err(|e| e.to_string())?;
+        Ok(Ruleset::preset(preset).with_komi(komi))
     }
 }
 

@@ -32,6 +32,6 @@ pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
 }
 
 /// Parses a preset name for clap.
-pub fn parse_preset(text: &str) -> Result<Preset, String> {
+pub fn parse_preset(text: &str) -> Result<Preset, goref_rules::ParseError> {
     text.parse()
 }
