@@ -57,7 +57,7 @@ pub mod search;
 
 use std::cell::RefCell;
 
-use goref_rules::{Board, Color, Game, Move, Point};
+use goref_rules::{Board, ByColor, Color, Game, Move, Point};
 
 pub use benson::{pass_alive, PassAlive};
 pub use blocks::{board_from_diagram, Block, Blocks};
@@ -124,7 +124,7 @@ pub struct Judge<'a> {
     board: &'a Board,
     ctx: Context<'a>,
     budget: Budget,
-    alive: [PassAlive; 2],
+    alive: ByColor<PassAlive>,
     blocks: Blocks,
     /// Witnesses found so far: plays of one colour from this position and the pass-alive
     /// points after them (blocks sharing the set `K` usually share a witness).
@@ -143,7 +143,7 @@ impl<'a> Judge<'a> {
     #[must_use]
     pub fn new(board: &'a Board, ctx: Context<'a>, budget: Budget) -> Judge<'a> {
         let suicide = ctx.rules.suicide_allowed;
-        let alive = Color::ALL.map(|c| pass_alive(board.geometry(), board.colors(), c, suicide));
+        let alive = ByColor::from_fn(|c| pass_alive(board.geometry(), board.colors(), c, suicide));
         Judge {
             board,
             ctx,
@@ -181,7 +181,7 @@ impl<'a> Judge<'a> {
     /// The pass-alive blocks and territory of `color`.
     #[must_use]
     pub fn pass_alive(&self, color: Color) -> &PassAlive {
-        &self.alive[color.index()]
+        &self.alive[color]
     }
 
     /// The maximal local region of the block holding `stone`.
@@ -191,7 +191,7 @@ impl<'a> Judge<'a> {
         maximal_local_region(
             self.board,
             stone,
-            &self.alive[color.opponent().index()],
+            &self.alive[color.opponent()],
             &self.ctx,
             self.budget.region_nodes,
         )
@@ -203,14 +203,14 @@ impl<'a> Judge<'a> {
         let index = self.blocks.at(stone).expect("a block is named by a stone");
         let block = self.blocks.list[index].clone();
         let anchor = block.anchor();
-        if self.alive[block.color.index()].is_alive(anchor) {
+        if self.alive[block.color].is_alive(anchor) {
             return BlockVerdict {
                 block,
                 region_points: 0,
                 verdict: Verdict::PassAlive,
             };
         }
-        let opponent = &self.alive[block.color.opponent().index()];
+        let opponent = &self.alive[block.color.opponent()];
         let reach = region::reach(self.board, anchor, opponent);
         let cached = self.witnesses.borrow().iter().find_map(|w| {
             (w.color == block.color && w.reach == reach && w.alive_after[anchor.index()])

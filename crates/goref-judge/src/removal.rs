@@ -88,7 +88,7 @@ pub fn default_removal(judge: &Judge, disputes: Disputes) -> Removal {
         .collect();
     removed.sort_unstable();
     let board = without(judge.board(), &removed);
-    let [black, white] = board.area();
+    let goref_rules::ByColor { black, white } = board.area();
     Removal {
         disputed,
         agreed: agreed_ids

@@ -96,7 +96,7 @@ fn same_end(fast: Option<End>, literal: Option<Ending>) -> bool {
                 first_after_turns: b,
                 captures: cb,
             }),
-        ) => a == b && ca == cb,
+        ) => a == b && ca.into_array() == cb,
         _ => false,
     }
 }

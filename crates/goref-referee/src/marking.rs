@@ -74,6 +74,6 @@ pub fn without(board: &Board, dead: &Dead) -> Board {
 
 /// Area score (Black, White) after removing `dead` (TT rule 9 on the cleared board).
 #[must_use]
-pub fn area_without(board: &Board, dead: &Dead) -> [u32; 2] {
+pub fn area_without(board: &Board, dead: &Dead) -> goref_rules::ByColor<u32> {
     without(board, dead).area()
 }

@@ -1025,8 +1025,8 @@ impl Referee {
                 let detail = format!(
                     "move {number} ({by} {}) repeats the position after move {first_after_turns}: long cycle (Olympiad 3.6); captures since then Black {} White {}",
                     move_name(&geometry, mv),
-                    captures[0],
-                    captures[1]
+                    captures.black,
+                    captures.white
                 );
                 self.finish(GameResult {
                     outcome,
@@ -1345,7 +1345,7 @@ impl Referee {
 /// The area score (TT rule 9, Olympiad 3.8) of the game's board with `dead` removed.
 #[must_use]
 pub fn area_score(game: &Game, dead: &Dead) -> Score {
-    let [black, white] = without(game.board(), dead).area();
+    let goref_rules::ByColor { black, white } = without(game.board(), dead).area();
     Score {
         black,
         white,

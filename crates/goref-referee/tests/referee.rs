@@ -112,7 +112,7 @@ fn all_alive_scores_every_stone_at_two_passes() {
     let score = res.score.unwrap();
     assert_eq!(
         (score.black, score.white),
-        (r.game().board().area()[0], r.game().board().area()[1])
+        (r.game().board().area().black, r.game().board().area().white)
     );
     assert_eq!(r.need(), Need::Over);
 }
@@ -135,7 +135,7 @@ fn chinese_equal_lists_remove_the_stones_and_score() {
     // Black: 9 stones + 10 points (a5 a3 b3 a1 b2 b4 and ... ) — the board with b4 and e1
     // removed, as TT rule 9 counts it.
     let cleared = goref_referee::marking::without(r.game().board(), &r.result().unwrap().removed);
-    let [b, w] = cleared.area();
+    let goref_rules::ByColor { black: b, white: w } = cleared.area();
     let score = r.result().unwrap().score.unwrap();
     assert_eq!((score.black, score.white), (b, w));
     assert_eq!(re, score.outcome().to_sgf());

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::{Color, Geometry, Point};
+use crate::{ByColor, Color, Geometry, Point};
 
 /// What a play of one colour on one empty point would do, computed without changing the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -429,13 +429,13 @@ impl Board {
     }
 
     /// Area score of each colour (TT rule 9): points of the colour plus empty points that
-    /// reach only that colour. Indexed by [`Color::index`].
+    /// reach only that colour.
     #[must_use]
-    pub fn area(&self) -> [u32; 2] {
-        let mut score = self.counts;
+    pub fn area(&self) -> ByColor<u32> {
+        let mut score = ByColor::from(self.counts);
         self.fill_empty_regions(|region, owner| {
             if let Some(c) = owner {
-                score[c.index()] += region.len() as u32;
+                score[c] += region.len() as u32;
             }
         });
         score
@@ -446,7 +446,7 @@ impl Board {
     /// or neither, and `None` for every stone.
     ///
     /// ```
-    /// use goref_rules::{Board, Color};
+    /// use goref_rules::{Board, ByColor, Color};
     ///
     /// // X . O
     /// // X . O   The middle column reaches both colours: nobody's.
@@ -456,7 +456,7 @@ impl Board {
     /// assert_eq!(territory[6], Some(Color::Black));
     /// assert_eq!(territory[1], None);
     /// assert_eq!(territory[0], None, "a stone is nobody's territory");
-    /// assert_eq!(board.area(), [4, 3]);
+    /// assert_eq!(board.area(), ByColor::new(4, 3));
     /// ```
     #[must_use]
     pub fn territory(&self) -> Vec<Option<Color>> {
@@ -580,14 +580,14 @@ mod tests {
         let cleared = board.without(&[a2]);
         assert_eq!(cleared.territory()[0], Some(Color::Black));
         assert_eq!(cleared.territory()[3], Some(Color::Black));
-        assert_eq!(cleared.area(), [6, 0]);
+        assert_eq!(cleared.area(), ByColor::new(6, 0));
     }
 
     #[test]
     fn an_empty_board_is_nobodys_territory() {
         let board = Board::new(Arc::new(Geometry::rect(3, 3).unwrap()));
         assert!(board.territory().iter().all(Option::is_none));
-        assert_eq!(board.area(), [0, 0]);
+        assert_eq!(board.area(), ByColor::new(0, 0));
     }
 
     /// `area` is the stones plus the points `territory` gives each colour, on random positions.
@@ -603,7 +603,7 @@ mod tests {
                 for color in Color::ALL {
                     let owned = territory.iter().filter(|&&t| t == Some(color)).count() as u32;
                     assert_eq!(
-                        board.area()[color.index()],
+                        board.area()[color],
                         board.stone_count(color) + owned,
                         "{board:?}"
                     );

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::board::Effect;
 use crate::history::History;
 use crate::outcome::{Outcome, Score, WinBy};
-use crate::{Board, Color, Geometry, KoRule, Point, Ruleset};
+use crate::{Board, ByColor, Color, Geometry, KoRule, Point, Ruleset};
 
 /// A turn (TT rule 6): a play of a stone on a point, or a pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -92,7 +92,7 @@ pub enum End {
     /// 3.6); `captures` are the stones taken by Black and by White since then.
     LongCycle {
         first_after_turns: usize,
-        captures: [u32; 2],
+        captures: ByColor<u32>,
     },
     /// A player resigned (Olympiad 3.2).
     Resignation { by: Color },
@@ -131,7 +131,7 @@ pub struct Game {
     moves: Vec<(Color, Move)>,
     consecutive_passes: u32,
     ko: Option<KoBan>,
-    captures: [u32; 2],
+    captures: ByColor<u32>,
     history: History,
     end: Option<End>,
 }
@@ -160,11 +160,12 @@ impl Game {
             moves: Vec::new(),
             consecutive_passes: 0,
             ko: None,
-            captures: [0; 2],
+            captures: ByColor::default(),
             history: History::default(),
             end: None,
         };
-        game.history.record(&game.board, 0, to_move, [0; 2]);
+        game.history
+            .record(&game.board, 0, to_move, ByColor::default());
         game
     }
 
@@ -175,9 +176,10 @@ impl Game {
         self.moves.clear();
         self.consecutive_passes = 0;
         self.ko = None;
-        self.captures = [0; 2];
+        self.captures = ByColor::default();
         self.history.clear();
-        self.history.record(&self.board, 0, self.to_move, [0; 2]);
+        self.history
+            .record(&self.board, 0, self.to_move, ByColor::default());
         self.end = None;
     }
 
@@ -225,7 +227,7 @@ impl Game {
 
     /// Stones captured by Black and by White.
     #[must_use]
-    pub fn captures(&self) -> [u32; 2] {
+    pub fn captures(&self) -> ByColor<u32> {
         self.captures
     }
 
@@ -330,7 +332,7 @@ impl Game {
     /// Area score of the board as it stands, all stones alive (TT rule 9).
     #[must_use]
     pub fn score(&self) -> Score {
-        let [black, white] = self.board.area();
+        let ByColor { black, white } = self.board.area();
         Score {
             black,
             white,
@@ -342,7 +344,7 @@ impl Game {
     #[must_use]
     pub fn outcome(&self) -> Outcome {
         match self.end {
-            Some(End::LongCycle { captures, .. }) => match captures[0].cmp(&captures[1]) {
+            Some(End::LongCycle { captures, .. }) => match captures.black.cmp(&captures.white) {
                 std::cmp::Ordering::Equal => Outcome::Draw,
                 order => Outcome::Win {
                     winner: if order.is_gt() {
@@ -448,8 +450,8 @@ impl Game {
                 self.consecutive_passes = 0;
                 let (captured, suicided) = self.board.play_unchecked(p, color);
                 debug_assert_eq!(self.board.hash(), effect.hash_after);
-                self.captures[color.index()] += captured;
-                self.captures[color.opponent().index()] += suicided;
+                self.captures[color] += captured;
+                self.captures[color.opponent()] += suicided;
                 played.captured = captured;
                 played.suicided = suicided;
                 self.ko = match (self.rules.ko.has_basic_ko(), effect.makes_ko) {
@@ -464,7 +466,10 @@ impl Game {
                     let c = self.captures;
                     played.ended = Some(End::LongCycle {
                         first_after_turns: first.after_turns,
-                        captures: [c[0] - first.captures[0], c[1] - first.captures[1]],
+                        captures: ByColor::new(
+                            c.black - first.captures.black,
+                            c.white - first.captures.white,
+                        ),
                     });
                 }
                 self.history

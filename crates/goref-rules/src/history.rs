@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::{Board, Color};
+use crate::{Board, ByColor, Color};
 
 /// One occurrence of a position.
 #[derive(Clone, Copy, Debug)]
@@ -16,7 +16,7 @@ pub struct Occurrence {
     /// The player to move in the position.
     pub to_move: Color,
     /// Stones captured so far by Black and by White.
-    pub captures: [u32; 2],
+    pub captures: ByColor<u32>,
     hash: u64,
     previous_same_hash: u32,
 }
@@ -46,7 +46,7 @@ impl History {
         board: &Board,
         after_turns: usize,
         to_move: Color,
-        captures: [u32; 2],
+        captures: ByColor<u32>,
     ) {
         let hash = board.hash();
         let index = self.occurrences.len() as u32;

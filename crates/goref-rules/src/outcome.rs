@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::ruleset::HalfPoints;
-use crate::{Color, Komi};
+use crate::{ByColor, Color, Komi};
 
 /// Area scores (TT rule 9, Olympiad 3.8) and komi.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,8 +51,8 @@ pub enum WinBy {
     /// By this many half points of area score.
     Points { half_points: i32 },
     /// By the long cycle rule (Olympiad 3.6.1): stones captured by Black and by White between
-    /// the two occurrences of the position, indexed by [`Color::index`].
-    LongCycle { captures: [u32; 2] },
+    /// the two occurrences of the position.
+    LongCycle { captures: ByColor<u32> },
     /// The opponent resigned (Olympiad 3.2).
     Resignation,
     /// The opponent ran out of time.
@@ -122,7 +122,9 @@ mod tests {
         assert_eq!(score(5, 5, "0").outcome().to_sgf(), "0");
         let cycle = Outcome::Win {
             winner: Color::White,
-            by: WinBy::LongCycle { captures: [1, 2] },
+            by: WinBy::LongCycle {
+                captures: ByColor::new(1, 2),
+            },
         };
         assert_eq!(cycle.to_sgf(), "W+");
     }

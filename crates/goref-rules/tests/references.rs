@@ -1,6 +1,8 @@
 //! The worked examples of the reference texts, replayed.
 
-use goref_rules::{Board, Color, End, Game, Illegal, KoRule, Move, Outcome, Ruleset, WinBy};
+use goref_rules::{
+    Board, ByColor, Color, End, Game, Illegal, KoRule, Move, Outcome, Ruleset, WinBy,
+};
 
 /// Plays moves given by name (`"a2"`, `"pass"`) for alternating players.
 fn play(game: &mut Game, moves: &[&str]) {
@@ -88,7 +90,7 @@ fn tt_rule_9_area_score_b_plus_3_or_6_with_a2_dead() {
     assert_eq!(game.outcome().to_sgf(), "B+3");
 
     let without_a2 = position(&[".X.", ".X."]);
-    assert_eq!(without_a2.area(), [6, 0]);
+    assert_eq!(without_a2.area(), ByColor::new(6, 0));
 }
 
 /// Reference 002, "5x5 test case 1" (after Ing): after B6 and W7 pass, Tromp-Taylor counts White
@@ -98,7 +100,7 @@ fn tt_rule_9_area_score_b_plus_3_or_6_with_a2_dead() {
 fn reference_002_5x5_ing_example_white_wins_by_4() {
     let board = position(&["OOOX.", "O.OXX", "OOOXX", "OOOXX", "....."]);
     assert_eq!(board.stone_count(Color::White), 11);
-    assert_eq!(board.area(), [8, 12]);
+    assert_eq!(board.area(), ByColor::new(8, 12));
     let game = Game::from_position(board, Color::Black, Ruleset::TROMP_TAYLOR);
     assert_eq!(game.outcome().to_sgf(), "W+4");
 }
@@ -190,14 +192,16 @@ fn olympiad_3_6_long_cycle_won_by_the_side_that_captured_more() {
         game.end(),
         Some(End::LongCycle {
             first_after_turns: 3,
-            captures: [4, 3]
+            captures: ByColor::new(4, 3)
         })
     );
     assert_eq!(
         game.outcome(),
         Outcome::Win {
             winner: Color::Black,
-            by: WinBy::LongCycle { captures: [4, 3] }
+            by: WinBy::LongCycle {
+                captures: ByColor::new(4, 3)
+            }
         }
     );
     assert_eq!(game.outcome().to_sgf(), "B+");
@@ -215,7 +219,7 @@ fn olympiad_3_6_long_cycle_with_equal_captures_is_a_draw() {
         game.end(),
         Some(End::LongCycle {
             first_after_turns: 3,
-            captures: [3, 3]
+            captures: ByColor::new(3, 3)
         })
     );
     assert_eq!(game.outcome(), Outcome::Draw);

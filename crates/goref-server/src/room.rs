@@ -566,7 +566,7 @@ impl Room {
             "to_move": Side::from(in_play.to_move()),
             "to_act": r.agreement().map(|a| Side::from(a.to_act())),
             "moves": moves,
-            "captures": {"B": captures[0], "W": captures[1]},
+            "captures": {"B": captures.black, "W": captures.white},
             "ko": in_play.ko().map(|k| xy(k.point)),
             "marked": marked.iter().map(|&p| xy(p)).collect::<Vec<_>>(),
             "dead": dead.iter().map(|&p| xy(p)).collect::<Vec<_>>(),

@@ -13,7 +13,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use goref_rules::Color;
+use goref_rules::{ByColor, Color};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -59,7 +59,7 @@ struct AppState {
 
 struct RoomHandle {
     id: String,
-    secret_hashes: [String; 2],
+    secret_hashes: ByColor<String>,
     inner: tokio::sync::Mutex<RoomInner>,
     tx: broadcast::Sender<Arc<str>>,
     /// Open connections: Black's, White's, spectators'.
@@ -282,7 +282,7 @@ async fn create_game(State(state): State<Arc<AppState>>, body: Bytes) -> Respons
         id: id.clone(),
         created_ms,
         config,
-        secret_hashes: [hash_secret(&secrets[0]), hash_secret(&secrets[1])],
+        secret_hashes: ByColor::new(hash_secret(&secrets[0]), hash_secret(&secrets[1])),
     };
     if let Err(e) = state.store.create(stored.clone()).await {
         return error(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string());
@@ -424,7 +424,7 @@ async fn game_ws(
             let hash = hash_secret(secret);
             match Color::ALL
                 .into_iter()
-                .find(|c| same(&hash, &handle.secret_hashes[c.index()]))
+                .find(|c| same(&hash, &handle.secret_hashes[*c]))
             {
                 Some(c) => Some(c),
                 None => {

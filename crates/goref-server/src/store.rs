@@ -6,6 +6,7 @@
 //!   already taken (so two writers cannot both extend a game);
 //! - an event and the game's result are written together.
 
+use goref_rules::ByColor;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -29,7 +30,7 @@ pub struct StoredGame {
     pub created_ms: u64,
     pub config: GameConfig,
     /// SHA-256 (hex) of Black's and White's secrets.
-    pub secret_hashes: [String; 2],
+    pub secret_hashes: ByColor<String>,
 }
 
 /// One line of the list of games.
@@ -202,8 +203,8 @@ impl Store for SqliteStore {
                     game.id,
                     game.created_ms as i64,
                     config?,
-                    game.secret_hashes[0],
-                    game.secret_hashes[1]
+                    game.secret_hashes.black,
+                    game.secret_hashes.white
                 ],
             )?;
             Ok(())
@@ -262,7 +263,7 @@ impl Store for SqliteStore {
                 id: id.clone(),
                 created_ms: created_ms as u64,
                 config: serde_json::from_str(&config).context("stored configuration")?,
-                secret_hashes: [black, white],
+                secret_hashes: ByColor::new(black, white),
             };
             let mut stmt =
                 conn.prepare_cached("SELECT body FROM events WHERE game_id = ?1 ORDER BY seq")?;
@@ -362,7 +363,7 @@ mod tests {
             id: "g1".into(),
             created_ms: 5,
             config: config.clone(),
-            secret_hashes: ["x".into(), "y".into()],
+            secret_hashes: ByColor::new("x".into(), "y".into()),
         };
         store.create(game.clone()).await.unwrap();
         assert!(store.create(game.clone()).await.is_err(), "ids are unique");

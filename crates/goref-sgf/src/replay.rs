@@ -265,7 +265,7 @@ impl GameRecord {
             .filter(|(_, (before, after))| before.is_some() && after.is_none())
             .map(|(i, _)| Point::new(i))
             .collect();
-        let [black, white] = cleared.area();
+        let goref_rules::ByColor { black, white } = cleared.area();
         Some(FinalScore {
             score: Score {
                 black,

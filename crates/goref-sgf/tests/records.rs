@@ -277,7 +277,7 @@ fn a_written_territory_scores_back_to_the_result_tt_rule_9() {
     let g = game.geometry().clone();
     let dead = [g.parse_point("a2").unwrap(), g.parse_point("e2").unwrap()];
     let cleared = game.board().without(&dead);
-    let [black, white] = cleared.area();
+    let goref_rules::ByColor { black, white } = cleared.area();
     assert_eq!((black, white), (15, 10));
     let result = goref_rules::Score {
         black,

@@ -180,7 +180,7 @@ fn written_with_territory(result: Option<&str>, passes: bool) -> String {
     record.application = Some("goref:test".into());
     record.result = Some(result.map_or_else(
         || {
-            let [black, white] = game.board().without(&dead).area();
+            let goref_rules::ByColor { black, white } = game.board().without(&dead).area();
             goref_rules::Score { black, white, komi }.outcome().to_sgf()
         },
         str::to_string,

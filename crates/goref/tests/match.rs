@@ -1286,7 +1286,8 @@ fn gnugo_settles_under_every_protocol() {
                 .iter()
                 .map(|n| game.geometry().parse_point(n).unwrap())
                 .collect();
-            let [b, w] = goref_match::goref_referee::marking::area_without(game.board(), &dead);
+            let goref_rules::ByColor { black: b, white: w } =
+                goref_match::goref_referee::marking::area_without(game.board(), &dead);
             let score = goref_rules::Score {
                 black: b,
                 white: w,

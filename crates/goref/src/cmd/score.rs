@@ -177,8 +177,8 @@ fn report(game: &Game, preset: Preset) -> Report {
             Some(LongCycle {
                 repeats_position_after_move: first_after_turns,
                 captures_between: Captures {
-                    black: captures[0],
-                    white: captures[1],
+                    black: captures.black,
+                    white: captures.white,
                 },
             }),
         ),
@@ -201,8 +201,8 @@ fn report(game: &Game, preset: Preset) -> Report {
         end,
         rules: preset.name().to_string(),
         captures: Captures {
-            black: captures[0],
-            white: captures[1],
+            black: captures.black,
+            white: captures.white,
         },
         long_cycle,
         removed: None,
