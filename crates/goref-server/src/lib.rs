@@ -1,7 +1,7 @@
 //! `goref serve`: games of Go served to people over HTTP and WebSocket.
 //!
 //! - [`room`]: one game as the server referees it (rules from goref-rules, the end-of-game
-//!   protocols of goref-end, clocks), driven by stored events;
+//!   protocols and clocks of goref-referee), driven by stored events;
 //! - [`store`]: storage behind a trait, SQLite (WAL) by default;
 //! - [`server`]: the axum server: REST for creating and listing games and downloading records,
 //!   one WebSocket per page for moves and live updates;

@@ -89,7 +89,7 @@ pub struct Args {
     /// Stop when the test decides: ELO0 ELO1 ALPHA BETA (for the first engine).
     #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"], allow_hyphen_values = true)]
     sprt: Option<Vec<f64>>,
-    /// How a game ends after two passes (crate goref-end): `all-alive` (Tromp-Taylor 8-9:
+    /// How a game ends after two passes (crate goref-referee): `all-alive` (Tromp-Taylor 8-9:
     /// every stone counts), `chinese` (equal dead lists removed, else play on; four passes:
     /// all alive), `kgs` (as chinese, then clean-up with kgs-genmove_cleanup and the next two
     /// passes end all alive), `japanese` (disputes played out on a copy), `tromp` (mark /
