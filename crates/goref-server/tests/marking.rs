@@ -270,6 +270,7 @@ async fn all_alive_ends_at_two_passes() {
     assert_eq!(st["phase"], "over");
     assert_eq!(st["ending"], "all-alive");
     assert_eq!(st["result"], "W+5.5");
+    common::record(s.addr, &t.id).await;
 }
 
 #[tokio::test]
@@ -290,6 +291,7 @@ async fn chinese_lists_agree_or_play_on_until_four_passes() {
     assert_eq!(st["phase"], "over");
     assert_eq!(st["ending"], "agreement");
     assert_eq!(st["result"], "B+4.5");
+    common::record(s.addr, &t.id).await;
 
     // Different lists: play on; two immediate passes make four: all alive.
     let mut t = table(s.addr, five_by_five("chinese")).await;
@@ -303,4 +305,5 @@ async fn chinese_lists_agree_or_play_on_until_four_passes() {
     let st = t.state().clone();
     assert_eq!(st["ending"], "four-passes");
     assert_eq!(st["result"], "W+5.5");
+    common::record(s.addr, &t.id).await;
 }

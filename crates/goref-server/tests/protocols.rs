@@ -1,6 +1,6 @@
 //! Every end-of-game protocol of goref-referee played by people over the WebSocket API
-//! (reference 000: Chinese, KGS, Japanese, third-party mediation; 001 3.7 and 3.9; reference
-//! 003 is in marking.rs), handicap games, and the records they leave.
+//! (reference 000: KGS, Japanese, third-party mediation; 001 3.7 and 3.9; reference 003, the
+//! Chinese lists and all-alive are in marking.rs), handicap games, and the records they leave.
 //!
 //! The position (common::walls_with_dead_stone): White's a2 is a lone stone inside Black's
 //! side. All alive: W+5.5; with a2 removed: B+4.5.
@@ -15,32 +15,6 @@ async fn lists(t: &mut Table, black: Value, white: Value) -> Value {
         .await;
     t.ok("W", json!({"type": "dead_list", "points": white}))
         .await
-}
-
-#[tokio::test]
-async fn all_alive_scores_at_two_passes() {
-    let s = server().await;
-    let mut t = table(s.addr, five_by_five("all-alive")).await;
-    t.moves("B", &walls_with_dead_stone()).await;
-    let st = t.state().clone();
-    assert_eq!(st["phase"], "over");
-    assert_eq!(st["ending"], "all-alive");
-    assert_eq!(st["result"], "W+5.5");
-    record(s.addr, &t.id).await;
-}
-
-#[tokio::test]
-async fn chinese_equal_lists_are_removed() {
-    let s = server().await;
-    let mut t = table(s.addr, five_by_five("chinese")).await;
-    t.moves("B", &walls_with_dead_stone()).await;
-    assert_eq!(t.state()["phase"], "dead_lists");
-    let st = lists(&mut t, json!([[0, 3]]), json!([[0, 3]])).await;
-    assert_eq!(st["phase"], "over");
-    assert_eq!(st["ending"], "agreement");
-    assert_eq!(st["result"], "B+4.5");
-    let rec = record(s.addr, &t.id).await;
-    assert!(rec.territory.unwrap().black.len() > 1);
 }
 
 #[tokio::test]

@@ -38,6 +38,22 @@ function startServer() {
   });
 }
 
+function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox"],
+  });
+}
+
+// Two players' pages, each in its own context, with page errors collected.
+async function twoPlayers(browser) {
+  const contexts = [await browser.newContext(), await browser.newContext()];
+  const pages = await Promise.all(contexts.map((c) => c.newPage()));
+  const errors = [];
+  for (const p of pages) p.on("pageerror", (e) => errors.push(String(e)));
+  return { contexts, pages, errors };
+}
+
 const vertex = (page, x, y) => page.locator(`.shudan-vertex[data-x="${x}"][data-y="${y}"]`);
 
 async function version(page) {
@@ -56,15 +72,10 @@ async function atVersion(page, v) {
 test("two players play 5x5, mark, dispute, play on and agree", { timeout: 120000 }, async () => {
   mkdirSync(shots, { recursive: true });
   const server = await startServer();
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox"],
-  });
+  const browser = await launch();
   try {
-    const contexts = [await browser.newContext(), await browser.newContext()];
-    const [bp, wp] = await Promise.all(contexts.map((c) => c.newPage()));
-    const errors = [];
-    for (const p of [bp, wp]) p.on("pageerror", (e) => errors.push(String(e)));
+    const { contexts, pages, errors } = await twoPlayers(browser);
+    const [bp, wp] = pages;
 
     // Black creates the game on the home page; names with markup must show as text.
     await bp.goto(server.url + "/");
@@ -199,15 +210,10 @@ test("two players play 5x5, mark, dispute, play on and agree", { timeout: 120000
 
 test("a handicap game under the Olympiad's rules and end protocol", { timeout: 120000 }, async () => {
   const server = await startServer();
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox"],
-  });
+  const browser = await launch();
   try {
-    const contexts = [await browser.newContext(), await browser.newContext()];
-    const [bp, wp] = await Promise.all(contexts.map((c) => c.newPage()));
-    const errors = [];
-    for (const p of [bp, wp]) p.on("pageerror", (e) => errors.push(String(e)));
+    const { contexts, pages, errors } = await twoPlayers(browser);
+    const [bp, wp] = pages;
     await bp.goto(server.url + "/");
     const form = bp.locator('[data-testid="create-form"]');
     await form.locator('input[name="komi"]').fill("0.5");
