@@ -23,9 +23,6 @@ use crate::clock::{Announce, TimeControl};
 
 pub use goref_referee::{Ending, IllegalPolicy};
 
-/// How a game ended, for the results file and the table (the referee's [`Ending`]).
-pub type EndKind = Ending;
-
 /// Who settles dead stones the players dispute (Olympiad 3.7.5, reference 000 "third-party
 /// mediation").
 #[derive(Clone, Debug, PartialEq, Eq)]

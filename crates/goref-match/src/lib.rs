@@ -19,7 +19,7 @@ pub mod stats;
 pub mod summary;
 
 pub use clock::TimeControl;
-pub use game::{play_game, EndKind, GameReport, IllegalPolicy, Player, RefereeSpec, Settings};
+pub use game::{play_game, Ending, GameReport, IllegalPolicy, Player, RefereeSpec, Settings};
 pub use goref_referee::{self, Protocol};
 pub use runner::{run_match, MatchConfig, MatchError, Stop};
 pub use stats::{Sprt, Wld};

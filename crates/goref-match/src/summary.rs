@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::game::{EndKind, GameReport};
+use crate::game::{Ending, GameReport};
 use crate::runner::{MatchConfig, Stop};
 use crate::stats::{Sprt, Wld};
 
@@ -248,7 +248,7 @@ impl Summary {
         let mut other: BTreeMap<&'static str, u32> = BTreeMap::new();
         for r in &self.reports {
             match (r.end, settlement_kind(r)) {
-                (EndKind::TwoPasses, Some(kind)) => *settled.entry(kind).or_default() += 1,
+                (Ending::TwoPasses, Some(kind)) => *settled.entry(kind).or_default() += 1,
                 (end, _) => *other.entry(end.name()).or_default() += 1,
             }
         }
@@ -293,6 +293,6 @@ fn number(x: f64) -> String {
 
 /// Counts of a kind of end in reports (for tests and scripts).
 #[must_use]
-pub fn count_ends(reports: &[GameReport], kind: EndKind) -> usize {
+pub fn count_ends(reports: &[GameReport], kind: Ending) -> usize {
     reports.iter().filter(|r| r.end == kind).count()
 }

@@ -558,7 +558,7 @@ impl Room {
             "id": id,
             "version": self.version,
             "config": self.config,
-            "time_text": describe(&self.config.time),
+            "time_text": self.config.time.to_string(),
             "created_ms": self.created_ms,
             "phase": r.phase().name(),
             "board": rows(game.board()),
@@ -592,49 +592,5 @@ impl Room {
             game_name: None,
             date: None,
         })
-    }
-}
-
-/// A short description for the page: `5:00 + 10 s Fischer`, `10:00 + 5 × 30 s byo-yomi`.
-#[must_use]
-pub fn describe(tc: &TimeControl) -> String {
-    let minsec = |d: Duration| {
-        let s = d.as_secs();
-        format!("{}:{:02}", s / 60, s % 60)
-    };
-    match *tc {
-        TimeControl::None => "no clock".into(),
-        TimeControl::SuddenDeath { main } => format!("{} sudden death", minsec(main)),
-        TimeControl::Fischer {
-            main,
-            increment,
-            max,
-        } => match max {
-            Some(max) => format!(
-                "{} + {} s Fischer (max {})",
-                minsec(main),
-                increment.as_secs(),
-                minsec(max)
-            ),
-            None => format!("{} + {} s Fischer", minsec(main), increment.as_secs()),
-        },
-        TimeControl::ByoYomi {
-            main,
-            period,
-            periods,
-        } => format!(
-            "{} + {periods} × {} s byo-yomi",
-            minsec(main),
-            period.as_secs()
-        ),
-        TimeControl::Canadian {
-            main,
-            period,
-            stones,
-        } => format!(
-            "{} + {stones} stones in {} Canadian",
-            minsec(main),
-            minsec(period)
-        ),
     }
 }
