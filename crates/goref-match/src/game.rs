@@ -284,7 +284,10 @@ pub async fn play_game(
         black: info.black.clone(),
         white: info.white.clone(),
         game_name: Some(format!("game {number}")),
-        date: None,
+        date: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .map(|d| goref_referee::sgf_date(d.as_secs())),
     });
     let tmp = out.join(format!("{sgf_name}.tmp"));
     let written =

@@ -51,7 +51,7 @@ pub mod settle;
 pub mod tromp;
 
 pub use protocol::{Protocol, UnknownProtocol};
-pub use record::{PlayerInfo, RecordInfo};
+pub use record::{sgf_date, PlayerInfo, RecordInfo};
 pub use referee::{
     area_score, move_name, olympiad_min_moves, Adjudication, Applied, ClockStart, Ending, Fault,
     GameResult, IllegalPolicy, Input, LongCyclePolicy, Moment, Need, Note, Phase, Referee, Refusal,

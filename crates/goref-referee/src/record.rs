@@ -49,6 +49,29 @@ pub struct RecordInfo {
     pub date: Option<String>,
 }
 
+/// The date (`YYYY-MM-DD`, SGF `DT`, proleptic Gregorian calendar, UTC) of a moment given in
+/// seconds since the Unix epoch.
+///
+/// ```
+/// assert_eq!(goref_referee::sgf_date(0), "1970-01-01");
+/// assert_eq!(goref_referee::sgf_date(951_782_400), "2000-02-29");
+/// assert_eq!(goref_referee::sgf_date(1_795_392_000), "2026-11-23");
+/// ```
+#[must_use]
+pub fn sgf_date(unix_seconds: u64) -> String {
+    // Days to civil date (H. Hinnant's algorithm), for days since 1970-01-01.
+    let z = (unix_seconds / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
 impl Referee {
     /// The game record: setup (handicap, `HA`), moves with the clocks after them
     /// (`BL`/`WL`, `OB`/`OW`), the notes as comments on the move they follow, the result, the

@@ -590,7 +590,7 @@ impl Room {
             black: PlayerInfo::named(self.config.black.clone()),
             white: PlayerInfo::named(self.config.white.clone()),
             game_name: None,
-            date: None,
+            date: Some(goref_referee::sgf_date(self.created_ms / 1000)),
         })
     }
 }

@@ -135,6 +135,11 @@ fn random_vs_random_with_two_jobs_records_every_game() {
             record.black_player.as_deref(),
             Some(concat!("goref-random ", env!("CARGO_PKG_VERSION")))
         );
+        // DT, AP, GN, and each engine's command in the root comment.
+        assert_eq!(record.date.as_deref().map(str::len), Some(10));
+        assert!(record.application.as_deref().unwrap().starts_with("goref:"));
+        assert_eq!(record.game_name, Some(format!("game {n}")));
+        assert!(record.comment.as_deref().unwrap().contains("engine random"));
         assert_eq!(record.result.as_deref(), row["result"].as_str());
         assert_eq!(record.moves.len() as u64, row["moves"].as_u64().unwrap());
         assert!(
