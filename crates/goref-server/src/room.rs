@@ -216,25 +216,96 @@ pub struct Event {
 
 /// Why a message was refused. Nothing changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Refusal {
-    /// A stable code for programs: `illegal`, `not_your_turn`, `wrong_phase`, ...
-    pub code: &'static str,
-    /// A sentence for people.
-    pub message: String,
+pub enum Refusal {
+    /// The referee refused the action.
+    Referee(RefereeRefusal),
+    /// A point off the board.
+    OffBoard {
+        /// Column given.
+        x: usize,
+        /// Row given.
+        y: usize,
+        /// The board's columns.
+        width: usize,
+        /// The board's rows.
+        height: usize,
+    },
+    /// A message that cannot be read or is not allowed in this form.
+    Malformed(String),
+    /// A message over the size limit.
+    TooLarge {
+        /// Its size in bytes.
+        bytes: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A spectator tried to act.
+    Spectator,
+    /// The message answers an older state.
+    Stale {
+        /// The version it answers.
+        version: u64,
+        /// The game's version.
+        current: u64,
+    },
+    /// The player's time ran out before the move arrived (the loss is recorded).
+    OutOfTime,
+    /// Too many messages on this connection.
+    RateLimited,
+    /// The action could not be stored.
+    Storage(String),
 }
 
 impl Refusal {
-    pub fn new(code: &'static str, message: impl Into<String>) -> Refusal {
-        Refusal {
-            code,
-            message: message.into(),
+    /// A stable code for programs (the wire format).
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::Referee(r) => r.code(),
+            Refusal::OffBoard { .. } => "off_board",
+            Refusal::Malformed(_) => "malformed",
+            Refusal::TooLarge { .. } => "too_large",
+            Refusal::Spectator => "spectator",
+            Refusal::Stale { .. } => "stale",
+            Refusal::OutOfTime => "out_of_time",
+            Refusal::RateLimited => "rate_limited",
+            Refusal::Storage(_) => "storage",
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Referee(r) => write!(f, "{r}"),
+            Refusal::OffBoard {
+                x,
+                y,
+                width,
+                height,
+            } => write!(f, "({x}, {y}) is off the {width}x{height} board"),
+            Refusal::Malformed(m) => f.write_str(m),
+            Refusal::TooLarge { bytes, max } => {
+                write!(f, "message of {bytes} bytes refused: at most {max} bytes")
+            }
+            Refusal::Spectator => f.write_str("spectators cannot play: open a seat link to play"),
+            Refusal::Stale { version, current } => write!(
+                f,
+                "this message answers version {version} but the game is at version {current}: \
+                 refused (old or repeated message)"
+            ),
+            Refusal::OutOfTime => f.write_str("your time ran out before this arrived"),
+            Refusal::RateLimited => f.write_str("too many messages: slow down"),
+            Refusal::Storage(e) => {
+                write!(f, "the move could not be stored, nothing changed: {e}")
+            }
         }
     }
 }
 
 impl From<RefereeRefusal> for Refusal {
     fn from(r: RefereeRefusal) -> Refusal {
-        Refusal::new(r.code(), r.to_string())
+        Refusal::Referee(r)
     }
 }
 
@@ -345,23 +416,24 @@ impl Room {
     }
 
     fn point(&self, x: usize, y: usize) -> Result<Point, Refusal> {
-        self.referee.game().geometry().at(x, y).ok_or_else(|| {
-            Refusal::new(
-                "off_board",
-                format!(
-                    "({x}, {y}) is off the {}x{} board",
-                    self.config.width, self.config.height
-                ),
-            )
-        })
+        self.referee
+            .game()
+            .geometry()
+            .at(x, y)
+            .ok_or(Refusal::OffBoard {
+                x,
+                y,
+                width: self.config.width,
+                height: self.config.height,
+            })
     }
 
     /// The referee's input for an act.
     fn input(&self, by: Option<Color>, act: &Act) -> Result<Input, Refusal> {
-        let seat = || by.ok_or_else(|| Refusal::new("malformed", "players act from a seat"));
+        let seat = || by.ok_or_else(|| Refusal::Malformed("players act from a seat".into()));
         let points = |points: &[[usize; 2]]| -> Result<Vec<Point>, Refusal> {
             if points.len() > self.referee.game().geometry().len() {
-                return Err(Refusal::new("malformed", "more points than the board has"));
+                return Err(Refusal::Malformed("more points than the board has".into()));
             }
             points.iter().map(|&[x, y]| self.point(x, y)).collect()
         };
@@ -389,7 +461,7 @@ impl Room {
                 stones: Some(points(p)?),
             },
             Act::Timeout | Act::Adjudicate { .. } if by.is_some() => {
-                return Err(Refusal::new("malformed", "only the server does that"))
+                return Err(Refusal::Malformed("only the server does that".into()))
             }
             Act::Timeout => Input::Timeout,
             Act::Adjudicate { points: p, note } => Input::Adjudicate {
@@ -488,7 +560,7 @@ impl Room {
                 event.at_ms,
                 event.think_ms,
             )
-            .map_err(|r| r.message)?;
+            .map_err(|r| r.to_string())?;
         *self = next;
         Ok(())
     }

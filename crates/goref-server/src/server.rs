@@ -466,10 +466,7 @@ impl ClientMessage {
     fn act(&self) -> Result<Option<Act>, Refusal> {
         let xy = || match (self.x, self.y) {
             (Some(x), Some(y)) => Ok((x, y)),
-            _ => Err(Refusal::new(
-                "malformed",
-                format!("'{}' needs x and y", self.kind),
-            )),
+            _ => Err(Refusal::Malformed(format!("'{}' needs x and y", self.kind))),
         };
         Ok(Some(match self.kind.as_str() {
             "sync" => return Ok(None),
@@ -492,23 +489,20 @@ impl ClientMessage {
                 points: self
                     .points
                     .clone()
-                    .ok_or_else(|| Refusal::new("malformed", "'dead_list' needs points"))?,
+                    .ok_or_else(|| Refusal::Malformed("'dead_list' needs points".into()))?,
             },
             other => {
-                return Err(Refusal::new(
-                    "malformed",
-                    format!(
-                        "unknown message type '{}'",
-                        other.chars().take(32).collect::<String>()
-                    ),
-                ))
+                return Err(Refusal::Malformed(format!(
+                    "unknown message type '{}'",
+                    other.chars().take(32).collect::<String>()
+                )))
             }
         }))
     }
 }
 
 fn refusal_json(r: &Refusal, id: Option<&Value>, version: u64) -> String {
-    json!({"type": "error", "code": r.code, "message": r.message, "id": id, "version": version})
+    json!({"type": "error", "code": r.code(), "message": r.to_string(), "id": id, "version": version})
         .to_string()
 }
 
@@ -543,13 +537,13 @@ async fn connection(
                 let Some(Ok(msg)) = incoming else { break };
                 let reply = match msg {
                     Message::Text(_) | Message::Binary(_) if !bucket.take() => Some(refusal_json(
-                        &Refusal::new("rate_limited", "too many messages: slow down"),
+                        &Refusal::RateLimited,
                         None,
                         current_version(&handle).await,
                     )),
                     Message::Text(text) => Some(handle_text(&state, &handle, seat, text.as_str()).await),
                     Message::Binary(_) => Some(refusal_json(
-                        &Refusal::new("malformed", "messages are JSON text"), None, current_version(&handle).await)),
+                        &Refusal::Malformed("messages are JSON text".into()), None, current_version(&handle).await)),
                     Message::Close(_) => break,
                     Message::Ping(_) | Message::Pong(_) => None,
                 };
@@ -620,14 +614,10 @@ async fn handle_text(
 ) -> String {
     if text.len() > state.opts.max_message_bytes {
         return refusal_json(
-            &Refusal::new(
-                "too_large",
-                format!(
-                    "message of {} bytes refused: at most {} bytes",
-                    text.len(),
-                    state.opts.max_message_bytes
-                ),
-            ),
+            &Refusal::TooLarge {
+                bytes: text.len(),
+                max: state.opts.max_message_bytes,
+            },
             None,
             current_version(handle).await,
         );
@@ -636,7 +626,7 @@ async fn handle_text(
         Ok(m) => m,
         Err(e) => {
             return refusal_json(
-                &Refusal::new("malformed", format!("malformed message: {e}")),
+                &Refusal::Malformed(format!("malformed message: {e}")),
                 None,
                 current_version(handle).await,
             )
@@ -669,34 +659,16 @@ async fn act_on(
     let mut inner = handle.inner.lock().await;
     let current = inner.room.version();
     let Some(by) = seat else {
-        return Err((
-            Refusal::new(
-                "spectator",
-                "spectators cannot play: open a seat link to play",
-            ),
-            current,
-        ));
+        return Err((Refusal::Spectator, current));
     };
     let Some(version) = version else {
         return Err((
-            Refusal::new(
-                "malformed",
-                "every action carries the version of the game it answers",
-            ),
+            Refusal::Malformed("every action carries the version of the game it answers".into()),
             current,
         ));
     };
     if version != current {
-        return Err((
-            Refusal::new(
-                "stale",
-                format!(
-                    "this message answers version {version} but the game is at version {current}: \
-                     refused (old or repeated message)"
-                ),
-            ),
-            current,
-        ));
+        return Err((Refusal::Stale { version, current }, current));
     }
     let now = now_ms();
     let turn = matches!(
@@ -710,18 +682,9 @@ async fn act_on(
     let late = turn && next.lost_on_time(by);
     match store_and_apply(state, handle, &mut inner, event, next).await {
         // The flag fell before the move arrived: the loss is recorded, the move refused.
-        Ok(v) if late => Err((
-            Refusal::new("out_of_time", "your time ran out before this arrived"),
-            v,
-        )),
+        Ok(v) if late => Err((Refusal::OutOfTime, v)),
         Ok(v) => Ok(v),
-        Err(e) => Err((
-            Refusal::new(
-                "storage",
-                format!("the move could not be stored, nothing changed: {e}"),
-            ),
-            current,
-        )),
+        Err(e) => Err((Refusal::Storage(format!("{e:#}")), current)),
     }
 }
 
