@@ -458,6 +458,30 @@ impl Reader<'_> {
         make(line, column)
     }
 
+    /// The board point of a point value of property `prop` of node `node`, or an error naming
+    /// it when it is off the board.
+    fn point_on(
+        &self,
+        geometry: &Geometry,
+        p: &SgfPoint,
+        node: usize,
+        prop: usize,
+        ident: &str,
+    ) -> Result<Point, SgfError> {
+        geometry.at(p.x.into(), p.y.into()).ok_or_else(|| {
+            let (width, height) = geometry.size().unwrap_or((0, 0));
+            self.property_error(
+                node,
+                prop,
+                format!(
+                    "{ident} point {}{} is off the {width}x{height} board",
+                    letter(p.x.into()),
+                    letter(p.y.into())
+                ),
+            )
+        })
+    }
+
     fn property_error(&self, node: usize, prop: usize, message: String) -> SgfError {
         self.error_at(node, prop, |line, column| SgfError::Property {
             line,
@@ -618,17 +642,7 @@ impl Reader<'_> {
                         let mut points: Vec<&SgfPoint> = points.iter().collect();
                         points.sort_by_key(|p| (p.y, p.x));
                         for p in points {
-                            let Some(point) = geometry.at(p.x.into(), p.y.into()) else {
-                                return Err(self.property_error(
-                                    k,
-                                    j,
-                                    format!(
-                                        "{ident} point {}{} is off the {width}x{height} board",
-                                        letter(p.x.into()),
-                                        letter(p.y.into())
-                                    ),
-                                ));
-                            };
+                            let point = self.point_on(&geometry, p, k, j, &ident)?;
                             let i = point.index();
                             if let Some(other) = node_points.insert(i, prop_name(prop)) {
                                 return Err(self.property_error(
@@ -736,17 +750,7 @@ impl Reader<'_> {
                         let mut points: Vec<&SgfPoint> = points.iter().collect();
                         points.sort_by_key(|p| (p.y, p.x));
                         for p in points {
-                            let Some(point) = geometry.at(p.x.into(), p.y.into()) else {
-                                return Err(self.property_error(
-                                    k,
-                                    j,
-                                    format!(
-                                        "{ident} point {}{} is off the {width}x{height} board",
-                                        letter(p.x.into()),
-                                        letter(p.y.into())
-                                    ),
-                                ));
-                            };
+                            let point = self.point_on(&geometry, p, k, j, &ident)?;
                             if territory.of_color(color.opponent()).contains(&point) {
                                 return Err(self.property_error(
                                     k,
