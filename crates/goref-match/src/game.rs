@@ -60,6 +60,8 @@ pub struct Settings {
     pub hang_timeout: Option<Duration>,
     /// Time an engine has to exit after `quit` before it is killed.
     pub grace: Duration,
+    /// Bytes of an engine's output logged per game, at most.
+    pub log_cap: u64,
     /// How a game ends after two passes.
     pub end: Protocol,
     /// Who settles disputed stones under the `olympiad` and `referee` protocols, and decides
@@ -90,6 +92,7 @@ impl Settings {
             command_timeout: Duration::from_secs(10),
             hang_timeout: None,
             grace: Duration::from_secs(1),
+            log_cap: 16 << 20,
             end: Protocol::Olympiad,
             referee: RefereeSpec::Builtin,
             handicap: 0,
@@ -193,9 +196,150 @@ impl std::fmt::Display for StartError {
 
 impl std::error::Error for StartError {}
 
-/// Plays game `index` (from 0) between `black` and `white`, writes its SGF and log into `out`,
-/// and reports it. Only an engine that cannot start (or refuses the board) is an error.
+/// Where an engine's log lines go: each game's log in turn, for an engine kept running between
+/// games, and at most `cap` bytes a game (a chatty engine cannot fill the disk).
+pub struct LogSwitch {
+    target: Option<Log>,
+    written: u64,
+    cap: u64,
+    cut: bool,
+}
+
+impl LogSwitch {
+    /// A switch writing nowhere yet, `cap` bytes a game at most.
+    #[must_use]
+    pub fn new(cap: u64) -> LogSwitch {
+        LogSwitch {
+            target: None,
+            written: 0,
+            cap,
+            cut: false,
+        }
+    }
+
+    /// From now on, lines go to `target` (a game's log), counted afresh.
+    pub fn point_to(&mut self, target: Option<Log>) {
+        self.target = target;
+        self.written = 0;
+        self.cut = false;
+    }
+}
+
+impl std::io::Write for LogSwitch {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let Some(target) = &self.target else {
+            return Ok(buf.len());
+        };
+        if self.written + buf.len() as u64 > self.cap {
+            if !self.cut {
+                self.cut = true;
+                if let Ok(mut t) = target.lock() {
+                    let _ = writeln!(
+                        t,
+                        "[goref] engine output past {} bytes not logged",
+                        self.cap
+                    );
+                }
+            }
+            return Ok(buf.len());
+        }
+        self.written += buf.len() as u64;
+        match target.lock() {
+            Ok(mut t) => t.write(buf),
+            Err(_) => Ok(buf.len()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &self.target {
+            Some(t) => t.lock().map_or(Ok(()), |mut t| t.flush()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// An engine started for one player, which may be kept running between games.
+pub struct Seat {
+    /// The engine.
+    pub engine: Engine,
+    /// Where its output is logged.
+    pub log: Arc<Mutex<LogSwitch>>,
+    /// The command it runs, as the record names it.
+    pub command: String,
+}
+
+/// Starts `player`'s engine for game `number` as `color` (`{game}` and `{color}` in its command
+/// are substituted) and checks that it speaks GTP.
+///
+/// # Errors
+///
+/// When it cannot start or fails the start-up check.
+pub async fn start_seat(
+    player: &Player,
+    number: usize,
+    color: Color,
+    settings: &Settings,
+) -> Result<Seat, StartError> {
+    let label = format!("{color} engine '{}'", player.name);
+    let spec = player
+        .spec
+        .substitute("game", &number.to_string())
+        .substitute("color", color_arg(color));
+    let log = Arc::new(Mutex::new(LogSwitch::new(settings.log_cap)));
+    let mut engine = Engine::start(&spec, &label, Some(log.clone() as Log))
+        .await
+        .map_err(|e| StartError(format!("game {number}: {e}")))?;
+    engine
+        .check(settings.command_timeout.max(Duration::from_secs(5)))
+        .await
+        .map_err(|e| {
+            StartError(format!(
+                "game {number}: {label} ({spec}) failed the start-up check: {e}"
+            ))
+        })?;
+    Ok(Seat {
+        engine,
+        log,
+        command: spec.to_string(),
+    })
+}
+
+/// Plays game `index` (from 0) between `black` and `white`, each engine started for this game
+/// and stopped after it; writes its SGF and log into `out`, and reports it. Only an engine that
+/// cannot start (or refuses the board) is an error.
 pub async fn play_game(
+    index: usize,
+    black: &Player,
+    white: &Player,
+    settings: &Settings,
+    out: &Path,
+) -> Result<GameReport, StartError> {
+    let number = index + 1;
+    let b = start_seat(black, number, Color::Black, settings).await?;
+    let w = match start_seat(white, number, Color::White, settings).await {
+        Ok(w) => w,
+        Err(e) => {
+            b.engine.shutdown(settings.grace).await;
+            return Err(e);
+        }
+    };
+    let mut seats = ByColor::new(b, w);
+    let report = play_game_on(&mut seats, index, black, white, settings, out).await;
+    let ByColor { black: b, white: w } = seats;
+    let grace = settings.grace;
+    tokio::join!(b.engine.shutdown(grace), w.engine.shutdown(grace));
+    report
+}
+
+/// Plays game `index` on engines already running (kept between games, or just started): sets
+/// the board up (`boardsize`, `clear_board`, `komi`, rules and time), plays, writes the SGF and
+/// the log into `out`, and reports it. The engines keep running.
+///
+/// # Errors
+///
+/// When an engine refuses the board.
+pub async fn play_game_on(
+    seats: &mut ByColor<Seat>,
     index: usize,
     black: &Player,
     white: &Player,
@@ -208,34 +352,39 @@ pub async fn play_game(
         .ok()
         .map(|f| Arc::new(Mutex::new(LineWriter::new(f))) as Log);
     let players = ByColor::new(black, white);
-    let mut engines = Vec::with_capacity(2);
-    let mut commands = Vec::with_capacity(2);
     for color in Color::ALL {
-        let p = players[color];
-        let label = format!("{color} engine '{}'", p.name);
-        let spec = p
-            .spec
-            .substitute("game", &number.to_string())
-            .substitute("color", color_arg(color));
-        let mut engine = Engine::start(&spec, &label, log.clone())
+        let seat = &mut seats[color];
+        if let Ok(mut switch) = seat.log.lock() {
+            switch.point_to(log.clone());
+        }
+        seat.engine
+            .set_label(format!("{color} engine '{}'", players[color].name));
+        setup(&mut seat.engine, settings)
             .await
             .map_err(|e| StartError(format!("game {number}: {e}")))?;
-        engine
-            .check(settings.command_timeout.max(Duration::from_secs(5)))
-            .await
-            .map_err(|e| {
-                StartError(format!(
-                    "game {number}: {label} ({spec}) failed the start-up check: {e}"
-                ))
-            })?;
-        setup(&mut engine, settings)
-            .await
-            .map_err(|e| StartError(format!("game {number}: {e}")))?;
-        commands.push(spec.to_string());
-        engines.push(engine);
     }
-    let [b, w]: [Engine; 2] = engines.try_into().map_err(|_| StartError("two".into()))?;
-    let mut engines = ByColor::new(b, w);
+    let commands = seats.as_ref().map(|s| s.command.clone());
+    let report = play_set_up(seats, number, black, white, settings, out, log, commands).await;
+    for color in Color::ALL {
+        if let Ok(mut switch) = seats[color].log.lock() {
+            switch.point_to(None);
+        }
+    }
+    report
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn play_set_up(
+    seats: &mut ByColor<Seat>,
+    number: usize,
+    black: &Player,
+    white: &Player,
+    settings: &Settings,
+    out: &Path,
+    log: Option<Log>,
+    commands: ByColor<String>,
+) -> Result<GameReport, StartError> {
+    let mut engines = ByColor::new(&mut seats.black.engine, &mut seats.white.engine);
     let geometry = Arc::new(
         Geometry::rect(settings.width, settings.height).map_err(|e| StartError(e.to_string()))?,
     );
@@ -247,7 +396,7 @@ pub async fn play_game(
         PlayerInfo {
             name: first_line(&i.name),
             version: Some(first_line(&i.version)).filter(|v| !v.is_empty()),
-            command: Some(commands[c.index()].clone()),
+            command: Some(commands[c].clone()),
         }
     });
     let epoch = Instant::now();
@@ -275,9 +424,6 @@ pub async fn play_game(
         "[goref]",
         &format!("result {} ({})", result.outcome, result.ending.name()),
     );
-    let ByColor { black: b, white: w } = engines;
-    let grace = settings.grace;
-    tokio::join!(b.shutdown(grace), w.shutdown(grace));
 
     let sgf_name = format!("game-{number:04}.sgf");
     let sgf = driver.referee.sgf(&RecordInfo {
@@ -372,7 +518,7 @@ async fn setup(engine: &mut Engine, s: &Settings) -> Result<(), GtpError> {
 /// `set_free_handicap` with the same points for an engine without it), or Black's
 /// `place_free_handicap` told to White with `set_free_handicap`.
 async fn place_handicap(
-    engines: &mut ByColor<Engine>,
+    engines: &mut ByColor<&mut Engine>,
     s: &Settings,
     geometry: &Geometry,
 ) -> Result<Vec<Point>, String> {
@@ -512,7 +658,7 @@ impl Driver<'_> {
 
     /// Until the game is over: a move, dead lists, marking choices or an adjudication, as the
     /// referee needs them.
-    async fn run(&mut self, engines: &mut ByColor<Engine>) {
+    async fn run(&mut self, engines: &mut ByColor<&mut Engine>) {
         loop {
             let need = self.referee.need();
             if !matches!(need, Need::Marking { .. }) {
@@ -529,7 +675,7 @@ impl Driver<'_> {
                 Need::DeadLists { missing } => {
                     for color in Color::ALL {
                         if missing[color] {
-                            let stones = self.ask_dead_list(&mut engines[color], color).await;
+                            let stones = self.ask_dead_list(engines[color], color).await;
                             self.apply(Input::DeadList { by: color, stones });
                         }
                     }
@@ -538,7 +684,7 @@ impl Driver<'_> {
                     if self.marking_lists.is_none() {
                         let mut lists = ByColor::<Dead>::default();
                         for color in Color::ALL {
-                            let list = self.ask_dead_list(&mut engines[color], color).await;
+                            let list = self.ask_dead_list(engines[color], color).await;
                             lists[color] =
                                 normalize(self.referee.game().board(), list.unwrap_or_default());
                         }
@@ -595,7 +741,7 @@ impl Driver<'_> {
     /// and the move told to the opponent.
     async fn turn(
         &mut self,
-        engines: &mut ByColor<Engine>,
+        engines: &mut ByColor<&mut Engine>,
         color: Color,
         resumed: bool,
         cleanup: bool,
@@ -704,7 +850,7 @@ impl Driver<'_> {
         let t = s.command_timeout;
         if replaced {
             // Bring the mover back in step: the board as the referee has it.
-            if let Err(e) = self.resync(&mut engines[color]).await {
+            if let Err(e) = self.resync(engines[color]).await {
                 let detail = format!(
                     "{color} could not be set back to the position after its move {number} was replaced by a pass: {e}"
                 );
