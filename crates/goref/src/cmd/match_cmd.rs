@@ -30,65 +30,77 @@ pub struct Args {
     /// Games to play; colours alternate.
     #[arg(long)]
     games: Option<usize>,
-    /// Board size, `N` or `WxH`.
-    #[arg(long)]
-    size: Option<String>,
-    /// Komi (default: 7.5 under olympiad, else 0).
-    #[arg(long, allow_hyphen_values = true)]
-    komi: Option<Komi>,
-    /// Rules: olympiad (default), tromp-taylor, nstt.
-    #[arg(long)]
-    rules: Option<String>,
     /// Games played at once, each with its own engine processes.
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
     /// Directory for SGF files, logs and results.jsonl (running again resumes).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Stop when the test decides: ELO0 ELO1 ALPHA BETA (for the first engine).
+    #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"], allow_hyphen_values = true)]
+    sprt: Option<Vec<f64>>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+    /// The game settings.
+    #[command(flatten)]
+    pub game: GameArgs,
+}
+
+/// The settings of each game, shared by `goref match` and `goref tournament`. Options given
+/// here override the `--config` file.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct GameArgs {
+    /// Board size, `N` or `WxH`.
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Komi (default: 7.5 under olympiad, else 0).
+    #[arg(long, allow_hyphen_values = true)]
+    pub komi: Option<Komi>,
+    /// Rules: olympiad (default), tromp-taylor, nstt.
+    #[arg(long)]
+    pub rules: Option<String>,
     /// Turns after which a game is scored as it stands (default 3 × points + 100).
     #[arg(long)]
-    move_limit: Option<usize>,
+    pub move_limit: Option<usize>,
     /// Main time: `10m` (sudden death), `5m+3s` (Fischer), `none`. Default: the Olympiad's
     /// for the board (45/30/10 minutes for 19/13/9).
     #[arg(long)]
-    time: Option<String>,
+    pub time: Option<String>,
     /// Japanese byo-yomi after the main time: `30s/5` (five 30-second periods).
     #[arg(long)]
-    byoyomi: Option<String>,
+    pub byoyomi: Option<String>,
     /// Canadian overtime after the main time: `5m/25` (25 stones in 5 minutes).
     #[arg(long)]
-    canadian: Option<String>,
+    pub canadian: Option<String>,
     /// Clock overrun forgiven per move (default 500ms).
     #[arg(long)]
-    lag: Option<String>,
+    pub lag: Option<String>,
     /// A genmove with no reply after this long loses by forfeit (hang), whatever the clock.
     #[arg(long)]
-    hang_timeout: Option<String>,
+    pub hang_timeout: Option<String>,
     /// Limit for every command but genmove (default 10s).
     #[arg(long)]
-    command_timeout: Option<String>,
+    pub command_timeout: Option<String>,
     /// Illegal moves: `olympiad` (3.10.2: first replaced by a pass, second loses) or `strict`.
     #[arg(long)]
-    illegal: Option<String>,
+    pub illegal: Option<String>,
     /// Handicap stones for Black, 2 to 9 (White moves first; komi defaults to 0.5).
     #[arg(long)]
-    handicap: Option<usize>,
+    pub handicap: Option<usize>,
     /// `fixed` (GTP's fixed_handicap points, default) or `free` (Black's engine chooses with
     /// place_free_handicap; White is told with set_free_handicap).
     #[arg(long)]
-    handicap_style: Option<String>,
+    pub handicap_style: Option<String>,
     /// 001 §1: a program whose time runs out after at least N moves of its own does not lose;
     /// the game is adjudicated (3.9 default removal, or the referee engine). Default under the
     /// olympiad preset: 30 on 9x9, 60 on 13x13, 125 on 19x19; none otherwise.
     #[arg(long)]
-    min_moves: Option<usize>,
+    pub min_moves: Option<usize>,
     /// A play that would invoke the long-cycle rule: `end` (the game, Olympiad 3.6) or `pass`
     /// (replaced by a pass, as the tournament director may allow, 3.10.2).
     #[arg(long)]
-    long_cycle: Option<String>,
-    /// Stop when the test decides: ELO0 ELO1 ALPHA BETA (for the first engine).
-    #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"], allow_hyphen_values = true)]
-    sprt: Option<Vec<f64>>,
+    pub long_cycle: Option<String>,
     /// How a game ends after two passes (crate goref-referee): `all-alive` (Tromp-Taylor 8-9:
     /// every stone counts), `chinese` (equal dead lists removed, else play on; four passes:
     /// all alive), `kgs` (as chinese, then clean-up with kgs-genmove_cleanup and the next two
@@ -97,15 +109,12 @@ pub struct Args {
     /// then the default removal of 3.9), `referee` (a third party settles disagreements).
     /// Default: `olympiad` under the olympiad rules, `all-alive` under tromp-taylor and nstt.
     #[arg(long, value_name = "NAME")]
-    end: Option<String>,
+    pub end: Option<String>,
     /// Who settles disputed stones under `olympiad` and `referee`: `builtin` (goref's
     /// default removal, Olympiad 3.9.2; the default) or a GTP engine command, fed the game
     /// and asked `final_status_list dead`.
     #[arg(long, value_name = "builtin|CMD")]
-    referee: Option<String>,
-    /// No progress bar.
-    #[arg(long)]
-    quiet: bool,
+    pub referee: Option<String>,
 }
 
 fn engine_name(spec: &EngineSpec) -> String {
@@ -194,6 +203,41 @@ pub fn config(args: &Args) -> anyhow::Result<MatchConfig> {
         players[0].name.push_str("-1");
         players[1].name.push_str("-2");
     }
+    let settings = game_settings(&args.game, &file, demo)?;
+    let sprt = match args.sprt.as_deref().or(file.sprt.as_ref().map(|s| &s[..])) {
+        Some([e0, e1, a, b]) => Some(Sprt::new(*e0, *e1, *a, *b).map_err(anyhow::Error::msg)?),
+        Some(_) => bail!("--sprt takes ELO0 ELO1 ALPHA BETA"),
+        None => None,
+    };
+    let games = args
+        .games
+        .or(file.games)
+        .unwrap_or(if demo { 4 } else { 2 });
+    let jobs = args.jobs.or(file.jobs).unwrap_or(1).max(1);
+    let out = args
+        .out
+        .clone()
+        .or(file.out)
+        .unwrap_or_else(|| PathBuf::from("goref-match"));
+    Ok(MatchConfig {
+        players,
+        games,
+        jobs,
+        settings,
+        out,
+        sprt,
+        progress: !args.quiet,
+    })
+}
+
+/// The settings of each game from the command line and the file (the command line wins).
+/// `demo`: the built-in demo, which plays without a clock by default.
+///
+/// # Errors
+///
+/// When a value cannot be read.
+pub fn game_settings(args: &GameArgs, file: &FileConfig, demo: bool) -> anyhow::Result<Settings> {
+    let file = file.clone();
     let size = args
         .size
         .clone()
@@ -286,30 +330,7 @@ pub fn config(args: &Args) -> anyhow::Result<MatchConfig> {
             .parse::<IllegalPolicy>()
             .map_err(|e| anyhow!("{e}"))?;
     }
-    let sprt = match args.sprt.as_deref().or(file.sprt.as_ref().map(|s| &s[..])) {
-        Some([e0, e1, a, b]) => Some(Sprt::new(*e0, *e1, *a, *b).map_err(anyhow::Error::msg)?),
-        Some(_) => bail!("--sprt takes ELO0 ELO1 ALPHA BETA"),
-        None => None,
-    };
-    let games = args
-        .games
-        .or(file.games)
-        .unwrap_or(if demo { 4 } else { 2 });
-    let jobs = args.jobs.or(file.jobs).unwrap_or(1).max(1);
-    let out = args
-        .out
-        .clone()
-        .or(file.out)
-        .unwrap_or_else(|| PathBuf::from("goref-match"));
-    Ok(MatchConfig {
-        players,
-        games,
-        jobs,
-        settings,
-        out,
-        sprt,
-        progress: !args.quiet,
-    })
+    Ok(settings)
 }
 
 /// Runs `goref match`: prints the table on standard output; exit status 0, 130 when
