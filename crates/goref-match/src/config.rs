@@ -41,6 +41,12 @@ pub struct EngineEntry {
     pub cwd: Option<PathBuf>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// GTP commands sent once after the engine starts (tournaments).
+    #[serde(default)]
+    pub init: Vec<String>,
+    /// `auto` (kept running between games, restarted after a crash or hang) or `always`
+    /// (started afresh for every game) (tournaments).
+    pub restart: Option<String>,
 }
 
 /// The whole file; every field optional.
@@ -77,6 +83,21 @@ pub struct FileConfig {
     pub min_moves: Option<usize>,
     /// A play that would invoke the long-cycle rule: `end` (the game) or `pass`.
     pub long_cycle: Option<String>,
+    /// Tournaments: `round-robin`, `gauntlet`, `swiss` or `knockout`.
+    pub format: Option<String>,
+    /// Tournaments: games each pair plays (round-robin, gauntlet), or each knockout match.
+    pub games_per_pair: Option<usize>,
+    /// Gauntlet: the first N engines play all the others.
+    pub seeds: Option<usize>,
+    /// Swiss: rounds.
+    pub rounds: Option<usize>,
+    /// Tournaments: every engine, in seeding order.
+    #[serde(default)]
+    pub engine: Vec<EngineEntry>,
+    /// Tournaments: the default restart policy of the engines (`auto` or `always`).
+    pub restart: Option<String>,
+    /// Tournaments: failures to start in a row after which an engine is withdrawn.
+    pub max_failures: Option<usize>,
 }
 
 impl FileConfig {

@@ -1,5 +1,12 @@
-//! Tournaments of Go programs: who plays whom (pairings), and what the results say (standings,
-//! tie-breaks, ratings).
+//! Tournaments of Go programs: who plays whom (pairings), running the games under goref's
+//! referee with engines kept between games, and what the results say (standings, tie-breaks,
+//! ratings).
 
 pub mod pairing;
+pub mod plan;
 pub mod rating;
+pub mod runner;
+pub mod standings;
+
+pub use plan::{Format, Plan};
+pub use runner::{run_tournament, Entrant, GameLine, Restart, TournamentConfig};

@@ -29,6 +29,8 @@ enum Command {
     Serve(cmd::serve::Args),
     /// Play games between two GTP engines, every move checked; SGF records and a table.
     Match(Box<cmd::match_cmd::Args>),
+    /// Play a tournament of many GTP engines (round-robin, gauntlet): standings and ratings.
+    Tournament(Box<cmd::tournament::Args>),
     /// Run a built-in GTP engine (random, faulty) on standard input/output.
     Engine(cmd::engine::Args),
     /// Check that a program speaks enough GTP for `goref match`.
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => cmd::bench::run(&args),
         Command::Serve(args) => cmd::serve::run(&args),
         Command::Match(args) => cmd::match_cmd::run(&args),
+        Command::Tournament(args) => cmd::tournament::run(&args),
         Command::Engine(args) => cmd::engine::run(&args),
         Command::CheckEngine(args) => cmd::check_engine::run(&args),
         Command::Judge(args) => cmd::judge::run(&args),

@@ -8,6 +8,7 @@ pub mod match_cmd;
 pub mod perft;
 pub mod score;
 pub mod serve;
+pub mod tournament;
 
 use goref_rules::Preset;
 

@@ -1,0 +1,631 @@
+//! Running a tournament: games over `jobs` workers, engines kept running between games (or
+//! restarted, as each engine's policy says), one line a game in `results.jsonl`, resume from
+//! the directory, and the standings.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fs::OpenOptions;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use goref_match::game::{play_game_on, start_seat, Seat};
+use goref_match::{Ending, GameReport, Player, Settings};
+use goref_rules::{ByColor, Color};
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+use crate::pairing::Pairing;
+use crate::plan::{Format, Plan};
+
+/// The results file in the output directory.
+pub const RESULTS_FILE: &str = "results.jsonl";
+/// The tournament's settings, kept to refuse a resume with other settings.
+pub const SETTINGS_FILE: &str = "tournament.json";
+/// The standings, rewritten as games land.
+pub const STANDINGS_FILE: &str = "standings.json";
+
+/// When an engine is started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Restart {
+    /// Kept running between games (`clear_board`, `boardsize`, `komi` before each), started
+    /// again after it crashed, hung or faulted.
+    #[default]
+    Auto,
+    /// Started afresh for every game.
+    Always,
+}
+
+impl std::str::FromStr for Restart {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Restart::Auto),
+            "always" => Ok(Restart::Always),
+            _ => Err(format!("restart policy '{s}': expected auto or always")),
+        }
+    }
+}
+
+/// One engine of the tournament.
+#[derive(Clone, Debug)]
+pub struct Entrant {
+    /// Its name in the tournament, and how to run it (`id` is its index, in seeding order).
+    pub player: Player,
+    /// GTP commands sent once after it starts.
+    pub init: Vec<String>,
+    /// When it is started.
+    pub restart: Restart,
+}
+
+/// Everything a tournament needs.
+#[derive(Clone, Debug)]
+pub struct TournamentConfig {
+    /// The engines, in seeding order.
+    pub entrants: Vec<Entrant>,
+    /// Who plays whom.
+    pub format: Format,
+    /// Each game's settings.
+    pub settings: Settings,
+    /// Games at once.
+    pub jobs: usize,
+    /// The output directory.
+    pub out: PathBuf,
+    /// Failures to start in a row after which an engine is withdrawn.
+    pub max_failures: usize,
+}
+
+/// One line of `results.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameLine {
+    /// Game number, from 1.
+    pub game: usize,
+    /// Round, from 1.
+    pub round: usize,
+    /// The engines (indices in seeding order) that had Black and White.
+    pub black: usize,
+    pub white: usize,
+    /// Their names in the tournament.
+    pub black_name: String,
+    pub white_name: String,
+    /// The versions they gave over GTP.
+    pub black_version: Option<String>,
+    pub white_version: Option<String>,
+    /// SGF `RE`.
+    pub result: String,
+    /// `B`, `W`, or none for a draw.
+    pub winner: Option<char>,
+    /// How the game ended.
+    pub end: Ending,
+    /// Why, for forfeits.
+    pub detail: Option<String>,
+    /// Turns played.
+    pub moves: usize,
+    /// Seconds in `genmove`, Black's and White's, and replies.
+    pub seconds: [f64; 2],
+    pub genmoves: [u32; 2],
+    /// The record, relative to the output directory (none for a game not played).
+    pub sgf: Option<String>,
+}
+
+impl GameLine {
+    /// The engine that won, if any.
+    #[must_use]
+    pub fn winner_id(&self) -> Option<usize> {
+        match self.winner {
+            Some('B') => Some(self.black),
+            Some('W') => Some(self.white),
+            _ => None,
+        }
+    }
+}
+
+/// A tournament that could not go on.
+#[derive(Debug)]
+pub enum TournamentError {
+    /// The directory holds a tournament with other settings.
+    Mismatch(String),
+    /// Files.
+    Io(String),
+}
+
+impl std::fmt::Display for TournamentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TournamentError::Mismatch(m) | TournamentError::Io(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for TournamentError {}
+
+/// What a finished (or interrupted) run gives back.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// Every game, by number.
+    pub games: Vec<GameLine>,
+    /// Games that were already in the directory.
+    pub resumed: usize,
+    /// Whether Ctrl-C stopped it.
+    pub interrupted: bool,
+    /// Wall time of this run.
+    pub wall: Duration,
+    /// Engine processes started in this run, by entrant.
+    pub engine_starts: Vec<usize>,
+}
+
+/// What a resumed directory must agree on: the engines, each game's settings and the format.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fingerprint {
+    /// Name and command of each engine, in seeding order.
+    pub engines: Vec<(String, String)>,
+    /// The board.
+    pub size: String,
+    /// The rules and komi.
+    pub rules: String,
+    /// The clock.
+    pub time: String,
+    /// The end protocol.
+    pub end: String,
+    /// The format and its numbers.
+    pub format: String,
+}
+
+impl Fingerprint {
+    /// The fingerprint of a configuration.
+    #[must_use]
+    pub fn of(config: &TournamentConfig) -> Fingerprint {
+        let s = &config.settings;
+        Fingerprint {
+            engines: config
+                .entrants
+                .iter()
+                .map(|e| (e.player.name.clone(), e.player.spec.to_string()))
+                .collect(),
+            size: format!("{}x{}", s.width, s.height),
+            rules: s.rules.to_string(),
+            time: s.time.to_string(),
+            end: s.end.to_string(),
+            format: format!("{:?}", config.format),
+        }
+    }
+
+    /// What differs from `other`, in words, or `None`.
+    #[must_use]
+    pub fn difference(&self, other: &Fingerprint) -> Option<String> {
+        let field = |name: &str, a: &str, b: &str| {
+            (a != b).then(|| format!("{name}: '{b}' here, '{a}' in the directory"))
+        };
+        let engines = |f: &Fingerprint| {
+            f.engines
+                .iter()
+                .map(|(n, c)| format!("{n}={c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        field("engines", &engines(self), &engines(other))
+            .or_else(|| field("board", &self.size, &other.size))
+            .or_else(|| field("rules", &self.rules, &other.rules))
+            .or_else(|| field("time", &self.time, &other.time))
+            .or_else(|| field("end", &self.end, &other.end))
+            .or_else(|| field("format", &self.format, &other.format))
+    }
+}
+
+/// Checks `out` holds no other tournament (writing this one's fingerprint when it is new).
+///
+/// # Errors
+///
+/// [`TournamentError::Mismatch`] naming what differs.
+pub fn claim_directory(out: &Path, fingerprint: &Fingerprint) -> Result<(), TournamentError> {
+    std::fs::create_dir_all(out.join("games"))
+        .map_err(|e| TournamentError::Io(format!("cannot create {}: {e}", out.display())))?;
+    let path = out.join(SETTINGS_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let stored: Fingerprint = serde_json::from_str(&text).map_err(|e| {
+                TournamentError::Mismatch(format!(
+                    "{} is not a tournament's settings ({e}): use another --out",
+                    path.display()
+                ))
+            })?;
+            match stored.difference(fingerprint) {
+                None => Ok(()),
+                Some(what) => Err(TournamentError::Mismatch(format!(
+                    "{} holds another tournament ({what}): use another --out",
+                    out.display()
+                ))),
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if out.join(RESULTS_FILE).exists() {
+                return Err(TournamentError::Mismatch(format!(
+                    "{} holds results of something else (no {SETTINGS_FILE}): use another --out",
+                    out.display()
+                )));
+            }
+            let text = serde_json::to_string_pretty(fingerprint).expect("serialises");
+            std::fs::write(&path, text)
+                .map_err(|e| TournamentError::Io(format!("cannot write {}: {e}", path.display())))
+        }
+        Err(e) => Err(TournamentError::Io(format!("{}: {e}", path.display()))),
+    }
+}
+
+/// The games already in `out`, by number; a line that does not read (cut off by a crash, even
+/// inside a character) is skipped, and that game is played again.
+///
+/// # Errors
+///
+/// When the file cannot be read.
+pub fn read_results(out: &Path) -> Result<BTreeMap<usize, GameLine>, TournamentError> {
+    let path = out.join(RESULTS_FILE);
+    let file = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) => return Err(TournamentError::Io(format!("{}: {e}", path.display()))),
+    };
+    let mut done = BTreeMap::new();
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line.map_err(|e| TournamentError::Io(format!("{}: {e}", path.display())))?;
+        if let Ok(game) = serde_json::from_slice::<GameLine>(&line) {
+            done.insert(game.game, game);
+        }
+    }
+    Ok(done)
+}
+
+/// Engines kept running between games, by entrant.
+#[derive(Default)]
+struct Pool {
+    idle: Mutex<HashMap<usize, Vec<Seat>>>,
+    /// Start failures in a row, by entrant.
+    failures: Mutex<HashMap<usize, usize>>,
+    /// Engine processes started, by entrant (for the report and tests).
+    started: Mutex<HashMap<usize, usize>>,
+}
+
+impl Pool {
+    fn take(&self, id: usize) -> Option<Seat> {
+        self.idle.lock().ok()?.get_mut(&id)?.pop()
+    }
+
+    fn put(&self, id: usize, seat: Seat) {
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.entry(id).or_default().push(seat);
+        }
+    }
+
+    fn withdrawn(&self, id: usize, max: usize) -> bool {
+        self.failures
+            .lock()
+            .is_ok_and(|f| f.get(&id).copied().unwrap_or(0) >= max)
+    }
+
+    fn failed(&self, id: usize, yes: bool) {
+        if let Ok(mut f) = self.failures.lock() {
+            let n = f.entry(id).or_default();
+            *n = if yes { *n + 1 } else { 0 };
+        }
+    }
+
+    async fn close(&self, grace: Duration) {
+        let all: Vec<Seat> = self
+            .idle
+            .lock()
+            .map(|mut idle| idle.drain().flat_map(|(_, v)| v).collect())
+            .unwrap_or_default();
+        for seat in all {
+            seat.engine.shutdown(grace).await;
+        }
+    }
+}
+
+/// A seat for `entrant`: an idle engine of it, or one started (with its `init` commands).
+async fn seat_for(
+    pool: &Pool,
+    entrant: &Entrant,
+    number: usize,
+    color: Color,
+    settings: &Settings,
+) -> Result<Seat, String> {
+    if entrant.restart == Restart::Auto {
+        if let Some(seat) = pool.take(entrant.player.id) {
+            if !seat.engine.is_closed() {
+                return Ok(seat);
+            }
+            seat.engine.shutdown(settings.grace).await;
+        }
+    }
+    let mut seat = start_seat(&entrant.player, number, color, settings)
+        .await
+        .map_err(|e| e.to_string())?;
+    if let Ok(mut started) = pool.started.lock() {
+        *started.entry(entrant.player.id).or_default() += 1;
+    }
+    for command in &entrant.init {
+        if let Err(e) = seat.engine.command(command, settings.command_timeout).await {
+            seat.engine.shutdown(settings.grace).await;
+            return Err(format!("'{command}' at start-up: {e}"));
+        }
+    }
+    Ok(seat)
+}
+
+/// A game that was not played: `loser` forfeits.
+fn forfeit(
+    number: usize,
+    pairing: &Pairing,
+    entrants: &[Entrant],
+    loser: Color,
+    why: String,
+) -> GameLine {
+    let winner = loser.opponent();
+    GameLine {
+        game: number,
+        round: pairing.round + 1,
+        black: pairing.black,
+        white: pairing.white,
+        black_name: entrants[pairing.black].player.name.clone(),
+        white_name: entrants[pairing.white].player.name.clone(),
+        black_version: None,
+        white_version: None,
+        result: format!("{}+F", winner.letter()),
+        winner: Some(winner.letter()),
+        end: Ending::Fault,
+        detail: Some(why),
+        moves: 0,
+        seconds: [0.0; 2],
+        genmoves: [0; 2],
+        sgf: None,
+    }
+}
+
+/// Plays one game of the tournament.
+async fn play(config: &TournamentConfig, pool: &Pool, number: usize, pairing: Pairing) -> GameLine {
+    let entrants = &config.entrants;
+    let settings = &config.settings;
+    let ids = ByColor::new(pairing.black, pairing.white);
+    for color in Color::ALL {
+        if pool.withdrawn(ids[color], config.max_failures) {
+            let name = &entrants[ids[color]].player.name;
+            return forfeit(
+                number,
+                &pairing,
+                entrants,
+                color,
+                format!(
+                    "{name} was withdrawn after {} failures to start",
+                    config.max_failures
+                ),
+            );
+        }
+    }
+    let mut seats: Vec<Seat> = Vec::with_capacity(2);
+    for color in Color::ALL {
+        match seat_for(pool, &entrants[ids[color]], number, color, settings).await {
+            Ok(seat) => {
+                pool.failed(ids[color], false);
+                seats.push(seat);
+            }
+            Err(e) => {
+                pool.failed(ids[color], true);
+                for seat in seats {
+                    pool.put(ids.black, seat);
+                }
+                let name = &entrants[ids[color]].player.name;
+                return forfeit(
+                    number,
+                    &pairing,
+                    entrants,
+                    color,
+                    format!("{name} could not start: {e}"),
+                );
+            }
+        }
+    }
+    let w = seats.pop().expect("two");
+    let b = seats.pop().expect("two");
+    let mut seats = ByColor::new(b, w);
+    let games = config.out.join("games");
+    let black = &entrants[pairing.black].player;
+    let white = &entrants[pairing.white].player;
+    let versions = seats.as_ref().map(|s| {
+        Some(
+            s.engine
+                .info()
+                .version
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string(),
+        )
+        .filter(|v| !v.is_empty())
+    });
+    let report = play_game_on(&mut seats, number - 1, black, white, settings, &games).await;
+    let line = match report {
+        Ok(report) => line_of(number, &pairing, entrants, &report, versions),
+        Err(e) => {
+            // The board was refused: the engine that refused it is started again next time.
+            let ByColor { black: b, white: w } = seats;
+            tokio::join!(
+                b.engine.shutdown(settings.grace),
+                w.engine.shutdown(settings.grace)
+            );
+            return forfeit(number, &pairing, entrants, Color::Black, e.to_string());
+        }
+    };
+    let ByColor { black: b, white: w } = seats;
+    for (color, seat) in [(Color::Black, b), (Color::White, w)] {
+        let entrant = &entrants[ids[color]];
+        let faulted = line.end.is_forfeit()
+            && line.winner == Some(color.opponent().letter())
+            && line.end != Ending::Time;
+        if entrant.restart == Restart::Always || faulted || seat.engine.is_closed() {
+            seat.engine.shutdown(settings.grace).await;
+        } else {
+            pool.put(ids[color], seat);
+        }
+    }
+    line
+}
+
+fn line_of(
+    number: usize,
+    pairing: &Pairing,
+    entrants: &[Entrant],
+    report: &GameReport,
+    versions: ByColor<Option<String>>,
+) -> GameLine {
+    GameLine {
+        game: number,
+        round: pairing.round + 1,
+        black: pairing.black,
+        white: pairing.white,
+        black_name: entrants[pairing.black].player.name.clone(),
+        white_name: entrants[pairing.white].player.name.clone(),
+        black_version: versions.black,
+        white_version: versions.white,
+        result: report.result.clone(),
+        winner: report.winner,
+        end: report.end,
+        detail: report.detail.clone(),
+        moves: report.moves,
+        seconds: report.seconds,
+        genmoves: report.genmoves,
+        sgf: Some(format!("games/{}", report.sgf)),
+    }
+}
+
+/// Plays the tournament, resuming from what `config.out` already holds; `on_game` sees each
+/// game as it lands (for progress and standings).
+///
+/// # Errors
+///
+/// When the directory holds another tournament, or files cannot be written.
+pub async fn run_tournament(
+    config: TournamentConfig,
+    mut on_game: impl FnMut(&GameLine, &[GameLine]),
+) -> Result<Finished, TournamentError> {
+    let started = Instant::now();
+    claim_directory(&config.out, &Fingerprint::of(&config))?;
+    let done = read_results(&config.out)?;
+    let resumed = done.len();
+    let path = config.out.join(RESULTS_FILE);
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| TournamentError::Io(format!("cannot open {}: {e}", path.display())))?;
+    let ends_cleanly = std::fs::read(&path)
+        .map(|bytes| bytes.last().is_none_or(|&b| b == b'\n'))
+        .unwrap_or(true);
+    if !ends_cleanly {
+        writeln!(file)
+            .map_err(|e| TournamentError::Io(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let config = Arc::new(config);
+    let pool = Arc::new(Pool::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    let signals = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("goref: interrupted: finishing the running games");
+                stop.store(true, Ordering::SeqCst);
+            }
+        })
+    };
+    let mut plan = Plan::new(&config.format, config.entrants.len());
+    let mut games: Vec<GameLine> = Vec::new();
+    let mut interrupted = false;
+    loop {
+        let batch = plan.next_batch();
+        if batch.is_empty() {
+            break;
+        }
+        let mut queue = VecDeque::new();
+        for (number, pairing) in batch {
+            match done.get(&number) {
+                Some(line) if line.black == pairing.black && line.white == pairing.white => {
+                    plan.record(number, line);
+                    games.push(line.clone());
+                }
+                _ => queue.push_back((number, pairing)),
+            }
+        }
+        if queue.is_empty() {
+            continue;
+        }
+        if stop.load(Ordering::SeqCst) {
+            interrupted = true;
+            break;
+        }
+        let queue = Arc::new(Mutex::new(queue));
+        let (tx, mut rx) = mpsc::unbounded_channel::<GameLine>();
+        let mut workers = Vec::new();
+        for _ in 0..config.jobs.max(1) {
+            let (queue, tx, config, pool, stop) = (
+                queue.clone(),
+                tx.clone(),
+                config.clone(),
+                pool.clone(),
+                stop.clone(),
+            );
+            workers.push(tokio::spawn(async move {
+                loop {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let Some((number, pairing)) = queue.lock().ok().and_then(|mut q| q.pop_front())
+                    else {
+                        break;
+                    };
+                    let line = play(&config, &pool, number, pairing).await;
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            }));
+        }
+        drop(tx);
+        while let Some(line) = rx.recv().await {
+            let text = serde_json::to_string(&line).expect("a line serialises");
+            writeln!(file, "{text}")
+                .and_then(|()| file.sync_data())
+                .map_err(|e| {
+                    TournamentError::Io(format!("cannot write {}: {e}", path.display()))
+                })?;
+            plan.record(line.game, &line);
+            games.push(line.clone());
+            on_game(&line, &games);
+        }
+        for w in workers {
+            let _ = w.await;
+        }
+        if stop.load(Ordering::SeqCst) {
+            interrupted = true;
+            break;
+        }
+    }
+    signals.abort();
+    pool.close(config.settings.grace).await;
+    games.sort_by_key(|g| g.game);
+    let engine_starts = (0..config.entrants.len())
+        .map(|i| {
+            pool.started
+                .lock()
+                .map_or(0, |s| s.get(&i).copied().unwrap_or(0))
+        })
+        .collect();
+    Ok(Finished {
+        games,
+        resumed,
+        interrupted,
+        wall: started.elapsed(),
+        engine_starts,
+    })
+}

@@ -1,0 +1,247 @@
+//! `goref tournament`: many engines, every game refereed by goref, standings and ratings.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context};
+use goref_gtp::EngineSpec;
+use goref_match::config::{EngineEntry, FileConfig};
+use goref_match::Player;
+use goref_tournament::runner::{TournamentError, STANDINGS_FILE};
+use goref_tournament::standings::standings;
+use goref_tournament::{run_tournament, Entrant, Format, Restart, TournamentConfig};
+
+use super::match_cmd::{game_settings, GameArgs};
+
+/// Arguments of `goref tournament`. Options given here override the `--config` file.
+#[derive(clap::Args)]
+pub struct Args {
+    /// TOML file with the engines (`[[engine]]`) and settings; see the README.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// An engine, as `name=NAME cmd=COMMAND [dir=DIR] [restart=auto|always] [init=GTP]...`;
+    /// repeat for each engine, in seeding order (after the file's).
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    engine: Vec<String>,
+    /// `round-robin` (default) or `gauntlet`.
+    #[arg(long)]
+    format: Option<String>,
+    /// Games each pair plays, colours alternating (default 2).
+    #[arg(long)]
+    games_per_pair: Option<usize>,
+    /// Gauntlet: the first N engines play all the others (default 1).
+    #[arg(long)]
+    seeds: Option<usize>,
+    /// Games played at once.
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Directory for results.jsonl, standings.json and the records (running again resumes;
+    /// a directory of another tournament is refused).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Failures to start in a row after which an engine is withdrawn (default 3).
+    #[arg(long)]
+    max_failures: Option<usize>,
+    /// No progress lines.
+    #[arg(long)]
+    quiet: bool,
+    /// The game settings.
+    #[command(flatten)]
+    game: GameArgs,
+}
+
+/// The `--engine` values split into engines: a new engine starts at each `name=`, and where a
+/// key other than `init` comes again.
+fn engine_groups(values: &[String]) -> Vec<Vec<String>> {
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    for v in values {
+        let key = v.split_once('=').map_or("", |(k, _)| k);
+        let repeats = groups.last().is_some_and(|g| {
+            key != "init"
+                && g.iter()
+                    .any(|w| w.split_once('=').is_some_and(|(k, _)| k == key))
+        });
+        if groups.is_empty() || key == "name" || repeats {
+            groups.push(Vec::new());
+        }
+        groups.last_mut().expect("a group").push(v.clone());
+    }
+    groups
+}
+
+/// An engine of `--engine key=value ...`.
+fn engine_of_flag(words: &[String]) -> anyhow::Result<EngineEntry> {
+    let mut entry = EngineEntry::default();
+    for w in words {
+        let (key, value) = w.split_once('=').ok_or_else(|| {
+            anyhow!("--engine {w}: expected KEY=VALUE (name, cmd, dir, restart, init)")
+        })?;
+        match key {
+            "name" => entry.name = Some(value.to_string()),
+            "cmd" | "command" => entry.command = value.to_string(),
+            "dir" | "cwd" => entry.cwd = Some(PathBuf::from(value)),
+            "restart" => entry.restart = Some(value.to_string()),
+            "init" => entry.init.push(value.to_string()),
+            _ => bail!("--engine {w}: unknown key '{key}' (name, cmd, dir, restart, init)"),
+        }
+    }
+    if entry.command.is_empty() {
+        bail!("--engine {}: cmd=COMMAND is required", words.join(" "));
+    }
+    Ok(entry)
+}
+
+/// Builds the tournament from the file and the command line.
+pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
+    let file = match &args.config {
+        Some(path) => FileConfig::read(path).map_err(anyhow::Error::msg)?,
+        None => FileConfig::default(),
+    };
+    let mut entries = file.engine.clone();
+    for words in engine_groups(&args.engine) {
+        entries.push(engine_of_flag(&words)?);
+    }
+    if entries.len() < 2 {
+        bail!("a tournament needs at least two engines (--engine name=NAME cmd=COMMAND, or [[engine]] in --config)");
+    }
+    let default_restart: Restart = file
+        .restart
+        .as_deref()
+        .unwrap_or("auto")
+        .parse()
+        .map_err(anyhow::Error::msg)?;
+    let mut entrants = Vec::with_capacity(entries.len());
+    for (id, e) in entries.iter().enumerate() {
+        let mut spec =
+            EngineSpec::parse(&e.command).map_err(|m| anyhow!("engine {}: {m}", id + 1))?;
+        if let EngineSpec::Process { cwd, env, .. } = &mut spec {
+            cwd.clone_from(&e.cwd);
+            *env = e.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        }
+        let name = e
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("engine{}", id + 1));
+        if entrants.iter().any(|x: &Entrant| x.player.name == name) {
+            bail!("two engines are named '{name}': give each a name of its own");
+        }
+        let restart = match &e.restart {
+            Some(r) => r.parse().map_err(anyhow::Error::msg)?,
+            None => default_restart,
+        };
+        entrants.push(Entrant {
+            player: Player { id, name, spec },
+            init: e.init.clone(),
+            restart,
+        });
+    }
+    let games_per_pair = args.games_per_pair.or(file.games_per_pair).unwrap_or(2);
+    let format = match args
+        .format
+        .clone()
+        .or(file.format.clone())
+        .unwrap_or_else(|| "round-robin".into())
+        .as_str()
+    {
+        "round-robin" | "roundrobin" | "rr" => Format::RoundRobin { games_per_pair },
+        "gauntlet" => Format::Gauntlet {
+            seeds: args.seeds.or(file.seeds).unwrap_or(1),
+            games_per_pair,
+        },
+        other => bail!("format '{other}': expected round-robin or gauntlet"),
+    };
+    let settings = game_settings(&args.game, &file, false)?;
+    let out = args
+        .out
+        .clone()
+        .or(file.out.clone())
+        .ok_or_else(|| anyhow!("--out DIR is required (or out = \"DIR\" in the file)"))?;
+    Ok(TournamentConfig {
+        entrants,
+        format,
+        settings,
+        jobs: args.jobs.or(file.jobs).unwrap_or(1).clamp(1, 64),
+        out,
+        max_failures: args.max_failures.or(file.max_failures).unwrap_or(3).max(1),
+    })
+}
+
+/// Runs `goref tournament`: prints the standings; exit status 0, 130 when interrupted.
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let config = config(args)?;
+    let out = config.out.clone();
+    let names: Vec<String> = config
+        .entrants
+        .iter()
+        .map(|e| e.player.name.clone())
+        .collect();
+    let format = config.format.name();
+    let quiet = args.quiet;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let write_standings = |games: &[goref_tournament::GameLine]| -> anyhow::Result<()> {
+        let table = standings(format, &names, games);
+        let path = out.join(STANDINGS_FILE);
+        let tmp = out.join(format!("{STANDINGS_FILE}.tmp"));
+        std::fs::write(&tmp, serde_json::to_string_pretty(&table)?)
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .with_context(|| format!("writing {}", path.display()))
+    };
+    let finished = rt
+        .block_on(run_tournament(config, |line, all| {
+            if !quiet {
+                eprintln!(
+                    "game {} (round {}): {} - {}: {} ({})",
+                    line.game,
+                    line.round,
+                    line.black_name,
+                    line.white_name,
+                    line.result,
+                    line.end.name()
+                );
+            }
+            if let Err(e) = write_standings(all) {
+                eprintln!("goref: {e:#}");
+            }
+        }))
+        .map_err(|e: TournamentError| anyhow!("{e}"))
+        .with_context(|| format!("output in {}", out.display()))?;
+    write_standings(&finished.games)?;
+    let table = standings(format, &names, &finished.games);
+    println!(
+        "{} games, {format}; this run: {} in {:.1}s",
+        finished.games.len(),
+        finished.games.len() - finished.resumed,
+        finished.wall.as_secs_f64()
+    );
+    println!(
+        "{:<4} {:<20} {:>5} {:>5} {:>5} {:>5} {:>7} {:>7} {:>7} {:>16}",
+        "rank", "engine", "games", "wins", "loss", "draw", "points", "sos", "rating", "95%"
+    );
+    for s in &table.engines {
+        println!(
+            "{:<4} {:<20} {:>5} {:>5} {:>5} {:>5} {:>7} {:>7} {:>7.0} {:>16}",
+            s.rank,
+            s.name,
+            s.games,
+            s.wins,
+            s.losses,
+            s.draws,
+            s.points,
+            s.tiebreaks["sos"],
+            s.rating,
+            format!("[{:.0}, {:.0}]", s.rating_ci95[0], s.rating_ci95[1])
+        );
+    }
+    println!(
+        "results.jsonl, standings.json and games/ in {}",
+        out.display()
+    );
+    Ok(if finished.interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,303 @@
+//! `goref tournament` with real processes: GNU Go at two levels, goref's random engine and the
+//! faulty one, engines kept between games, resume, refusals.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const GOREF: &str = env!("CARGO_BIN_EXE_goref");
+const GNUGO: &str = "/usr/games/gnugo";
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("goref-tournament-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn goref(args: &[&str]) -> Output {
+    Command::new(GOREF).args(args).output().unwrap()
+}
+
+fn engine(name: &str, what: &str) -> Vec<String> {
+    vec![format!("name={name}"), format!("cmd={GOREF} engine {what}")]
+}
+
+fn tournament(engines: &[Vec<String>], extra: &[&str], out: &Path) -> Output {
+    let mut args: Vec<String> = vec!["tournament".into()];
+    for e in engines {
+        args.push("--engine".into());
+        args.extend(e.iter().cloned());
+    }
+    args.extend(extra.iter().map(|s| (*s).to_string()));
+    args.extend(["--out".into(), out.display().to_string(), "--quiet".into()]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    goref(&refs)
+}
+
+fn results(out: &Path) -> Vec<Value> {
+    let bytes = std::fs::read(out.join("results.jsonl")).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    let mut rows: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    rows.sort_by_key(|r| r["game"].as_u64());
+    rows
+}
+
+fn have_gnugo() -> bool {
+    let there = Path::new(GNUGO).exists();
+    assert!(
+        there || std::env::var_os("GOREF_REQUIRE_GNUGO").is_none(),
+        "{GNUGO} is not installed"
+    );
+    there
+}
+
+/// Every pair plays its games with colours alternating; each game's record scores to its RE.
+fn check_round_robin(rows: &[Value], engines: usize, per_pair: usize) {
+    let mut by_pair: BTreeMap<(u64, u64), Vec<(u64, u64)>> = BTreeMap::new();
+    for r in rows {
+        let (b, w) = (r["black"].as_u64().unwrap(), r["white"].as_u64().unwrap());
+        by_pair
+            .entry((b.min(w), b.max(w)))
+            .or_default()
+            .push((b, w));
+    }
+    assert_eq!(by_pair.len(), engines * (engines - 1) / 2);
+    for (pair, games) in &by_pair {
+        assert_eq!(games.len(), per_pair, "{pair:?}");
+        let as_black = games.iter().filter(|(b, _)| *b == pair.0).count();
+        assert!(
+            as_black.abs_diff(per_pair - as_black) <= 1,
+            "{pair:?}: {games:?}"
+        );
+    }
+}
+
+#[test]
+fn a_round_robin_of_gnugo_random_and_a_faulty_engine() {
+    if !have_gnugo() {
+        return;
+    }
+    let out = out_dir("rr");
+    let engines = vec![
+        vec![
+            "name=gnugo0".to_string(),
+            format!("cmd={GNUGO} --mode gtp --level 0"),
+        ],
+        vec![
+            "name=gnugo1".to_string(),
+            format!("cmd={GNUGO} --mode gtp --level 1"),
+        ],
+        engine("random", "random --seed 3"),
+        engine("faulty", "faulty --crash-after 5"),
+    ];
+    let o = tournament(
+        &engines,
+        &[
+            "--size",
+            "9",
+            "--time",
+            "none",
+            "--jobs",
+            "2",
+            "--end",
+            "all-alive",
+        ],
+        &out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = results(&out);
+    assert_eq!(rows.len(), 12);
+    check_round_robin(&rows, 4, 2);
+    // The faulty engine crashes in every game: it loses them all by forfeit.
+    for r in rows
+        .iter()
+        .filter(|r| r["black_name"] == "faulty" || r["white_name"] == "faulty")
+    {
+        let faulty_colour = if r["black_name"] == "faulty" {
+            "B"
+        } else {
+            "W"
+        };
+        assert_ne!(r["winner"], faulty_colour, "{r}");
+        assert!(r["result"].as_str().unwrap().ends_with('F'), "{r}");
+    }
+    let standings: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap())
+            .unwrap();
+    let rank = |name: &str| {
+        standings["engines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap()["rank"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(rank("gnugo0") < rank("random") && rank("gnugo1") < rank("random"));
+    assert!(rank("random") < rank("faulty"));
+    let rating = |name: &str| {
+        standings["engines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap()["rating"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(rating("gnugo0") > rating("random"), "{standings}");
+    for r in &rows {
+        if let Some(sgf) = r["sgf"].as_str() {
+            let scored = goref(&["score", out.join(sgf).to_str().unwrap()]);
+            let first = String::from_utf8_lossy(&scored.stdout);
+            if r["end"] == "two-passes" {
+                assert_eq!(first.lines().next(), r["result"].as_str(), "{r}");
+            }
+        }
+    }
+}
+
+/// Engines stay running between games: each engine's start-up (`list_commands`) is in one
+/// game log only; with `restart=always` it is in every game it played.
+#[test]
+fn engines_are_kept_running_between_games_unless_told_otherwise() {
+    let count_startups = |out: &Path| {
+        std::fs::read_dir(out.join("games"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
+            .map(|e| {
+                std::fs::read_to_string(e.path())
+                    .unwrap()
+                    .matches("list_commands")
+                    .filter(|_| true)
+                    .count()
+            })
+            .sum::<usize>()
+    };
+    let out = out_dir("kept");
+    let engines: Vec<Vec<String>> = (1..=3)
+        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
+        .collect();
+    let o = tournament(&engines, &["--size", "7", "--time", "none"], &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = results(&out);
+    assert_eq!(rows.len(), 6);
+    check_round_robin(&rows, 3, 2);
+    // One start-up per engine (the command line is logged once, its reply once).
+    let kept = count_startups(&out);
+
+    let out = out_dir("always");
+    let engines: Vec<Vec<String>> = (1..=3)
+        .map(|i| {
+            let mut e = engine(&format!("r{i}"), &format!("random --seed {i}"));
+            e.push("restart=always".into());
+            e
+        })
+        .collect();
+    let o = tournament(&engines, &["--size", "7", "--time", "none"], &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let always = count_startups(&out);
+    assert_eq!(always, 4 * kept, "12 starts against 3: {always} vs {kept}");
+}
+
+#[test]
+fn a_directory_of_another_tournament_is_refused_and_a_finished_one_resumes_to_itself() {
+    let out = out_dir("resume");
+    let engines = vec![
+        engine("a", "random --seed 1"),
+        engine("b", "random --seed 2"),
+    ];
+    let o = tournament(&engines, &["--size", "5", "--time", "none"], &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let before = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    // Again: nothing to play, nothing added.
+    let o = tournament(&engines, &["--size", "5", "--time", "none"], &out);
+    assert!(o.status.success());
+    assert_eq!(
+        std::fs::read_to_string(out.join("results.jsonl")).unwrap(),
+        before
+    );
+    // Another engine command: refused, naming what differs.
+    let other = vec![
+        engine("a", "random --seed 9"),
+        engine("b", "random --seed 2"),
+    ];
+    let o = tournament(&other, &["--size", "5", "--time", "none"], &out);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("holds another tournament") && err.contains("engines"),
+        "{err}"
+    );
+    let o = tournament(&engines, &["--size", "7", "--time", "none"], &out);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("board"));
+}
+
+#[test]
+fn a_gauntlet_plays_the_seed_against_every_other_engine() {
+    let out = out_dir("gauntlet");
+    let engines: Vec<Vec<String>> = (1..=4)
+        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
+        .collect();
+    let o = tournament(
+        &engines,
+        &[
+            "--format",
+            "gauntlet",
+            "--games-per-pair",
+            "2",
+            "--size",
+            "5",
+            "--time",
+            "none",
+            "--jobs",
+            "2",
+        ],
+        &out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = results(&out);
+    assert_eq!(rows.len(), 6);
+    for r in &rows {
+        assert!(r["black"] == 0 || r["white"] == 0, "{r}");
+    }
+}
+
+#[test]
+fn a_torn_last_line_is_played_again() {
+    let out = out_dir("torn");
+    let engines = vec![
+        engine("a", "random --seed 1"),
+        engine("b", "random --seed 2"),
+    ];
+    let o = tournament(
+        &engines,
+        &["--size", "5", "--time", "none", "--games-per-pair", "3"],
+        &out,
+    );
+    assert!(o.status.success());
+    let path = out.join("results.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut bytes = text.into_bytes();
+    // Cut the last line in the middle of a multi-byte character: add one, then cut it.
+    bytes.truncate(bytes.len() - 30);
+    bytes.extend_from_slice("é".as_bytes());
+    bytes.pop();
+    std::fs::write(&path, &bytes).unwrap();
+    let o = tournament(
+        &engines,
+        &["--size", "5", "--time", "none", "--games-per-pair", "3"],
+        &out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = results(&out);
+    let games: Vec<u64> = rows.iter().map(|r| r["game"].as_u64().unwrap()).collect();
+    assert_eq!(games, [1, 2, 3], "each game once");
+}
