@@ -19,6 +19,73 @@ use crate::summary::Summary;
 
 /// The name of the results file in the output directory.
 pub const RESULTS_FILE: &str = "results.jsonl";
+/// The match's settings, kept to refuse a resume with other settings.
+pub const SETTINGS_FILE: &str = "match.json";
+
+/// What a resumed match must agree on, one line a setting: the engines' commands and each
+/// game's settings (the number of games may grow).
+#[must_use]
+pub fn fingerprint(config: &MatchConfig) -> Vec<(String, String)> {
+    let s = &config.settings;
+    vec![
+        ("first engine".into(), config.players[0].spec.to_string()),
+        ("second engine".into(), config.players[1].spec.to_string()),
+        ("board".into(), format!("{}x{}", s.width, s.height)),
+        ("rules".into(), s.rules.to_string()),
+        ("time".into(), s.time.to_string()),
+        ("end".into(), s.end.to_string()),
+        ("handicap".into(), s.handicap.to_string()),
+    ]
+}
+
+/// Checks that `out` holds no other match (writing this one's settings when it is new).
+///
+/// # Errors
+///
+/// [`MatchError::Io`] naming the setting that differs.
+pub fn claim_directory(out: &Path, config: &MatchConfig) -> Result<(), MatchError> {
+    let path = out.join(SETTINGS_FILE);
+    let mine = fingerprint(config);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let stored: Vec<(String, String)> = serde_json::from_str(&text).map_err(|e| {
+                MatchError::Io(format!(
+                    "{} is not a match's settings ({e})",
+                    path.display()
+                ))
+            })?;
+            let empty = read_results(out)?.is_empty();
+            for ((key, theirs), (_, ours)) in stored.iter().zip(&mine) {
+                if theirs != ours && !empty {
+                    return Err(MatchError::Io(format!(
+                        "{} holds another match ({key}: '{ours}' here, '{theirs}' there): use another --out",
+                        out.display()
+                    )));
+                }
+            }
+            // A directory where no game was recorded is free to take.
+            std::fs::write(
+                &path,
+                serde_json::to_string_pretty(&mine).expect("serialises"),
+            )
+            .map_err(|e| MatchError::Io(format!("cannot write {}: {e}", path.display())))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if out.join(RESULTS_FILE).exists() {
+                return Err(MatchError::Io(format!(
+                    "{} holds results of something else (no {SETTINGS_FILE}): use another --out",
+                    out.display()
+                )));
+            }
+            std::fs::write(
+                &path,
+                serde_json::to_string_pretty(&mine).expect("serialises"),
+            )
+            .map_err(|e| MatchError::Io(format!("cannot write {}: {e}", path.display())))
+        }
+        Err(e) => Err(MatchError::Io(format!("{}: {e}", path.display()))),
+    }
+}
 
 /// Everything a match needs.
 #[derive(Clone, Debug)]
@@ -100,6 +167,7 @@ pub async fn run_match(config: MatchConfig) -> Result<Summary, MatchError> {
     let out = config.out.clone();
     std::fs::create_dir_all(&out)
         .map_err(|e| MatchError::Io(format!("cannot create {}: {e}", out.display())))?;
+    claim_directory(&out, &config)?;
     let mut reports = read_results(&out)?;
     reports.retain(|&n, _| n <= config.games);
     let resumed = reports.len();

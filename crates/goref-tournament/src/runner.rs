@@ -233,6 +233,13 @@ pub fn claim_directory(out: &Path, fingerprint: &Fingerprint) -> Result<(), Tour
             })?;
             match stored.difference(fingerprint) {
                 None => Ok(()),
+                // A directory where no game was recorded is free to take.
+                Some(_) if read_results(out)?.is_empty() => {
+                    let text = serde_json::to_string_pretty(fingerprint).expect("serialises");
+                    std::fs::write(&path, text).map_err(|e| {
+                        TournamentError::Io(format!("cannot write {}: {e}", path.display()))
+                    })
+                }
                 Some(what) => Err(TournamentError::Mismatch(format!(
                     "{} holds another tournament ({what}): use another --out",
                     out.display()

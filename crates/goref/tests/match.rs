@@ -551,6 +551,18 @@ fn a_match_resumes_from_its_results_file() {
         stdout.contains("5 of 5 games") && stdout.contains("this run: 3 games"),
         "{stdout}"
     );
+    // Another match in the same directory is refused, naming what differs; nothing is mixed.
+    let other = engine("random --seed 9{game}");
+    let (code, _, stderr) = run_match(&black, &other, &out, &["--games", "6"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("holds another match") && stderr.contains("second engine"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run_match(&black, &white, &out, &["--games", "6", "--size", "7"]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("board"), "{stderr}");
+    assert_eq!(results(&out).len(), 5);
 }
 
 /// The SPRT stops the match as soon as it decides.

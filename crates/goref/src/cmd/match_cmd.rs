@@ -33,7 +33,8 @@ pub struct Args {
     /// Games played at once, each with its own engine processes.
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
-    /// Directory for SGF files, logs and results.jsonl (running again resumes).
+    /// Directory for SGF files, logs and results.jsonl (running again resumes; a directory of
+    /// another match is refused). Default: a new `goref-match-TIME`.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Stop when the test decides: ELO0 ELO1 ALPHA BETA (for the first engine).
@@ -214,11 +215,13 @@ pub fn config(args: &Args) -> anyhow::Result<MatchConfig> {
         .or(file.games)
         .unwrap_or(if demo { 4 } else { 2 });
     let jobs = args.jobs.or(file.jobs).unwrap_or(1).max(1);
-    let out = args
-        .out
-        .clone()
-        .or(file.out)
-        .unwrap_or_else(|| PathBuf::from("goref-match"));
+    let out = args.out.clone().or(file.out).unwrap_or_else(|| {
+        // A directory of its own, so that two matches never mix their results.
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        PathBuf::from(format!("goref-match-{stamp}"))
+    });
     Ok(MatchConfig {
         players,
         games,
