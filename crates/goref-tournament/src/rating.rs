@@ -410,7 +410,13 @@ impl Model {
             }
             if let Some(i) = self.draw {
                 let t = p[i];
-                f += w * (t - 2.0 * (2.0 + t.exp()).ln());
+                // ln(2 + ν), without overflow for a large ln ν.
+                let log_two_plus_nu = if t > 0.0 {
+                    t + (2.0 * (-t).exp()).ln_1p()
+                } else {
+                    (2.0 + t.exp()).ln()
+                };
+                f += w * (t - 2.0 * log_two_plus_nu);
             }
         }
         f
@@ -488,8 +494,8 @@ impl Model {
                 h[c][c] += -w * 0.25 * (1.0 - th * th);
             }
             if let Some(k) = self.draw {
-                let nu = p[k].exp();
-                let q = nu / (2.0 + nu);
+                // ν/(2 + ν), without overflow for a large ln ν.
+                let q = 1.0 / (1.0 + 2.0 * (-p[k]).exp());
                 g[k] += w * (1.0 - 2.0 * q);
                 h[k][k] += -w * 2.0 * q * (1.0 - q);
             }
@@ -1170,7 +1176,10 @@ mod tests {
             pure,
             Err(FitError::NotConverged { .. } | FitError::Singular)
         ));
-        // All draws: the draw parameter is finite too.
+        // All draws: no maximum without the prior (ν → ∞), an error rather than a panic.
+        let d = games(0, 1, D, 10);
+        assert!(fit(2, &d, &mle(Anchor::Mean(0.0), None)).is_err());
+        // All draws: the draw parameter is finite with the prior.
         let d = games(0, 1, D, 10);
         let f = fit(2, &d, &FitOptions::default()).unwrap();
         assert!(f.draw_parameter.is_finite() && f.draw_parameter > 1.0);
