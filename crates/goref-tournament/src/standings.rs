@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::rating::{fit, Anchor, Game, GameResult};
+use crate::rating::{fit, Fit, FitOptions, Game, GameResult};
 use crate::runner::GameLine;
 
 /// One engine's line of the standings.
@@ -108,7 +108,16 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine]) -> Standing
             },
         })
         .collect();
-    let fitted = fit(n, &rated, Anchor::Mean(0.0));
+    // The default fit (mean 0, one virtual draw a player) is always finite; should it fail,
+    // every rating shows 0 with no interval rather than a guess.
+    let fitted = fit(n, &rated, &FitOptions::default()).unwrap_or_else(|_| Fit {
+        ratings: vec![0.0; n],
+        intervals: vec![(0.0, 0.0); n],
+        colour_advantage: 0.0,
+        colour_advantage_interval: (0.0, 0.0),
+        draw_parameter: 0.0,
+        iterations: 0,
+    });
     let mut order: Vec<usize> = (0..n).collect();
     let key = |i: usize| [points[i], sos[i], sodos[i], sosos[i]];
     order.sort_by(|&a, &b| {
