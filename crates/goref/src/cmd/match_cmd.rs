@@ -1,5 +1,6 @@
 //! `goref match`: games between two GTP engines, every move checked by goref.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -339,6 +340,8 @@ pub fn game_settings(args: &GameArgs, file: &FileConfig, demo: bool) -> anyhow::
 /// Runs `goref match`: prints the table on standard output; exit status 0, 130 when
 /// interrupted, 2 when an engine cannot start.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    // A closed standard output (`| head`) ends the printing, not the program.
+    let mut stdout = std::io::stdout();
     let config = config(args)?;
     let out = config.out.clone();
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -349,19 +352,19 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .block_on(run_match(config))
         .map_err(|e| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
-    print!("{}", summary.table());
+    let _ = write!(stdout, "{}", summary.table());
     let cpu = own_cpu_time();
     let wall = summary.wall.as_secs_f64();
     let played = summary.reports.len() - summary.resumed;
     if wall > 0.0 {
-        println!(
+        let _ = writeln!(stdout,
             "this run: {played} games in {wall:.2}s ({:.2} games/s); goref CPU {:.3}s = {:.2}% of wall time",
             played as f64 / wall,
             cpu.as_secs_f64(),
             100.0 * cpu.as_secs_f64() / wall
         );
     }
-    println!("records and results.jsonl in {}", out.display());
+    let _ = writeln!(stdout, "records and results.jsonl in {}", out.display());
     Ok(match summary.stop {
         Stop::Interrupted => ExitCode::from(130),
         _ => ExitCode::SUCCESS,

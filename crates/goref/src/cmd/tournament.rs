@@ -1,5 +1,6 @@
 //! `goref tournament`: many engines, every game refereed by goref, standings and ratings.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -168,6 +169,8 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
 
 /// Runs `goref tournament`: prints the standings; exit status 0, 130 when interrupted.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    // A closed standard output (`| head`) ends the printing, not the program.
+    let mut stdout = std::io::stdout();
     let config = config(args)?;
     let out = config.out.clone();
     let names: Vec<String> = config
@@ -210,18 +213,21 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("output in {}", out.display()))?;
     write_standings(&finished.games)?;
     let table = standings(format, &names, &finished.games);
-    println!(
+    let _ = writeln!(
+        stdout,
         "{} games, {format}; this run: {} in {:.1}s",
         finished.games.len(),
         finished.games.len() - finished.resumed,
         finished.wall.as_secs_f64()
     );
-    println!(
+    let _ = writeln!(
+        stdout,
         "{:<4} {:<20} {:>5} {:>5} {:>5} {:>5} {:>7} {:>7} {:>7} {:>16}",
         "rank", "engine", "games", "wins", "loss", "draw", "points", "sos", "rating", "95%"
     );
     for s in &table.engines {
-        println!(
+        let _ = writeln!(
+            stdout,
             "{:<4} {:<20} {:>5} {:>5} {:>5} {:>5} {:>7} {:>7} {:>7.0} {:>16}",
             s.rank,
             s.name,
@@ -235,7 +241,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             format!("[{:.0}, {:.0}]", s.rating_ci95[0], s.rating_ci95[1])
         );
     }
-    println!(
+    let _ = writeln!(
+        stdout,
         "results.jsonl, standings.json and games/ in {}",
         out.display()
     );
