@@ -213,12 +213,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("output in {}", out.display()))?;
     write_standings(&finished.games)?;
     let table = standings(format, &names, &finished.games);
+    let cpu = goref_match::runner::own_cpu_time().as_secs_f64();
+    let wall = finished.wall.as_secs_f64();
     let _ = writeln!(
         stdout,
-        "{} games, {format}; this run: {} in {:.1}s",
+        "{} games, {format}; this run: {} in {wall:.1}s; goref CPU {cpu:.2}s = {:.1}% of wall time",
         finished.games.len(),
         finished.games.len() - finished.resumed,
-        finished.wall.as_secs_f64()
+        if wall > 0.0 { 100.0 * cpu / wall } else { 0.0 }
     );
     let _ = writeln!(
         stdout,
