@@ -1,50 +1,1419 @@
-//! Pairings (placeholder until the full module lands).
+//! Pairings: who plays whom, with which colour, in which round.
+//!
+//! Engines are numbered `0..n` in seeding order: engine 0 is the top seed. Four formats:
+//!
+//! * [`round_robin`]: every pair meets the same number of times, scheduled in rounds by the
+//!   circle method;
+//! * [`gauntlet`]: the first engines (the seeds) each meet every other engine, but not each other;
+//! * [`Swiss`]: a state machine that pairs each round from the standings so far (players with
+//!   equal or nearest scores, no repeated pairing while one can be avoided, byes, colours) and
+//!   ranks with the Go tie-breaks SOS, SODOS and SOSOS;
+//! * [`Knockout`]: a seeded single-elimination bracket of mini-matches, with replays of tied
+//!   mini-matches.
+//!
+//! Everything here is pure logic: no I/O, no randomness, no clock. Scores are counted in half
+//! points ([`Points`]) so that draws (jigo) stay exact.
+//!
+//! ```
+//! use goref_tournament::pairing::{round_robin, Knockout, Outcome, Points, Swiss};
+//!
+//! // Four engines, two games per pair: three rounds per cycle, two cycles, 12 games.
+//! let schedule = round_robin(4, 2);
+//! assert_eq!(schedule.len(), 12);
+//! assert_eq!(schedule.last().map(|p| p.round), Some(5));
+//!
+//! // A Swiss tournament of five engines, in which the better seed always wins.
+//! let better_seed_wins = |black: usize, white: usize| {
+//!     if black < white { Outcome::BlackWins } else { Outcome::WhiteWins }
+//! };
+//! let mut swiss = Swiss::new(5);
+//! for _ in 0..3 {
+//!     let round = swiss.next_round();
+//!     assert!(round.bye.is_some()); // an odd number of engines: one sits out and scores 1
+//!     let outcomes: Vec<Outcome> =
+//!         round.pairings.iter().map(|p| better_seed_wins(p.black, p.white)).collect();
+//!     swiss.record(&round, &outcomes).unwrap();
+//! }
+//! let standings = swiss.standings();
+//! assert_eq!((standings[0].engine, standings[0].points), (0, Points::from_whole(3)));
+//!
+//! // A knockout of three engines, two games a match: the top seed has a bye in round 0.
+//! let mut knockout = Knockout::new(3, 2, 1);
+//! while let Some(&game) = knockout.pending().first() {
+//!     knockout.record(game, better_seed_wins(game.black, game.white)).unwrap();
+//! }
+//! assert_eq!(knockout.winner(), Some(0));
+//! ```
 
-/// One game to play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+use std::cmp::{Ordering, Reverse};
+use std::collections::HashSet;
+use std::fmt;
+use std::iter::Sum;
+use std::ops::{Add, AddAssign};
+
+use goref_rules::Color;
+use serde::{Deserialize, Serialize};
+
+// ---------------------------------------------------------------------------------------------
+// Common types
+// ---------------------------------------------------------------------------------------------
+
+/// One game to play: in which round, and which engine takes which colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Pairing {
-    /// The round (from 0).
+    /// The round, counted from 0.
     pub round: usize,
-    /// Black's engine.
+    /// The engine playing Black (moving first).
     pub black: usize,
-    /// White's engine.
+    /// The engine playing White.
     pub white: usize,
 }
 
-/// Every pair plays `games_per_pair` games, colours alternating.
-#[must_use]
-pub fn round_robin(n: usize, games_per_pair: usize) -> Vec<Pairing> {
-    let mut out = Vec::new();
-    for g in 0..games_per_pair {
-        for a in 0..n {
-            for b in a + 1..n {
-                let (black, white) = if g % 2 == 0 { (a, b) } else { (b, a) };
-                out.push(Pairing {
-                    round: g,
-                    black,
-                    white,
-                });
-            }
+impl Pairing {
+    /// A game of `round` between `black` and `white`.
+    #[must_use]
+    pub const fn new(round: usize, black: usize, white: usize) -> Pairing {
+        Pairing {
+            round,
+            black,
+            white,
         }
     }
-    out
+
+    /// The engine playing `color`.
+    #[must_use]
+    pub const fn engine(&self, color: Color) -> usize {
+        match color {
+            Color::Black => self.black,
+            Color::White => self.white,
+        }
+    }
+
+    /// The colour `engine` plays in this game, or `None` if it does not play in it.
+    #[must_use]
+    pub const fn color_of(&self, engine: usize) -> Option<Color> {
+        if engine == self.black {
+            Some(Color::Black)
+        } else if engine == self.white {
+            Some(Color::White)
+        } else {
+            None
+        }
+    }
+
+    /// The opponent of `engine` in this game, or `None` if it does not play in it.
+    #[must_use]
+    pub const fn opponent(&self, engine: usize) -> Option<usize> {
+        if engine == self.black {
+            Some(self.white)
+        } else if engine == self.white {
+            Some(self.black)
+        } else {
+            None
+        }
+    }
 }
 
-/// The first `seeds` engines play every other engine.
+/// How a game ended, as far as a tournament cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Outcome {
+    /// Black won (by score, resignation, time, forfeit...).
+    BlackWins,
+    /// White won.
+    WhiteWins,
+    /// A draw (jigo, or a long cycle with equal captures): half a point each.
+    Draw,
+}
+
+impl Outcome {
+    /// The winning colour, `None` for a draw.
+    #[must_use]
+    pub const fn winner(self) -> Option<Color> {
+        match self {
+            Outcome::BlackWins => Some(Color::Black),
+            Outcome::WhiteWins => Some(Color::White),
+            Outcome::Draw => None,
+        }
+    }
+
+    /// What the player of `color` scores: 1 for a win, ½ for a draw, 0 for a loss.
+    #[must_use]
+    pub const fn points(self, color: Color) -> Points {
+        match (self, color) {
+            (Outcome::Draw, _) => Points::HALF,
+            (Outcome::BlackWins, Color::Black) | (Outcome::WhiteWins, Color::White) => Points::ONE,
+            _ => Points::ZERO,
+        }
+    }
+}
+
+impl From<goref_rules::Outcome> for Outcome {
+    /// Forgets how the game was won.
+    fn from(outcome: goref_rules::Outcome) -> Outcome {
+        match outcome.winner() {
+            Some(Color::Black) => Outcome::BlackWins,
+            Some(Color::White) => Outcome::WhiteWins,
+            None => Outcome::Draw,
+        }
+    }
+}
+
+/// A game and how it ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct GameResult {
+    /// Who played whom, with which colour.
+    pub pairing: Pairing,
+    /// How it ended.
+    pub outcome: Outcome,
+}
+
+impl GameResult {
+    /// What `engine` scored in this game, or `None` if it did not play in it.
+    #[must_use]
+    pub fn points_of(&self, engine: usize) -> Option<Points> {
+        self.pairing
+            .color_of(engine)
+            .map(|color| self.outcome.points(color))
+    }
+}
+
+/// A tournament score, counted in **half points** so that draws stay exact: `Points(3)` is 1½.
+///
+/// ```
+/// use goref_tournament::pairing::Points;
+///
+/// assert_eq!(Points::ONE + Points::HALF, Points(3));
+/// assert_eq!(Points(3).to_string(), "1.5");
+/// assert_eq!(Points::from_whole(2).as_f64(), 2.0);
+/// ```
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct Points(pub u32);
+
+impl Points {
+    /// No points: a loss.
+    pub const ZERO: Points = Points(0);
+    /// Half a point: a draw.
+    pub const HALF: Points = Points(1);
+    /// One point: a win, or a bye.
+    pub const ONE: Points = Points(2);
+
+    /// `whole` points (saturating at `u32::MAX` half points).
+    #[must_use]
+    pub const fn from_whole(whole: u32) -> Points {
+        Points(whole.saturating_mul(2))
+    }
+
+    /// The number of half points.
+    #[must_use]
+    pub const fn halves(self) -> u32 {
+        self.0
+    }
+
+    /// The score as a number of points, e.g. 1.5.
+    #[must_use]
+    pub fn as_f64(self) -> f64 {
+        f64::from(self.0) / 2.0
+    }
+}
+
+impl Add for Points {
+    type Output = Points;
+
+    /// Saturating addition.
+    fn add(self, other: Points) -> Points {
+        Points(self.0.saturating_add(other.0))
+    }
+}
+
+impl AddAssign for Points {
+    fn add_assign(&mut self, other: Points) {
+        *self = *self + other;
+    }
+}
+
+impl Sum for Points {
+    fn sum<I: Iterator<Item = Points>>(iter: I) -> Points {
+        iter.fold(Points::ZERO, Add::add)
+    }
+}
+
+impl fmt::Display for Points {
+    /// `3`, `1.5`, `0.5`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0 / 2)?;
+        if self.0 % 2 == 1 {
+            f.write_str(".5")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why results were refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PairingError {
+    /// Results for round `found` while round `expected` is the next to record.
+    WrongRound {
+        /// The round the tournament expects.
+        expected: usize,
+        /// The round named by the results.
+        found: usize,
+    },
+    /// Not one outcome per pairing.
+    OutcomeCount {
+        /// The number of pairings in the round.
+        pairings: usize,
+        /// The number of outcomes given.
+        outcomes: usize,
+    },
+    /// An engine index out of `0..n`.
+    UnknownEngine(usize),
+    /// An engine paired twice in one round, or against itself, or both paired and given the bye.
+    EngineTwice(usize),
+    /// A game that is not waiting for a result.
+    NotPending(Pairing),
+}
+
+impl fmt::Display for PairingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PairingError::WrongRound { expected, found } => {
+                write!(f, "results for round {found}, expected round {expected}")
+            }
+            PairingError::OutcomeCount { pairings, outcomes } => {
+                write!(f, "{outcomes} outcomes for {pairings} pairings")
+            }
+            PairingError::UnknownEngine(engine) => write!(f, "no engine {engine}"),
+            PairingError::EngineTwice(engine) => {
+                write!(f, "engine {engine} appears twice in the round")
+            }
+            PairingError::NotPending(p) => write!(
+                f,
+                "no pending game of round {}: {} (Black) against {} (White)",
+                p.round, p.black, p.white
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PairingError {}
+
+/// The game `game` (counted from 0) of the pair `a`, `b`, in `round`: the lower index has Black
+/// in the pair's even-numbered games, White in its odd-numbered ones.
+fn alternating(round: usize, a: usize, b: usize, game: usize) -> Pairing {
+    let (low, high) = (a.min(b), a.max(b));
+    if game % 2 == 0 {
+        Pairing::new(round, low, high)
+    } else {
+        Pairing::new(round, high, low)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Round-robin and gauntlet
+// ---------------------------------------------------------------------------------------------
+
+/// The pairs of each round of one single round-robin of `n` engines, by the circle method:
+/// engine 0 stays put and the others turn around it; with an odd `n` a phantom engine `n` is
+/// added and whoever meets it sits out (has a bye) that round. `n - 1` rounds for an even `n`,
+/// `n` rounds for an odd one.
+fn circle_rounds(n: usize) -> Vec<Vec<(usize, usize)>> {
+    let size = n + n % 2;
+    let mut ring: Vec<usize> = (0..size).collect();
+    (1..size)
+        .map(|_| {
+            let pairs = (0..size / 2)
+                .map(|i| (ring[i], ring[size - 1 - i]))
+                .filter(|&(a, b)| a < n && b < n)
+                .collect();
+            ring[1..].rotate_right(1);
+            pairs
+        })
+        .collect()
+}
+
+/// A round-robin of `n` engines in which every pair plays `games_per_pair` games.
+///
+/// One cycle of the circle method takes `R` rounds (`R = n - 1` for an even `n`; `R = n` for an
+/// odd `n`, each round one engine sitting out). The cycle is played `games_per_pair` times:
+/// rounds `k·R .. (k+1)·R` hold game `k` of every pair, so an engine plays at most once a round.
+/// Colours alternate within a pair: in its games 0, 2, 4... the lower index has Black, in its
+/// games 1, 3, 5... White. The list is ordered by round, then board.
+///
+/// Fewer than two engines, or `games_per_pair == 0`, make an empty schedule.
+///
+/// ```
+/// use goref_tournament::pairing::{round_robin, Pairing};
+///
+/// let schedule = round_robin(3, 2);
+/// assert_eq!(schedule.len(), 6);
+/// assert_eq!(schedule[0], Pairing::new(0, 1, 2)); // engine 0 sits out round 0
+/// assert_eq!(schedule[3], Pairing::new(3, 2, 1)); // the pair's second game: colours swapped
+/// ```
+#[must_use]
+pub fn round_robin(n: usize, games_per_pair: usize) -> Vec<Pairing> {
+    if n < 2 || games_per_pair == 0 {
+        return Vec::new();
+    }
+    let cycle = circle_rounds(n);
+    let mut schedule = Vec::new();
+    for game in 0..games_per_pair {
+        for (r, pairs) in cycle.iter().enumerate() {
+            let round = game * cycle.len() + r;
+            schedule.extend(pairs.iter().map(|&(a, b)| alternating(round, a, b, game)));
+        }
+    }
+    schedule
+}
+
+/// A gauntlet: each of the first `seeds` engines plays `games_per_pair` games against each of
+/// the other `n - seeds` engines. Seeds do not play each other, nor do the others (as in
+/// cutechess's gauntlet).
+///
+/// With `L = max(seeds, n - seeds)`, one cycle takes `L` rounds: in round `r` seed `i` meets
+/// opponent `seeds + (i + r) mod L` (if there is one), so an engine plays at most once a round.
+/// Cycle `k` (rounds `k·L .. (k+1)·L`) holds game `k` of every pair, and colours alternate within
+/// a pair: in its even-numbered games the seed has Black. Ordered by round, then seed.
+///
+/// No seeds, no other engines, or `games_per_pair == 0` make an empty schedule; `seeds` larger
+/// than `n` counts as `n`.
+///
+/// ```
+/// use goref_tournament::pairing::{gauntlet, Pairing};
+///
+/// // Engine 0 against engines 1, 2 and 3, twice each.
+/// let schedule = gauntlet(4, 1, 2);
+/// assert_eq!(schedule.len(), 6);
+/// assert_eq!(schedule[0], Pairing::new(0, 0, 1));
+/// assert_eq!(schedule[3], Pairing::new(3, 1, 0));
+/// ```
 #[must_use]
 pub fn gauntlet(n: usize, seeds: usize, games_per_pair: usize) -> Vec<Pairing> {
-    let mut out = Vec::new();
-    for g in 0..games_per_pair {
-        for a in 0..seeds.min(n) {
-            for b in seeds..n {
-                let (black, white) = if g % 2 == 0 { (a, b) } else { (b, a) };
-                out.push(Pairing {
-                    round: g,
-                    black,
-                    white,
-                });
+    let seeds = seeds.min(n);
+    let others = n - seeds;
+    if seeds == 0 || others == 0 || games_per_pair == 0 {
+        return Vec::new();
+    }
+    let cycle = seeds.max(others);
+    let mut schedule = Vec::new();
+    for game in 0..games_per_pair {
+        for r in 0..cycle {
+            let round = game * cycle + r;
+            for seed in 0..seeds {
+                let other = (seed + r) % cycle;
+                if other < others {
+                    schedule.push(alternating(round, seed, seeds + other, game));
+                }
             }
         }
     }
-    out
+    schedule
+}
+
+// ---------------------------------------------------------------------------------------------
+// Swiss
+// ---------------------------------------------------------------------------------------------
+
+/// The pairings of one round of a [`Swiss`] tournament.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Round {
+    /// The round, counted from 0.
+    pub number: usize,
+    /// The games, best-ranked board first; every `round` field equals `number`.
+    pub pairings: Vec<Pairing>,
+    /// The engine that sits out and scores a win, if the number of engines is odd.
+    pub bye: Option<usize>,
+}
+
+/// A recorded round of a [`Swiss`] tournament.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayedRound {
+    /// The round, counted from 0.
+    pub number: usize,
+    /// The games and their outcomes.
+    pub games: Vec<GameResult>,
+    /// The engine that had the bye, if any.
+    pub bye: Option<usize>,
+}
+
+/// One line of the [`Swiss`] standings. All scores are in half points ([`Points`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Standing {
+    /// The place, from 1 (first). Places are never shared: the last tie-break is the seed.
+    pub rank: usize,
+    /// The engine.
+    pub engine: usize,
+    /// Points: 1 a win, ½ a draw, 0 a loss, 1 a bye.
+    pub points: Points,
+    /// SOS, the sum of the opponents' points: one term per game played (an opponent met twice
+    /// counts twice). A bye has no opponent and adds nothing.
+    pub sos: Points,
+    /// SODOS, the sum of the points of the opponents this engine defeated (one term per game
+    /// won; draws and byes add nothing).
+    pub sodos: Points,
+    /// SOSOS, the sum of the opponents' SOS (one term per game played; a bye adds nothing).
+    pub sosos: Points,
+}
+
+/// A Swiss tournament of `n` engines, as played in Go and in KGS bot tournaments.
+///
+/// Each round is paired from the current standings ([`Swiss::standings`]):
+///
+/// * **Byes.** With an odd number of engines, one engine sits out and scores a win. The bye goes
+///   to the lowest-ranked engine among those that have had the fewest byes (so, the lowest-ranked
+///   engine that has not had one, while there is one).
+/// * **Scores.** Going down the standings, the best-ranked unpaired engine meets the nearest-ranked
+///   unpaired engine it may meet, so engines meet opponents with equal or nearest scores.
+/// * **No repeats.** Two engines that have already met are never paired while a pairing of the
+///   whole round without such a repeat exists: the pairing is an exhaustive search (backtracking
+///   over the standings, remembering which sets of engines cannot be paired), so it finds such a
+///   pairing whenever one exists. When none exists it pairs with the fewest previous meetings.
+///   Moreover, among repeat-free pairings it looks ahead and prefers one after which every later
+///   round up to the last possible one (round `n - 2` for an even `n`, `n - 1` for an odd one)
+///   can still be paired without repeats; this makes a Swiss of up to `n - 1` rounds a complete
+///   round-robin without ever repeating a pairing. (The look-ahead is a bounded search: it is
+///   skipped above 63 engines, or after rounds recorded with repeats or absentees, and gives up
+///   optimistically on a search too long to finish.)
+/// * **Colours.** The engine that has had Black fewer times gets Black; on equal counts, the
+///   lower-ranked one gets Black.
+///
+/// The search is exact, hence exponential in the worst case; it is meant for the tens of engines
+/// of bot tournaments.
+///
+/// ```
+/// use goref_tournament::pairing::{Outcome, Swiss};
+///
+/// let mut swiss = Swiss::new(4);
+/// let round = swiss.next_round();
+/// assert_eq!(round.pairings.len(), 2);
+/// assert_eq!(round.bye, None);
+/// swiss.record(&round, &[Outcome::BlackWins, Outcome::Draw]).unwrap();
+/// assert_eq!(swiss.next_round().number, 1);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Swiss {
+    engines: usize,
+    history: Vec<PlayedRound>,
+}
+
+/// How many times each pair of engines met, in a square table.
+struct Meetings {
+    size: usize,
+    counts: Vec<u32>,
+}
+
+impl Meetings {
+    fn new(size: usize) -> Meetings {
+        Meetings {
+            size,
+            counts: vec![0; size * size],
+        }
+    }
+
+    fn get(&self, a: usize, b: usize) -> u32 {
+        self.counts[a * self.size + b]
+    }
+
+    fn add(&mut self, a: usize, b: usize) {
+        self.counts[a * self.size + b] += 1;
+        self.counts[b * self.size + a] += 1;
+    }
+}
+
+impl Swiss {
+    /// A Swiss tournament of `engines` engines, no round played yet.
+    #[must_use]
+    pub fn new(engines: usize) -> Swiss {
+        Swiss {
+            engines,
+            history: Vec::new(),
+        }
+    }
+
+    /// The number of engines.
+    #[must_use]
+    pub fn engines(&self) -> usize {
+        self.engines
+    }
+
+    /// The number of rounds recorded.
+    #[must_use]
+    pub fn rounds_played(&self) -> usize {
+        self.history.len()
+    }
+
+    /// The rounds recorded, in order.
+    #[must_use]
+    pub fn history(&self) -> &[PlayedRound] {
+        &self.history
+    }
+
+    /// The pairings of the next round (see [`Swiss`] for the rules). Without engines the round is
+    /// empty; a single engine gets the bye.
+    #[must_use]
+    pub fn next_round(&self) -> Round {
+        let number = self.history.len();
+        let n = self.engines;
+        if n == 0 {
+            return Round {
+                number,
+                pairings: Vec::new(),
+                bye: None,
+            };
+        }
+        let order: Vec<usize> = self.standings().iter().map(|s| s.engine).collect();
+        let mut place = vec![0; n];
+        for (i, &engine) in order.iter().enumerate() {
+            place[engine] = i;
+        }
+        // With an odd number of engines, a phantom engine `n` stands for the bye.
+        let size = n + n % 2;
+        let phantom = (size > n).then_some(n);
+        let meetings = self.meetings(size);
+
+        // The search takes the first unpaired vertex of `sequence` and tries its partners in
+        // the order of `preferences`: the phantom first, preferring engines with fewer byes,
+        // then lower-ranked ones; then the engines down the standings, preferring the nearest.
+        let mut sequence = Vec::with_capacity(size);
+        let mut preferences = vec![Vec::new(); size];
+        if let Some(phantom) = phantom {
+            sequence.push(phantom);
+            let mut candidates = order.clone();
+            candidates.sort_by_key(|&e| (meetings.get(e, phantom), Reverse(place[e])));
+            preferences[phantom] = candidates;
+        }
+        sequence.extend_from_slice(&order);
+        for (i, &engine) in order.iter().enumerate() {
+            preferences[engine] = order[i + 1..].to_vec();
+        }
+
+        let mut search = Search::new(&meetings, sequence, preferences);
+        let mut pairs = search.fewest_repeats();
+        if search.repeat_free {
+            if let Some(rounds_left) = self.rounds_to_complete(&meetings) {
+                if let Some(better) = search.completable(rounds_left) {
+                    pairs = better;
+                }
+            }
+        }
+
+        let blacks = self.blacks();
+        let mut bye = None;
+        let mut boards = Vec::with_capacity(pairs.len());
+        for (a, b) in pairs {
+            if Some(a) == phantom || Some(b) == phantom {
+                bye = Some(a.min(b));
+                continue;
+            }
+            // The one with fewer Blacks has Black; on equal counts, the lower-ranked one.
+            let a_black = (blacks[a], Reverse(place[a])) < (blacks[b], Reverse(place[b]));
+            let (black, white) = if a_black { (a, b) } else { (b, a) };
+            boards.push(Pairing::new(number, black, white));
+        }
+        boards.sort_by_key(|p| place[p.black].min(place[p.white]));
+        Round {
+            number,
+            pairings: boards,
+            bye,
+        }
+    }
+
+    /// Records the outcomes of `round`: `outcomes[i]` is the outcome of `round.pairings[i]`.
+    ///
+    /// The round need not be the one [`Swiss::next_round`] proposed (an organiser may change
+    /// it), but it must be the next round, with every engine at most once in it. Engines
+    /// neither paired nor given the bye are absent and score nothing that round. Nothing is
+    /// recorded on error.
+    ///
+    /// # Errors
+    ///
+    /// [`PairingError::WrongRound`] if the round or one of its pairings is not the next round,
+    /// [`PairingError::OutcomeCount`] if there is not one outcome per pairing,
+    /// [`PairingError::UnknownEngine`] for an index out of `0..n`, and
+    /// [`PairingError::EngineTwice`] for an engine that appears twice.
+    pub fn record(&mut self, round: &Round, outcomes: &[Outcome]) -> Result<(), PairingError> {
+        let expected = self.history.len();
+        if let Some(found) = std::iter::once(round.number)
+            .chain(round.pairings.iter().map(|p| p.round))
+            .find(|&r| r != expected)
+        {
+            return Err(PairingError::WrongRound { expected, found });
+        }
+        if outcomes.len() != round.pairings.len() {
+            return Err(PairingError::OutcomeCount {
+                pairings: round.pairings.len(),
+                outcomes: outcomes.len(),
+            });
+        }
+        let mut seen = vec![false; self.engines];
+        let engines = round
+            .pairings
+            .iter()
+            .flat_map(|p| [p.black, p.white])
+            .chain(round.bye);
+        for engine in engines {
+            match seen.get_mut(engine) {
+                None => return Err(PairingError::UnknownEngine(engine)),
+                Some(true) => return Err(PairingError::EngineTwice(engine)),
+                Some(seen) => *seen = true,
+            }
+        }
+        let games = round
+            .pairings
+            .iter()
+            .zip(outcomes)
+            .map(|(&pairing, &outcome)| GameResult { pairing, outcome })
+            .collect();
+        self.history.push(PlayedRound {
+            number: expected,
+            games,
+            bye: round.bye,
+        });
+        Ok(())
+    }
+
+    /// The standings, first place first: by points, then SOS, then SODOS, then SOSOS (all
+    /// higher is better), then seed (lower index is better). See [`Standing`] for how a bye
+    /// counts.
+    #[must_use]
+    pub fn standings(&self) -> Vec<Standing> {
+        let n = self.engines;
+        let games = || self.history.iter().flat_map(|r| &r.games);
+        let mut points = vec![Points::ZERO; n];
+        for game in games() {
+            let p = game.pairing;
+            points[p.black] += game.outcome.points(Color::Black);
+            points[p.white] += game.outcome.points(Color::White);
+        }
+        for bye in self.history.iter().filter_map(|r| r.bye) {
+            points[bye] += Points::ONE;
+        }
+        let mut sos = vec![Points::ZERO; n];
+        let mut sodos = vec![Points::ZERO; n];
+        for game in games() {
+            let p = game.pairing;
+            sos[p.black] += points[p.white];
+            sos[p.white] += points[p.black];
+            match game.outcome {
+                Outcome::BlackWins => sodos[p.black] += points[p.white],
+                Outcome::WhiteWins => sodos[p.white] += points[p.black],
+                Outcome::Draw => {}
+            }
+        }
+        let mut sosos = vec![Points::ZERO; n];
+        for game in games() {
+            let p = game.pairing;
+            sosos[p.black] += sos[p.white];
+            sosos[p.white] += sos[p.black];
+        }
+        let mut standings: Vec<Standing> = (0..n)
+            .map(|engine| Standing {
+                rank: 0,
+                engine,
+                points: points[engine],
+                sos: sos[engine],
+                sodos: sodos[engine],
+                sosos: sosos[engine],
+            })
+            .collect();
+        standings.sort_by_key(|s| {
+            (
+                Reverse(s.points),
+                Reverse(s.sos),
+                Reverse(s.sodos),
+                Reverse(s.sosos),
+                s.engine,
+            )
+        });
+        for (i, standing) in standings.iter_mut().enumerate() {
+            standing.rank = i + 1;
+        }
+        standings
+    }
+
+    /// How many times each pair met; with `size == n + 1`, vertex `n` stands for the bye.
+    fn meetings(&self, size: usize) -> Meetings {
+        let mut meetings = Meetings::new(size);
+        for round in &self.history {
+            for game in &round.games {
+                meetings.add(game.pairing.black, game.pairing.white);
+            }
+            if let Some(bye) = round.bye {
+                if size > self.engines {
+                    meetings.add(bye, self.engines);
+                }
+            }
+        }
+        meetings
+    }
+
+    /// How many times each engine had Black.
+    fn blacks(&self) -> Vec<usize> {
+        let mut blacks = vec![0; self.engines];
+        for game in self.history.iter().flat_map(|r| &r.games) {
+            blacks[game.pairing.black] += 1;
+        }
+        blacks
+    }
+
+    /// The number of rounds that would remain, after the next one, before every pair has met;
+    /// `None` when looking ahead is pointless or out of reach: fewer than two such rounds, more
+    /// than 64 vertices, or a history that is not a set of disjoint perfect matchings (repeats,
+    /// absentees).
+    fn rounds_to_complete(&self, meetings: &Meetings) -> Option<usize> {
+        let size = meetings.size;
+        let played = self.history.len();
+        let left = (size - 1).checked_sub(played + 1)?;
+        if left < 2 || size > 64 {
+            return None;
+        }
+        for a in 0..size {
+            let row = &meetings.counts[a * size..(a + 1) * size];
+            if row.iter().any(|&c| c > 1) || row.iter().sum::<u32>() as usize != played {
+                return None;
+            }
+        }
+        Some(left)
+    }
+}
+
+/// The most search steps spent on looking ahead for one round.
+const LOOKAHEAD_STEPS: u64 = 2_000_000;
+/// The most search steps spent on checking that one candidate round can be completed.
+const COMPLETION_STEPS: u64 = 200_000;
+
+/// An exhaustive search for a perfect matching of the vertices `0..size` (engines, and the bye),
+/// in an order of preference, with as few previous meetings as possible.
+struct Search<'a> {
+    meetings: &'a Meetings,
+    /// The vertices, in the order in which they choose a partner.
+    sequence: Vec<usize>,
+    /// Each vertex's possible partners, preferred first.
+    preferences: Vec<Vec<usize>>,
+    paired: Vec<bool>,
+    pairs: Vec<(usize, usize)>,
+    /// Sets of unpaired vertices (as bit sets) that cannot be paired within a budget of
+    /// previous meetings.
+    hopeless: HashSet<(Vec<u64>, u32)>,
+    /// Whether the last [`Search::fewest_repeats`] found a pairing without repeats.
+    repeat_free: bool,
+    steps: u64,
+    step_limit: Option<u64>,
+    aborted: bool,
+    found: Option<Vec<(usize, usize)>>,
+}
+
+impl<'a> Search<'a> {
+    fn new(meetings: &'a Meetings, sequence: Vec<usize>, preferences: Vec<Vec<usize>>) -> Self {
+        Search {
+            meetings,
+            sequence,
+            preferences,
+            paired: vec![false; meetings.size],
+            pairs: Vec::new(),
+            hopeless: HashSet::new(),
+            repeat_free: false,
+            steps: 0,
+            step_limit: None,
+            aborted: false,
+            found: None,
+        }
+    }
+
+    /// The preferred pairing among those with the fewest previous meetings.
+    fn fewest_repeats(&mut self) -> Vec<(usize, usize)> {
+        let mut budget = 0;
+        loop {
+            self.found = None;
+            if self.solve(budget, &mut |_| true, true) {
+                self.repeat_free = budget == 0;
+                return self.found.take().unwrap_or_default();
+            }
+            budget += 1;
+        }
+    }
+
+    /// The preferred pairing without repeats after which `rounds_left` more rounds can be
+    /// paired without repeats; `None` if there is none or the search is too long.
+    fn completable(&mut self, rounds_left: usize) -> Option<Vec<(usize, usize)>> {
+        let meetings = self.meetings;
+        let size = meetings.size;
+        let mut accept = |pairs: &[(usize, usize)]| {
+            // The edges still unplayed after this round.
+            let mut adjacency = vec![0u64; size];
+            for (a, row) in adjacency.iter_mut().enumerate() {
+                for b in (0..size).filter(|&b| b != a && meetings.get(a, b) == 0) {
+                    *row |= 1 << b;
+                }
+            }
+            for &(a, b) in pairs {
+                adjacency[a] &= !(1 << b);
+                adjacency[b] &= !(1 << a);
+            }
+            let mut factorizer = Factorizer {
+                adjacency,
+                steps: 0,
+            };
+            // A search that gives up counts as a success.
+            factorizer.factorize(rounds_left).unwrap_or(true)
+        };
+        self.found = None;
+        self.steps = 0;
+        self.step_limit = Some(LOOKAHEAD_STEPS);
+        self.solve(0, &mut accept, false);
+        self.step_limit = None;
+        if self.aborted {
+            self.aborted = false;
+            return None;
+        }
+        self.found.take()
+    }
+
+    /// The unpaired vertices, as a bit set.
+    fn unpaired(&self) -> Vec<u64> {
+        let mut set = vec![0u64; self.paired.len().div_ceil(64)];
+        for (v, _) in self.paired.iter().enumerate().filter(|(_, &p)| !p) {
+            set[v / 64] |= 1 << (v % 64);
+        }
+        set
+    }
+
+    /// Whether some unpaired vertex has no unpaired partner it has not met.
+    fn dead_end(&self) -> bool {
+        let free: Vec<usize> = (0..self.paired.len()).filter(|&v| !self.paired[v]).collect();
+        free.iter().any(|&a| {
+            !free
+                .iter()
+                .any(|&b| b != a && self.meetings.get(a, b) == 0)
+        })
+    }
+
+    /// Completes the pairing with at most `budget` previous meetings, trying partners in the
+    /// order of preference and offering each complete pairing to `accept`; true once one is
+    /// accepted (then `found` holds it) or the search is aborted. `learn` records the sets of
+    /// vertices that cannot be paired, which is only sound if `accept` accepts everything.
+    fn solve(
+        &mut self,
+        budget: u32,
+        accept: &mut dyn FnMut(&[(usize, usize)]) -> bool,
+        learn: bool,
+    ) -> bool {
+        self.steps += 1;
+        if self.step_limit.is_some_and(|limit| self.steps > limit) {
+            self.aborted = true;
+            return true;
+        }
+        let Some(first) = self.sequence.iter().copied().find(|&v| !self.paired[v]) else {
+            if accept(&self.pairs) {
+                self.found = Some(self.pairs.clone());
+                return true;
+            }
+            return false;
+        };
+        let key = (self.unpaired(), budget);
+        if self.hopeless.contains(&key) {
+            return false;
+        }
+        self.paired[first] = true;
+        for i in 0..self.preferences[first].len() {
+            let partner = self.preferences[first][i];
+            let cost = self.meetings.get(first, partner);
+            if self.paired[partner] || cost > budget {
+                continue;
+            }
+            self.paired[partner] = true;
+            self.pairs.push((first, partner));
+            let left = budget - cost;
+            let done = (left > 0 || !self.dead_end()) && self.solve(left, accept, learn);
+            self.pairs.pop();
+            self.paired[partner] = false;
+            if done {
+                self.paired[first] = false;
+                return true;
+            }
+        }
+        self.paired[first] = false;
+        if learn {
+            self.hopeless.insert(key);
+        }
+        false
+    }
+}
+
+/// Gave up: the search took too long.
+struct GaveUp;
+
+/// A search for a 1-factorization: a partition of the edges of a regular graph on at most 64
+/// vertices into perfect matchings.
+struct Factorizer {
+    /// The neighbours of each vertex, as a bit set.
+    adjacency: Vec<u64>,
+    steps: u64,
+}
+
+impl Factorizer {
+    /// Whether the edges split into `factors` perfect matchings (exactly, with none left over).
+    fn factorize(&mut self, factors: usize) -> Result<bool, GaveUp> {
+        let size = self.adjacency.len();
+        let Some(first) = (0..size).find(|&v| self.adjacency[v] != 0) else {
+            return Ok(factors == 0);
+        };
+        if factors == 0 {
+            return Ok(false);
+        }
+        // The edge from the first vertex to its first neighbour belongs to some factor: build
+        // that one now (the order of the factors does not matter).
+        let partner = self.adjacency[first].trailing_zeros() as usize;
+        let all = if size == 64 {
+            u64::MAX
+        } else {
+            (1u64 << size) - 1
+        };
+        let free = all & !(1 << first) & !(1 << partner);
+        let mut chosen = vec![(first, partner)];
+        self.matching(free, &mut chosen, factors)
+    }
+
+    /// Completes the perfect matching `chosen` over the vertices of `free`, then factorizes the
+    /// rest into `factors - 1` matchings.
+    fn matching(
+        &mut self,
+        free: u64,
+        chosen: &mut Vec<(usize, usize)>,
+        factors: usize,
+    ) -> Result<bool, GaveUp> {
+        self.steps += 1;
+        if self.steps > COMPLETION_STEPS {
+            return Err(GaveUp);
+        }
+        if free == 0 {
+            for &(a, b) in chosen.iter() {
+                self.adjacency[a] &= !(1 << b);
+                self.adjacency[b] &= !(1 << a);
+            }
+            let result = self.factorize(factors - 1);
+            for &(a, b) in chosen.iter() {
+                self.adjacency[a] |= 1 << b;
+                self.adjacency[b] |= 1 << a;
+            }
+            return result;
+        }
+        // The free vertex with the fewest free neighbours.
+        let mut best = None;
+        let mut rest = free;
+        while rest != 0 {
+            let v = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let options = (self.adjacency[v] & free).count_ones();
+            if options == 0 {
+                return Ok(false);
+            }
+            match best {
+                Some((_, fewest)) if fewest <= options => {}
+                _ => best = Some((v, options)),
+            }
+        }
+        let Some((v, _)) = best else {
+            return Ok(false);
+        };
+        let mut options = self.adjacency[v] & free;
+        while options != 0 {
+            let u = options.trailing_zeros() as usize;
+            options &= options - 1;
+            chosen.push((v, u));
+            let done = self.matching(free & !(1 << v) & !(1 << u), chosen, factors)?;
+            chosen.pop();
+            if done {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Knockout
+// ---------------------------------------------------------------------------------------------
+
+/// Who fills one side of a knockout match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Slot {
+    /// This engine.
+    Engine(usize),
+    /// Nobody: the other side advances without playing (round 0 only, for the top seeds when
+    /// the number of engines is not a power of two).
+    Bye,
+    /// The winner of a match of the previous round, not decided yet.
+    Undecided,
+}
+
+/// How a knockout match was decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Decision {
+    /// The opponent was a bye.
+    Bye,
+    /// More points over the games played, after this many replay blocks (0: in the first
+    /// games).
+    Score {
+        /// The number of replay blocks played.
+        replay_blocks: usize,
+    },
+    /// Still tied after every replay block allowed: the better colour-balanced score (see
+    /// [`Knockout`]).
+    ColourBalance,
+    /// Still tied on colour-balanced score: the better seed (the lower index).
+    Seed,
+}
+
+/// The decided result of a knockout match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct MatchResult {
+    /// The engine that advances.
+    pub winner: usize,
+    /// How it was decided.
+    pub decision: Decision,
+}
+
+/// A game of a knockout match, played or to play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct MatchGame {
+    /// Who plays whom, with which colour; `round` is the knockout round.
+    pub pairing: Pairing,
+    /// How it ended, `None` while it has not been played.
+    pub outcome: Option<Outcome>,
+}
+
+/// A mini-match of a [`Knockout`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Match {
+    /// The round, counted from 0.
+    pub round: usize,
+    /// The two sides: in round 0 the better seed first; later, the winner of the upper match
+    /// of the previous round first.
+    pub slots: [Slot; 2],
+    /// The games scheduled so far, in order: the first games, then the replay blocks.
+    pub games: Vec<MatchGame>,
+    /// The number of replay blocks scheduled so far.
+    pub replay_blocks: usize,
+    /// The result, once decided.
+    pub result: Option<MatchResult>,
+}
+
+/// A seeded single-elimination tournament of mini-matches between engines `0..n`.
+///
+/// **Bracket.** The bracket has `P` places, `P` the smallest power of two at least `n`; the
+/// places of round 0 pair seed `s` with seed `P - 1 - s`, arranged as usual (for 8: 0–7, 3–4,
+/// 1–6, 2–5) so that seeds 0 and 1 can only meet in the final, seeds 0 to 3 only in the
+/// semi-finals, and so on. Seeds `n..P` do not exist: their opponents, the top seeds, have a bye
+/// and advance without playing. The winners of matches `2j` and `2j + 1` of a round meet in match
+/// `j` of the next round.
+///
+/// **Mini-match.** Each match is `games` games with colours alternating, the better seed (lower
+/// index) having Black in the first game. If the points are tied after them, blocks of 2 games
+/// are added, up to `max_replays` blocks, each with colours swapped (the worse seed has Black in
+/// the block's first game, the better seed in its second), until a block breaks the tie. If
+/// still tied, the **colour-balanced score** decides: for each engine, its average score as
+/// Black plus its average score as White (a colour it never played adds 0), so that the engine
+/// that had one colour more often gains nothing by it; the higher wins. (With an even number of
+/// games each engine played each colour equally often, and then tied points always mean tied
+/// colour-balanced scores.) If still equal, the better seed wins.
+///
+/// `games == 0` starts each match directly with the replay blocks; with `max_replays == 0` as
+/// well, the better seed advances without playing. No engines make an empty knockout without a
+/// winner; a single engine wins without playing.
+///
+/// ```
+/// use goref_tournament::pairing::{Knockout, Outcome, Pairing};
+///
+/// let mut knockout = Knockout::new(4, 1, 0);
+/// assert_eq!(knockout.pending(), [Pairing::new(0, 0, 3), Pairing::new(0, 1, 2)]);
+/// knockout.record(Pairing::new(0, 0, 3), Outcome::WhiteWins).unwrap();
+/// knockout.record(Pairing::new(0, 1, 2), Outcome::BlackWins).unwrap();
+/// assert_eq!(knockout.pending(), [Pairing::new(1, 1, 3)]);
+/// knockout.record(Pairing::new(1, 1, 3), Outcome::WhiteWins).unwrap();
+/// assert_eq!(knockout.winner(), Some(3));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Knockout {
+    engines: usize,
+    games: usize,
+    max_replays: usize,
+    rounds: Vec<Vec<Match>>,
+}
+
+/// The seeds in bracket order: consecutive pairs meet in round 0, consecutive quadruples make up
+/// the matches of round 1, and so on. `size` is a power of two.
+fn bracket_order(size: usize) -> Vec<usize> {
+    let mut order = vec![0];
+    while order.len() < size {
+        let places = order.len() * 2;
+        order = order.iter().flat_map(|&s| [s, places - 1 - s]).collect();
+    }
+    order
+}
+
+/// A sum of fractions `numerator / denominator`, compared exactly.
+#[derive(Clone, Copy)]
+struct Fraction {
+    numerator: u128,
+    denominator: u128,
+}
+
+impl Fraction {
+    /// `points / games`, or 0 without games.
+    fn average(points: u32, games: u32) -> Fraction {
+        if games == 0 {
+            Fraction {
+                numerator: 0,
+                denominator: 1,
+            }
+        } else {
+            Fraction {
+                numerator: points.into(),
+                denominator: games.into(),
+            }
+        }
+    }
+
+    fn add(self, other: Fraction) -> Fraction {
+        Fraction {
+            numerator: self.numerator * other.denominator + other.numerator * self.denominator,
+            denominator: self.denominator * other.denominator,
+        }
+    }
+
+    fn compare(self, other: Fraction) -> Ordering {
+        (self.numerator * other.denominator).cmp(&(other.numerator * self.denominator))
+    }
+}
+
+impl Match {
+    /// The points `engine` scored in the games played.
+    fn points(&self, engine: usize) -> Points {
+        self.games
+            .iter()
+            .filter_map(|g| Some(g.outcome?.points(g.pairing.color_of(engine)?)))
+            .sum()
+    }
+
+    /// `engine`'s average score as Black plus its average score as White (in half points).
+    fn colour_balanced(&self, engine: usize) -> Fraction {
+        let mut points = [0u32; 2];
+        let mut games = [0u32; 2];
+        for game in &self.games {
+            if let (Some(outcome), Some(color)) = (game.outcome, game.pairing.color_of(engine)) {
+                points[color.index()] += outcome.points(color).halves();
+                games[color.index()] += 1;
+            }
+        }
+        Fraction::average(points[0], games[0]).add(Fraction::average(points[1], games[1]))
+    }
+
+    /// Adds the match's first `games` games between `better` and `worse` seeds.
+    fn schedule_first(&mut self, better: usize, worse: usize, games: usize) {
+        let round = self.round;
+        self.games.extend((0..games).map(|i| MatchGame {
+            pairing: alternating(round, better, worse, i),
+            outcome: None,
+        }));
+    }
+
+    /// Decides the match if all its games are played and the rules allow, or adds a replay
+    /// block.
+    fn evaluate(&mut self, a: usize, b: usize, max_replays: usize) -> Option<MatchResult> {
+        if self.games.iter().any(|g| g.outcome.is_none()) {
+            return None;
+        }
+        let (better, worse) = (a.min(b), a.max(b));
+        let decide = |winner, decision| Some(MatchResult { winner, decision });
+        match self.points(better).cmp(&self.points(worse)) {
+            Ordering::Greater => {
+                return decide(better, self.score_decision());
+            }
+            Ordering::Less => return decide(worse, self.score_decision()),
+            Ordering::Equal => {}
+        }
+        if self.replay_blocks < max_replays {
+            self.replay_blocks += 1;
+            let round = self.round;
+            self.games.extend(
+                [(worse, better), (better, worse)].map(|(black, white)| MatchGame {
+                    pairing: Pairing::new(round, black, white),
+                    outcome: None,
+                }),
+            );
+            return None;
+        }
+        match self
+            .colour_balanced(better)
+            .compare(self.colour_balanced(worse))
+        {
+            Ordering::Greater => decide(better, Decision::ColourBalance),
+            Ordering::Less => decide(worse, Decision::ColourBalance),
+            Ordering::Equal => decide(better, Decision::Seed),
+        }
+    }
+
+    fn score_decision(&self) -> Decision {
+        Decision::Score {
+            replay_blocks: self.replay_blocks,
+        }
+    }
+}
+
+impl Knockout {
+    /// A knockout of `engines` engines, matches of `games` games and up to `max_replays` replay
+    /// blocks of 2 games (see [`Knockout`]).
+    #[must_use]
+    pub fn new(engines: usize, games: usize, max_replays: usize) -> Knockout {
+        let mut knockout = Knockout {
+            engines,
+            games,
+            max_replays,
+            rounds: Vec::new(),
+        };
+        let Some(places) = engines.checked_next_power_of_two() else {
+            return knockout;
+        };
+        if engines < 2 {
+            return knockout;
+        }
+        let order = bracket_order(places);
+        let slot = |seed: usize| {
+            if seed < engines {
+                Slot::Engine(seed)
+            } else {
+                Slot::Bye
+            }
+        };
+        let first = order
+            .chunks(2)
+            .map(|pair| Match {
+                round: 0,
+                slots: [slot(pair[0]), slot(pair[1])],
+                games: Vec::new(),
+                replay_blocks: 0,
+                result: None,
+            })
+            .collect();
+        knockout.rounds.push(first);
+        let mut matches = places / 4;
+        while matches > 0 {
+            let round = knockout.rounds.len();
+            let empty = Match {
+                round,
+                slots: [Slot::Undecided; 2],
+                games: Vec::new(),
+                replay_blocks: 0,
+                result: None,
+            };
+            knockout.rounds.push(vec![empty; matches]);
+            matches /= 2;
+        }
+        for j in 0..knockout.rounds[0].len() {
+            if let [Slot::Engine(a), Slot::Engine(b)] = knockout.rounds[0][j].slots {
+                knockout.rounds[0][j].schedule_first(a.min(b), a.max(b), games);
+            }
+            knockout.resolve(0, j);
+        }
+        knockout
+    }
+
+    /// The number of engines.
+    #[must_use]
+    pub fn engines(&self) -> usize {
+        self.engines
+    }
+
+    /// The games to play now, in any order or at once: the unplayed games of every match whose
+    /// two engines are known, round by round. A replay block appears once the games before it
+    /// are all played and tied.
+    #[must_use]
+    pub fn pending(&self) -> Vec<Pairing> {
+        self.rounds
+            .iter()
+            .flatten()
+            .flat_map(|m| &m.games)
+            .filter(|g| g.outcome.is_none())
+            .map(|g| g.pairing)
+            .collect()
+    }
+
+    /// Records the outcome of the pending game `pairing` (if the match has several identical
+    /// pending games, the first one).
+    ///
+    /// # Errors
+    ///
+    /// [`PairingError::NotPending`] if `pairing` is not in [`Knockout::pending`]; nothing is
+    /// recorded then.
+    pub fn record(&mut self, pairing: Pairing, outcome: Outcome) -> Result<(), PairingError> {
+        let round = self
+            .rounds
+            .get_mut(pairing.round)
+            .ok_or(PairingError::NotPending(pairing))?;
+        for (j, m) in round.iter_mut().enumerate() {
+            if let Some(game) = m
+                .games
+                .iter_mut()
+                .find(|g| g.outcome.is_none() && g.pairing == pairing)
+            {
+                game.outcome = Some(outcome);
+                self.resolve(pairing.round, j);
+                return Ok(());
+            }
+        }
+        Err(PairingError::NotPending(pairing))
+    }
+
+    /// The champion, once the final is decided (a single engine is champion at once).
+    #[must_use]
+    pub fn winner(&self) -> Option<usize> {
+        if self.engines == 1 {
+            return Some(0);
+        }
+        Some(self.rounds.last()?.first()?.result?.winner)
+    }
+
+    /// The bracket, round by round: round `r` has `P / 2^(r+1)` matches (see [`Knockout`]).
+    #[must_use]
+    pub fn rounds(&self) -> &[Vec<Match>] {
+        &self.rounds
+    }
+
+    /// Decides match `j` of round `r` if it can be, and carries its winner forward.
+    fn resolve(&mut self, r: usize, j: usize) {
+        let max_replays = self.max_replays;
+        let m = &mut self.rounds[r][j];
+        if m.result.is_some() {
+            return;
+        }
+        let advancing = match m.slots {
+            [Slot::Undecided, _] | [_, Slot::Undecided] => return,
+            [Slot::Bye, Slot::Bye] => Slot::Bye,
+            [Slot::Engine(a), Slot::Bye] | [Slot::Bye, Slot::Engine(a)] => {
+                m.result = Some(MatchResult {
+                    winner: a,
+                    decision: Decision::Bye,
+                });
+                Slot::Engine(a)
+            }
+            [Slot::Engine(a), Slot::Engine(b)] => match m.evaluate(a, b, max_replays) {
+                None => return,
+                Some(result) => {
+                    m.result = Some(result);
+                    Slot::Engine(result.winner)
+                }
+            },
+        };
+        let games = self.games;
+        let Some(next) = self.rounds.get_mut(r + 1).and_then(|round| round.get_mut(j / 2)) else {
+            return;
+        };
+        next.slots[j % 2] = advancing;
+        if let [Slot::Engine(a), Slot::Engine(b)] = next.slots {
+            next.schedule_first(a.min(b), a.max(b), games);
+        }
+        self.resolve(r + 1, j / 2);
+    }
 }
