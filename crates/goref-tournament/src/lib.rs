@@ -5,6 +5,7 @@
 pub mod pairing;
 pub mod plan;
 pub mod rating;
+pub mod report;
 pub mod runner;
 pub mod standings;
 

@@ -1,0 +1,186 @@
+//! `report.html` of constructed tournaments: escaped names, one link per record, a plot per
+//! chart, nothing fetched from elsewhere, and a small file.
+
+use goref_match::Ending;
+use goref_tournament::report::{report_html, write_report, REPORT_FILE};
+use goref_tournament::GameLine;
+
+fn names() -> Vec<String> {
+    vec![
+        "<b>x</b>".to_string(),
+        "Leela & co".to_string(),
+        "gnugo \"level 10\"".to_string(),
+    ]
+}
+
+/// Game `number` (from 1) of a round robin of three, with a mix of endings; games whose
+/// number is a multiple of 7 are forfeits not played (no record).
+fn game(number: usize) -> GameLine {
+    let names = names();
+    let pairs = [(0, 1), (1, 2), (2, 0), (1, 0), (2, 1), (0, 2)];
+    let (black, white) = pairs[(number - 1) % pairs.len()];
+    let line = |result: &str, winner: Option<char>, end: Ending, detail: Option<&str>| GameLine {
+        game: number,
+        round: (number - 1) / 3 + 1,
+        black,
+        white,
+        black_name: names[black].clone(),
+        white_name: names[white].clone(),
+        black_version: Some("1.0".to_string()),
+        white_version: None,
+        result: result.to_string(),
+        winner,
+        end,
+        detail: detail.map(str::to_string),
+        moves: 100 + number,
+        seconds: [1.5 * (black + 1) as f64, 0.75 * (white + 1) as f64],
+        genmoves: [50, 50],
+        sgf: Some(format!("games/{number:04}.sgf")),
+    };
+    if number % 7 == 0 {
+        return GameLine {
+            moves: 0,
+            seconds: [0.0; 2],
+            genmoves: [0; 2],
+            sgf: None,
+            ..line(
+                "W+F",
+                Some('W'),
+                Ending::Fault,
+                Some("<b>x</b> could not start: no such file"),
+            )
+        };
+    }
+    match number % 5 {
+        0 => line("B+R", Some('B'), Ending::Resignation, None),
+        1 => line("W+3.5", Some('W'), Ending::TwoPasses, None),
+        2 => line("B+T", Some('B'), Ending::Time, Some("White's time ran out")),
+        3 => line("0", None, Ending::TwoPasses, None),
+        _ => line("W+Crash", Some('W'), Ending::Crash, Some("exited <signal 9>")),
+    }
+}
+
+fn tournament(games: usize) -> Vec<GameLine> {
+    (1..=games).map(game).collect()
+}
+
+#[test]
+fn names_and_details_are_escaped() {
+    let html = report_html("round-robin", &names(), &tournament(12));
+    assert!(html.contains("&lt;b&gt;x&lt;/b&gt;"));
+    assert!(!html.contains("<b>x</b>"), "a raw engine name");
+    assert!(html.contains("Leela &amp; co"));
+    assert!(!html.contains("Leela & co"));
+    assert!(html.contains("gnugo &quot;level 10&quot;"));
+    assert!(html.contains("exited &lt;signal 9&gt;"));
+    assert!(!html.contains("<signal"));
+}
+
+#[test]
+fn one_link_per_game_with_a_record() {
+    let games = tournament(12);
+    let html = report_html("round-robin", &names(), &games);
+    let with_records: Vec<&GameLine> = games.iter().filter(|g| g.sgf.is_some()).collect();
+    assert_eq!(with_records.len(), 11, "game 7 is a forfeit without a record");
+    assert_eq!(html.matches("<a href=\"games/").count(), with_records.len());
+    for g in with_records {
+        let link = format!("<a href=\"{}\">", g.sgf.as_deref().unwrap());
+        assert_eq!(html.matches(&link).count(), 1, "{link}");
+    }
+}
+
+#[test]
+fn a_plot_per_chart_and_nothing_from_elsewhere() {
+    let html = report_html("round-robin", &names(), &tournament(12));
+    // Ratings over the games, time per move, endings.
+    assert_eq!(html.matches("<svg").count(), 3);
+    assert_eq!(html.matches("</svg>").count(), 3);
+    for outside in ["http://", "https://", "<script", "<link", "<img", "@import", "url("] {
+        assert!(!html.contains(outside), "{outside}");
+    }
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.trim_end().ends_with("</html>"));
+}
+
+#[test]
+fn the_sections_show_the_tournament() {
+    let games = tournament(12);
+    let html = report_html("round-robin", &names(), &games);
+    assert!(html.contains("<title>round-robin: 3 engines, 12 games</title>"));
+    for section in [
+        "Standings",
+        "Crosstable",
+        "Ratings as games were added",
+        "Time per move",
+        "How games ended",
+        "Forfeits by engine",
+        "95% interval",
+        "SOS",
+        "SODOS",
+        "SOSOS",
+    ] {
+        assert!(html.contains(section), "{section}");
+    }
+    // The endings that occurred, counted.
+    let count = |end: Ending| games.iter().filter(|g| g.end == end).count();
+    for end in [Ending::Fault, Ending::Time, Ending::Crash, Ending::TwoPasses] {
+        let row = format!("<tr><td>{}</td><td class=\"n\">{}</td></tr>", end.name(), count(end));
+        assert!(html.contains(&row), "{row}");
+    }
+    // The forfeit not played is explained.
+    assert!(html.contains("&lt;b&gt;x&lt;/b&gt; could not start: no such file"));
+}
+
+#[test]
+fn no_games_yet() {
+    let html = report_html("swiss", &names(), &[]);
+    assert!(html.contains("No games yet."));
+    assert!(html.contains("&lt;b&gt;x&lt;/b&gt;"));
+    assert!(!html.contains("<b>x</b>"));
+    let html = report_html("swiss", &[], &[]);
+    assert!(html.contains("0 engines, 0 games"));
+}
+
+#[test]
+fn games_out_of_order_are_shown_in_game_order() {
+    let mut games = tournament(6);
+    games.reverse();
+    let html = report_html("round-robin", &names(), &games);
+    let first = html.find("games/0001.sgf").unwrap();
+    let last = html.find("games/0006.sgf").unwrap();
+    assert!(first < last);
+}
+
+#[test]
+fn the_report_stays_small() {
+    let small = report_html("round-robin", &names(), &tournament(12));
+    let big = report_html("round-robin", &names(), &tournament(100));
+    eprintln!(
+        "report.html: {} bytes for 12 games, {} bytes for 100 games",
+        small.len(),
+        big.len()
+    );
+    assert!(big.len() < 500 * 1024, "{} bytes", big.len());
+    assert_eq!(big.matches("<svg").count(), 3);
+    assert_eq!(
+        big.matches("<a href=\"games/").count(),
+        (1..=100).filter(|n| n % 7 != 0).count()
+    );
+}
+
+#[test]
+fn write_report_replaces_the_file() {
+    let dir = std::env::temp_dir().join(format!("goref-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(REPORT_FILE), "old").unwrap();
+    let games = tournament(12);
+    write_report(&dir, "round-robin", &names(), &games).unwrap();
+    let written = std::fs::read_to_string(dir.join(REPORT_FILE)).unwrap();
+    assert_eq!(written, report_html("round-robin", &names(), &games));
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from(REPORT_FILE)]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
