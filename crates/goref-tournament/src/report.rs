@@ -23,6 +23,9 @@ pub const REPORT_FILE: &str = "report.html";
 /// the games.
 const HISTORY_POINTS: usize = 40;
 
+/// The size of the plots' text (`plotters` draws it at this over 1.24 pixels).
+const LABEL_SIZE: f64 = 17.0;
+
 /// The width of the plots, in pixels.
 const PLOT_WIDTH: u32 = 760;
 
@@ -103,7 +106,8 @@ h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ccc; }
 .sub { color: #555; margin-top: 0; }
 nav a { color: #246; }
-table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; display: block;
+  max-width: 100%; overflow-x: auto; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; }
 th { background: #f0f0f0; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
@@ -306,7 +310,7 @@ fn endings_section(page: &mut String, names: &[String], games: &[GameLine]) {
         page,
         bars_svg(&labels, &values, &colors, "games", |v| format!("{v:.0}")),
     );
-    page.push_str("<table>\n<tr><th>Ending</th><th>Games</th></tr>\n");
+    page.push_str("<p class=\"note\">Red: the loser forfeited.</p>\n<table>\n<tr><th>Ending</th><th>Games</th></tr>\n");
     for (k, c) in &counts {
         let _ = writeln!(page, "<tr><td>{}</td><td class=\"n\">{c}</td></tr>", esc(k));
     }
@@ -417,9 +421,25 @@ fn plot(page: &mut String, svg: Result<String, Box<dyn Error>>) {
     }
 }
 
-/// The colour of the engine of seed `i`, the same in every plot.
+/// The colour of the engine of seed `i`, the same in every plot: ten that read well on
+/// white, then `plotters`' palette.
 fn engine_color(i: usize) -> RGBColor {
-    let (r, g, b) = Palette99::pick(i).rgb();
+    const FIRST: [(u8, u8, u8); 10] = [
+        (0x1f, 0x77, 0xb4),
+        (0xd6, 0x27, 0x28),
+        (0x2c, 0xa0, 0x2c),
+        (0xff, 0x7f, 0x0e),
+        (0x94, 0x67, 0xbd),
+        (0x8c, 0x56, 0x4b),
+        (0xe3, 0x77, 0xc2),
+        (0x7f, 0x7f, 0x7f),
+        (0xbc, 0xbd, 0x22),
+        (0x17, 0xbe, 0xcf),
+    ];
+    let (r, g, b) = FIRST
+        .get(i)
+        .copied()
+        .unwrap_or_else(|| Palette99::pick(i).rgb());
     RGBColor(r, g, b)
 }
 
@@ -468,13 +488,17 @@ fn rating_svg(
         );
         let mut chart = ChartBuilder::on(&root)
             .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(55)
+            .x_label_area_size(48)
+            .y_label_area_size(64)
             .build_cartesian_2d(0.0..xmax, ylo..yhi)?;
         chart
             .configure_mesh()
             .x_desc("games played")
             .y_desc("rating (Elo)")
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(&|v| format!("{v:.0}"))
+            .label_style(("sans-serif", LABEL_SIZE))
+            .axis_desc_style(("sans-serif", LABEL_SIZE))
             .light_line_style(RGBColor(0xee, 0xee, 0xee))
             .draw()?;
         for (i, h) in history.iter().enumerate() {
@@ -504,6 +528,7 @@ fn rating_svg(
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)
+            .label_font(("sans-serif", LABEL_SIZE))
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(0xbb, 0xbb, 0xbb))
             .draw()?;
@@ -524,9 +549,9 @@ fn bars_svg(
     let labels: Vec<String> = labels.iter().map(|l| short(l, 24)).collect();
     let widest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(1);
     #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
-    let (label_width, rows) = ((widest as u32 * 7 + 16).min(200), n as i32);
+    let (label_width, rows) = ((widest as u32 * 9 + 20).min(240), n as i32);
     #[allow(clippy::cast_possible_truncation)]
-    let height = 70 + 26 * n as u32;
+    let height = 80 + 30 * n as u32;
     let max = values.iter().copied().fold(0.0f64, f64::max);
     let xmax = if max > 0.0 { max * 1.18 } else { 1.0 };
     let mut buf = String::new();
@@ -535,7 +560,7 @@ fn bars_svg(
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
             .margin(12)
-            .x_label_area_size(40)
+            .x_label_area_size(48)
             .y_label_area_size(label_width)
             .build_cartesian_2d(0.0..xmax, (0..rows - 1).into_segmented())?;
         // Row `i` from the top is segment `rows - 1 - i`.
@@ -549,6 +574,8 @@ fn bars_svg(
             .disable_y_mesh()
             .light_line_style(RGBColor(0xee, 0xee, 0xee))
             .x_desc(x_desc)
+            .label_style(("sans-serif", LABEL_SIZE))
+            .axis_desc_style(("sans-serif", LABEL_SIZE))
             .y_labels(n)
             .y_label_formatter(&|v| match v {
                 SegmentValue::CenterOf(s) | SegmentValue::Exact(s) => {
@@ -574,13 +601,12 @@ fn bars_svg(
             Text::new(
                 show(v),
                 (v + xmax * 0.01, SegmentValue::CenterOf(row(i))),
-                ("sans-serif", 12)
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(plotters::style::text_anchor::Pos::new(
+                ("sans-serif", LABEL_SIZE).into_font().color(&BLACK).pos(
+                    plotters::style::text_anchor::Pos::new(
                         plotters::style::text_anchor::HPos::Left,
                         plotters::style::text_anchor::VPos::Center,
-                    )),
+                    ),
+                ),
             )
         }))?;
         root.present()?;
@@ -665,7 +691,10 @@ mod tests {
 
     #[test]
     fn escaping() {
-        assert_eq!(esc("<a href='x'>&\"</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
+        assert_eq!(
+            esc("<a href='x'>&\"</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"
+        );
         assert_eq!(url_path("games/0001.sgf"), "games/0001.sgf");
         assert_eq!(url_path("javascript:a b#c?d"), "javascript%3Aa%20b%23c%3Fd");
         assert_eq!(short("abcdef", 4), "abc…");

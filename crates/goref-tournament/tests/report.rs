@@ -37,7 +37,7 @@ fn game(number: usize) -> GameLine {
         genmoves: [50, 50],
         sgf: Some(format!("games/{number:04}.sgf")),
     };
-    if number % 7 == 0 {
+    if number.is_multiple_of(7) {
         return GameLine {
             moves: 0,
             seconds: [0.0; 2],
@@ -56,7 +56,12 @@ fn game(number: usize) -> GameLine {
         1 => line("W+3.5", Some('W'), Ending::TwoPasses, None),
         2 => line("B+T", Some('B'), Ending::Time, Some("White's time ran out")),
         3 => line("0", None, Ending::TwoPasses, None),
-        _ => line("W+Crash", Some('W'), Ending::Crash, Some("exited <signal 9>")),
+        _ => line(
+            "W+Crash",
+            Some('W'),
+            Ending::Crash,
+            Some("exited <signal 9>"),
+        ),
     }
 }
 
@@ -81,7 +86,11 @@ fn one_link_per_game_with_a_record() {
     let games = tournament(12);
     let html = report_html("round-robin", &names(), &games);
     let with_records: Vec<&GameLine> = games.iter().filter(|g| g.sgf.is_some()).collect();
-    assert_eq!(with_records.len(), 11, "game 7 is a forfeit without a record");
+    assert_eq!(
+        with_records.len(),
+        11,
+        "game 7 is a forfeit without a record"
+    );
     assert_eq!(html.matches("<a href=\"games/").count(), with_records.len());
     for g in with_records {
         let link = format!("<a href=\"{}\">", g.sgf.as_deref().unwrap());
@@ -95,7 +104,9 @@ fn a_plot_per_chart_and_nothing_from_elsewhere() {
     // Ratings over the games, time per move, endings.
     assert_eq!(html.matches("<svg").count(), 3);
     assert_eq!(html.matches("</svg>").count(), 3);
-    for outside in ["http://", "https://", "<script", "<link", "<img", "@import", "url("] {
+    for outside in [
+        "http://", "https://", "<script", "<link", "<img", "@import", "url(",
+    ] {
         assert!(!html.contains(outside), "{outside}");
     }
     assert!(html.starts_with("<!DOCTYPE html>"));
@@ -123,8 +134,17 @@ fn the_sections_show_the_tournament() {
     }
     // The endings that occurred, counted.
     let count = |end: Ending| games.iter().filter(|g| g.end == end).count();
-    for end in [Ending::Fault, Ending::Time, Ending::Crash, Ending::TwoPasses] {
-        let row = format!("<tr><td>{}</td><td class=\"n\">{}</td></tr>", end.name(), count(end));
+    for end in [
+        Ending::Fault,
+        Ending::Time,
+        Ending::Crash,
+        Ending::TwoPasses,
+    ] {
+        let row = format!(
+            "<tr><td>{}</td><td class=\"n\">{}</td></tr>",
+            end.name(),
+            count(end)
+        );
         assert!(html.contains(&row), "{row}");
     }
     // The forfeit not played is explained.
@@ -164,7 +184,7 @@ fn the_report_stays_small() {
     assert_eq!(big.matches("<svg").count(), 3);
     assert_eq!(
         big.matches("<a href=\"games/").count(),
-        (1..=100).filter(|n| n % 7 != 0).count()
+        (1..=100).filter(|n: &usize| !n.is_multiple_of(7)).count()
     );
 }
 
