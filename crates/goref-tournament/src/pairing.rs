@@ -881,12 +881,11 @@ impl<'a> Search<'a> {
 
     /// Whether some unpaired vertex has no unpaired partner it has not met.
     fn dead_end(&self) -> bool {
-        let free: Vec<usize> = (0..self.paired.len()).filter(|&v| !self.paired[v]).collect();
-        free.iter().any(|&a| {
-            !free
-                .iter()
-                .any(|&b| b != a && self.meetings.get(a, b) == 0)
-        })
+        let free: Vec<usize> = (0..self.paired.len())
+            .filter(|&v| !self.paired[v])
+            .collect();
+        free.iter()
+            .any(|&a| !free.iter().any(|&b| b != a && self.meetings.get(a, b) == 0))
     }
 
     /// Completes the pairing with at most `budget` previous meetings, trying partners in the
@@ -1407,7 +1406,11 @@ impl Knockout {
             },
         };
         let games = self.games;
-        let Some(next) = self.rounds.get_mut(r + 1).and_then(|round| round.get_mut(j / 2)) else {
+        let Some(next) = self
+            .rounds
+            .get_mut(r + 1)
+            .and_then(|round| round.get_mut(j / 2))
+        else {
             return;
         };
         next.slots[j % 2] = advancing;

@@ -31,11 +31,11 @@ const PLOT_WIDTH: u32 = 760;
 
 /// The page of a tournament of `names` (seeding order) in `format` after `games`.
 #[must_use]
-pub fn report_html(format: &str, names: &[String], games: &[GameLine]) -> String {
+pub fn report_html(format: &str, names: &[String], games: &[GameLine], byes: &[usize]) -> String {
     let mut games: Vec<&GameLine> = games.iter().collect();
     games.sort_by_key(|g| g.game);
     let owned: Vec<GameLine> = games.iter().map(|&g| g.clone()).collect();
-    let table = standings(format, names, &owned);
+    let table = standings(format, names, &owned, byes);
     let forfeits = owned.iter().filter(|g| g.end.is_forfeit()).count();
     let draws = owned.iter().filter(|g| g.winner.is_none()).count();
 
@@ -88,8 +88,9 @@ pub fn write_report(
     format: &str,
     names: &[String],
     games: &[GameLine],
+    byes: &[usize],
 ) -> std::io::Result<()> {
-    let html = report_html(format, names, games);
+    let html = report_html(format, names, games, byes);
     let tmp = out.join(format!("{REPORT_FILE}.tmp"));
     {
         let mut file = std::fs::File::create(&tmp)?;
@@ -200,7 +201,8 @@ fn ratings_section(page: &mut String, format: &str, names: &[String], games: &[G
     let ks = prefixes(games.len());
     let mut history: Vec<Vec<Point>> = vec![Vec::with_capacity(ks.len()); names.len()];
     for &k in &ks {
-        let table = standings(format, names, &games[..k]);
+        // Ratings come from the games alone: byes change points, not ratings.
+        let table = standings(format, names, &games[..k], &[]);
         for (i, s) in by_seed(names, &table).into_iter().enumerate() {
             let p = s.map_or((0.0, 0.0, 0.0), |s| {
                 (s.rating, s.rating_ci95[0], s.rating_ci95[1])

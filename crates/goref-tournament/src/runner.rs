@@ -154,6 +154,10 @@ pub struct Finished {
     pub wall: Duration,
     /// Engine processes started in this run, by entrant.
     pub engine_starts: Vec<usize>,
+    /// Swiss byes, one entry a bye.
+    pub byes: Vec<usize>,
+    /// A knockout's champion.
+    pub champion: Option<usize>,
 }
 
 /// What a resumed directory must agree on: the engines, each game's settings and the format.
@@ -508,14 +512,14 @@ fn line_of(
 }
 
 /// Plays the tournament, resuming from what `config.out` already holds; `on_game` sees each
-/// game as it lands (for progress and standings).
+/// game as it lands, with every game so far and the byes (for progress and standings).
 ///
 /// # Errors
 ///
 /// When the directory holds another tournament, or files cannot be written.
 pub async fn run_tournament(
     config: TournamentConfig,
-    mut on_game: impl FnMut(&GameLine, &[GameLine]),
+    mut on_game: impl FnMut(&GameLine, &[GameLine], &[usize]),
 ) -> Result<Finished, TournamentError> {
     let started = Instant::now();
     claim_directory(&config.out, &Fingerprint::of(&config))?;
@@ -608,7 +612,7 @@ pub async fn run_tournament(
                 })?;
             plan.record(line.game, &line);
             games.push(line.clone());
-            on_game(&line, &games);
+            on_game(&line, &games, plan.byes());
         }
         for w in workers {
             let _ = w.await;
@@ -634,5 +638,7 @@ pub async fn run_tournament(
         interrupted,
         wall: started.elapsed(),
         engine_starts,
+        byes: plan.byes().to_vec(),
+        champion: plan.champion(),
     })
 }

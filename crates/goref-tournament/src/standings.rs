@@ -15,11 +15,13 @@ pub struct Standing {
     pub name: String,
     /// Games played (forfeits included).
     pub games: usize,
+    /// Byes (Swiss), each scored as a win.
+    pub byes: usize,
     /// Wins, losses and draws.
     pub wins: usize,
     pub losses: usize,
     pub draws: usize,
-    /// A win is 1, a draw 0.5.
+    /// A win is 1 (a bye too), a draw 0.5.
     pub points: f64,
     /// Go's tie-breaks by name: `sos` (sum of the opponents' points), `sodos` (sum of the
     /// points of the opponents it beat), `sosos` (sum of the opponents' SOS).
@@ -50,11 +52,17 @@ pub struct Standings {
     pub black_advantage: f64,
 }
 
-/// The standings of `names` (seeding order) after `games`.
+/// The standings of `names` (seeding order) after `games`, and `byes` (Swiss: one entry a bye,
+/// each scored as a win with no opponent: it adds to the points, not to SOS).
 #[must_use]
-pub fn standings(format: &str, names: &[String], games: &[GameLine]) -> Standings {
+pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usize]) -> Standings {
     let n = names.len();
     let mut points = vec![0.0f64; n];
+    let mut bye_count = vec![0usize; n];
+    for &b in byes.iter().filter(|&&b| b < n) {
+        points[b] += 1.0;
+        bye_count[b] += 1;
+    }
     let mut wld = vec![(0usize, 0usize, 0usize); n];
     let mut pair = vec![vec![(0.0f64, 0usize); n]; n];
     let mut opponents: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -132,6 +140,7 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine]) -> Standing
         .map(|(rank, &i)| Standing {
             name: names[i].clone(),
             games: wld[i].0 + wld[i].1 + wld[i].2,
+            byes: bye_count[i],
             wins: wld[i].0,
             losses: wld[i].1,
             draws: wld[i].2,

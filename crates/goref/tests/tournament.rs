@@ -301,3 +301,94 @@ fn a_torn_last_line_is_played_again() {
     let games: Vec<u64> = rows.iter().map(|r| r["game"].as_u64().unwrap()).collect();
     assert_eq!(games, [1, 2, 3], "each game once");
 }
+
+/// A Swiss of 7 engines over 3 rounds: no pair meets twice, 3 games a round (one bye each),
+/// and the standings count the byes.
+#[test]
+fn a_swiss_of_seven_over_three_rounds() {
+    let out = out_dir("swiss");
+    let engines: Vec<Vec<String>> = (1..=7)
+        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
+        .collect();
+    let o = tournament(
+        &engines,
+        &[
+            "--format", "swiss", "--rounds", "3", "--size", "5", "--time", "none", "--jobs", "2",
+        ],
+        &out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = results(&out);
+    assert_eq!(rows.len(), 9);
+    let mut pairs: Vec<(u64, u64)> = rows
+        .iter()
+        .map(|r| {
+            let (b, w) = (r["black"].as_u64().unwrap(), r["white"].as_u64().unwrap());
+            (b.min(w), b.max(w))
+        })
+        .collect();
+    for round in 1..=3 {
+        let playing: Vec<u64> = rows
+            .iter()
+            .filter(|r| r["round"] == round)
+            .flat_map(|r| [r["black"].as_u64().unwrap(), r["white"].as_u64().unwrap()])
+            .collect();
+        assert_eq!(playing.len(), 6, "round {round}: one engine sits out");
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    assert_eq!(pairs.len(), 9, "no pair meets twice");
+    let standings: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap())
+            .unwrap();
+    let byes: u64 = standings["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["byes"].as_u64().unwrap())
+        .sum();
+    assert_eq!(byes, 3);
+    let points: f64 = standings["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["points"].as_f64().unwrap())
+        .sum();
+    assert_eq!(points, 12.0, "9 games and 3 byes");
+    assert!(out.join("report.html").exists());
+}
+
+/// A knockout of 4: two semi-finals, a final, a champion.
+#[test]
+fn a_knockout_of_four() {
+    let out = out_dir("knockout");
+    let engines: Vec<Vec<String>> = (1..=4)
+        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
+        .collect();
+    let o = tournament(
+        &engines,
+        &[
+            "--format",
+            "knockout",
+            "--games-per-pair",
+            "2",
+            "--size",
+            "5",
+            "--time",
+            "none",
+        ],
+        &out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("champion: r"), "{stdout}");
+    let rows = results(&out);
+    let semis = rows.iter().filter(|r| r["round"] == 1).count();
+    let finals = rows.iter().filter(|r| r["round"] == 2).count();
+    assert!(semis >= 4 && finals >= 2, "{rows:?}");
+    // The semi-finals: seed 1 against seed 4, 2 against 3.
+    for r in rows.iter().filter(|r| r["round"] == 1) {
+        let pair = [r["black"].as_u64().unwrap(), r["white"].as_u64().unwrap()];
+        assert!(pair.contains(&0) == pair.contains(&3), "{r}");
+    }
+}

@@ -24,15 +24,22 @@ pub struct Args {
     /// repeat for each engine, in seeding order (after the file's).
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     engine: Vec<String>,
-    /// `round-robin` (default) or `gauntlet`.
+    /// `round-robin` (default), `gauntlet`, `swiss` or `knockout`.
     #[arg(long)]
     format: Option<String>,
-    /// Games each pair plays, colours alternating (default 2).
+    /// Games each pair plays, colours alternating (default 2); knockout: games of each match.
     #[arg(long)]
     games_per_pair: Option<usize>,
     /// Gauntlet: the first N engines play all the others (default 1).
     #[arg(long)]
     seeds: Option<usize>,
+    /// Swiss: rounds (default: engines - 1, at most 5).
+    #[arg(long)]
+    rounds: Option<usize>,
+    /// Knockout: blocks of two games (colours swapped) replayed after a tied match, at most
+    /// (default 2); still tied: the better colour-balanced score, then the better seed.
+    #[arg(long)]
+    max_replays: Option<usize>,
     /// Games played at once.
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
@@ -149,7 +156,17 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
             seeds: args.seeds.or(file.seeds).unwrap_or(1),
             games_per_pair,
         },
-        other => bail!("format '{other}': expected round-robin or gauntlet"),
+        "swiss" => Format::Swiss {
+            rounds: args
+                .rounds
+                .or(file.rounds)
+                .unwrap_or_else(|| (entries.len() - 1).min(5)),
+        },
+        "knockout" => Format::Knockout {
+            games: games_per_pair,
+            max_replays: args.max_replays.unwrap_or(2),
+        },
+        other => bail!("format '{other}': expected round-robin, gauntlet, swiss or knockout"),
     };
     let settings = game_settings(&args.game, &file, false)?;
     let out = args
@@ -184,16 +201,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let write_standings = |games: &[goref_tournament::GameLine]| -> anyhow::Result<()> {
-        let table = standings(format, &names, games);
-        let path = out.join(STANDINGS_FILE);
-        let tmp = out.join(format!("{STANDINGS_FILE}.tmp"));
-        std::fs::write(&tmp, serde_json::to_string_pretty(&table)?)
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .with_context(|| format!("writing {}", path.display()))
-    };
+    let write_standings =
+        |games: &[goref_tournament::GameLine], byes: &[usize]| -> anyhow::Result<()> {
+            let table = standings(format, &names, games, byes);
+            let path = out.join(STANDINGS_FILE);
+            let tmp = out.join(format!("{STANDINGS_FILE}.tmp"));
+            std::fs::write(&tmp, serde_json::to_string_pretty(&table)?)
+                .and_then(|()| std::fs::rename(&tmp, &path))
+                .with_context(|| format!("writing {}", path.display()))
+        };
     let finished = rt
-        .block_on(run_tournament(config, |line, all| {
+        .block_on(run_tournament(config, |line, all, byes| {
             if !quiet {
                 eprintln!(
                     "game {} (round {}): {} - {}: {} ({})",
@@ -205,14 +223,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     line.end.name()
                 );
             }
-            if let Err(e) = write_standings(all) {
+            if let Err(e) = write_standings(all, byes) {
                 eprintln!("goref: {e:#}");
             }
         }))
         .map_err(|e: TournamentError| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
-    write_standings(&finished.games)?;
-    let table = standings(format, &names, &finished.games);
+    write_standings(&finished.games, &finished.byes)?;
+    goref_tournament::report::write_report(&out, format, &names, &finished.games, &finished.byes)
+        .with_context(|| format!("writing the report in {}", out.display()))?;
+    let table = standings(format, &names, &finished.games, &finished.byes);
     let cpu = goref_match::runner::own_cpu_time().as_secs_f64();
     let wall = finished.wall.as_secs_f64();
     let _ = writeln!(
@@ -243,9 +263,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             format!("[{:.0}, {:.0}]", s.rating_ci95[0], s.rating_ci95[1])
         );
     }
+    if let Some(c) = finished.champion {
+        let _ = writeln!(stdout, "champion: {}", names[c]);
+    }
     let _ = writeln!(
         stdout,
-        "results.jsonl, standings.json and games/ in {}",
+        "results.jsonl, standings.json, report.html and games/ in {}",
         out.display()
     );
     Ok(if finished.interrupted {
