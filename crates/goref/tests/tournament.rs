@@ -392,3 +392,58 @@ fn a_knockout_of_four() {
         assert!(pair.contains(&0) == pair.contains(&3), "{r}");
     }
 }
+
+/// SIGKILL in the middle, then the same command again: every game is in the results exactly
+/// once.
+#[test]
+fn a_killed_tournament_resumes_without_losing_or_repeating_a_game() {
+    let out = out_dir("killed");
+    let engines: Vec<Vec<String>> = (1..=3)
+        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
+        .collect();
+    let mut args: Vec<String> = vec!["tournament".into()];
+    for e in &engines {
+        args.push("--engine".into());
+        args.extend(e.iter().cloned());
+    }
+    for a in [
+        "--games-per-pair",
+        "16",
+        "--size",
+        "7",
+        "--time",
+        "none",
+        "--jobs",
+        "2",
+        "--quiet",
+    ] {
+        args.push(a.into());
+    }
+    args.extend(["--out".into(), out.display().to_string()]);
+    let mut child = Command::new(GOREF)
+        .args(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let path = out.join("results.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let lines = std::fs::read(&path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+        if lines >= 5 || std::time::Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = results(&out).len();
+    assert!(before < 48, "killed before the end: {before}");
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = goref(&refs);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = results(&out);
+    let games: Vec<u64> = rows.iter().map(|r| r["game"].as_u64().unwrap()).collect();
+    assert_eq!(games, (1..=48).collect::<Vec<u64>>());
+    check_round_robin(&rows, 3, 16);
+}
