@@ -98,6 +98,9 @@ pub struct FileConfig {
     pub restart: Option<String>,
     /// Tournaments: failures to start in a row after which an engine is withdrawn.
     pub max_failures: Option<usize>,
+    /// Tournaments: an SGF file or a folder of them, played first in turn (twice each, colours
+    /// swapped).
+    pub openings: Option<PathBuf>,
 }
 
 impl FileConfig {

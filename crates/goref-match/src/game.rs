@@ -75,6 +75,9 @@ pub struct Settings {
     pub min_moves: Option<usize>,
     /// What a play that would invoke the long-cycle rule does (Olympiad 3.6, 3.10.2).
     pub long_cycle: LongCyclePolicy,
+    /// Moves played first, untimed, and told to both engines with `play` (a tournament's
+    /// opening).
+    pub opening: Vec<Move>,
 }
 
 impl Settings {
@@ -99,6 +102,7 @@ impl Settings {
             handicap_style: HandicapStyle::Fixed,
             min_moves: None,
             long_cycle: LongCyclePolicy::End,
+            opening: Vec::new(),
         }
     }
 
@@ -114,6 +118,7 @@ impl Settings {
         s.min_moves = self.min_moves;
         s.long_cycle = self.long_cycle;
         s.handicap = handicap;
+        s.opening.clone_from(&self.opening);
         s
     }
 }
@@ -406,6 +411,14 @@ async fn play_set_up(
         Duration::ZERO,
     )
     .map_err(|e| StartError(format!("game {number}: {e}")))?;
+    if !referee.game().moves().is_empty() {
+        // The opening: each engine's board set to the position as the referee has it.
+        for color in Color::ALL {
+            replay_into(engines[color], &referee, settings.command_timeout)
+                .await
+                .map_err(|e| StartError(format!("game {number}: telling the opening: {e}")))?;
+        }
+    }
     let mut driver = Driver {
         settings,
         log: log.clone(),

@@ -127,6 +127,9 @@ pub struct Settings {
     pub long_cycle: LongCyclePolicy,
     /// Black's handicap stones, placed before the first move; White then moves first.
     pub handicap: Vec<Point>,
+    /// An opening: moves played before the game proper (a tournament's opening book), in
+    /// turn from the first player; no clock runs for them.
+    pub opening: Vec<Move>,
 }
 
 impl Settings {
@@ -145,6 +148,7 @@ impl Settings {
             min_moves: None,
             long_cycle: LongCyclePolicy::default(),
             handicap: Vec::new(),
+            opening: Vec::new(),
         }
     }
 }
@@ -622,7 +626,25 @@ impl Referee {
         };
         let board = Board::from_colors(geometry, &colors)
             .map_err(|e| SettingError::new(format!("handicap stones: {e}")))?;
-        let game = Game::from_position(board, first, settings.rules);
+        let mut game = Game::from_position(board, first, settings.rules);
+        for (i, &mv) in settings.opening.iter().enumerate() {
+            let color = game.to_move();
+            let played = game.play(mv).map_err(|e| {
+                SettingError::new(format!(
+                    "opening move {} ({color} {}) is illegal: {}",
+                    i + 1,
+                    move_name(game.geometry(), mv),
+                    e.reason
+                ))
+            })?;
+            if played.ended.is_some() {
+                return Err(SettingError::new(format!(
+                    "the opening ends the game at move {}",
+                    i + 1
+                )));
+            }
+        }
+        let opening = settings.opening.len();
         let clock = GameClock::new(settings.time, settings.lag);
         let mut referee = Referee {
             settlement: Settlement::new(settings.protocol),
@@ -639,6 +661,10 @@ impl Referee {
             lists_asked: false,
             result: None,
         };
+        if opening > 0 {
+            referee.left = vec![None; opening];
+            referee.note(format!("the first {opening} moves are the opening"));
+        }
         referee.sync_clock(now);
         Ok(referee)
     }

@@ -662,3 +662,32 @@ fn the_move_limit_scores_the_board_as_it_stands() {
         (Ending::MoveLimit, "B+25")
     );
 }
+
+#[test]
+fn an_opening_is_played_before_the_game_and_checked() {
+    let mut settings = Settings::new(Ruleset::TROMP_TAYLOR);
+    settings.time = TimeControl::SuddenDeath { main: t(10) };
+    settings.opening = vec![Move::Play(pt("c3")), Move::Play(pt("d3")), Move::Pass];
+    let mut r = Referee::new(geometry(), settings.clone(), t(0)).unwrap();
+    assert_eq!(r.game().moves().len(), 3);
+    assert_eq!(
+        r.need(),
+        Need::Move {
+            color: W,
+            resumed: false,
+            cleanup: false
+        }
+    );
+    assert_eq!(r.clock().left(B).main, t(10), "the opening is not timed");
+    play(&mut r, W, "pass").unwrap();
+    // Two passes: the opening's pass counts as a turn of the game (TT rule 8).
+    assert_eq!(r.phase(), Phase::Marking);
+    let record = goref_sgf::parse(&r.sgf(&goref_referee::RecordInfo::default())).unwrap();
+    assert_eq!(record.moves.len(), 4);
+    settings.opening = vec![Move::Play(pt("c3")), Move::Play(pt("c3"))];
+    let err = Referee::new(geometry(), settings, t(0)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "opening move 2 (White C3) is illegal: occupied"
+    );
+}

@@ -223,6 +223,7 @@ mod tests {
             seconds: [0.0; 2],
             genmoves: [0; 2],
             sgf: None,
+            opening: None,
         }
     }
 

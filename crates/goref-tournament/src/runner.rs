@@ -75,6 +75,9 @@ pub struct TournamentConfig {
     pub out: PathBuf,
     /// Failures to start in a row after which an engine is withdrawn.
     pub max_failures: usize,
+    /// Openings (name, moves): each pair's games go through them in turn, each opening twice
+    /// with colours swapped.
+    pub openings: Vec<(String, Vec<goref_rules::Move>)>,
 }
 
 /// One line of `results.jsonl`.
@@ -108,6 +111,9 @@ pub struct GameLine {
     pub genmoves: [u32; 2],
     /// The record, relative to the output directory (none for a game not played).
     pub sgf: Option<String>,
+    /// The opening played first, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening: Option<String>,
 }
 
 impl GameLine {
@@ -175,6 +181,9 @@ pub struct Fingerprint {
     pub end: String,
     /// The format and its numbers.
     pub format: String,
+    /// The openings' names and lengths.
+    #[serde(default)]
+    pub openings: Vec<(String, usize)>,
 }
 
 impl Fingerprint {
@@ -193,6 +202,11 @@ impl Fingerprint {
             time: s.time.to_string(),
             end: s.end.to_string(),
             format: format!("{:?}", config.format),
+            openings: config
+                .openings
+                .iter()
+                .map(|(n, m)| (n.clone(), m.len()))
+                .collect(),
         }
     }
 
@@ -215,6 +229,16 @@ impl Fingerprint {
             .or_else(|| field("time", &self.time, &other.time))
             .or_else(|| field("end", &self.end, &other.end))
             .or_else(|| field("format", &self.format, &other.format))
+            .or_else(|| {
+                let names = |f: &Fingerprint| {
+                    f.openings
+                        .iter()
+                        .map(|(n, len)| format!("{n} ({len})"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                field("openings", &names(self), &names(other))
+            })
     }
 }
 
@@ -391,13 +415,32 @@ fn forfeit(
         seconds: [0.0; 2],
         genmoves: [0; 2],
         sgf: None,
+        opening: None,
     }
 }
 
 /// Plays one game of the tournament.
-async fn play(config: &TournamentConfig, pool: &Pool, number: usize, pairing: Pairing) -> GameLine {
+async fn play(
+    config: &TournamentConfig,
+    pool: &Pool,
+    number: usize,
+    pairing: Pairing,
+    opening: Option<usize>,
+) -> GameLine {
     let entrants = &config.entrants;
-    let settings = &config.settings;
+    let game_settings;
+    let settings = match opening.and_then(|i| config.openings.get(i)) {
+        Some((_, moves)) => {
+            let mut s = config.settings.clone();
+            s.opening.clone_from(moves);
+            game_settings = s;
+            &game_settings
+        }
+        None => &config.settings,
+    };
+    let opening_name = opening
+        .and_then(|i| config.openings.get(i))
+        .map(|(n, _)| n.clone());
     let ids = ByColor::new(pairing.black, pairing.white);
     for color in Color::ALL {
         if pool.withdrawn(ids[color], config.max_failures) {
@@ -458,7 +501,10 @@ async fn play(config: &TournamentConfig, pool: &Pool, number: usize, pairing: Pa
     });
     let report = play_game_on(&mut seats, number - 1, black, white, settings, &games).await;
     let line = match report {
-        Ok(report) => line_of(number, &pairing, entrants, &report, versions),
+        Ok(report) => GameLine {
+            opening: opening_name,
+            ..line_of(number, &pairing, entrants, &report, versions)
+        },
         Err(e) => {
             // The board was refused: the engine that refused it is started again next time.
             let ByColor { black: b, white: w } = seats;
@@ -508,6 +554,7 @@ fn line_of(
         seconds: report.seconds,
         genmoves: report.genmoves,
         sgf: Some(format!("games/{}", report.sgf)),
+        opening: None,
     }
 }
 
@@ -551,6 +598,8 @@ pub async fn run_tournament(
         })
     };
     let mut plan = Plan::new(&config.format, config.entrants.len());
+    // Games each pair has been handed so far: which opening comes next for it.
+    let mut meetings: HashMap<(usize, usize), usize> = HashMap::new();
     let mut games: Vec<GameLine> = Vec::new();
     let mut interrupted = false;
     loop {
@@ -560,12 +609,19 @@ pub async fn run_tournament(
         }
         let mut queue = VecDeque::new();
         for (number, pairing) in batch {
+            let key = (
+                pairing.black.min(pairing.white),
+                pairing.black.max(pairing.white),
+            );
+            let met = meetings.entry(key).or_insert(0usize);
+            let opening = (!config.openings.is_empty()).then(|| (*met / 2) % config.openings.len());
+            *met += 1;
             match done.get(&number) {
                 Some(line) if line.black == pairing.black && line.white == pairing.white => {
                     plan.record(number, line);
                     games.push(line.clone());
                 }
-                _ => queue.push_back((number, pairing)),
+                _ => queue.push_back((number, pairing, opening)),
             }
         }
         if queue.is_empty() {
@@ -591,11 +647,12 @@ pub async fn run_tournament(
                     if stop.load(Ordering::SeqCst) {
                         break;
                     }
-                    let Some((number, pairing)) = queue.lock().ok().and_then(|mut q| q.pop_front())
+                    let Some((number, pairing, opening)) =
+                        queue.lock().ok().and_then(|mut q| q.pop_front())
                     else {
                         break;
                     };
-                    let line = play(&config, &pool, number, pairing).await;
+                    let line = play(&config, &pool, number, pairing, opening).await;
                     if tx.send(line).is_err() {
                         break;
                     }

@@ -36,6 +36,7 @@ fn game(number: usize) -> GameLine {
         seconds: [1.5 * (black + 1) as f64, 0.75 * (white + 1) as f64],
         genmoves: [50, 50],
         sgf: Some(format!("games/{number:04}.sgf")),
+        opening: None,
     };
     if number.is_multiple_of(7) {
         return GameLine {

@@ -447,3 +447,70 @@ fn a_killed_tournament_resumes_without_losing_or_repeating_a_game() {
     assert_eq!(games, (1..=48).collect::<Vec<u64>>());
     check_round_robin(&rows, 3, 16);
 }
+
+/// A gauntlet with openings: each pair goes through the openings in turn, each twice with
+/// colours swapped; each game's record starts with its opening's moves.
+#[test]
+fn a_gauntlet_with_openings() {
+    let out = out_dir("openings");
+    let book = out_dir("book");
+    std::fs::create_dir_all(&book).unwrap();
+    std::fs::write(book.join("a.sgf"), "(;GM[1]SZ[7];B[dd];W[cc])").unwrap();
+    std::fs::write(book.join("b.sgf"), "(;GM[1]SZ[7];B[cd];W[ee];B[bb])").unwrap();
+    let engines: Vec<Vec<String>> = (1..=3)
+        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
+        .collect();
+    let book_arg = book.display().to_string();
+    let o = tournament(
+        &engines,
+        &[
+            "--format",
+            "gauntlet",
+            "--games-per-pair",
+            "4",
+            "--openings",
+            &book_arg,
+            "--size",
+            "7",
+            "--time",
+            "none",
+        ],
+        &out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = results(&out);
+    assert_eq!(rows.len(), 8);
+    for opponent in [1u64, 2] {
+        let games: Vec<&Value> = rows
+            .iter()
+            .filter(|r| r["black"] == opponent || r["white"] == opponent)
+            .collect();
+        let openings: Vec<&str> = games
+            .iter()
+            .map(|r| r["opening"].as_str().unwrap())
+            .collect();
+        assert_eq!(openings, ["a", "a", "b", "b"], "opponent {opponent}");
+        assert_ne!(games[0]["black"], games[1]["black"], "colours swapped");
+        assert_ne!(games[2]["black"], games[3]["black"], "colours swapped");
+    }
+    for r in &rows {
+        let text = std::fs::read_to_string(out.join(r["sgf"].as_str().unwrap())).unwrap();
+        let record = goref_sgf::parse(&text).unwrap();
+        let first = goref_sgf::write(&record);
+        let opening = if r["opening"] == "a" {
+            ";B[dd]\n;W[cc]"
+        } else {
+            ";B[cd]\n;W[ee]\n;B[bb]"
+        };
+        assert!(first.contains(opening), "{first}");
+    }
+    // An opening that breaks the rules is refused before any game.
+    std::fs::write(book.join("c.sgf"), "(;GM[1]SZ[7];B[dd];W[dd])").unwrap();
+    let o = tournament(
+        &engines,
+        &["--openings", &book_arg, "--size", "7", "--time", "none"],
+        &out_dir("badbook"),
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("c.sgf"));
+}

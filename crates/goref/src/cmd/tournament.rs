@@ -40,6 +40,11 @@ pub struct Args {
     /// (default 2); still tied: the better colour-balanced score, then the better seed.
     #[arg(long)]
     max_replays: Option<usize>,
+    /// An SGF file or a folder of them: each pair's games go through these openings in turn,
+    /// each opening twice with colours swapped; its moves are played first (told to the engines
+    /// with `play`, untimed).
+    #[arg(long)]
+    openings: Option<PathBuf>,
     /// Games played at once.
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
@@ -169,6 +174,10 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
         other => bail!("format '{other}': expected round-robin, gauntlet, swiss or knockout"),
     };
     let settings = game_settings(&args.game, &file, false)?;
+    let openings = match args.openings.clone().or(file.openings.clone()) {
+        Some(path) => read_openings(&path, &settings)?,
+        None => Vec::new(),
+    };
     let out = args
         .out
         .clone()
@@ -181,7 +190,62 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
         jobs: args.jobs.or(file.jobs).unwrap_or(1).clamp(1, 64),
         out,
         max_failures: args.max_failures.or(file.max_failures).unwrap_or(3).max(1),
+        openings,
     })
+}
+
+/// The openings in `path` (an SGF file, or every `.sgf` file of a folder, by name): each one's
+/// main line, checked to be legal under the tournament's rules on its board from the empty
+/// board with Black first.
+fn read_openings(
+    path: &std::path::Path,
+    settings: &goref_match::Settings,
+) -> anyhow::Result<Vec<(String, Vec<goref_rules::Move>)>> {
+    let files: Vec<PathBuf> = if path.is_dir() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("reading {}", path.display()))?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("sgf")))
+            .collect();
+        files.sort();
+        files
+    } else {
+        vec![path.to_path_buf()]
+    };
+    if files.is_empty() {
+        bail!("{}: no .sgf file", path.display());
+    }
+    let mut openings = Vec::with_capacity(files.len());
+    for file in files {
+        let name = file.display().to_string();
+        let text = std::fs::read(&file).with_context(|| format!("reading {name}"))?;
+        let record =
+            goref_sgf::parse(&String::from_utf8_lossy(&text)).with_context(|| name.clone())?;
+        if (record.width, record.height) != (settings.width, settings.height) {
+            bail!(
+                "{name}: an opening on {}x{} for a tournament on {}x{}",
+                record.width,
+                record.height,
+                settings.width,
+                settings.height
+            );
+        }
+        if !record.setup.is_empty() {
+            bail!("{name}: openings are moves from the empty board, not setup stones");
+        }
+        let game = record
+            .replay(settings.rules)
+            .map_err(|e| anyhow!("{name}: {e}"))?;
+        if game.is_over() {
+            bail!("{name}: the opening ends the game");
+        }
+        let label = file
+            .file_stem()
+            .map_or_else(|| name.clone(), |s| s.to_string_lossy().into_owned());
+        openings.push((label, game.moves().iter().map(|&(_, mv)| mv).collect()));
+    }
+    Ok(openings)
 }
 
 /// Runs `goref tournament`: prints the standings; exit status 0, 130 when interrupted.
