@@ -78,6 +78,9 @@ pub struct TournamentConfig {
     /// Openings (name, moves): each pair's games go through them in turn, each opening twice
     /// with colours swapped.
     pub openings: Vec<(String, Vec<goref_rules::Move>)>,
+    /// With two engines: stop when the SPRT on game pairs (the same opening, colours swapped)
+    /// decides; `(elo0, elo1, alpha, beta)` for the first engine.
+    pub sprt: Option<(f64, f64, f64, f64)>,
 }
 
 /// One line of `results.jsonl`.
@@ -164,6 +167,8 @@ pub struct Finished {
     pub byes: Vec<usize>,
     /// A knockout's champion.
     pub champion: Option<usize>,
+    /// The SPRT's decision and the pentanomial counts it saw, when one ran.
+    pub sprt: Option<(crate::rating::SprtDecision, crate::rating::Pentanomial)>,
 }
 
 /// What a resumed directory must agree on: the engines, each game's settings and the format.
@@ -558,6 +563,32 @@ fn line_of(
     }
 }
 
+/// The pentanomial counts of engine 0's game pairs against engine 1: its games in number order,
+/// two by two (each pair the same opening with colours swapped, as the schedule makes them).
+#[must_use]
+pub fn paired_results(games: &[GameLine]) -> crate::rating::Pentanomial {
+    use crate::rating::GameResult;
+    let mut sorted: Vec<&GameLine> = games
+        .iter()
+        .filter(|g| (g.black == 0 && g.white == 1) || (g.black == 1 && g.white == 0))
+        .collect();
+    sorted.sort_by_key(|g| g.game);
+    let result = |g: &GameLine| match g.winner {
+        Some('B') => GameResult::BlackWins,
+        Some('W') => GameResult::WhiteWins,
+        _ => GameResult::Draw,
+    };
+    let pairs: Vec<(GameResult, GameResult)> = sorted
+        .chunks_exact(2)
+        .filter_map(|two| match (two[0].black, two[1].black) {
+            (0, 1) => Some((result(two[0]), result(two[1]))),
+            (1, 0) => Some((result(two[1]), result(two[0]))),
+            _ => None,
+        })
+        .collect();
+    crate::rating::pentanomial(&pairs)
+}
+
 /// Plays the tournament, resuming from what `config.out` already holds; `on_game` sees each
 /// game as it lands, with every game so far and the byes (for progress and standings).
 ///
@@ -602,6 +633,7 @@ pub async fn run_tournament(
     let mut meetings: HashMap<(usize, usize), usize> = HashMap::new();
     let mut games: Vec<GameLine> = Vec::new();
     let mut interrupted = false;
+    let mut sprt = None;
     loop {
         let batch = plan.next_batch();
         if batch.is_empty() {
@@ -622,6 +654,16 @@ pub async fn run_tournament(
                     games.push(line.clone());
                 }
                 _ => queue.push_back((number, pairing, opening)),
+            }
+        }
+        if let Some((elo0, elo1, alpha, beta)) = config.sprt {
+            // Resumed games may already decide the test.
+            let counts = paired_results(&games);
+            if let Some(test) = counts.sprt(elo0, elo1, alpha, beta) {
+                if test.decision() != crate::rating::SprtDecision::Continue {
+                    sprt = Some((test.decision(), counts));
+                    break;
+                }
             }
         }
         if queue.is_empty() {
@@ -670,18 +712,33 @@ pub async fn run_tournament(
             plan.record(line.game, &line);
             games.push(line.clone());
             on_game(&line, &games, plan.byes());
+            if let Some((elo0, elo1, alpha, beta)) = config.sprt {
+                let counts = paired_results(&games);
+                if let Some(test) = counts.sprt(elo0, elo1, alpha, beta) {
+                    let decision = test.decision();
+                    if decision != crate::rating::SprtDecision::Continue {
+                        sprt = Some((decision, counts));
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                }
+            }
         }
         for w in workers {
             let _ = w.await;
         }
         if stop.load(Ordering::SeqCst) {
-            interrupted = true;
+            interrupted = sprt.is_none();
             break;
         }
     }
     signals.abort();
     pool.close(config.settings.grace).await;
     games.sort_by_key(|g| g.game);
+    let sprt = sprt.or_else(|| {
+        let (elo0, elo1, alpha, beta) = config.sprt?;
+        let counts = paired_results(&games);
+        Some((counts.sprt(elo0, elo1, alpha, beta)?.decision(), counts))
+    });
     let engine_starts = (0..config.entrants.len())
         .map(|i| {
             pool.started
@@ -697,5 +754,6 @@ pub async fn run_tournament(
         engine_starts,
         byes: plan.byes().to_vec(),
         champion: plan.champion(),
+        sprt,
     })
 }

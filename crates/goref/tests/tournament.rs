@@ -514,3 +514,46 @@ fn a_gauntlet_with_openings() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("c.sgf"));
 }
+
+/// Two engines with `--sprt`: GNU Go against random decides for GNU Go long before the
+/// scheduled games are all played.
+#[test]
+fn an_sprt_stops_a_lopsided_pairing_early() {
+    if !have_gnugo() {
+        return;
+    }
+    let out = out_dir("sprt");
+    let engines = vec![
+        vec![
+            "name=gnugo".to_string(),
+            format!("cmd={GNUGO} --mode gtp --level 0 --capture-all-dead"),
+        ],
+        engine("random", "random --seed 5"),
+    ];
+    let o = tournament(
+        &engines,
+        &[
+            "--games-per-pair",
+            "200",
+            "--sprt",
+            "0",
+            "200",
+            "0.05",
+            "0.05",
+            "--size",
+            "7",
+            "--time",
+            "none",
+            "--jobs",
+            "2",
+            "--end",
+            "all-alive",
+        ],
+        &out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("SPRT: AcceptH1"), "{stdout}");
+    let played = results(&out).len();
+    assert!(played < 60, "stopped early: {played}");
+}

@@ -40,6 +40,10 @@ pub struct Args {
     /// (default 2); still tied: the better colour-balanced score, then the better seed.
     #[arg(long)]
     max_replays: Option<usize>,
+    /// With two engines: stop when the SPRT on game pairs (same opening, colours swapped:
+    /// pentanomial) decides, for the first engine: ELO0 ELO1 ALPHA BETA.
+    #[arg(long, num_args = 4, value_names = ["ELO0", "ELO1", "ALPHA", "BETA"], allow_hyphen_values = true)]
+    sprt: Option<Vec<f64>>,
     /// An SGF file or a folder of them: each pair's games go through these openings in turn,
     /// each opening twice with colours swapped; its moves are played first (told to the engines
     /// with `play`, untimed).
@@ -191,6 +195,14 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
         out,
         max_failures: args.max_failures.or(file.max_failures).unwrap_or(3).max(1),
         openings,
+        sprt: match args.sprt.as_deref().or(file.sprt.as_ref().map(|s| &s[..])) {
+            None => None,
+            Some(_) if entries.len() != 2 => bail!("--sprt needs exactly two engines"),
+            Some(&[e0, e1, a, b]) if e0 < e1 && a > 0.0 && b > 0.0 && a + b < 1.0 => {
+                Some((e0, e1, a, b))
+            }
+            Some(_) => bail!("--sprt takes ELO0 < ELO1 and ALPHA, BETA in (0, 1)"),
+        },
     })
 }
 
@@ -325,6 +337,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             s.tiebreaks["sos"],
             s.rating,
             format!("[{:.0}, {:.0}]", s.rating_ci95[0], s.rating_ci95[1])
+        );
+    }
+    if let Some((decision, counts)) = &finished.sprt {
+        let _ = writeln!(
+            stdout,
+            "SPRT: {decision:?} after {} game pairs (pentanomial {:?})",
+            counts.pairs(),
+            counts.counts
         );
     }
     if let Some(c) = finished.champion {
