@@ -384,6 +384,7 @@ impl Engine {
         let Some(child) = self.child.as_mut() else {
             return Stopped::Disconnected;
         };
+        let group = child.id();
         let stopped = match timeout(grace, child.wait()).await {
             Ok(Ok(status)) => Stopped::Quit(Some(status.to_string())),
             Ok(Err(_)) => Stopped::Quit(None),
@@ -395,6 +396,15 @@ impl Engine {
                 Stopped::Killed
             }
         };
+        // What the engine left running in its process group (helpers, children) goes too.
+        #[cfg(unix)]
+        if let Some(pid) = group {
+            // SAFETY: kill(2) with a negative pid signals the group goref created for the
+            // engine; it fails harmlessly when the group is empty.
+            unsafe {
+                libc::kill(-(pid as i32), libc::SIGKILL);
+            }
+        }
         // Let the readers copy the last of the output into the log.
         for task in &mut self.tasks {
             let _ = timeout(Duration::from_millis(200), task).await;

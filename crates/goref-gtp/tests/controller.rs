@@ -164,3 +164,39 @@ async fn gnugo_passes_the_startup_check_and_quits_when_asked() {
         Stopped::Quit(Some(_))
     ));
 }
+
+/// An engine's helpers (children in its process group) end with it, even when it exits cleanly
+/// after `quit`.
+#[tokio::test]
+async fn the_process_group_ends_with_the_engine() {
+    // A background child that would outlive the engine, then a minimal GTP loop answering
+    // `quit` and exiting.
+    // (goref numbers its commands: `N quit`.)
+    let script = "sleep 300 & while read -r cmd; do echo '= '; echo; \
+                  case \"$cmd\" in *quit) exit 0;; esac; done";
+    let engine = Engine::start(&sh(script), "helper", None).await.unwrap();
+    // goref starts each engine in a process group of its own, whose id is the engine's pid.
+    let group = engine.pid().unwrap().to_string();
+    let members = || {
+        std::process::Command::new("pgrep")
+            .args(["-g", &group])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).lines().count())
+            .unwrap_or(0)
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while members() < 2 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(members(), 2, "the engine and its helper");
+    let how = engine.shutdown(Duration::from_secs(2)).await;
+    assert!(
+        matches!(how, Stopped::Quit(_)),
+        "it quit by itself: {how:?}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while members() > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(members(), 0, "the helper ended with the engine");
+}
