@@ -303,7 +303,7 @@ impl std::error::Error for PairingError {}
 /// in the pair's even-numbered games, White in its odd-numbered ones.
 fn alternating(round: usize, a: usize, b: usize, game: usize) -> Pairing {
     let (low, high) = (a.min(b), a.max(b));
-    if game % 2 == 0 {
+    if game.is_multiple_of(2) {
         Pairing::new(round, low, high)
     } else {
         Pairing::new(round, high, low)
@@ -804,6 +804,9 @@ struct Search<'a> {
     found: Option<Vec<(usize, usize)>>,
 }
 
+/// Says whether a complete pairing (pairs of engines) is acceptable.
+type Accept<'f> = dyn FnMut(&[(usize, usize)]) -> bool + 'f;
+
 impl<'a> Search<'a> {
     fn new(meetings: &'a Meetings, sequence: Vec<usize>, preferences: Vec<Vec<usize>>) -> Self {
         Search {
@@ -892,12 +895,7 @@ impl<'a> Search<'a> {
     /// order of preference and offering each complete pairing to `accept`; true once one is
     /// accepted (then `found` holds it) or the search is aborted. `learn` records the sets of
     /// vertices that cannot be paired, which is only sound if `accept` accepts everything.
-    fn solve(
-        &mut self,
-        budget: u32,
-        accept: &mut dyn FnMut(&[(usize, usize)]) -> bool,
-        learn: bool,
-    ) -> bool {
+    fn solve(&mut self, budget: u32, accept: &mut Accept<'_>, learn: bool) -> bool {
         self.steps += 1;
         if self.step_limit.is_some_and(|limit| self.steps > limit) {
             self.aborted = true;
