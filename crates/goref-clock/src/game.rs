@@ -32,7 +32,7 @@ pub struct OutOfTime {
 /// allowance.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameClock {
-    control: TimeControl,
+    control: ByColor<TimeControl>,
     lag: Duration,
     left: ByColor<PlayerClock>,
     running: Option<(Color, Duration)>,
@@ -42,18 +42,30 @@ impl GameClock {
     /// Full clocks under `control`, none running; `lag` is the lag allowance of each turn.
     #[must_use]
     pub fn new(control: TimeControl, lag: Duration) -> GameClock {
+        GameClock::with_controls(ByColor::new(control, control), lag)
+    }
+
+    /// Full clocks, each player under its own control (time odds).
+    #[must_use]
+    pub fn with_controls(control: ByColor<TimeControl>, lag: Duration) -> GameClock {
         GameClock {
             control,
             lag,
-            left: ByColor::new(control.initial(), control.initial()),
+            left: control.map(|c| c.initial()),
             running: None,
         }
     }
 
-    /// The time control.
+    /// `color`'s time control.
     #[must_use]
-    pub fn control(&self) -> TimeControl {
-        self.control
+    pub fn control(&self, color: Color) -> TimeControl {
+        self.control[color]
+    }
+
+    /// The time control both players have, or `None` when they differ.
+    #[must_use]
+    pub fn common_control(&self) -> Option<TimeControl> {
+        (self.control.black == self.control.white).then_some(self.control.black)
     }
 
     /// The lag allowance of each turn.
@@ -89,7 +101,7 @@ impl GameClock {
     /// Starts `color`'s turn at `now` (the other clock stops uncharged). Without a time control
     /// no clock runs.
     pub fn start(&mut self, color: Color, now: Duration) {
-        if self.control.is_timed() {
+        if self.control[color].is_timed() {
             self.running = Some((color, now));
         }
     }
@@ -110,7 +122,7 @@ impl GameClock {
     /// The time the running player may still use on this turn, lag not included.
     #[must_use]
     pub fn available(&self, color: Color) -> Option<Duration> {
-        self.control.available(self.left[color])
+        self.control[color].available(self.left[color])
     }
 
     /// When the running player's time is up, lag allowance included.
@@ -147,7 +159,7 @@ impl GameClock {
             None if elapsed > available && elapsed <= available + self.lag => available,
             None => elapsed,
         };
-        match self.control.charge(self.left[color], used) {
+        match self.control[color].charge(self.left[color], used) {
             Some(left) => {
                 self.left[color] = left;
                 Ok(used)
@@ -174,9 +186,9 @@ impl GameClock {
     #[must_use]
     pub fn shown(&self, color: Color, now: Duration) -> PlayerClock {
         match self.running {
-            Some((c, since)) if c == color => self
-                .control
-                .running(self.left[color], now.saturating_sub(since)),
+            Some((c, since)) if c == color => {
+                self.control[color].running(self.left[color], now.saturating_sub(since))
+            }
             _ => self.left[color],
         }
     }
@@ -185,7 +197,7 @@ impl GameClock {
     #[must_use]
     pub fn in_overtime(&self, color: Color) -> bool {
         let left = self.left[color];
-        match self.control {
+        match self.control[color] {
             TimeControl::ByoYomi { .. } => left.main.is_zero(),
             TimeControl::Canadian { .. } => left.periods > 0,
             _ => false,
@@ -197,7 +209,7 @@ impl GameClock {
     #[must_use]
     pub fn gtp_time_left(&self, color: Color) -> Option<(u64, u32)> {
         let left = self.left[color];
-        match self.control {
+        match self.control[color] {
             TimeControl::None => None,
             _ if !self.in_overtime(color) => Some((left.main.as_secs(), 0)),
             TimeControl::ByoYomi { period, .. } if left.periods > 0 => Some((period.as_secs(), 1)),
@@ -210,7 +222,7 @@ impl GameClock {
     #[must_use]
     pub fn sgf_left(&self, color: Color) -> Option<(f64, Option<u32>)> {
         let left = self.left[color];
-        match self.control {
+        match self.control[color] {
             TimeControl::None => None,
             _ if !self.in_overtime(color) => Some((left.main.as_secs_f64(), None)),
             TimeControl::ByoYomi { period, .. } if left.periods > 0 => {
@@ -310,6 +322,25 @@ mod tests {
         );
         assert_eq!(canadian.gtp_time_left(Color::White), Some((60, 5)));
         assert_eq!(canadian.sgf_left(Color::White), Some((60.0, Some(5))));
+    }
+
+    /// Time odds: each player under its own control.
+    #[test]
+    fn each_player_may_have_a_control_of_its_own() {
+        let mut c = GameClock::with_controls(
+            ByColor::new(
+                TimeControl::SuddenDeath { main: S(60) },
+                TimeControl::SuddenDeath { main: S(10) },
+            ),
+            S(0),
+        );
+        assert_eq!(c.common_control(), None);
+        assert_eq!(c.left(Color::Black).main, S(60));
+        c.start(Color::White, S(0));
+        assert_eq!(c.deadline(), Some(S(10)));
+        assert!(c.charge(Color::White, S(11), None).is_err());
+        let same = GameClock::new(TimeControl::None, S(0));
+        assert_eq!(same.common_control(), Some(TimeControl::None));
     }
 
     #[test]

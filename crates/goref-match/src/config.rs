@@ -47,6 +47,13 @@ pub struct EngineEntry {
     /// `auto` (kept running between games, restarted after a crash or hang) or `always`
     /// (started afresh for every game) (tournaments).
     pub restart: Option<String>,
+    /// The engine's own time control (time odds, tournaments): `10m`, `5m+3s`, with
+    /// `byoyomi` or `canadian` as for the game.
+    pub time: Option<String>,
+    /// Its byo-yomi (`30s/5`).
+    pub byoyomi: Option<String>,
+    /// Its Canadian overtime (`5m/25`).
+    pub canadian: Option<String>,
 }
 
 /// The whole file; every field optional.

@@ -75,6 +75,8 @@ pub struct Settings {
     pub min_moves: Option<usize>,
     /// What a play that would invoke the long-cycle rule does (Olympiad 3.6, 3.10.2).
     pub long_cycle: LongCyclePolicy,
+    /// Each player's own time control instead of `time` (time odds), Black's and White's.
+    pub own_time: Option<ByColor<TimeControl>>,
     /// Moves played first, untimed, and told to both engines with `play` (a tournament's
     /// opening).
     pub opening: Vec<Move>,
@@ -103,6 +105,7 @@ impl Settings {
             min_moves: None,
             long_cycle: LongCyclePolicy::End,
             opening: Vec::new(),
+            own_time: None,
         }
     }
 
@@ -113,6 +116,7 @@ impl Settings {
         s.protocol = self.end;
         s.illegal = self.illegal;
         s.time = self.time;
+        s.own_time = self.own_time;
         s.lag = self.lag;
         s.move_limit = Some(self.move_limit);
         s.min_moves = self.min_moves;
@@ -364,7 +368,7 @@ pub async fn play_game_on(
         }
         seat.engine
             .set_label(format!("{color} engine '{}'", players[color].name));
-        setup(&mut seat.engine, settings)
+        setup(&mut seat.engine, settings, Some(color))
             .await
             .map_err(|e| StartError(format!("game {number}: {e}")))?;
     }
@@ -489,7 +493,7 @@ fn first_line(text: &str) -> String {
 
 /// `boardsize`, `clear_board`, `komi` (all required), then rules and time hints where the
 /// engine lists them.
-async fn setup(engine: &mut Engine, s: &Settings) -> Result<(), GtpError> {
+async fn setup(engine: &mut Engine, s: &Settings, color: Option<Color>) -> Result<(), GtpError> {
     let t = s.command_timeout;
     let size = if s.width == s.height {
         format!("boardsize {}", s.width)
@@ -515,10 +519,15 @@ async fn setup(engine: &mut Engine, s: &Settings) -> Result<(), GtpError> {
             hint(engine.command(&format!("kgs-rules {name}"), t).await)?;
         }
     }
-    if s.time != TimeControl::None {
+    // The engine's own clock (time odds), or the game's.
+    let time = match (s.own_time, color) {
+        (Some(own), Some(color)) => own[color],
+        _ => s.time,
+    };
+    if time != TimeControl::None {
         if info.supports("kgs-time_settings") {
-            hint(engine.command(&s.time.kgs_time_settings(), t).await)?;
-        } else if let Some(cmd) = s.time.time_settings() {
+            hint(engine.command(&time.kgs_time_settings(), t).await)?;
+        } else if let Some(cmd) = time.time_settings() {
             if info.supports("time_settings") {
                 hint(engine.command(&cmd, t).await)?;
             }
@@ -982,7 +991,7 @@ impl Driver<'_> {
             .map_err(|e| e.to_string())?;
         let asked = async {
             engine.check(t.max(Duration::from_secs(5))).await?;
-            setup(&mut engine, s).await?;
+            setup(&mut engine, s, None).await?;
             replay_into(&mut engine, &self.referee, t).await?;
             engine.command("final_status_list dead", t).await
         }

@@ -104,13 +104,24 @@ impl Referee {
         if !record.setup.is_empty() || game.first_player() != Color::Black {
             record.first_player = Some(game.first_player());
         }
+        let mut root_notes = Vec::new();
         let handicap = game.start().stone_count(Color::Black);
         if handicap > 0 && game.first_player() == Color::White {
             record.handicap = Some(handicap);
         }
-        if let Some((tm, ot)) = self.clock().control().sgf_properties() {
-            record.main_time = Some(tm as f64);
-            record.overtime = ot;
+        match self.clock().common_control() {
+            Some(control) => {
+                if let Some((tm, ot)) = control.sgf_properties() {
+                    record.main_time = Some(tm as f64);
+                    record.overtime = ot;
+                }
+            }
+            // Time odds: SGF has one TM; the comment says each player's.
+            None => root_notes.push(format!(
+                "time: Black {}; White {}",
+                self.clock().control(Color::Black),
+                self.clock().control(Color::White)
+            )),
         }
         let left = self.clock_after_moves();
         record.moves = game
@@ -126,7 +137,6 @@ impl Referee {
                 m
             })
             .collect();
-        let mut root_notes = Vec::new();
         for note in self.notes() {
             match note
                 .after

@@ -114,6 +114,8 @@ pub struct Settings {
     pub illegal: IllegalPolicy,
     /// The clocks.
     pub time: TimeControl,
+    /// Each player's own time control instead of `time` (time odds between programs).
+    pub own_time: Option<ByColor<TimeControl>>,
     /// Lag allowance of each turn (see [`GameClock`]).
     pub lag: Duration,
     /// When the first clock starts.
@@ -142,6 +144,7 @@ impl Settings {
             protocol: Protocol::default(),
             illegal: IllegalPolicy::default(),
             time: TimeControl::None,
+            own_time: None,
             lag: Duration::ZERO,
             clock_start: ClockStart::default(),
             move_limit: None,
@@ -645,7 +648,10 @@ impl Referee {
             }
         }
         let opening = settings.opening.len();
-        let clock = GameClock::new(settings.time, settings.lag);
+        let controls = settings
+            .own_time
+            .unwrap_or(ByColor::new(settings.time, settings.time));
+        let clock = GameClock::with_controls(controls, settings.lag);
         let mut referee = Referee {
             settlement: Settlement::new(settings.protocol),
             settings,

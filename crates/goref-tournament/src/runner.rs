@@ -58,6 +58,8 @@ pub struct Entrant {
     pub init: Vec<String>,
     /// When it is started.
     pub restart: Restart,
+    /// Its own time control instead of the game's (time odds).
+    pub time: Option<goref_match::TimeControl>,
 }
 
 /// Everything a tournament needs.
@@ -200,7 +202,13 @@ impl Fingerprint {
             engines: config
                 .entrants
                 .iter()
-                .map(|e| (e.player.name.clone(), e.player.spec.to_string()))
+                .map(|e| {
+                    let command = match e.time {
+                        Some(t) => format!("{} [time {t}]", e.player.spec),
+                        None => e.player.spec.to_string(),
+                    };
+                    (e.player.name.clone(), command)
+                })
                 .collect(),
             size: format!("{}x{}", s.width, s.height),
             rules: s.rules.to_string(),
@@ -433,15 +441,21 @@ async fn play(
     opening: Option<usize>,
 ) -> GameLine {
     let entrants = &config.entrants;
+    let own = ByColor::new(entrants[pairing.black].time, entrants[pairing.white].time);
     let game_settings;
-    let settings = match opening.and_then(|i| config.openings.get(i)) {
-        Some((_, moves)) => {
-            let mut s = config.settings.clone();
+    let opening_moves = opening.and_then(|i| config.openings.get(i));
+    let settings = if opening_moves.is_some() || own.black.is_some() || own.white.is_some() {
+        let mut s = config.settings.clone();
+        if let Some((_, moves)) = opening_moves {
             s.opening.clone_from(moves);
-            game_settings = s;
-            &game_settings
         }
-        None => &config.settings,
+        if own.black.is_some() || own.white.is_some() {
+            s.own_time = Some(own.map(|t| t.unwrap_or(config.settings.time)));
+        }
+        game_settings = s;
+        &game_settings
+    } else {
+        &config.settings
     };
     let opening_name = opening
         .and_then(|i| config.openings.get(i))

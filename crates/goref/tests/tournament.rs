@@ -557,3 +557,29 @@ fn an_sprt_stops_a_lopsided_pairing_early() {
     let played = results(&out).len();
     assert!(played < 60, "stopped early: {played}");
 }
+
+/// Time odds: an engine with a clock of its own (1 s) loses on time while its opponent plays
+/// without one; the records say each player's time.
+#[test]
+fn an_engine_may_have_a_clock_of_its_own() {
+    let out = out_dir("odds");
+    let mut slow = engine("slow", "faulty --slow 150ms");
+    slow.push("time=1s".into());
+    let engines = vec![slow, engine("fast", "random --seed 1")];
+    let o = tournament(
+        &engines,
+        &["--size", "9", "--time", "none", "--lag", "0s"],
+        &out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = results(&out);
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert_eq!(r["end"], "time", "{r}");
+        let slow_colour = if r["black_name"] == "slow" { "B" } else { "W" };
+        assert_ne!(r["winner"], slow_colour, "{r}");
+        let text = std::fs::read_to_string(out.join(r["sgf"].as_str().unwrap())).unwrap();
+        assert!(text.contains("time: Black"), "{text}");
+        assert!(!text.contains("TM["), "{text}");
+    }
+}

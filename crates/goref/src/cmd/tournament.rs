@@ -20,7 +20,8 @@ pub struct Args {
     /// TOML file with the engines (`[[engine]]`) and settings; see the README.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// An engine, as `name=NAME cmd=COMMAND [dir=DIR] [restart=auto|always] [init=GTP]...`;
+    /// An engine, as `name=NAME cmd=COMMAND [dir=DIR] [restart=auto|always] [init=GTP]...
+    /// [time=T [byoyomi=P/N | canadian=P/N]]` (its own clock: time odds);
     /// repeat for each engine, in seeding order (after the file's).
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     engine: Vec<String>,
@@ -99,7 +100,12 @@ fn engine_of_flag(words: &[String]) -> anyhow::Result<EngineEntry> {
             "dir" | "cwd" => entry.cwd = Some(PathBuf::from(value)),
             "restart" => entry.restart = Some(value.to_string()),
             "init" => entry.init.push(value.to_string()),
-            _ => bail!("--engine {w}: unknown key '{key}' (name, cmd, dir, restart, init)"),
+            "time" => entry.time = Some(value.to_string()),
+            "byoyomi" => entry.byoyomi = Some(value.to_string()),
+            "canadian" => entry.canadian = Some(value.to_string()),
+            _ => bail!(
+                "--engine {w}: unknown key '{key}' (name, cmd, dir, restart, init, time, byoyomi, canadian)"
+            ),
         }
     }
     if entry.command.is_empty() {
@@ -146,10 +152,21 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
             Some(r) => r.parse().map_err(anyhow::Error::msg)?,
             None => default_restart,
         };
+        let time = match &e.time {
+            Some(t) => Some(
+                goref_match::TimeControl::parse(t, e.byoyomi.as_deref(), e.canadian.as_deref())
+                    .map_err(|m| anyhow!("engine {name}: {m}"))?,
+            ),
+            None if e.byoyomi.is_some() || e.canadian.is_some() => {
+                bail!("engine {name}: byoyomi and canadian need time")
+            }
+            None => None,
+        };
         entrants.push(Entrant {
             player: Player { id, name, spec },
             init: e.init.clone(),
             restart,
+            time,
         });
     }
     let games_per_pair = args.games_per_pair.or(file.games_per_pair).unwrap_or(2);
