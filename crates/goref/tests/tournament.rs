@@ -583,3 +583,63 @@ fn an_engine_may_have_a_clock_of_its_own() {
         assert!(!text.contains("TM["), "{text}");
     }
 }
+
+/// The TOML form: engines, format and game settings from the file, the command line on top.
+#[test]
+fn a_config_file_sets_the_tournament() {
+    let out = out_dir("toml");
+    let file = out_dir("toml-file").with_extension("toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"format = "round-robin"
+games_per_pair = 2
+size = "5x5"
+rules = "tromp-taylor"
+time = "none"
+jobs = 2
+restart = "auto"
+max_failures = 2
+
+[[engine]]
+name = "one"
+command = "{GOREF} engine random --seed 1"
+init = ["name"]
+
+[[engine]]
+name = "two"
+command = "{GOREF} engine random --seed 2"
+restart = "always"
+time = "10m"
+"#
+        ),
+    )
+    .unwrap();
+    let o = goref(&[
+        "tournament",
+        "--config",
+        file.to_str().unwrap(),
+        "--games-per-pair",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = results(&out);
+    assert_eq!(rows.len(), 4, "the command line's 4 games per pair");
+    assert!(out.join("report.html").exists());
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(report.contains("<svg") && report.contains("one") && report.contains("two"));
+    // A key the file does not know is refused, naming it.
+    std::fs::write(&file, "formatt = \"swiss\"\n").unwrap();
+    let o = goref(&[
+        "tournament",
+        "--config",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("formatt"));
+}

@@ -170,6 +170,9 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
         });
     }
     let games_per_pair = args.games_per_pair.or(file.games_per_pair).unwrap_or(2);
+    if entries.len() > 1000 || games_per_pair > 100_000 {
+        bail!("at most 1000 engines and 100000 games a pair");
+    }
     let format = match args
         .format
         .clone()
@@ -277,6 +280,23 @@ fn read_openings(
     Ok(openings)
 }
 
+/// The games a tournament plays when every one is played (a knockout's replays aside).
+fn expected_games(config: &TournamentConfig) -> Option<u64> {
+    let n = config.entrants.len() as u64;
+    Some(match config.format {
+        Format::RoundRobin { games_per_pair } => n * (n - 1) / 2 * games_per_pair as u64,
+        Format::Gauntlet {
+            seeds,
+            games_per_pair,
+        } => {
+            let seeds = (seeds as u64).min(n);
+            seeds * (n - seeds) * games_per_pair as u64
+        }
+        Format::Swiss { rounds } => rounds as u64 * (n / 2),
+        Format::Knockout { games, .. } => (n.saturating_sub(1)) * games as u64,
+    })
+}
+
 /// Runs `goref tournament`: prints the standings; exit status 0, 130 when interrupted.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // A closed standard output (`| head`) ends the printing, not the program.
@@ -303,25 +323,56 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 .and_then(|()| std::fs::rename(&tmp, &path))
                 .with_context(|| format!("writing {}", path.display()))
         };
+    let expected = expected_games(&config);
+    let bar = if quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::with_draw_target(
+            expected,
+            indicatif::ProgressDrawTarget::stderr_with_hz(4),
+        )
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} games, {elapsed_precise}, eta {eta} {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
     let finished = rt
         .block_on(run_tournament(config, |line, all, byes| {
-            if !quiet {
-                eprintln!(
-                    "game {} (round {}): {} - {}: {} ({})",
-                    line.game,
-                    line.round,
-                    line.black_name,
-                    line.white_name,
-                    line.result,
-                    line.end.name()
-                );
+            // The last result above the bar; the bar says how far, and who leads.
+            let text = format!(
+                "game {} (round {}): {} - {}: {} ({})",
+                line.game,
+                line.round,
+                line.black_name,
+                line.white_name,
+                line.result,
+                line.end.name()
+            );
+            if quiet {
+            } else if bar.is_hidden() {
+                // Not a terminal (a log): one line a game.
+                eprintln!("{text}");
+            } else {
+                bar.println(text);
             }
+            bar.set_position(all.len() as u64);
+            let table = standings(format, &names, all, byes);
+            let leaders: Vec<String> = table
+                .engines
+                .iter()
+                .take(3)
+                .map(|s| format!("{} {}", s.name, s.points))
+                .collect();
+            bar.set_message(format!("leading: {}", leaders.join(", ")));
             if let Err(e) = write_standings(all, byes) {
                 eprintln!("goref: {e:#}");
             }
         }))
         .map_err(|e: TournamentError| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
+    bar.finish_and_clear();
     write_standings(&finished.games, &finished.byes)?;
     goref_tournament::report::write_report(&out, format, &names, &finished.games, &finished.byes)
         .with_context(|| format!("writing the report in {}", out.display()))?;
