@@ -7,8 +7,8 @@
 //!   marking, a referee engine or the Olympiad 3.9 default removal of crate goref-judge; the
 //!   clocks stop during the agreement steps, Olympiad 3.10.3), the SGF record and the
 //!   engines' log.
-//! - [`runner`]: the match: parallel games, the append-only results file used to resume,
-//!   Ctrl-C, the SPRT.
+//! - [`runner`]: what a match is and how it stops; the tournament runner (crate
+//!   goref-tournament) schedules its games, a match being a tournament of two.
 //! - [`clock`], [`stats`], [`summary`], [`config`].
 
 pub mod clock;
@@ -21,6 +21,6 @@ pub mod summary;
 pub use clock::TimeControl;
 pub use game::{play_game, Ending, GameReport, IllegalPolicy, Player, RefereeSpec, Settings};
 pub use goref_referee::{self, Protocol};
-pub use runner::{run_match, MatchConfig, MatchError, Stop};
+pub use runner::{MatchConfig, MatchError, Stop};
 pub use stats::{Sprt, Wld};
 pub use summary::Summary;

@@ -8,6 +8,8 @@ pub mod rating;
 pub mod report;
 pub mod runner;
 pub mod standings;
+pub mod two;
 
 pub use plan::{Format, Plan};
-pub use runner::{run_tournament, Entrant, GameLine, Restart, TournamentConfig};
+pub use runner::{run_tournament, Entrant, Flow, GameLine, Restart, TournamentConfig};
+pub use two::run_match;

@@ -224,6 +224,11 @@ mod tests {
             genmoves: [0; 2],
             sgf: None,
             opening: None,
+            illegal_passes: [0; 2],
+            ending: None,
+            resumptions: 0,
+            dead_lists: [None, None],
+            removed: Vec::new(),
         }
     }
 

@@ -21,7 +21,8 @@ use crate::plan::{Format, Plan};
 
 /// The results file in the output directory.
 pub const RESULTS_FILE: &str = "results.jsonl";
-/// The tournament's settings, kept to refuse a resume with other settings.
+/// The tournament's settings, kept to refuse a resume with other settings (a match keeps
+/// `match.json`).
 pub const SETTINGS_FILE: &str = "tournament.json";
 /// The standings, rewritten as games land.
 pub const STANDINGS_FILE: &str = "standings.json";
@@ -80,6 +81,12 @@ pub struct TournamentConfig {
     /// Openings (name, moves): each pair's games go through them in turn, each opening twice
     /// with colours swapped.
     pub openings: Vec<(String, Vec<goref_rules::Move>)>,
+    /// What this is, in messages and the settings file's name (`tournament`, `match`).
+    pub kind: &'static str,
+    /// The folder of the records and logs in `out` (empty: `out` itself).
+    pub records: String,
+    /// Stop at the first engine that cannot start (a match), instead of a forfeit.
+    pub stop_on_start_failure: bool,
     /// With two engines: stop when the SPRT on game pairs (the same opening, colours swapped)
     /// decides; `(elo0, elo1, alpha, beta)` for the first engine.
     pub sprt: Option<(f64, f64, f64, f64)>,
@@ -119,6 +126,48 @@ pub struct GameLine {
     /// The opening played first, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opening: Option<String>,
+    /// Illegal moves replaced by a pass (Olympiad 3.10.2), Black's and White's.
+    #[serde(default)]
+    pub illegal_passes: [u32; 2],
+    /// How the dead-stone settlement ended, after two passes.
+    #[serde(default)]
+    pub ending: Option<String>,
+    /// Times play resumed after two passes.
+    #[serde(default)]
+    pub resumptions: u32,
+    /// The last dead lists of Black and White, none for a player that gave none.
+    #[serde(default)]
+    pub dead_lists: [Option<Vec<String>>; 2],
+    /// The stones removed before scoring.
+    #[serde(default)]
+    pub removed: Vec<String>,
+}
+
+impl GameLine {
+    /// The game as the match runner's table counts it.
+    #[must_use]
+    pub fn report(&self) -> GameReport {
+        GameReport {
+            game: self.game,
+            black: self.black,
+            white: self.white,
+            black_name: self.black_name.clone(),
+            white_name: self.white_name.clone(),
+            result: self.result.clone(),
+            winner: self.winner,
+            end: self.end,
+            detail: self.detail.clone(),
+            moves: self.moves,
+            genmoves: self.genmoves,
+            seconds: self.seconds,
+            illegal_passes: self.illegal_passes,
+            sgf: self.sgf.clone().unwrap_or_default(),
+            ending: self.ending.clone(),
+            resumptions: self.resumptions,
+            dead_lists: self.dead_lists.clone(),
+            removed: self.removed.clone(),
+        }
+    }
 }
 
 impl GameLine {
@@ -140,12 +189,15 @@ pub enum TournamentError {
     Mismatch(String),
     /// Files.
     Io(String),
+    /// An engine could not start, and the run stops at that (a match).
+    Start(String),
 }
 
 impl std::fmt::Display for TournamentError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TournamentError::Mismatch(m) | TournamentError::Io(m) => f.write_str(m),
+            TournamentError::Start(m) => write!(f, "match stopped: {m}"),
         }
     }
 }
@@ -161,6 +213,8 @@ pub struct Finished {
     pub resumed: usize,
     /// Whether Ctrl-C stopped it.
     pub interrupted: bool,
+    /// Whether the caller stopped it ([`Flow::Stop`]).
+    pub stopped: bool,
     /// Wall time of this run.
     pub wall: Duration,
     /// Engine processes started in this run, by entrant.
@@ -214,7 +268,12 @@ impl Fingerprint {
             rules: s.rules.to_string(),
             time: s.time.to_string(),
             end: s.end.to_string(),
-            format: format!("{:?}", config.format),
+            // A match may be extended by more games; a tournament's schedule depends on them.
+            format: if config.kind == "match" {
+                config.format.name().to_string()
+            } else {
+                format!("{:?}", config.format)
+            },
             openings: config
                 .openings
                 .iter()
@@ -255,48 +314,51 @@ impl Fingerprint {
     }
 }
 
-/// Checks `out` holds no other tournament (writing this one's fingerprint when it is new).
+/// Checks `out` holds no other tournament or match (writing this one's fingerprint, in
+/// `KIND.json`, when it is new). A directory where no game was recorded is free to take.
 ///
 /// # Errors
 ///
 /// [`TournamentError::Mismatch`] naming what differs.
-pub fn claim_directory(out: &Path, fingerprint: &Fingerprint) -> Result<(), TournamentError> {
-    std::fs::create_dir_all(out.join("games"))
+pub fn claim_directory(
+    out: &Path,
+    records: &str,
+    kind: &str,
+    fingerprint: &Fingerprint,
+) -> Result<(), TournamentError> {
+    std::fs::create_dir_all(out.join(records))
         .map_err(|e| TournamentError::Io(format!("cannot create {}: {e}", out.display())))?;
-    let path = out.join(SETTINGS_FILE);
+    let path = out.join(format!("{kind}.json"));
+    let write = || {
+        let text = serde_json::to_string_pretty(fingerprint).expect("serialises");
+        std::fs::write(&path, text)
+            .map_err(|e| TournamentError::Io(format!("cannot write {}: {e}", path.display())))
+    };
+    let empty = read_results(out)?.is_empty();
     match std::fs::read_to_string(&path) {
         Ok(text) => {
-            let stored: Fingerprint = serde_json::from_str(&text).map_err(|e| {
-                TournamentError::Mismatch(format!(
-                    "{} is not a tournament's settings ({e}): use another --out",
-                    path.display()
-                ))
-            })?;
-            match stored.difference(fingerprint) {
-                None => Ok(()),
-                // A directory where no game was recorded is free to take.
-                Some(_) if read_results(out)?.is_empty() => {
-                    let text = serde_json::to_string_pretty(fingerprint).expect("serialises");
-                    std::fs::write(&path, text).map_err(|e| {
-                        TournamentError::Io(format!("cannot write {}: {e}", path.display()))
-                    })
-                }
-                Some(what) => Err(TournamentError::Mismatch(format!(
-                    "{} holds another tournament ({what}): use another --out",
+            let stored: Option<Fingerprint> = serde_json::from_str(&text).ok();
+            match stored.map(|s| s.difference(fingerprint)) {
+                Some(None) => Ok(()),
+                _ if empty => write(),
+                Some(Some(what)) => Err(TournamentError::Mismatch(format!(
+                    "{} holds another {kind} ({what}): use another --out",
                     out.display()
+                ))),
+                None => Err(TournamentError::Mismatch(format!(
+                    "{} is not a {kind}'s settings: use another --out",
+                    path.display()
                 ))),
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if out.join(RESULTS_FILE).exists() {
+            if !empty {
                 return Err(TournamentError::Mismatch(format!(
-                    "{} holds results of something else (no {SETTINGS_FILE}): use another --out",
+                    "{} holds results of something else (no {kind}.json): use another --out",
                     out.display()
                 )));
             }
-            let text = serde_json::to_string_pretty(fingerprint).expect("serialises");
-            std::fs::write(&path, text)
-                .map_err(|e| TournamentError::Io(format!("cannot write {}: {e}", path.display())))
+            write()
         }
         Err(e) => Err(TournamentError::Io(format!("{}: {e}", path.display()))),
     }
@@ -429,6 +491,11 @@ fn forfeit(
         genmoves: [0; 2],
         sgf: None,
         opening: None,
+        illegal_passes: [0; 2],
+        ending: None,
+        resumptions: 0,
+        dead_lists: [None, None],
+        removed: Vec::new(),
     }
 }
 
@@ -439,7 +506,7 @@ async fn play(
     number: usize,
     pairing: Pairing,
     opening: Option<usize>,
-) -> GameLine {
+) -> Result<GameLine, String> {
     let entrants = &config.entrants;
     let own = ByColor::new(entrants[pairing.black].time, entrants[pairing.white].time);
     let game_settings;
@@ -464,7 +531,7 @@ async fn play(
     for color in Color::ALL {
         if pool.withdrawn(ids[color], config.max_failures) {
             let name = &entrants[ids[color]].player.name;
-            return forfeit(
+            return Ok(forfeit(
                 number,
                 &pairing,
                 entrants,
@@ -473,7 +540,7 @@ async fn play(
                     "{name} was withdrawn after {} failures to start",
                     config.max_failures
                 ),
-            );
+            ));
         }
     }
     let mut seats: Vec<Seat> = Vec::with_capacity(2);
@@ -488,21 +555,24 @@ async fn play(
                 for seat in seats {
                     pool.put(ids.black, seat);
                 }
+                if config.stop_on_start_failure {
+                    return Err(e);
+                }
                 let name = &entrants[ids[color]].player.name;
-                return forfeit(
+                return Ok(forfeit(
                     number,
                     &pairing,
                     entrants,
                     color,
                     format!("{name} could not start: {e}"),
-                );
+                ));
             }
         }
     }
     let w = seats.pop().expect("two");
     let b = seats.pop().expect("two");
     let mut seats = ByColor::new(b, w);
-    let games = config.out.join("games");
+    let games = config.out.join(&config.records);
     let black = &entrants[pairing.black].player;
     let white = &entrants[pairing.white].player;
     let versions = seats.as_ref().map(|s| {
@@ -522,7 +592,14 @@ async fn play(
     let line = match report {
         Ok(report) => GameLine {
             opening: opening_name,
-            ..line_of(number, &pairing, entrants, &report, versions)
+            ..line_of(
+                &config.records,
+                number,
+                &pairing,
+                entrants,
+                &report,
+                versions,
+            )
         },
         Err(e) => {
             // The board was refused: the engine that refused it is started again next time.
@@ -531,7 +608,16 @@ async fn play(
                 b.engine.shutdown(settings.grace),
                 w.engine.shutdown(settings.grace)
             );
-            return forfeit(number, &pairing, entrants, Color::Black, e.to_string());
+            if config.stop_on_start_failure {
+                return Err(e.to_string());
+            }
+            return Ok(forfeit(
+                number,
+                &pairing,
+                entrants,
+                Color::Black,
+                e.to_string(),
+            ));
         }
     };
     let ByColor { black: b, white: w } = seats;
@@ -546,10 +632,11 @@ async fn play(
             pool.put(ids[color], seat);
         }
     }
-    line
+    Ok(line)
 }
 
 fn line_of(
+    records: &str,
     number: usize,
     pairing: &Pairing,
     entrants: &[Entrant],
@@ -572,8 +659,17 @@ fn line_of(
         moves: report.moves,
         seconds: report.seconds,
         genmoves: report.genmoves,
-        sgf: Some(format!("games/{}", report.sgf)),
+        sgf: Some(if records.is_empty() {
+            report.sgf.clone()
+        } else {
+            format!("{records}/{}", report.sgf)
+        }),
         opening: None,
+        illegal_passes: report.illegal_passes,
+        ending: report.ending.clone(),
+        resumptions: report.resumptions,
+        dead_lists: report.dead_lists.clone(),
+        removed: report.removed.clone(),
     }
 }
 
@@ -603,6 +699,15 @@ pub fn paired_results(games: &[GameLine]) -> crate::rating::Pentanomial {
     crate::rating::pentanomial(&pairs)
 }
 
+/// What the caller of [`run_tournament`] wants after a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Play on.
+    Continue,
+    /// Stop: finish the running games, start no other (a match's SPRT decided).
+    Stop,
+}
+
 /// Plays the tournament, resuming from what `config.out` already holds; `on_game` sees each
 /// game as it lands, with every game so far and the byes (for progress and standings).
 ///
@@ -611,10 +716,15 @@ pub fn paired_results(games: &[GameLine]) -> crate::rating::Pentanomial {
 /// When the directory holds another tournament, or files cannot be written.
 pub async fn run_tournament(
     config: TournamentConfig,
-    mut on_game: impl FnMut(&GameLine, &[GameLine], &[usize]),
+    mut on_game: impl FnMut(&GameLine, &[GameLine], &[usize]) -> Flow,
 ) -> Result<Finished, TournamentError> {
     let started = Instant::now();
-    claim_directory(&config.out, &Fingerprint::of(&config))?;
+    claim_directory(
+        &config.out,
+        &config.records,
+        config.kind,
+        &Fingerprint::of(&config),
+    )?;
     let done = read_results(&config.out)?;
     let resumed = done.len();
     let path = config.out.join(RESULTS_FILE);
@@ -647,6 +757,8 @@ pub async fn run_tournament(
     let mut meetings: HashMap<(usize, usize), usize> = HashMap::new();
     let mut games: Vec<GameLine> = Vec::new();
     let mut interrupted = false;
+    let mut stopped = false;
+    let mut fatal: Option<String> = None;
     let mut sprt = None;
     loop {
         let batch = plan.next_batch();
@@ -688,7 +800,7 @@ pub async fn run_tournament(
             break;
         }
         let queue = Arc::new(Mutex::new(queue));
-        let (tx, mut rx) = mpsc::unbounded_channel::<GameLine>();
+        let (tx, mut rx) = mpsc::unbounded_channel::<Result<GameLine, String>>();
         let mut workers = Vec::new();
         for _ in 0..config.jobs.max(1) {
             let (queue, tx, config, pool, stop) = (
@@ -717,6 +829,14 @@ pub async fn run_tournament(
         }
         drop(tx);
         while let Some(line) = rx.recv().await {
+            let line = match line {
+                Ok(line) => line,
+                Err(e) => {
+                    stop.store(true, Ordering::SeqCst);
+                    fatal.get_or_insert(e);
+                    continue;
+                }
+            };
             let text = serde_json::to_string(&line).expect("a line serialises");
             writeln!(file, "{text}")
                 .and_then(|()| file.sync_data())
@@ -725,7 +845,10 @@ pub async fn run_tournament(
                 })?;
             plan.record(line.game, &line);
             games.push(line.clone());
-            on_game(&line, &games, plan.byes());
+            if on_game(&line, &games, plan.byes()) == Flow::Stop {
+                stopped = true;
+                stop.store(true, Ordering::SeqCst);
+            }
             if let Some((elo0, elo1, alpha, beta)) = config.sprt {
                 let counts = paired_results(&games);
                 if let Some(test) = counts.sprt(elo0, elo1, alpha, beta) {
@@ -741,11 +864,15 @@ pub async fn run_tournament(
             let _ = w.await;
         }
         if stop.load(Ordering::SeqCst) {
-            interrupted = sprt.is_none();
+            interrupted = sprt.is_none() && !stopped && fatal.is_none();
             break;
         }
     }
     signals.abort();
+    if let Some(e) = fatal {
+        pool.close(config.settings.grace).await;
+        return Err(TournamentError::Start(e));
+    }
     pool.close(config.settings.grace).await;
     games.sort_by_key(|g| g.game);
     let sprt = sprt.or_else(|| {
@@ -764,6 +891,7 @@ pub async fn run_tournament(
         games,
         resumed,
         interrupted,
+        stopped,
         wall: started.elapsed(),
         engine_starts,
         byes: plan.byes().to_vec(),

@@ -37,6 +37,11 @@ fn game(number: usize) -> GameLine {
         genmoves: [50, 50],
         sgf: Some(format!("games/{number:04}.sgf")),
         opening: None,
+        illegal_passes: [0; 2],
+        ending: None,
+        resumptions: 0,
+        dead_lists: [None, None],
+        removed: Vec::new(),
     };
     if number.is_multiple_of(7) {
         return GameLine {

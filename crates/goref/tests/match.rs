@@ -556,7 +556,7 @@ fn a_match_resumes_from_its_results_file() {
     let (code, _, stderr) = run_match(&black, &other, &out, &["--games", "6"]);
     assert_ne!(code, 0);
     assert!(
-        stderr.contains("holds another match") && stderr.contains("second engine"),
+        stderr.contains("holds another match") && stderr.contains("engines"),
         "{stderr}"
     );
     let (code, _, stderr) = run_match(&black, &white, &out, &["--games", "6", "--size", "7"]);

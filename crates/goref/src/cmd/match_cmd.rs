@@ -11,7 +11,7 @@ use goref_match::clock::parse_duration;
 use goref_match::config::{EngineEntry, FileConfig};
 use goref_match::runner::own_cpu_time;
 use goref_match::{
-    run_match, IllegalPolicy, MatchConfig, Player, RefereeSpec, Settings, Sprt, Stop, TimeControl,
+    IllegalPolicy, MatchConfig, Player, RefereeSpec, Settings, Sprt, Stop, TimeControl,
 };
 use goref_rules::{Komi, Preset, Ruleset};
 
@@ -349,7 +349,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()?;
     let summary = rt
-        .block_on(run_match(config))
+        .block_on(goref_tournament::run_match(config))
         .map_err(|e| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
     let _ = write!(stdout, "{}", summary.table());

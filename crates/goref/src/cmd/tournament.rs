@@ -215,6 +215,9 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
         out,
         max_failures: args.max_failures.or(file.max_failures).unwrap_or(3).max(1),
         openings,
+        kind: "tournament",
+        records: "games".into(),
+        stop_on_start_failure: false,
         sprt: match args.sprt.as_deref().or(file.sprt.as_ref().map(|s| &s[..])) {
             None => None,
             Some(_) if entries.len() != 2 => bail!("--sprt needs exactly two engines"),
@@ -369,6 +372,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             if let Err(e) = write_standings(all, byes) {
                 eprintln!("goref: {e:#}");
             }
+            goref_tournament::Flow::Continue
         }))
         .map_err(|e: TournamentError| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
