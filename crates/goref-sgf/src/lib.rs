@@ -292,6 +292,41 @@ pub fn preset_from_rules(rules: &str) -> Option<Preset> {
     }
 }
 
+/// Every game of a collection (`(;...)(;...)`), each read as [`parse`] reads one.
+///
+/// ```
+/// let games = goref_sgf::parse_collection("(;SZ[9];B[cc])\n(;SZ[9];B[dd];W[ee])").unwrap();
+/// assert_eq!(games.len(), 2);
+/// assert_eq!(games[1].moves.len(), 2);
+/// let (game, err) = goref_sgf::parse_collection("(;SZ[9];B[cc])(;SZ[9];B[zz])").unwrap_err();
+/// assert_eq!(game, 2);
+/// assert!(err.to_string().contains("off the 9x9 board"));
+/// ```
+///
+/// # Errors
+///
+/// The number (from 1) of the first game that does not read, and why (lines and columns count
+/// from that game's opening parenthesis).
+pub fn parse_collection(text: &str) -> Result<Vec<GameRecord>, (usize, SgfError)> {
+    let mut games = Vec::new();
+    let mut rest = text;
+    loop {
+        let extent = match scan::scan(rest) {
+            Ok(scan) => scan.start..scan.end,
+            Err(ScanError::NoGame) if !games.is_empty() => return Ok(games),
+            Err(_) => {
+                return Err((
+                    games.len() + 1,
+                    parse(rest).err().unwrap_or(SgfError::NoGame { line: 1 }),
+                ))
+            }
+        };
+        let game = parse(&rest[extent.clone()]).map_err(|e| (games.len() + 1, e))?;
+        games.push(game);
+        rest = &rest[extent.end..];
+    }
+}
+
 /// Reads the first game of an SGF collection.
 ///
 /// Takes `SZ` (from the root node), `GM` (must be 1 or absent), `KM`, `RU`, `PB`, `PW`, `RE`,

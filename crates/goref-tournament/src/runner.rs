@@ -221,6 +221,8 @@ pub struct Finished {
     pub engine_starts: Vec<usize>,
     /// Swiss byes, one entry a bye.
     pub byes: Vec<usize>,
+    /// Engines withdrawn after failing to start `max_failures` times in a row.
+    pub withdrawn: Vec<usize>,
     /// A knockout's champion.
     pub champion: Option<usize>,
     /// The SPRT's decision and the pentanomial counts it saw, when one ran.
@@ -895,6 +897,9 @@ pub async fn run_tournament(
         wall: started.elapsed(),
         engine_starts,
         byes: plan.byes().to_vec(),
+        withdrawn: (0..config.entrants.len())
+            .filter(|&i| pool.withdrawn(i, config.max_failures))
+            .collect(),
         champion: plan.champion(),
         sprt,
     })

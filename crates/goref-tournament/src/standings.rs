@@ -32,6 +32,9 @@ pub struct Standing {
     pub rating_ci95: [f64; 2],
     /// Rank from 1: points, then SOS, SODOS, SOSOS, then seed.
     pub rank: usize,
+    /// Withdrawn after failing to start too many times in a row (its later games forfeited).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub withdrawn: bool,
 }
 
 /// The whole standings file.
@@ -152,6 +155,7 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usi
                 .get(i)
                 .map_or([0.0, 0.0], |&(lo, hi)| [lo, hi]),
             rank: rank + 1,
+            withdrawn: false,
         })
         .collect();
     let crosstable = (0..n)

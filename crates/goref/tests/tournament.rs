@@ -504,6 +504,36 @@ fn a_gauntlet_with_openings() {
         };
         assert!(first.contains(opening), "{first}");
     }
+    // One file with many games: one opening each.
+    let out2 = out_dir("collection");
+    let file = out_dir("collection-book").with_extension("sgf");
+    std::fs::write(&file, "(;GM[1]SZ[7];B[dd])\n(;GM[1]SZ[7];B[cc];W[ee])").unwrap();
+    let file_arg = file.display().to_string();
+    let o = tournament(
+        &engines[..2],
+        &[
+            "--games-per-pair",
+            "4",
+            "--openings",
+            &file_arg,
+            "--size",
+            "7",
+            "--time",
+            "none",
+        ],
+        &out2,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let names: Vec<String> = results(&out2)
+        .iter()
+        .map(|r| r["opening"].as_str().unwrap().to_string())
+        .collect();
+    let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+    assert_eq!(
+        names,
+        [1, 1, 2, 2].map(|k| format!("{stem}#{k}")),
+        "each opening twice"
+    );
     // An opening that breaks the rules is refused before any game.
     std::fs::write(book.join("c.sgf"), "(;GM[1]SZ[7];B[dd];W[dd])").unwrap();
     let o = tournament(
@@ -642,4 +672,61 @@ time = "10m"
     ]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("formatt"));
+}
+
+/// An engine that cannot start forfeits its games; after `--max-failures` in a row it is
+/// withdrawn (no more attempts) and the standings say so; the others play on.
+#[test]
+fn an_engine_that_cannot_start_forfeits_and_is_withdrawn() {
+    let out = out_dir("withdrawn");
+    let engines = vec![
+        engine("a", "random --seed 1"),
+        engine("b", "random --seed 2"),
+        vec!["name=ghost".into(), "cmd=/nonexistent/engine".into()],
+    ];
+    let o = tournament(
+        &engines,
+        &[
+            "--size",
+            "5",
+            "--time",
+            "none",
+            "--max-failures",
+            "2",
+            "--games-per-pair",
+            "3",
+        ],
+        &out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = results(&out);
+    assert_eq!(rows.len(), 9);
+    let ghost: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["black_name"] == "ghost" || r["white_name"] == "ghost")
+        .collect();
+    assert_eq!(ghost.len(), 6);
+    let tried = ghost
+        .iter()
+        .filter(|r| r["detail"].as_str().unwrap().contains("could not start"))
+        .count();
+    let skipped = ghost
+        .iter()
+        .filter(|r| r["detail"].as_str().unwrap().contains("withdrawn"))
+        .count();
+    assert_eq!((tried, skipped), (2, 4), "two attempts, then withdrawn");
+    let played = rows.iter().filter(|r| r["sgf"].is_string()).count();
+    assert_eq!(played, 3, "a and b play their games");
+    let standings: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap())
+            .unwrap();
+    let g = standings["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "ghost")
+        .unwrap()
+        .clone();
+    assert_eq!(g["withdrawn"], true);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("ghost (withdrawn)"));
 }

@@ -229,8 +229,8 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
     })
 }
 
-/// The openings in `path` (an SGF file, or every `.sgf` file of a folder, by name): each one's
-/// main line, checked to be legal under the tournament's rules on its board from the empty
+/// The openings in `path` (an SGF file, or every `.sgf` file of a folder, by name; a file may
+/// hold a collection of games, one opening each): each one's main line, checked to be legal under the tournament's rules on its board from the empty
 /// board with Black first.
 fn read_openings(
     path: &std::path::Path,
@@ -255,30 +255,38 @@ fn read_openings(
     for file in files {
         let name = file.display().to_string();
         let text = std::fs::read(&file).with_context(|| format!("reading {name}"))?;
-        let record =
-            goref_sgf::parse(&String::from_utf8_lossy(&text)).with_context(|| name.clone())?;
-        if (record.width, record.height) != (settings.width, settings.height) {
-            bail!(
-                "{name}: an opening on {}x{} for a tournament on {}x{}",
-                record.width,
-                record.height,
-                settings.width,
-                settings.height
-            );
-        }
-        if !record.setup.is_empty() {
-            bail!("{name}: openings are moves from the empty board, not setup stones");
-        }
-        let game = record
-            .replay(settings.rules)
-            .map_err(|e| anyhow!("{name}: {e}"))?;
-        if game.is_over() {
-            bail!("{name}: the opening ends the game");
-        }
-        let label = file
+        let records = goref_sgf::parse_collection(&String::from_utf8_lossy(&text))
+            .map_err(|(game, e)| anyhow!("{name}: game {game}: {e}"))?;
+        let stem = file
             .file_stem()
             .map_or_else(|| name.clone(), |s| s.to_string_lossy().into_owned());
-        openings.push((label, game.moves().iter().map(|&(_, mv)| mv).collect()));
+        let many = records.len() > 1;
+        for (k, record) in records.into_iter().enumerate() {
+            let label = if many {
+                format!("{stem}#{}", k + 1)
+            } else {
+                stem.clone()
+            };
+            if (record.width, record.height) != (settings.width, settings.height) {
+                bail!(
+                    "{name}: opening {label} is on {}x{}, the tournament on {}x{}",
+                    record.width,
+                    record.height,
+                    settings.width,
+                    settings.height
+                );
+            }
+            if !record.setup.is_empty() {
+                bail!("{name}: opening {label}: openings are moves from the empty board, not setup stones");
+            }
+            let game = record
+                .replay(settings.rules)
+                .map_err(|e| anyhow!("{name}: opening {label}: {e}"))?;
+            if game.is_over() {
+                bail!("{name}: opening {label} ends the game");
+            }
+            openings.push((label, game.moves().iter().map(|&(_, mv)| mv).collect()));
+        }
     }
     Ok(openings)
 }
@@ -317,15 +325,20 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let write_standings =
-        |games: &[goref_tournament::GameLine], byes: &[usize]| -> anyhow::Result<()> {
-            let table = standings(format, &names, games, byes);
-            let path = out.join(STANDINGS_FILE);
-            let tmp = out.join(format!("{STANDINGS_FILE}.tmp"));
-            std::fs::write(&tmp, serde_json::to_string_pretty(&table)?)
-                .and_then(|()| std::fs::rename(&tmp, &path))
-                .with_context(|| format!("writing {}", path.display()))
-        };
+    let write_standings = |games: &[goref_tournament::GameLine],
+                           byes: &[usize],
+                           withdrawn: &[usize]|
+     -> anyhow::Result<()> {
+        let mut table = standings(format, &names, games, byes);
+        for s in &mut table.engines {
+            s.withdrawn = withdrawn.iter().any(|&w| names[w] == s.name);
+        }
+        let path = out.join(STANDINGS_FILE);
+        let tmp = out.join(format!("{STANDINGS_FILE}.tmp"));
+        std::fs::write(&tmp, serde_json::to_string_pretty(&table)?)
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .with_context(|| format!("writing {}", path.display()))
+    };
     let expected = expected_games(&config);
     let bar = if quiet {
         indicatif::ProgressBar::hidden()
@@ -369,7 +382,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 .map(|s| format!("{} {}", s.name, s.points))
                 .collect();
             bar.set_message(format!("leading: {}", leaders.join(", ")));
-            if let Err(e) = write_standings(all, byes) {
+            if let Err(e) = write_standings(all, byes, &[]) {
                 eprintln!("goref: {e:#}");
             }
             goref_tournament::Flow::Continue
@@ -377,7 +390,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .map_err(|e: TournamentError| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
     bar.finish_and_clear();
-    write_standings(&finished.games, &finished.byes)?;
+    write_standings(&finished.games, &finished.byes, &finished.withdrawn)?;
     goref_tournament::report::write_report(&out, format, &names, &finished.games, &finished.byes)
         .with_context(|| format!("writing the report in {}", out.display()))?;
     let table = standings(format, &names, &finished.games, &finished.byes);
@@ -396,11 +409,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         "rank", "engine", "games", "wins", "loss", "draw", "points", "sos", "rating", "95%"
     );
     for s in &table.engines {
+        let withdrawn = finished.withdrawn.iter().any(|&w| names[w] == s.name);
         let _ = writeln!(
             stdout,
             "{:<4} {:<20} {:>5} {:>5} {:>5} {:>5} {:>7} {:>7} {:>7.0} {:>16}",
             s.rank,
-            s.name,
+            if withdrawn {
+                format!("{} (withdrawn)", s.name)
+            } else {
+                s.name.clone()
+            },
             s.games,
             s.wins,
             s.losses,
