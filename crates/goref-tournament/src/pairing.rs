@@ -468,7 +468,9 @@ pub struct Standing {
 /// * **No repeats.** Two engines that have already met are never paired while a pairing of the
 ///   whole round without such a repeat exists: the pairing is an exhaustive search (backtracking
 ///   over the standings, remembering which sets of engines cannot be paired), so it finds such a
-///   pairing whenever one exists. When none exists it pairs with the fewest previous meetings.
+///   pairing whenever one exists (it prunes branches with a test for perfect matchings, Tutte's
+///   matrix modulo a prime, and falls back on the plain search if that test ever fails). When
+///   none exists it pairs with the fewest previous meetings.
 ///   Moreover, among repeat-free pairings it looks ahead and prefers one after which every later
 ///   round up to the last possible one (round `n - 2` for an even `n`, `n - 1` for an odd one)
 ///   can still be paired without repeats; this makes a Swiss of up to `n - 1` rounds a complete
@@ -778,10 +780,13 @@ impl Swiss {
     }
 }
 
-/// The most search steps spent on looking ahead for one round.
-const LOOKAHEAD_STEPS: u64 = 2_000_000;
-/// The most search steps spent on checking that one candidate round can be completed.
-const COMPLETION_STEPS: u64 = 200_000;
+/// The most steps spent on enumerating candidate rounds when looking ahead for one round.
+const LOOKAHEAD_STEPS: u64 = 200_000;
+/// The most steps spent on checking that one candidate round can be completed: a check that
+/// runs out counts as a success.
+const COMPLETION_STEPS: u64 = 100_000;
+/// The most steps spent on completion checks when looking ahead for one round.
+const COMPLETION_STEPS_PER_ROUND: u64 = 1_000_000;
 
 /// An exhaustive search for a perfect matching of the vertices `0..size` (engines, and the bye),
 /// in an order of preference, with as few previous meetings as possible.
@@ -798,14 +803,14 @@ struct Search<'a> {
     hopeless: HashSet<(Vec<u64>, u32)>,
     /// Whether the last [`Search::fewest_repeats`] found a pairing without repeats.
     repeat_free: bool,
+    /// Whether to prune, in searches without repeats, the branches that the Tutte matrix test
+    /// ([`has_perfect_matching`]) finds without a perfect matching.
+    tutte: bool,
     steps: u64,
     step_limit: Option<u64>,
     aborted: bool,
     found: Option<Vec<(usize, usize)>>,
 }
-
-/// Says whether a complete pairing (pairs of engines) is acceptable.
-type Accept<'f> = dyn FnMut(&[(usize, usize)]) -> bool + 'f;
 
 impl<'a> Search<'a> {
     fn new(meetings: &'a Meetings, sequence: Vec<usize>, preferences: Vec<Vec<usize>>) -> Self {
@@ -817,6 +822,7 @@ impl<'a> Search<'a> {
             pairs: Vec::new(),
             hopeless: HashSet::new(),
             repeat_free: false,
+            tutte: true,
             steps: 0,
             step_limit: None,
             aborted: false,
@@ -826,6 +832,15 @@ impl<'a> Search<'a> {
 
     /// The preferred pairing among those with the fewest previous meetings.
     fn fewest_repeats(&mut self) -> Vec<(usize, usize)> {
+        // Without repeats, first with the Tutte test: it may, with a negligible probability,
+        // miss a perfect matching, so a failure is checked by the plain exhaustive search.
+        self.found = None;
+        if self.solve(0, &mut |_| true, true) {
+            self.repeat_free = true;
+            return self.found.take().unwrap_or_default();
+        }
+        self.tutte = false;
+        self.hopeless.clear();
         let mut budget = 0;
         loop {
             self.found = None;
@@ -842,7 +857,13 @@ impl<'a> Search<'a> {
     fn completable(&mut self, rounds_left: usize) -> Option<Vec<(usize, usize)>> {
         let meetings = self.meetings;
         let size = meetings.size;
+        let mut spent = 0;
+        let mut gave_up = false;
         let mut accept = |pairs: &[(usize, usize)]| {
+            if spent > COMPLETION_STEPS_PER_ROUND {
+                gave_up = true;
+                return true;
+            }
             // The edges still unplayed after this round.
             let mut adjacency = vec![0u64; size];
             for (a, row) in adjacency.iter_mut().enumerate() {
@@ -858,19 +879,20 @@ impl<'a> Search<'a> {
                 adjacency,
                 steps: 0,
             };
-            // A search that gives up counts as a success.
-            factorizer.factorize(rounds_left).unwrap_or(true)
+            let complete = factorizer.factorize(rounds_left).unwrap_or(true);
+            spent += factorizer.steps;
+            complete
         };
         self.found = None;
         self.steps = 0;
         self.step_limit = Some(LOOKAHEAD_STEPS);
         self.solve(0, &mut accept, false);
         self.step_limit = None;
-        if self.aborted {
-            self.aborted = false;
+        let found = self.found.take();
+        if std::mem::take(&mut self.aborted) || gave_up {
             return None;
         }
-        self.found.take()
+        found
     }
 
     /// The unpaired vertices, as a bit set.
@@ -882,13 +904,38 @@ impl<'a> Search<'a> {
         set
     }
 
-    /// Whether some unpaired vertex has no unpaired partner it has not met.
-    fn dead_end(&self) -> bool {
+    /// A lower bound on the previous meetings of any pairing of the unpaired vertices: half the
+    /// sum, over the unpaired vertices, of the fewest meetings with another unpaired vertex.
+    fn lower_bound(&self) -> u32 {
         let free: Vec<usize> = (0..self.paired.len())
             .filter(|&v| !self.paired[v])
             .collect();
-        free.iter()
-            .any(|&a| !free.iter().any(|&b| b != a && self.meetings.get(a, b) == 0))
+        let sum: u64 = free
+            .iter()
+            .map(|&a| {
+                free.iter()
+                    .filter(|&&b| b != a)
+                    .map(|&b| u64::from(self.meetings.get(a, b)))
+                    .min()
+                    .unwrap_or(0)
+            })
+            .sum();
+        u32::try_from(sum.div_ceil(2)).unwrap_or(u32::MAX)
+    }
+
+    /// Whether the unpaired vertices might be paired within `budget` previous meetings (false
+    /// only if they cannot).
+    fn promising(&self, budget: u32) -> bool {
+        if self.lower_bound() > budget {
+            return false;
+        }
+        if budget > 0 || !self.tutte {
+            return true;
+        }
+        let free: Vec<usize> = (0..self.paired.len())
+            .filter(|&v| !self.paired[v])
+            .collect();
+        has_perfect_matching(&free, |a, b| self.meetings.get(a, b) == 0)
     }
 
     /// Completes the pairing with at most `budget` previous meetings, trying partners in the
@@ -922,7 +969,7 @@ impl<'a> Search<'a> {
             self.paired[partner] = true;
             self.pairs.push((first, partner));
             let left = budget - cost;
-            let done = (left > 0 || !self.dead_end()) && self.solve(left, accept, learn);
+            let done = self.promising(left) && self.solve(left, accept, learn);
             self.pairs.pop();
             self.paired[partner] = false;
             if done {
@@ -936,6 +983,79 @@ impl<'a> Search<'a> {
         }
         false
     }
+}
+
+/// Judges a complete candidate pairing: true to accept it.
+type Accept<'f> = dyn FnMut(&[(usize, usize)]) -> bool + 'f;
+
+/// A prime modulus for [`has_perfect_matching`].
+const PRIME: u64 = (1 << 31) - 1;
+
+/// A fixed pseudo-random weight in `1..PRIME` for the edge `a`–`b` (splitmix64).
+fn edge_weight(a: usize, b: usize) -> u64 {
+    let mut z = (a as u64)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        .wrapping_add((b as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9))
+        .wrapping_add(0x94d0_49bb_1331_11eb);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    z % (PRIME - 1) + 1
+}
+
+/// `base^exponent mod PRIME`.
+fn power(mut base: u64, mut exponent: u64) -> u64 {
+    let mut result = 1;
+    while exponent > 0 {
+        if exponent & 1 == 1 {
+            result = result * base % PRIME;
+        }
+        base = base * base % PRIME;
+        exponent >>= 1;
+    }
+    result
+}
+
+/// Whether the graph on `vertices` with the edges `edge` has a perfect matching, by Tutte's
+/// theorem: the skew-symmetric matrix with a weight for each edge is regular exactly when there
+/// is one, for all but a vanishing fraction of weights. A `true` is always right (a regular
+/// matrix proves a matching); a `false` is wrong only for unlucky weights, with a probability
+/// below `vertices.len() / PRIME`.
+fn has_perfect_matching(vertices: &[usize], edge: impl Fn(usize, usize) -> bool) -> bool {
+    let m = vertices.len();
+    if m % 2 == 1 {
+        return false;
+    }
+    let mut matrix = vec![vec![0u64; m]; m];
+    for i in 0..m {
+        for j in i + 1..m {
+            let (a, b) = (vertices[i], vertices[j]);
+            if edge(a, b) {
+                let weight = edge_weight(a.min(b), a.max(b));
+                matrix[i][j] = weight;
+                matrix[j][i] = PRIME - weight;
+            }
+        }
+    }
+    // Gaussian elimination modulo PRIME: regular if every column has a pivot.
+    for column in 0..m {
+        let Some(pivot) = (column..m).find(|&r| matrix[r][column] != 0) else {
+            return false;
+        };
+        matrix.swap(column, pivot);
+        let inverse = power(matrix[column][column], PRIME - 2);
+        for row in column + 1..m {
+            let factor = matrix[row][column] * inverse % PRIME;
+            if factor == 0 {
+                continue;
+            }
+            let (upper, lower) = matrix.split_at_mut(row);
+            for (cell, &above) in lower[0][column..].iter_mut().zip(&upper[column][column..]) {
+                *cell = (*cell + PRIME - factor * above % PRIME) % PRIME;
+            }
+        }
+    }
+    true
 }
 
 /// Gave up: the search took too long.
@@ -1416,5 +1536,731 @@ impl Knockout {
             next.schedule_first(a.min(b), a.max(b), games);
         }
         self.resolve(r + 1, j / 2);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// A small deterministic generator (xorshift64*) for pseudo-random results.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        fn outcome(&mut self) -> Outcome {
+            match self.next() % 5 {
+                0 | 1 => Outcome::BlackWins,
+                2 | 3 => Outcome::WhiteWins,
+                _ => Outcome::Draw,
+            }
+        }
+    }
+
+    fn unordered(p: &Pairing) -> (usize, usize) {
+        (p.black.min(p.white), p.black.max(p.white))
+    }
+
+    /// Asserts that no engine plays twice in a round and the list is ordered by round.
+    fn assert_once_per_round(schedule: &[Pairing]) {
+        assert!(schedule.windows(2).all(|w| w[0].round <= w[1].round));
+        let mut seen = HashSet::new();
+        for p in schedule {
+            assert_ne!(p.black, p.white);
+            assert!(seen.insert((p.round, p.black)), "{p:?}");
+            assert!(seen.insert((p.round, p.white)), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn round_robin_pairs_colours_and_rounds() {
+        for n in 0..=10 {
+            for games in 0..=4 {
+                let schedule = round_robin(n, games);
+                assert_once_per_round(&schedule);
+                let mut by_pair: HashMap<(usize, usize), Vec<Pairing>> = HashMap::new();
+                for p in &schedule {
+                    assert!(p.black < n && p.white < n);
+                    by_pair.entry(unordered(p)).or_default().push(*p);
+                }
+                let pairs = if n < 2 || games == 0 {
+                    0
+                } else {
+                    n * (n - 1) / 2
+                };
+                assert_eq!(by_pair.len(), pairs, "n = {n}");
+                for ((low, _), played) in &by_pair {
+                    assert_eq!(played.len(), games);
+                    // Colours alternate, the lower index starting with Black.
+                    for (k, p) in played.iter().enumerate() {
+                        assert_eq!(p.black == *low, k % 2 == 0, "{played:?}");
+                    }
+                    let blacks = played.iter().filter(|p| p.black == *low).count();
+                    assert!(blacks.abs_diff(games - blacks) <= 1);
+                }
+                if pairs > 0 {
+                    let per_cycle = if n % 2 == 0 { n - 1 } else { n };
+                    assert_eq!(schedule.last().unwrap().round + 1, games * per_cycle);
+                    // With an odd n, exactly one engine sits out each round.
+                    let per_round = n / 2;
+                    assert!(schedule
+                        .chunk_by(|a, b| a.round == b.round)
+                        .all(|round| round.len() == per_round));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gauntlet_seeds_meet_all_others_but_not_each_other() {
+        for n in 0..=8 {
+            for seeds in 0..=n + 1 {
+                for games in 0..=3 {
+                    let schedule = gauntlet(n, seeds, games);
+                    assert_once_per_round(&schedule);
+                    let seeds = seeds.min(n);
+                    let mut by_pair: HashMap<(usize, usize), Vec<Pairing>> = HashMap::new();
+                    for p in &schedule {
+                        let (low, high) = unordered(p);
+                        assert!(low < seeds && high >= seeds && high < n, "{p:?}");
+                        by_pair.entry((low, high)).or_default().push(*p);
+                    }
+                    let expected = if games == 0 { 0 } else { seeds * (n - seeds) };
+                    assert_eq!(by_pair.len(), expected);
+                    for ((seed, _), played) in &by_pair {
+                        assert_eq!(played.len(), games);
+                        for (k, p) in played.iter().enumerate() {
+                            assert_eq!(p.black == *seed, k % 2 == 0);
+                        }
+                    }
+                    if expected > 0 {
+                        let per_cycle = seeds.max(n - seeds);
+                        assert_eq!(schedule.last().unwrap().round + 1, games * per_cycle);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Plays `rounds` rounds of a Swiss of `n` engines with the results of `result`, checking
+    /// each round's shape; returns the tournament.
+    fn play_swiss(n: usize, rounds: usize, mut result: impl FnMut(&Pairing) -> Outcome) -> Swiss {
+        let mut swiss = Swiss::new(n);
+        for number in 0..rounds {
+            let round = swiss.next_round();
+            assert_eq!(round.number, number);
+            assert_eq!(round.bye.is_some(), n % 2 == 1);
+            assert_eq!(round.pairings.len(), n / 2);
+            let mut engines: Vec<usize> = round
+                .pairings
+                .iter()
+                .flat_map(|p| [p.black, p.white])
+                .chain(round.bye)
+                .collect();
+            engines.sort_unstable();
+            assert_eq!(engines, (0..n).collect::<Vec<_>>(), "{round:?}");
+            let outcomes: Vec<Outcome> = round.pairings.iter().map(&mut result).collect();
+            swiss.record(&round, &outcomes).unwrap();
+        }
+        swiss
+    }
+
+    /// Asserts that no pair met twice and no engine had two byes.
+    fn assert_no_repeats(swiss: &Swiss) {
+        let mut met = HashSet::new();
+        let mut byes = HashSet::new();
+        for round in swiss.history() {
+            for game in &round.games {
+                assert!(
+                    met.insert(unordered(&game.pairing)),
+                    "{:?} repeated in round {}",
+                    game.pairing,
+                    round.number
+                );
+            }
+            if let Some(bye) = round.bye {
+                assert!(byes.insert(bye), "second bye for {bye}");
+            }
+        }
+    }
+
+    #[test]
+    fn swiss_of_seven_in_three_rounds() {
+        // The better seed wins, except that every third game is drawn.
+        let mut count = 0;
+        let swiss = play_swiss(7, 3, |p| {
+            count += 1;
+            if count % 3 == 0 {
+                Outcome::Draw
+            } else if p.black < p.white {
+                Outcome::BlackWins
+            } else {
+                Outcome::WhiteWins
+            }
+        });
+        assert_no_repeats(&swiss);
+        assert!(swiss.history().iter().all(|r| r.bye.is_some()));
+        let standings = swiss.standings();
+        let ranks: Vec<usize> = standings.iter().map(|s| s.rank).collect();
+        assert_eq!(ranks, (1..=7).collect::<Vec<_>>());
+        let total: Points = standings.iter().map(|s| s.points).sum();
+        assert_eq!(total, Points::from_whole(3 * 3 + 3)); // 3 games and 1 bye a round
+    }
+
+    #[test]
+    fn swiss_never_repeats_up_to_n_minus_one_rounds() {
+        for n in 1..=16 {
+            for seed in 1..=12u64 {
+                let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ n as u64);
+                // An odd n can go one round further: then everyone has had one bye.
+                let rounds = if n % 2 == 1 { n } else { n - 1 };
+                let swiss = play_swiss(n, rounds, |_| rng.outcome());
+                assert_no_repeats(&swiss);
+            }
+        }
+    }
+
+    #[test]
+    fn swiss_pairs_again_once_everyone_has_met() {
+        // Four engines, five rounds: rounds 3 and 4 must repeat, but each pair at most twice.
+        let mut rng = Rng(7);
+        let swiss = play_swiss(4, 5, |_| rng.outcome());
+        let mut met: HashMap<(usize, usize), usize> = HashMap::new();
+        for game in swiss.history().iter().flat_map(|r| &r.games) {
+            *met.entry(unordered(&game.pairing)).or_default() += 1;
+        }
+        assert_eq!(met.len(), 6);
+        assert!(met.values().all(|&count| count <= 2));
+        // Three engines, seven rounds: byes go round evenly.
+        let swiss = play_swiss(3, 7, |_| Outcome::Draw);
+        let mut byes = [0; 3];
+        for bye in swiss.history().iter().filter_map(|r| r.bye) {
+            byes[bye] += 1;
+        }
+        assert!(byes.iter().all(|&b| (2..=3).contains(&b)), "{byes:?}");
+    }
+
+    #[test]
+    fn swiss_byes_and_colours() {
+        let mut swiss = Swiss::new(3);
+        // All on 0 points: ranked by seed. The bye goes to the last, engine 2; 0 and 1 have had
+        // Black equally often (never), so the lower-ranked, 1, has Black.
+        let round = swiss.next_round();
+        assert_eq!(round.bye, Some(2));
+        assert_eq!(round.pairings, [Pairing::new(0, 1, 0)]);
+        swiss.record(&round, &[Outcome::BlackWins]).unwrap();
+        // Engines 1 and 2 on 1 point, equal SOS (the bye adds nothing): 1 before 2 by seed.
+        let order: Vec<usize> = swiss.standings().iter().map(|s| s.engine).collect();
+        assert_eq!(order, [1, 2, 0]);
+        // The bye goes to 0, the lowest-ranked without one; 2 has had Black fewer times.
+        let round = swiss.next_round();
+        assert_eq!(round.bye, Some(0));
+        assert_eq!(round.pairings, [Pairing::new(1, 2, 1)]);
+        swiss.record(&round, &[Outcome::WhiteWins]).unwrap();
+        // 1 leads with 2 points, but the bye goes to 1: the only engine that has not had one.
+        let round = swiss.next_round();
+        assert_eq!(round.bye, Some(1));
+        assert_eq!(round.pairings.len(), 1);
+    }
+
+    #[test]
+    fn swiss_tie_breaks_by_hand() {
+        let mut swiss = Swiss::new(4);
+        let rounds = [
+            // Round 0: 0 beats 1 (0 Black); 2 and 3 draw.
+            vec![(0, 1, Outcome::BlackWins), (2, 3, Outcome::Draw)],
+            // Round 1: 2 beats 0 (2 White); 1 beats 3 (1 Black).
+            vec![(0, 2, Outcome::WhiteWins), (1, 3, Outcome::BlackWins)],
+            // Round 2: 0 and 3 draw; 2 beats 1 (2 White).
+            vec![(0, 3, Outcome::Draw), (1, 2, Outcome::WhiteWins)],
+        ];
+        for (number, games) in rounds.iter().enumerate() {
+            let round = Round {
+                number,
+                pairings: games
+                    .iter()
+                    .map(|&(b, w, _)| Pairing::new(number, b, w))
+                    .collect(),
+                bye: None,
+            };
+            let outcomes: Vec<Outcome> = games.iter().map(|&(_, _, o)| o).collect();
+            swiss.record(&round, &outcomes).unwrap();
+        }
+        // Points:  0: 1 + 0 + ½ = 1½    1: 0 + 1 + 0 = 1    2: ½ + 1 + 1 = 2½    3: ½ + 0 + ½ = 1
+        // SOS:     0: (1) + (2½) + (3) 1 = 4½      1: (0) 1½ + (3) 1 + (2) 2½ = 5
+        //          2: (3) 1 + (0) 1½ + (1) 1 = 3½  3: (2) 2½ + (1) 1 + (0) 1½ = 5
+        // SODOS:   0 beat 1: 1     1 beat 3: 1     2 beat 0 and 1: 1½ + 1 = 2½     3: 0
+        // SOSOS:   0: SOS(1) 5 + SOS(2) 3½ + SOS(3) 5 = 13½
+        //          1: SOS(0) 4½ + SOS(3) 5 + SOS(2) 3½ = 13
+        //          2: SOS(3) 5 + SOS(0) 4½ + SOS(1) 5 = 14½
+        //          3: SOS(2) 3½ + SOS(1) 5 + SOS(0) 4½ = 13
+        // Ranking: 2 (2½), 0 (1½), then 1 and 3 on 1 point and SOS 5: 1 by SODOS.
+        let table: Vec<(usize, usize, f64, f64, f64, f64)> = swiss
+            .standings()
+            .iter()
+            .map(|s| {
+                (
+                    s.rank,
+                    s.engine,
+                    s.points.as_f64(),
+                    s.sos.as_f64(),
+                    s.sodos.as_f64(),
+                    s.sosos.as_f64(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            table,
+            [
+                (1, 2, 2.5, 3.5, 2.5, 14.5),
+                (2, 0, 1.5, 4.5, 1.0, 13.5),
+                (3, 1, 1.0, 5.0, 1.0, 13.0),
+                (4, 3, 1.0, 5.0, 0.0, 13.0),
+            ]
+        );
+    }
+
+    #[test]
+    fn swiss_sosos_and_bye_by_hand() {
+        let mut swiss = Swiss::new(6);
+        // Round 0: 0 beats 3, 1 beats 2, 4 and 5 draw.
+        let round = Round {
+            number: 0,
+            pairings: vec![
+                Pairing::new(0, 0, 3),
+                Pairing::new(0, 1, 2),
+                Pairing::new(0, 4, 5),
+            ],
+            bye: None,
+        };
+        let outcomes = [Outcome::BlackWins, Outcome::BlackWins, Outcome::Draw];
+        swiss.record(&round, &outcomes).unwrap();
+        // Round 1: 2 beats 4, 3 has the bye; 0, 1 and 5 are absent.
+        let round = Round {
+            number: 1,
+            pairings: vec![Pairing::new(1, 2, 4)],
+            bye: Some(3),
+        };
+        swiss.record(&round, &[Outcome::BlackWins]).unwrap();
+        // Points: 0, 1, 2, 3: 1 each (3 by its bye); 4, 5: ½.
+        // SOS:    0: (3) 1    1: (2) 1    2: (1) 1 + (4) ½ = 1½    3: (0) 1, the bye adds 0
+        //         4: (5) ½ + (2) 1 = 1½    5: (4) ½
+        // SODOS:  0: 1    1: 1    2: ½    3, 4, 5: 0
+        // SOSOS:  0: SOS(3) 1    1: SOS(2) 1½    2: SOS(1) 1 + SOS(4) 1½ = 2½    3: SOS(0) 1
+        //         4: SOS(5) ½ + SOS(2) 1½ = 2    5: SOS(4) 1½
+        // Ranking: 2 (SOS 1½); 1 before 0 by SOSOS; 3 (SODOS 0); then 4 before 5 by SOS.
+        let table: Vec<(usize, u32, u32, u32, u32)> = swiss
+            .standings()
+            .iter()
+            .map(|s| (s.engine, s.points.0, s.sos.0, s.sodos.0, s.sosos.0))
+            .collect();
+        assert_eq!(
+            table,
+            [
+                (2, 2, 3, 1, 5),
+                (1, 2, 2, 2, 3),
+                (0, 2, 2, 2, 2),
+                (3, 2, 2, 0, 2),
+                (4, 1, 3, 0, 4),
+                (5, 1, 1, 0, 3),
+            ]
+        );
+    }
+
+    #[test]
+    fn swiss_degenerate_sizes() {
+        let empty = Swiss::new(0);
+        assert_eq!(
+            empty.next_round(),
+            Round {
+                number: 0,
+                pairings: Vec::new(),
+                bye: None
+            }
+        );
+        assert!(empty.standings().is_empty());
+        let mut single = Swiss::new(1);
+        let round = single.next_round();
+        assert_eq!(round.bye, Some(0));
+        single.record(&round, &[]).unwrap();
+        assert_eq!(single.standings()[0].points, Points::ONE);
+        assert_eq!(single.next_round().bye, Some(0));
+    }
+
+    #[test]
+    fn swiss_refuses_bad_results() {
+        let mut swiss = Swiss::new(4);
+        let round = swiss.next_round();
+        let two = [Outcome::Draw, Outcome::Draw];
+        let mut wrong = round.clone();
+        wrong.number = 1;
+        assert_eq!(
+            swiss.record(&wrong, &two),
+            Err(PairingError::WrongRound {
+                expected: 0,
+                found: 1
+            })
+        );
+        assert_eq!(
+            swiss.record(&round, &two[..1]),
+            Err(PairingError::OutcomeCount {
+                pairings: 2,
+                outcomes: 1
+            })
+        );
+        let mut unknown = round.clone();
+        unknown.pairings[0].black = 4;
+        assert_eq!(
+            swiss.record(&unknown, &two),
+            Err(PairingError::UnknownEngine(4))
+        );
+        let mut twice = round.clone();
+        twice.bye = Some(twice.pairings[0].white);
+        assert_eq!(
+            swiss.record(&twice, &two),
+            Err(PairingError::EngineTwice(twice.pairings[0].white))
+        );
+        assert_eq!(swiss.rounds_played(), 0);
+        assert!(swiss.record(&round, &two).is_ok());
+        assert_eq!(swiss.rounds_played(), 1);
+    }
+
+    fn meetings(size: usize, pairs: &[(usize, usize)]) -> Meetings {
+        let mut meetings = Meetings::new(size);
+        for &(a, b) in pairs {
+            meetings.add(a, b);
+        }
+        meetings
+    }
+
+    /// A search over `order`, each vertex preferring the vertices after it.
+    fn search_over<'a>(meetings: &'a Meetings, order: &[usize]) -> Search<'a> {
+        let mut preferences = vec![Vec::new(); meetings.size];
+        for (i, &v) in order.iter().enumerate() {
+            preferences[v] = order[i + 1..].to_vec();
+        }
+        Search::new(meetings, order.to_vec(), preferences)
+    }
+
+    #[test]
+    fn search_backtracks_past_the_nearest_opponent() {
+        // 0 would meet 1, but then 2 and 3, who met, would have to meet again.
+        let met = meetings(4, &[(2, 3)]);
+        let mut search = search_over(&met, &[0, 1, 2, 3]);
+        assert_eq!(search.fewest_repeats(), [(0, 2), (1, 3)]);
+        assert!(search.repeat_free);
+        // Every pairing repeats something: the one with the fewest meetings.
+        // 0-1 2-3 and 0-2 1-3 have met 2 and 3 times, 0-3 1-2 once.
+        let met = meetings(4, &[(0, 1), (2, 3), (0, 2), (1, 3), (1, 3), (0, 3)]);
+        let mut search = search_over(&met, &[0, 1, 2, 3]);
+        assert_eq!(search.fewest_repeats(), [(0, 3), (1, 2)]);
+        assert!(!search.repeat_free);
+    }
+
+    #[test]
+    fn tutte_test_finds_perfect_matchings() {
+        let triangles = |a: usize, b: usize| a / 3 == b / 3;
+        assert!(!has_perfect_matching(&[0, 1, 2, 3, 4, 5], triangles));
+        let k33 = |a: usize, b: usize| a / 3 != b / 3;
+        assert!(has_perfect_matching(&[0, 1, 2, 3, 4, 5], k33));
+        assert!(!has_perfect_matching(&[0, 1, 2], |_, _| true));
+        assert!(has_perfect_matching(&[], |_, _| false));
+        // A path of 4 has one; a star of 4 has none.
+        let path = |a: usize, b: usize| a.abs_diff(b) == 1;
+        assert!(has_perfect_matching(&[0, 1, 2, 3], path));
+        assert!(!has_perfect_matching(&[0, 1, 2, 3], |a, b| a == 0 || b == 0));
+    }
+
+    #[test]
+    fn search_looks_ahead() {
+        // After these two rounds, 0-5 1-3 2-4 (the nearest opponents down the order) would make
+        // all meetings so far a K3,3 between {0, 1, 2} and {3, 4, 5}: what is left, two
+        // triangles, has no perfect matching, so round 3 would need a repeat.
+        let met = meetings(6, &[(0, 3), (1, 4), (2, 5), (0, 4), (1, 5), (2, 3)]);
+        let order = [0, 5, 1, 3, 2, 4];
+        let mut search = search_over(&met, &order);
+        let greedy = search.fewest_repeats();
+        assert_eq!(greedy, [(0, 5), (1, 3), (2, 4)]);
+        let better = search.completable(2).unwrap();
+        assert_ne!(better, greedy);
+        let mut all = vec![(0, 3), (1, 4), (2, 5), (0, 4), (1, 5), (2, 3)];
+        all.extend(&better);
+        let mut factorizer = Factorizer {
+            adjacency: (0..6)
+                .map(|a| {
+                    (0..6)
+                        .filter(|&b| b != a && !all.contains(&(a, b)) && !all.contains(&(b, a)))
+                        .fold(0u64, |set, b| set | 1 << b)
+                })
+                .collect(),
+            steps: 0,
+        };
+        assert!(matches!(factorizer.factorize(2), Ok(true)));
+    }
+
+    fn better_seed_wins(p: Pairing) -> Outcome {
+        if p.black < p.white {
+            Outcome::BlackWins
+        } else {
+            Outcome::WhiteWins
+        }
+    }
+
+    /// Plays every pending game with `result` until the knockout is over.
+    fn play_out(knockout: &mut Knockout, mut result: impl FnMut(Pairing) -> Outcome) {
+        while let Some(&game) = knockout.pending().first() {
+            knockout.record(game, result(game)).unwrap();
+        }
+    }
+
+    fn players(m: &Match) -> [Slot; 2] {
+        m.slots
+    }
+
+    #[test]
+    fn knockout_of_four() {
+        let mut knockout = Knockout::new(4, 2, 0);
+        assert_eq!(knockout.rounds().len(), 2);
+        assert_eq!(
+            knockout.pending(),
+            [
+                Pairing::new(0, 0, 3),
+                Pairing::new(0, 3, 0),
+                Pairing::new(0, 1, 2),
+                Pairing::new(0, 2, 1),
+            ]
+        );
+        assert_eq!(knockout.winner(), None);
+        play_out(&mut knockout, better_seed_wins);
+        let final_ = &knockout.rounds()[1][0];
+        assert_eq!(players(final_), [Slot::Engine(0), Slot::Engine(1)]);
+        assert_eq!(
+            final_.result,
+            Some(MatchResult {
+                winner: 0,
+                decision: Decision::Score { replay_blocks: 0 }
+            })
+        );
+        assert_eq!(knockout.winner(), Some(0));
+        assert!(knockout.pending().is_empty());
+    }
+
+    #[test]
+    fn knockout_of_five_gives_the_top_seeds_byes() {
+        let mut knockout = Knockout::new(5, 1, 0);
+        let first: Vec<[Slot; 2]> = knockout.rounds()[0].iter().map(players).collect();
+        use Slot::{Bye, Engine};
+        assert_eq!(
+            first,
+            [
+                [Engine(0), Bye],
+                [Engine(3), Engine(4)],
+                [Engine(1), Bye],
+                [Engine(2), Bye]
+            ]
+        );
+        assert!(knockout.rounds()[0]
+            .iter()
+            .filter(|m| m.slots.contains(&Bye))
+            .all(|m| m.result.map(|r| r.decision) == Some(Decision::Bye)));
+        // 3-4 in round 0, and 1-2 of round 1 already.
+        assert_eq!(
+            knockout.pending(),
+            [Pairing::new(0, 3, 4), Pairing::new(1, 1, 2)]
+        );
+        // Upsets: 4 beats 3, then 0; 2 beats 1; 4 beats 2.
+        knockout
+            .record(Pairing::new(0, 3, 4), Outcome::WhiteWins)
+            .unwrap();
+        knockout
+            .record(Pairing::new(1, 1, 2), Outcome::WhiteWins)
+            .unwrap();
+        assert_eq!(knockout.pending(), [Pairing::new(1, 0, 4)]);
+        knockout
+            .record(Pairing::new(1, 0, 4), Outcome::WhiteWins)
+            .unwrap();
+        assert_eq!(knockout.pending(), [Pairing::new(2, 2, 4)]);
+        knockout
+            .record(Pairing::new(2, 2, 4), Outcome::WhiteWins)
+            .unwrap();
+        assert_eq!(knockout.winner(), Some(4));
+    }
+
+    #[test]
+    fn knockout_tied_match_is_replayed() {
+        let mut knockout = Knockout::new(2, 2, 1);
+        // Black wins both games: 1-1.
+        play_first(&mut knockout, 2, |_| Outcome::BlackWins);
+        // One block, colours swapped: the worse seed has Black first.
+        assert_eq!(
+            knockout.pending(),
+            [Pairing::new(0, 1, 0), Pairing::new(0, 0, 1)]
+        );
+        play_out(&mut knockout, |p| {
+            if p.black == 1 {
+                Outcome::BlackWins
+            } else {
+                Outcome::Draw
+            }
+        });
+        let result = knockout.rounds()[0][0].result.unwrap();
+        assert_eq!(
+            result,
+            MatchResult {
+                winner: 1,
+                decision: Decision::Score { replay_blocks: 1 }
+            }
+        );
+        assert_eq!(knockout.rounds()[0][0].games.len(), 4);
+        assert_eq!(knockout.winner(), Some(1));
+    }
+
+    /// Plays the first `games` pending games with `result`.
+    fn play_first(
+        knockout: &mut Knockout,
+        games: usize,
+        mut result: impl FnMut(Pairing) -> Outcome,
+    ) {
+        for game in knockout.pending().into_iter().take(games) {
+            knockout.record(game, result(game)).unwrap();
+        }
+    }
+
+    #[test]
+    fn knockout_still_tied_goes_to_the_better_seed() {
+        let mut knockout = Knockout::new(2, 2, 2);
+        play_out(&mut knockout, |_| Outcome::Draw);
+        let m = &knockout.rounds()[0][0];
+        assert_eq!(m.games.len(), 6);
+        assert_eq!(m.replay_blocks, 2);
+        assert_eq!(
+            m.result,
+            Some(MatchResult {
+                winner: 0,
+                decision: Decision::Seed
+            })
+        );
+        // Balanced colours: tied points always mean tied colour-balanced scores.
+        let mut knockout = Knockout::new(2, 2, 0);
+        // White wins both games: 1-1, each engine scored 1 as White and 0 as Black.
+        play_out(&mut knockout, |_| Outcome::WhiteWins);
+        assert_eq!(
+            knockout.rounds()[0][0].result.map(|r| r.decision),
+            Some(Decision::Seed)
+        );
+        assert_eq!(knockout.winner(), Some(0));
+    }
+
+    #[test]
+    fn knockout_colour_balanced_score() {
+        // Three games: 0 has Black twice. 0 wins game 0 with Black, 1 wins game 1 with Black,
+        // game 2 (0 Black) is drawn: 1½ each.
+        // 0: as Black (1 + ½) / 2 = ¾, as White 0 / 1 = 0: ¾.
+        // 1: as Black 1 / 1 = 1, as White (0 + ½) / 2 = ¼: 1¼. 1 wins.
+        let mut knockout = Knockout::new(2, 3, 0);
+        let outcomes = [Outcome::BlackWins, Outcome::BlackWins, Outcome::Draw];
+        for (game, outcome) in knockout.pending().into_iter().zip(outcomes) {
+            knockout.record(game, outcome).unwrap();
+        }
+        assert_eq!(
+            knockout.rounds()[0][0].result,
+            Some(MatchResult {
+                winner: 1,
+                decision: Decision::ColourBalance
+            })
+        );
+    }
+
+    #[test]
+    fn knockout_bracket_keeps_top_seeds_apart() {
+        let mut knockout = Knockout::new(8, 1, 0);
+        let first: Vec<[Slot; 2]> = knockout.rounds()[0].iter().map(players).collect();
+        let pairs =
+            [(0, 7), (3, 4), (1, 6), (2, 5)].map(|(a, b)| [Slot::Engine(a), Slot::Engine(b)]);
+        assert_eq!(first, pairs);
+        play_out(&mut knockout, better_seed_wins);
+        let semis: Vec<[Slot; 2]> = knockout.rounds()[1].iter().map(players).collect();
+        assert_eq!(
+            semis,
+            [
+                [Slot::Engine(0), Slot::Engine(3)],
+                [Slot::Engine(1), Slot::Engine(2)]
+            ]
+        );
+        assert_eq!(knockout.winner(), Some(0));
+    }
+
+    #[test]
+    fn knockout_always_ends() {
+        for n in 0..=17 {
+            for seed in 1..=5 {
+                let mut rng = Rng(seed * 31 + n as u64);
+                let mut knockout = Knockout::new(n, (seed % 3) as usize, 1);
+                let mut played = 0;
+                play_out(&mut knockout, |_| {
+                    played += 1;
+                    rng.outcome()
+                });
+                assert_eq!(knockout.winner().is_some(), n > 0, "n = {n}");
+                // Every engine but the champion lost exactly one match.
+                let losers = knockout
+                    .rounds()
+                    .iter()
+                    .flatten()
+                    .filter(|m| m.result.is_some_and(|r| r.decision != Decision::Bye))
+                    .count();
+                assert_eq!(losers, n.saturating_sub(1));
+                let _ = played;
+            }
+        }
+    }
+
+    #[test]
+    fn knockout_degenerate() {
+        let mut empty = Knockout::new(0, 2, 1);
+        assert!(empty.rounds().is_empty() && empty.pending().is_empty());
+        assert_eq!(empty.winner(), None);
+        assert_eq!(
+            empty.record(Pairing::new(0, 0, 1), Outcome::Draw),
+            Err(PairingError::NotPending(Pairing::new(0, 0, 1)))
+        );
+        assert_eq!(Knockout::new(1, 2, 1).winner(), Some(0));
+        // No games, no replays: the better seed advances at once.
+        assert_eq!(Knockout::new(6, 0, 0).winner(), Some(0));
+        // A game that is not pending is refused and changes nothing.
+        let mut knockout = Knockout::new(2, 1, 0);
+        let before = knockout.clone();
+        assert_eq!(
+            knockout.record(Pairing::new(0, 1, 0), Outcome::Draw),
+            Err(PairingError::NotPending(Pairing::new(0, 1, 0)))
+        );
+        assert_eq!(knockout, before);
+    }
+
+    #[test]
+    fn outcomes_and_points() {
+        assert_eq!(Outcome::BlackWins.points(Color::Black), Points::ONE);
+        assert_eq!(Outcome::BlackWins.points(Color::White), Points::ZERO);
+        assert_eq!(Outcome::Draw.points(Color::White), Points::HALF);
+        assert_eq!(Outcome::WhiteWins.winner(), Some(Color::White));
+        assert_eq!(Points(5).to_string(), "2.5");
+        assert_eq!(Points(4).to_string(), "2");
+        let game = GameResult {
+            pairing: Pairing::new(0, 3, 5),
+            outcome: Outcome::WhiteWins,
+        };
+        assert_eq!(game.points_of(5), Some(Points::ONE));
+        assert_eq!(game.points_of(3), Some(Points::ZERO));
+        assert_eq!(game.points_of(4), None);
+        assert_eq!(game.pairing.opponent(3), Some(5));
+        assert_eq!(game.pairing.engine(Color::Black), 3);
+        assert_eq!(Outcome::from(goref_rules::Outcome::Draw), Outcome::Draw);
     }
 }
