@@ -178,6 +178,16 @@ fn check(protocol: Protocol, preset: Preset, seeds: &[u32]) -> BTreeSet<&'static
             room = next;
         }
     }
+    // The server decides an adjudication at once; the match asks its third party next: when
+    // the inputs ran out there, the match's referee hears the same decision.
+    if let Some(decision) = goref_referee::adjudicate::by_default_removal(&referee) {
+        referee
+            .apply(
+                decision,
+                Duration::from_millis(10 * (seeds.len() as u64 + 1)),
+            )
+            .unwrap();
+    }
     // The server dates its records by the game's creation (here the epoch).
     let info = RecordInfo {
         black: PlayerInfo::named("Black"),
