@@ -24,6 +24,27 @@ fn engine(name: &str, what: &str) -> Vec<String> {
     vec![format!("name={name}"), format!("cmd={GOREF} engine {what}")]
 }
 
+/// `n` instances of goref's random engine, `r1`, `r2`, … with their own seeds.
+fn randoms(n: usize) -> Vec<Vec<String>> {
+    (1..=n)
+        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
+        .collect()
+}
+
+/// `standings.json` of `out`, and one engine's line of it.
+fn standings_of(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap()).unwrap()
+}
+
+fn standing<'a>(standings: &'a Value, name: &str) -> &'a Value {
+    standings["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap()
+}
+
 fn tournament(engines: &[Vec<String>], extra: &[&str], out: &Path) -> Output {
     let mut args: Vec<String> = vec!["tournament".into()];
     for e in engines {
@@ -126,31 +147,11 @@ fn a_round_robin_of_gnugo_random_and_a_faulty_engine() {
         assert_ne!(r["winner"], faulty_colour, "{r}");
         assert!(r["result"].as_str().unwrap().ends_with('F'), "{r}");
     }
-    let standings: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap())
-            .unwrap();
-    let rank = |name: &str| {
-        standings["engines"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["name"] == name)
-            .unwrap()["rank"]
-            .as_u64()
-            .unwrap()
-    };
+    let standings = standings_of(&out);
+    let rank = |name: &str| standing(&standings, name)["rank"].as_u64().unwrap();
     assert!(rank("gnugo0") < rank("random") && rank("gnugo1") < rank("random"));
     assert!(rank("random") < rank("faulty"));
-    let rating = |name: &str| {
-        standings["engines"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["name"] == name)
-            .unwrap()["rating"]
-            .as_f64()
-            .unwrap()
-    };
+    let rating = |name: &str| standing(&standings, name)["rating"].as_f64().unwrap();
     assert!(rating("gnugo0") > rating("random"), "{standings}");
     for r in &rows {
         if let Some(sgf) = r["sgf"].as_str() {
@@ -182,9 +183,7 @@ fn engines_are_kept_running_between_games_unless_told_otherwise() {
             .sum::<usize>()
     };
     let out = out_dir("kept");
-    let engines: Vec<Vec<String>> = (1..=3)
-        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
-        .collect();
+    let engines = randoms(3);
     let o = tournament(&engines, &["--size", "7", "--time", "none"], &out);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let rows = results(&out);
@@ -243,9 +242,7 @@ fn a_directory_of_another_tournament_is_refused_and_a_finished_one_resumes_to_it
 #[test]
 fn a_gauntlet_plays_the_seed_against_every_other_engine() {
     let out = out_dir("gauntlet");
-    let engines: Vec<Vec<String>> = (1..=4)
-        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
-        .collect();
+    let engines = randoms(4);
     let o = tournament(
         &engines,
         &[
@@ -307,9 +304,7 @@ fn a_torn_last_line_is_played_again() {
 #[test]
 fn a_swiss_of_seven_over_three_rounds() {
     let out = out_dir("swiss");
-    let engines: Vec<Vec<String>> = (1..=7)
-        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
-        .collect();
+    let engines = randoms(7);
     let o = tournament(
         &engines,
         &[
@@ -338,9 +333,7 @@ fn a_swiss_of_seven_over_three_rounds() {
     pairs.sort_unstable();
     pairs.dedup();
     assert_eq!(pairs.len(), 9, "no pair meets twice");
-    let standings: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap())
-            .unwrap();
+    let standings = standings_of(&out);
     let byes: u64 = standings["engines"]
         .as_array()
         .unwrap()
@@ -362,9 +355,7 @@ fn a_swiss_of_seven_over_three_rounds() {
 #[test]
 fn a_knockout_of_four() {
     let out = out_dir("knockout");
-    let engines: Vec<Vec<String>> = (1..=4)
-        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
-        .collect();
+    let engines = randoms(4);
     let o = tournament(
         &engines,
         &[
@@ -398,9 +389,7 @@ fn a_knockout_of_four() {
 #[test]
 fn a_killed_tournament_resumes_without_losing_or_repeating_a_game() {
     let out = out_dir("killed");
-    let engines: Vec<Vec<String>> = (1..=3)
-        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
-        .collect();
+    let engines = randoms(3);
     let mut args: Vec<String> = vec!["tournament".into()];
     for e in &engines {
         args.push("--engine".into());
@@ -457,9 +446,7 @@ fn a_gauntlet_with_openings() {
     std::fs::create_dir_all(&book).unwrap();
     std::fs::write(book.join("a.sgf"), "(;GM[1]SZ[7];B[dd];W[cc])").unwrap();
     std::fs::write(book.join("b.sgf"), "(;GM[1]SZ[7];B[cd];W[ee];B[bb])").unwrap();
-    let engines: Vec<Vec<String>> = (1..=3)
-        .map(|i| engine(&format!("r{i}"), &format!("random --seed {i}")))
-        .collect();
+    let engines = randoms(3);
     let book_arg = book.display().to_string();
     let o = tournament(
         &engines,
@@ -717,16 +704,7 @@ fn an_engine_that_cannot_start_forfeits_and_is_withdrawn() {
     assert_eq!((tried, skipped), (2, 4), "two attempts, then withdrawn");
     let played = rows.iter().filter(|r| r["sgf"].is_string()).count();
     assert_eq!(played, 3, "a and b play their games");
-    let standings: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("standings.json")).unwrap())
-            .unwrap();
-    let g = standings["engines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"] == "ghost")
-        .unwrap()
-        .clone();
-    assert_eq!(g["withdrawn"], true);
+    let standings = standings_of(&out);
+    assert_eq!(standing(&standings, "ghost")["withdrawn"], true);
     assert!(String::from_utf8_lossy(&o.stdout).contains("ghost (withdrawn)"));
 }
