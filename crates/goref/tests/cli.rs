@@ -315,3 +315,46 @@ fn check_engine_says_how_the_engine_stopped_in_plain_words() {
     assert!(!stderr.is_empty(), "debug logging wrote nothing to check");
     assert!(!stderr.contains('\u{1b}'), "colour codes in {stderr:?}");
 }
+
+/// Reference 004 holds on any graph: the path of three points is the 1×3 board, so it has the
+/// same 907 complete games; a graph file gives the same count as the named shape.
+#[test]
+fn perft_and_bench_take_board_graphs() {
+    let (code, out, err) = stdout_of(&["perft", "--graph", "path:3", "--games"], "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "907");
+    let (_, rect, _) = stdout_of(&["perft", "--size", "1x3", "--games"], "");
+    assert_eq!(rect.trim(), "907");
+    let file = std::env::temp_dir().join(format!("goref-graph-{}.txt", std::process::id()));
+    std::fs::write(&file, "# the path a - b - c\npoints 3\n0 1\n1 2\n").unwrap();
+    let (code, out, err) = stdout_of(&["perft", "--graph", file.to_str().unwrap(), "--games"], "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "907");
+    // A ring of 5: every point has two neighbours; counted to a depth.
+    let (code, out, _) = stdout_of(&["perft", "--graph", "cycle:5", "--depth", "2"], "");
+    assert_eq!(code, 0);
+    // Black's 5 plays leave White 4 plays and a pass each (25); after Black's pass, White has
+    // 5 plays and a pass (6): 31.
+    assert_eq!(out.trim(), "31");
+    std::fs::write(&file, "points 3\n0 9\n").unwrap();
+    let (code, _, err) = stdout_of(&["perft", "--graph", file.to_str().unwrap(), "--games"], "");
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("line 2") && err.contains("beyond the 3 points"),
+        "{err}"
+    );
+    let (code, out, err) = stdout_of(
+        &[
+            "bench",
+            "--seconds",
+            "0.05",
+            "--sizes",
+            "5",
+            "--graph",
+            "torus:4x4",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("torus:4x4  tromp-taylor"), "{out}");
+}

@@ -15,20 +15,38 @@ pub struct Args {
     /// Board sizes to measure.
     #[arg(long, value_delimiter = ',', default_values = ["9", "19"], value_parser = super::parse_size)]
     sizes: Vec<(usize, usize)>,
+    /// Board graphs to measure too: named shapes (`torus:9x9`, `cycle:40`) or files.
+    #[arg(long, value_name = "SHAPE|FILE")]
+    graph: Vec<String>,
 }
 
 /// Runs `goref bench`: one line a (size, preset) with playouts/s, moves a playout and ns a move.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     println!(
-        "{:<7} {:<13} {:>12} {:>12} {:>10}",
+        "{:<10} {:<13} {:>12} {:>12} {:>10}",
         "size", "rules", "playouts/s", "moves/game", "ns/move"
     );
     for &(w, h) in &args.sizes {
         for preset in Preset::ALL {
             let m = measure(w, h, preset, Duration::from_secs_f64(args.seconds))?;
             println!(
-                "{:<7} {:<13} {:>12.0} {:>12.1} {:>10.0}",
+                "{:<10} {:<13} {:>12.0} {:>12.1} {:>10.0}",
                 format!("{w}x{h}"),
+                preset.name(),
+                m.playouts_per_second(),
+                m.moves as f64 / m.playouts as f64,
+                m.elapsed.as_nanos() as f64 / m.moves as f64,
+            );
+        }
+    }
+    for spec in &args.graph {
+        let geometry = std::sync::Arc::new(super::read_graph(spec)?);
+        for preset in Preset::ALL {
+            let game = Game::new(geometry.clone(), Ruleset::preset(preset));
+            let m = measure_game(&game, Duration::from_secs_f64(args.seconds));
+            println!(
+                "{:<10} {:<13} {:>12.0} {:>12.1} {:>10.0}",
+                spec,
                 preset.name(),
                 m.playouts_per_second(),
                 m.moves as f64 / m.playouts as f64,
@@ -61,9 +79,16 @@ pub fn measure(
     preset: Preset,
     budget: Duration,
 ) -> anyhow::Result<Measurement> {
-    let mut game = Game::rect(w, h, Ruleset::preset(preset))?;
+    let game = Game::rect(w, h, Ruleset::preset(preset))?;
+    Ok(measure_game(&game, budget))
+}
+
+/// Light random playouts from `game` for `budget` (at least one).
+#[must_use]
+pub fn measure_game(game: &Game, budget: Duration) -> Measurement {
+    let mut game = game.clone();
     let mut rng = Rng::new(1);
-    let max_turns = 3 * w * h + 100;
+    let max_turns = 3 * game.geometry().len() + 100;
     let started = Instant::now();
     let (mut playouts, mut moves) = (0, 0);
     while started.elapsed() < budget || playouts == 0 {
@@ -71,9 +96,9 @@ pub fn measure(
         moves += playout(&mut game, &mut rng, max_turns) as u64;
         playouts += 1;
     }
-    Ok(Measurement {
+    Measurement {
         playouts,
         moves,
         elapsed: started.elapsed(),
-    })
+    }
 }

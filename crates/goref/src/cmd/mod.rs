@@ -36,3 +36,18 @@ pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
 pub fn parse_preset(text: &str) -> Result<Preset, goref_rules::ParseError> {
     text.parse()
 }
+
+/// A board graph from the command line: a file in the text format of
+/// [`goref_rules::parse_graph`], or a named shape (`path:N`, `cycle:N`, `grid:WxH`,
+/// `torus:WxH`).
+pub fn read_graph(arg: &str) -> anyhow::Result<goref_rules::Geometry> {
+    use anyhow::Context as _;
+    let path = std::path::Path::new(arg);
+    if path.is_file() {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        goref_rules::parse_graph(&text).with_context(|| path.display().to_string())
+    } else {
+        goref_rules::parse_graph(arg).map_err(|e| anyhow::anyhow!("--graph {arg}: {e}"))
+    }
+}

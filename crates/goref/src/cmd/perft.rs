@@ -9,10 +9,15 @@ use goref_rules::{Game, Preset, Ruleset};
 /// Arguments of `goref perft`.
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["depth", "games"])))]
+#[command(group(clap::ArgGroup::new("board").required(true).args(["size", "graph"])))]
 pub struct Args {
     /// Board size, `WxH` or `N`.
     #[arg(long, value_parser = super::parse_size)]
-    size: (usize, usize),
+    size: Option<(usize, usize)>,
+    /// A board graph instead: a named shape (`path:N`, `cycle:N`, `grid:WxH`, `torus:WxH`) or
+    /// a file listing points and edges (see the README).
+    #[arg(long, value_name = "SHAPE|FILE")]
+    graph: Option<String>,
     /// Rules preset: tromp-taylor, nstt or olympiad.
     #[arg(long, default_value = "tromp-taylor", value_parser = super::parse_preset)]
     rules: Preset,
@@ -32,8 +37,12 @@ pub struct Args {
 
 /// Runs `goref perft`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let (w, h) = args.size;
-    let game = Game::rect(w, h, Ruleset::preset(args.rules))?;
+    let rules = Ruleset::preset(args.rules);
+    let game = match (&args.graph, args.size) {
+        (Some(g), _) => Game::new(std::sync::Arc::new(super::read_graph(g)?), rules),
+        (None, Some((w, h))) => Game::rect(w, h, rules)?,
+        (None, None) => anyhow::bail!("--size or --graph is required"),
+    };
     let mode = match args.depth {
         Some(d) => PerftMode::Depth(d),
         None => PerftMode::Games,
