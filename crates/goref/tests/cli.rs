@@ -358,3 +358,25 @@ fn perft_and_bench_take_board_graphs() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("torus:4x4  tromp-taylor"), "{out}");
 }
+
+/// A game on a board graph, which SGF cannot carry, scores from its JSON record (TT rules 8-9
+/// on the graph); an illegal move is named with its number and reason.
+#[test]
+fn score_reads_a_graph_record() {
+    let record = r#"{"graph": "path:3", "rules": "tromp-taylor", "komi": 0.5,
+                     "moves": [0, "pass", 2, "pass", "pass"]}"#;
+    let (code, out, err) = stdout_of(&["score", "-"], record);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().next(), Some("B+2.5"));
+    // The same board as a text graph, and a suicide that recreates a position (TT rule 6).
+    let record = r#"{"graph": "points 3\n0 1\n1 2\n", "moves": [1, 0]}"#;
+    let (code, _, err) = stdout_of(&["score", "-"], record);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("move 2 (White point 0) is illegal: superko"),
+        "{err}"
+    );
+    let (code, _, err) = stdout_of(&["score", "-"], r#"{"graph": "path:3", "moves": [7]}"#);
+    assert_eq!(code, 1);
+    assert!(err.contains("point 7 is not on the 3-point graph"), "{err}");
+}

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use goref_rules::{Color, End, Game, Komi, Preset, Ruleset, Score};
+use goref_rules::{Color, End, Game, Komi, Move, Preset, Ruleset, Score};
 use goref_sgf::GameRecord;
 use serde::Serialize;
 
@@ -82,6 +82,9 @@ struct LongCycle {
 /// Runs `goref score`.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let (name, text) = read_input(args.file.as_ref())?;
+    if text.trim_start().starts_with('{') {
+        return score_graph_record(args, &name, &text);
+    }
     let record = goref_sgf::parse(&text).with_context(|| name.clone())?;
     let preset = default_preset(args.rules, &record);
     let komi = args.komi.or(record.komi).unwrap_or(Komi::ZERO);
@@ -207,4 +210,95 @@ fn report(game: &Game, preset: Preset) -> Report {
         long_cycle,
         removed: None,
     }
+}
+
+/// A game on a board graph, which SGF cannot carry: `{"graph": SHAPE-OR-TEXT, "rules": PRESET,
+/// "komi": K, "moves": [POINT | "pass", ...]}` (points numbered from 0, Black first, turns
+/// alternating; play after two passes is a resumption, as in SGF records).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GraphRecord {
+    graph: String,
+    rules: Option<String>,
+    komi: Option<f64>,
+    moves: Vec<GraphMove>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum GraphMove {
+    Point(usize),
+    Word(String),
+}
+
+/// `goref score` of a graph record.
+fn score_graph_record(args: &Args, name: &str, text: &str) -> anyhow::Result<ExitCode> {
+    let record: GraphRecord =
+        serde_json::from_str(text).with_context(|| format!("{name}: a graph record"))?;
+    let geometry = goref_rules::parse_graph(&record.graph)
+        .map_err(|e| anyhow::anyhow!("{name}: graph: {e}"))?;
+    let preset = match (args.rules, &record.rules) {
+        (Some(p), _) => p,
+        (None, Some(r)) => r.parse().map_err(|e| anyhow::anyhow!("{name}: {e}"))?,
+        (None, None) => Preset::TrompTaylor,
+    };
+    let komi = match (args.komi, record.komi) {
+        (Some(k), _) => k,
+        (None, Some(k)) => Komi::from_f64(k).map_err(|e| anyhow::anyhow!("{name}: {e}"))?,
+        (None, None) => Komi::ZERO,
+    };
+    let mut game = Game::new(
+        std::sync::Arc::new(geometry),
+        Ruleset::preset(preset).with_komi(komi),
+    );
+    for (i, m) in record.moves.iter().enumerate() {
+        let mv = match m {
+            GraphMove::Point(p) if *p < game.geometry().len() => {
+                Move::Play(goref_rules::Point::new(*p))
+            }
+            GraphMove::Point(p) => {
+                eprintln!(
+                    "goref: {name}: move {}: point {p} is not on the {}-point graph",
+                    i + 1,
+                    game.geometry().len()
+                );
+                return Ok(ExitCode::from(1));
+            }
+            GraphMove::Word(w) if w.eq_ignore_ascii_case("pass") => Move::Pass,
+            GraphMove::Word(w) => {
+                eprintln!(
+                    "goref: {name}: move {}: '{w}' is neither a point number nor pass",
+                    i + 1
+                );
+                return Ok(ExitCode::from(1));
+            }
+        };
+        if game.end() == Some(End::TwoPasses) {
+            game.resume();
+        }
+        if let Err(e) = game.play(mv) {
+            eprintln!(
+                "goref: {name}: move {} ({} {}) is illegal: {}",
+                i + 1,
+                e.color,
+                match mv {
+                    Move::Pass => "pass".to_string(),
+                    Move::Play(p) => format!("point {}", p.index()),
+                },
+                e.reason
+            );
+            return Ok(ExitCode::from(1));
+        }
+    }
+    let report = report(&game, preset);
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!("{}", report.result);
+        println!(
+            "black {} white {} komi {} ({}, {} moves, {})",
+            report.black, report.white, komi, preset, report.moves, report.end
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
