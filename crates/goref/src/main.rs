@@ -29,7 +29,8 @@ enum Command {
     Serve(cmd::serve::Args),
     /// Play games between two GTP engines, every move checked; SGF records and a table.
     Match(Box<cmd::match_cmd::Args>),
-    /// Play a tournament of many GTP engines (round-robin, gauntlet): standings and ratings.
+    /// Play a tournament of many GTP engines (round-robin, gauntlet, Swiss, knockout):
+    /// standings, ratings and a report.
     Tournament(Box<cmd::tournament::Args>),
     /// Run a built-in GTP engine (random, faulty) on standard input/output.
     Engine(cmd::engine::Args),
