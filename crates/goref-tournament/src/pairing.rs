@@ -456,6 +456,73 @@ pub struct Standing {
     pub sosos: Points,
 }
 
+/// The standings of `engines` engines after `games` and `byes` (one entry a bye), first place
+/// first: points (1 a win or a bye, ½ a draw), then SOS (the sum of the opponents' points, one
+/// term a game), SODOS (the sum of the points of the opponents beaten), SOSOS (the sum of the
+/// opponents' SOS), all higher better, then seed (lower index better). A bye has no opponent:
+/// it adds to the points only. Games naming an engine beyond `engines` are left out. This is
+/// the one computation of Go's tie-breaks: the Swiss pairs by it, and every format's standings
+/// rank by it.
+#[must_use]
+pub fn standings_of(engines: usize, games: &[GameResult], byes: &[usize]) -> Vec<Standing> {
+    let n = engines;
+    let games = || {
+        games
+            .iter()
+            .filter(move |g| g.pairing.black < n && g.pairing.white < n)
+    };
+    let mut points = vec![Points::ZERO; n];
+    for game in games() {
+        let p = game.pairing;
+        points[p.black] += game.outcome.points(Color::Black);
+        points[p.white] += game.outcome.points(Color::White);
+    }
+    for &bye in byes.iter().filter(|&&b| b < n) {
+        points[bye] += Points::ONE;
+    }
+    let mut sos = vec![Points::ZERO; n];
+    let mut sodos = vec![Points::ZERO; n];
+    for game in games() {
+        let p = game.pairing;
+        sos[p.black] += points[p.white];
+        sos[p.white] += points[p.black];
+        match game.outcome {
+            Outcome::BlackWins => sodos[p.black] += points[p.white],
+            Outcome::WhiteWins => sodos[p.white] += points[p.black],
+            Outcome::Draw => {}
+        }
+    }
+    let mut sosos = vec![Points::ZERO; n];
+    for game in games() {
+        let p = game.pairing;
+        sosos[p.black] += sos[p.white];
+        sosos[p.white] += sos[p.black];
+    }
+    let mut standings: Vec<Standing> = (0..n)
+        .map(|engine| Standing {
+            rank: 0,
+            engine,
+            points: points[engine],
+            sos: sos[engine],
+            sodos: sodos[engine],
+            sosos: sosos[engine],
+        })
+        .collect();
+    standings.sort_by_key(|s| {
+        (
+            Reverse(s.points),
+            Reverse(s.sos),
+            Reverse(s.sodos),
+            Reverse(s.sosos),
+            s.engine,
+        )
+    });
+    for (i, standing) in standings.iter_mut().enumerate() {
+        standing.rank = i + 1;
+    }
+    standings
+}
+
 /// A Swiss tournament of `n` engines, as played in Go and in KGS bot tournaments.
 ///
 /// Each round is paired from the current standings ([`Swiss::standings`]):
@@ -680,58 +747,13 @@ impl Swiss {
     /// counts.
     #[must_use]
     pub fn standings(&self) -> Vec<Standing> {
-        let n = self.engines;
-        let games = || self.history.iter().flat_map(|r| &r.games);
-        let mut points = vec![Points::ZERO; n];
-        for game in games() {
-            let p = game.pairing;
-            points[p.black] += game.outcome.points(Color::Black);
-            points[p.white] += game.outcome.points(Color::White);
-        }
-        for bye in self.history.iter().filter_map(|r| r.bye) {
-            points[bye] += Points::ONE;
-        }
-        let mut sos = vec![Points::ZERO; n];
-        let mut sodos = vec![Points::ZERO; n];
-        for game in games() {
-            let p = game.pairing;
-            sos[p.black] += points[p.white];
-            sos[p.white] += points[p.black];
-            match game.outcome {
-                Outcome::BlackWins => sodos[p.black] += points[p.white],
-                Outcome::WhiteWins => sodos[p.white] += points[p.black],
-                Outcome::Draw => {}
-            }
-        }
-        let mut sosos = vec![Points::ZERO; n];
-        for game in games() {
-            let p = game.pairing;
-            sosos[p.black] += sos[p.white];
-            sosos[p.white] += sos[p.black];
-        }
-        let mut standings: Vec<Standing> = (0..n)
-            .map(|engine| Standing {
-                rank: 0,
-                engine,
-                points: points[engine],
-                sos: sos[engine],
-                sodos: sodos[engine],
-                sosos: sosos[engine],
-            })
+        let games: Vec<GameResult> = self
+            .history
+            .iter()
+            .flat_map(|r| r.games.iter().copied())
             .collect();
-        standings.sort_by_key(|s| {
-            (
-                Reverse(s.points),
-                Reverse(s.sos),
-                Reverse(s.sodos),
-                Reverse(s.sosos),
-                s.engine,
-            )
-        });
-        for (i, standing) in standings.iter_mut().enumerate() {
-            standing.rank = i + 1;
-        }
-        standings
+        let byes: Vec<usize> = self.history.iter().filter_map(|r| r.bye).collect();
+        standings_of(self.engines, &games, &byes)
     }
 
     /// How many times each pair met; with `size == n + 1`, vertex `n` stands for the bye.

@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::rating::{fit, Fit, FitOptions, Game, GameResult};
+use goref_rules::Color;
+
+use crate::pairing::{standings_of, GameResult, Outcome, Pairing};
+use crate::rating::{fit, Fit, FitOptions, Game, GameResult as RatedResult};
 use crate::runner::GameLine;
 
 /// One engine's line of the standings.
@@ -60,36 +63,33 @@ pub struct Standings {
 #[must_use]
 pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usize]) -> Standings {
     let n = names.len();
-    let mut points = vec![0.0f64; n];
-    let mut bye_count = vec![0usize; n];
-    for &b in byes.iter().filter(|&&b| b < n) {
-        points[b] += 1.0;
-        bye_count[b] += 1;
-    }
     let mut wld = vec![(0usize, 0usize, 0usize); n];
     let mut pair = vec![vec![(0.0f64, 0usize); n]; n];
-    let mut opponents: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let mut beaten: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for g in games {
-        let (b, w) = (g.black, g.white);
-        if b >= n || w >= n {
-            continue;
-        }
-        opponents[b].push(w);
-        opponents[w].push(b);
-        let (sb, sw) = match g.winner_id() {
-            Some(x) if x == b => (1.0, 0.0),
-            Some(_) => (0.0, 1.0),
-            None => (0.5, 0.5),
-        };
-        for (me, other, s) in [(b, w, sb), (w, b, sw)] {
-            points[me] += s;
+    let mut bye_count = vec![0usize; n];
+    for &b in byes.iter().filter(|&&b| b < n) {
+        bye_count[b] += 1;
+    }
+    let results: Vec<GameResult> = games
+        .iter()
+        .filter(|g| g.black < n && g.white < n)
+        .map(|g| GameResult {
+            pairing: Pairing::new(g.round.saturating_sub(1), g.black, g.white),
+            outcome: match g.winner {
+                Some('B') => Outcome::BlackWins,
+                Some('W') => Outcome::WhiteWins,
+                _ => Outcome::Draw,
+            },
+        })
+        .collect();
+    for r in &results {
+        let (b, w) = (r.pairing.black, r.pairing.white);
+        for (me, other, color) in [(b, w, Color::Black), (w, b, Color::White)] {
+            let s = r.outcome.points(color).as_f64();
             pair[me][other].0 += s;
             pair[me][other].1 += 1;
             let e = &mut wld[me];
             if s == 1.0 {
                 e.0 += 1;
-                beaten[me].push(other);
             } else if s == 0.0 {
                 e.1 += 1;
             } else {
@@ -97,25 +97,17 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usi
             }
         }
     }
-    let sos: Vec<f64> = (0..n)
-        .map(|i| opponents[i].iter().map(|&o| points[o]).sum::<f64>() + 0.0)
-        .collect();
-    let sodos: Vec<f64> = (0..n)
-        .map(|i| beaten[i].iter().map(|&o| points[o]).sum::<f64>() + 0.0)
-        .collect();
-    let sosos: Vec<f64> = (0..n)
-        .map(|i| opponents[i].iter().map(|&o| sos[o]).sum::<f64>() + 0.0)
-        .collect();
-    let rated: Vec<Game> = games
+    // Points and Go's tie-breaks: the one computation, shared with the Swiss pairing.
+    let ranked = standings_of(n, &results, byes);
+    let rated: Vec<Game> = results
         .iter()
-        .filter(|g| g.black < n && g.white < n)
-        .map(|g| Game {
-            black: g.black,
-            white: g.white,
-            result: match g.winner {
-                Some('B') => GameResult::BlackWins,
-                Some('W') => GameResult::WhiteWins,
-                _ => GameResult::Draw,
+        .map(|r| Game {
+            black: r.pairing.black,
+            white: r.pairing.white,
+            result: match r.outcome {
+                Outcome::BlackWins => RatedResult::BlackWins,
+                Outcome::WhiteWins => RatedResult::WhiteWins,
+                Outcome::Draw => RatedResult::Draw,
             },
         })
         .collect();
@@ -129,33 +121,31 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usi
         draw_parameter: 0.0,
         iterations: 0,
     });
-    let mut order: Vec<usize> = (0..n).collect();
-    let key = |i: usize| [points[i], sos[i], sodos[i], sosos[i]];
-    order.sort_by(|&a, &b| {
-        let (ka, kb) = (key(a), key(b));
-        kb.partial_cmp(&ka)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.cmp(&b))
-    });
-    let engines = order
+    let engines = ranked
         .iter()
-        .enumerate()
-        .map(|(rank, &i)| Standing {
-            name: names[i].clone(),
-            games: wld[i].0 + wld[i].1 + wld[i].2,
-            byes: bye_count[i],
-            wins: wld[i].0,
-            losses: wld[i].1,
-            draws: wld[i].2,
-            points: points[i],
-            tiebreaks: BTreeMap::from([("sos", sos[i]), ("sodos", sodos[i]), ("sosos", sosos[i])]),
-            rating: fitted.ratings.get(i).copied().unwrap_or(0.0),
-            rating_ci95: fitted
-                .intervals
-                .get(i)
-                .map_or([0.0, 0.0], |&(lo, hi)| [lo, hi]),
-            rank: rank + 1,
-            withdrawn: false,
+        .map(|r| {
+            let i = r.engine;
+            Standing {
+                name: names[i].clone(),
+                games: wld[i].0 + wld[i].1 + wld[i].2,
+                byes: bye_count[i],
+                wins: wld[i].0,
+                losses: wld[i].1,
+                draws: wld[i].2,
+                points: r.points.as_f64(),
+                tiebreaks: BTreeMap::from([
+                    ("sos", r.sos.as_f64()),
+                    ("sodos", r.sodos.as_f64()),
+                    ("sosos", r.sosos.as_f64()),
+                ]),
+                rating: fitted.ratings.get(i).copied().unwrap_or(0.0),
+                rating_ci95: fitted
+                    .intervals
+                    .get(i)
+                    .map_or([0.0, 0.0], |&(lo, hi)| [lo, hi]),
+                rank: r.rank,
+                withdrawn: false,
+            }
         })
         .collect();
     let crosstable = (0..n)
@@ -175,5 +165,79 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usi
         crosstable,
         seeding: names.to_vec(),
         black_advantage: fitted.colour_advantage,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pairing::Swiss;
+    use goref_match::Ending;
+
+    /// The standings of a Swiss's games and byes rank as the Swiss itself does (one
+    /// computation of the tie-breaks), with byes counted as wins.
+    #[test]
+    fn a_swiss_ranks_the_same_in_its_pairing_and_its_standings() {
+        let mut swiss = Swiss::new(5);
+        let mut lines = Vec::new();
+        let mut byes = Vec::new();
+        for round in 0..3 {
+            let r = swiss.next_round();
+            let outcomes: Vec<Outcome> = r
+                .pairings
+                .iter()
+                .map(|p| {
+                    if (p.black + round) % 3 == 0 {
+                        Outcome::WhiteWins
+                    } else {
+                        Outcome::BlackWins
+                    }
+                })
+                .collect();
+            for (p, o) in r.pairings.iter().zip(&outcomes) {
+                lines.push(GameLine {
+                    game: lines.len() + 1,
+                    round: round + 1,
+                    black: p.black,
+                    white: p.white,
+                    black_name: String::new(),
+                    white_name: String::new(),
+                    black_version: None,
+                    white_version: None,
+                    result: String::new(),
+                    winner: o.winner().map(Color::letter),
+                    end: Ending::TwoPasses,
+                    detail: None,
+                    moves: 0,
+                    seconds: [0.0; 2],
+                    genmoves: [0; 2],
+                    sgf: None,
+                    opening: None,
+                    illegal_passes: [0; 2],
+                    ending: None,
+                    resumptions: 0,
+                    dead_lists: [None, None],
+                    removed: Vec::new(),
+                });
+            }
+            byes.extend(r.bye);
+            swiss.record(&r, &outcomes).unwrap();
+        }
+        let names: Vec<String> = (0..5).map(|i| format!("e{i}")).collect();
+        let table = standings("swiss", &names, &lines, &byes);
+        let theirs: Vec<(String, f64)> = swiss
+            .standings()
+            .iter()
+            .map(|s| (names[s.engine].clone(), s.points.as_f64()))
+            .collect();
+        let ours: Vec<(String, f64)> = table
+            .engines
+            .iter()
+            .map(|s| (s.name.clone(), s.points))
+            .collect();
+        assert_eq!(ours, theirs);
+        assert_eq!(table.engines.iter().map(|s| s.byes).sum::<usize>(), 3);
+        let total: f64 = table.engines.iter().map(|s| s.points).sum();
+        assert_eq!(total, 6.0 + 3.0, "six games and three byes");
     }
 }
