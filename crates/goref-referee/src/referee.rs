@@ -589,7 +589,6 @@ pub struct Referee {
     /// For each move of the game: the mover's clock after it (SGF `BL`/`WL`, `OB`/`OW`).
     left: Vec<Option<(f64, Option<u32>)>>,
     lists: ByColor<Option<Dead>>,
-    lists_asked: bool,
     result: Option<GameResult>,
 }
 
@@ -664,7 +663,6 @@ impl Referee {
             notes: Vec::new(),
             left: Vec::new(),
             lists: ByColor::default(),
-            lists_asked: false,
             result: None,
         };
         if opening > 0 {
@@ -797,12 +795,6 @@ impl Referee {
     #[must_use]
     pub fn dead_lists(&self) -> &ByColor<Option<Dead>> {
         &self.lists
-    }
-
-    /// Whether dead lists were asked for at all.
-    #[must_use]
-    pub fn lists_asked(&self) -> bool {
-        self.lists_asked
     }
 
     /// For each move of the game, the mover's clock after it (seconds, and periods or stones
@@ -1268,7 +1260,6 @@ impl Referee {
         let g = self.game.geometry().clone();
         match action {
             Action::AskDeadLists => {
-                self.lists_asked = true;
                 self.note("two passes: both players give their dead stones");
                 self.state = State::DeadLists {
                     given: ByColor::default(),

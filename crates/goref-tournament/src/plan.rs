@@ -206,30 +206,8 @@ mod tests {
     use goref_match::Ending;
 
     fn line(number: usize, p: Pairing, winner: Option<char>) -> GameLine {
-        GameLine {
-            game: number,
-            round: p.round + 1,
-            black: p.black,
-            white: p.white,
-            black_name: String::new(),
-            white_name: String::new(),
-            black_version: None,
-            white_version: None,
-            result: String::new(),
-            winner,
-            end: Ending::TwoPasses,
-            detail: None,
-            moves: 0,
-            seconds: [0.0; 2],
-            genmoves: [0; 2],
-            sgf: None,
-            opening: None,
-            illegal_passes: [0; 2],
-            ending: None,
-            resumptions: 0,
-            dead_lists: [None, None],
-            removed: Vec::new(),
-        }
+        let names = [String::new(), String::new()];
+        GameLine::new(number, &p, names, String::new(), winner, Ending::TwoPasses)
     }
 
     /// Plays the plan out, the lower engine index always winning; returns every game.

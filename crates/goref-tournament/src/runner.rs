@@ -144,6 +144,45 @@ pub struct GameLine {
 }
 
 impl GameLine {
+    /// Game `number` of `pairing` between the engines named `names` (Black's, White's), ended
+    /// `end` with `result` (SGF `RE`) and `winner` (`B`, `W`, none for a draw); nothing else
+    /// recorded yet (no moves, clocks, record or settlement).
+    #[must_use]
+    pub fn new(
+        number: usize,
+        pairing: &Pairing,
+        names: [String; 2],
+        result: String,
+        winner: Option<char>,
+        end: Ending,
+    ) -> GameLine {
+        let [black_name, white_name] = names;
+        GameLine {
+            game: number,
+            round: pairing.round + 1,
+            black: pairing.black,
+            white: pairing.white,
+            black_name,
+            white_name,
+            black_version: None,
+            white_version: None,
+            result,
+            winner,
+            end,
+            detail: None,
+            moves: 0,
+            seconds: [0.0; 2],
+            genmoves: [0; 2],
+            sgf: None,
+            opening: None,
+            illegal_passes: [0; 2],
+            ending: None,
+            resumptions: 0,
+            dead_lists: [None, None],
+            removed: Vec::new(),
+        }
+    }
+
     /// The game as the match runner's table counts it.
     #[must_use]
     pub fn report(&self) -> GameReport {
@@ -213,12 +252,8 @@ pub struct Finished {
     pub resumed: usize,
     /// Whether Ctrl-C stopped it.
     pub interrupted: bool,
-    /// Whether the caller stopped it ([`Flow::Stop`]).
-    pub stopped: bool,
     /// Wall time of this run.
     pub wall: Duration,
-    /// Engine processes started in this run, by entrant.
-    pub engine_starts: Vec<usize>,
     /// Swiss byes, one entry a bye.
     pub byes: Vec<usize>,
     /// Engines withdrawn after failing to start `max_failures` times in a row.
@@ -395,8 +430,6 @@ struct Pool {
     idle: Mutex<HashMap<usize, Vec<Seat>>>,
     /// Start failures in a row, by entrant.
     failures: Mutex<HashMap<usize, usize>>,
-    /// Engine processes started, by entrant (for the report and tests).
-    started: Mutex<HashMap<usize, usize>>,
 }
 
 impl Pool {
@@ -454,9 +487,6 @@ async fn seat_for(
     let mut seat = start_seat(&entrant.player, number, color, settings)
         .await
         .map_err(|e| e.to_string())?;
-    if let Ok(mut started) = pool.started.lock() {
-        *started.entry(entrant.player.id).or_default() += 1;
-    }
     for command in &entrant.init {
         if let Err(e) = seat.engine.command(command, settings.command_timeout).await {
             seat.engine.shutdown(settings.grace).await;
@@ -476,29 +506,21 @@ fn forfeit(
 ) -> GameLine {
     let winner = loser.opponent();
     GameLine {
-        game: number,
-        round: pairing.round + 1,
-        black: pairing.black,
-        white: pairing.white,
-        black_name: entrants[pairing.black].player.name.clone(),
-        white_name: entrants[pairing.white].player.name.clone(),
-        black_version: None,
-        white_version: None,
-        result: format!("{}+F", winner.letter()),
-        winner: Some(winner.letter()),
-        end: Ending::Fault,
         detail: Some(why),
-        moves: 0,
-        seconds: [0.0; 2],
-        genmoves: [0; 2],
-        sgf: None,
-        opening: None,
-        illegal_passes: [0; 2],
-        ending: None,
-        resumptions: 0,
-        dead_lists: [None, None],
-        removed: Vec::new(),
+        ..GameLine::new(
+            number,
+            pairing,
+            names_of(pairing, entrants),
+            format!("{}+F", winner.letter()),
+            Some(winner.letter()),
+            Ending::Fault,
+        )
     }
+}
+
+/// The tournament names of a pairing's engines, Black's and White's.
+fn names_of(pairing: &Pairing, entrants: &[Entrant]) -> [String; 2] {
+    [pairing.black, pairing.white].map(|i| entrants[i].player.name.clone())
 }
 
 /// Plays one game of the tournament.
@@ -646,17 +668,8 @@ fn line_of(
     versions: ByColor<Option<String>>,
 ) -> GameLine {
     GameLine {
-        game: number,
-        round: pairing.round + 1,
-        black: pairing.black,
-        white: pairing.white,
-        black_name: entrants[pairing.black].player.name.clone(),
-        white_name: entrants[pairing.white].player.name.clone(),
         black_version: versions.black,
         white_version: versions.white,
-        result: report.result.clone(),
-        winner: report.winner,
-        end: report.end,
         detail: report.detail.clone(),
         moves: report.moves,
         seconds: report.seconds,
@@ -666,12 +679,19 @@ fn line_of(
         } else {
             format!("{records}/{}", report.sgf)
         }),
-        opening: None,
         illegal_passes: report.illegal_passes,
         ending: report.ending.clone(),
         resumptions: report.resumptions,
         dead_lists: report.dead_lists.clone(),
         removed: report.removed.clone(),
+        ..GameLine::new(
+            number,
+            pairing,
+            names_of(pairing, entrants),
+            report.result.clone(),
+            report.winner,
+            report.end,
+        )
     }
 }
 
@@ -882,20 +902,12 @@ pub async fn run_tournament(
         let counts = paired_results(&games);
         Some((counts.sprt(elo0, elo1, alpha, beta)?.decision(), counts))
     });
-    let engine_starts = (0..config.entrants.len())
-        .map(|i| {
-            pool.started
-                .lock()
-                .map_or(0, |s| s.get(&i).copied().unwrap_or(0))
-        })
-        .collect();
+
     Ok(Finished {
         games,
         resumed,
         interrupted,
-        stopped,
         wall: started.elapsed(),
-        engine_starts,
         byes: plan.byes().to_vec(),
         withdrawn: (0..config.entrants.len())
             .filter(|&i| pool.withdrawn(i, config.max_failures))

@@ -195,30 +195,17 @@ mod tests {
                 })
                 .collect();
             for (p, o) in r.pairings.iter().zip(&outcomes) {
-                lines.push(GameLine {
-                    game: lines.len() + 1,
-                    round: round + 1,
-                    black: p.black,
-                    white: p.white,
-                    black_name: String::new(),
-                    white_name: String::new(),
-                    black_version: None,
-                    white_version: None,
-                    result: String::new(),
-                    winner: o.winner().map(Color::letter),
-                    end: Ending::TwoPasses,
-                    detail: None,
-                    moves: 0,
-                    seconds: [0.0; 2],
-                    genmoves: [0; 2],
-                    sgf: None,
-                    opening: None,
-                    illegal_passes: [0; 2],
-                    ending: None,
-                    resumptions: 0,
-                    dead_lists: [None, None],
-                    removed: Vec::new(),
-                });
+                let names = [String::new(), String::new()];
+                let winner = o.winner().map(Color::letter);
+                let number = lines.len() + 1;
+                lines.push(GameLine::new(
+                    number,
+                    p,
+                    names,
+                    String::new(),
+                    winner,
+                    Ending::TwoPasses,
+                ));
             }
             byes.extend(r.bye);
             swiss.record(&r, &outcomes).unwrap();

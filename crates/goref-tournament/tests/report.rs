@@ -2,6 +2,7 @@
 //! chart, nothing fetched from elsewhere, and a small file.
 
 use goref_match::Ending;
+use goref_tournament::pairing::Pairing;
 use goref_tournament::report::{report_html, write_report, REPORT_FILE};
 use goref_tournament::GameLine;
 
@@ -19,29 +20,22 @@ fn game(number: usize) -> GameLine {
     let names = names();
     let pairs = [(0, 1), (1, 2), (2, 0), (1, 0), (2, 1), (0, 2)];
     let (black, white) = pairs[(number - 1) % pairs.len()];
+    let pairing = Pairing::new((number - 1) / 3, black, white);
     let line = |result: &str, winner: Option<char>, end: Ending, detail: Option<&str>| GameLine {
-        game: number,
-        round: (number - 1) / 3 + 1,
-        black,
-        white,
-        black_name: names[black].clone(),
-        white_name: names[white].clone(),
         black_version: Some("1.0".to_string()),
-        white_version: None,
-        result: result.to_string(),
-        winner,
-        end,
         detail: detail.map(str::to_string),
         moves: 100 + number,
         seconds: [1.5 * (black + 1) as f64, 0.75 * (white + 1) as f64],
         genmoves: [50, 50],
         sgf: Some(format!("games/{number:04}.sgf")),
-        opening: None,
-        illegal_passes: [0; 2],
-        ending: None,
-        resumptions: 0,
-        dead_lists: [None, None],
-        removed: Vec::new(),
+        ..GameLine::new(
+            number,
+            &pairing,
+            [names[black].clone(), names[white].clone()],
+            result.to_string(),
+            winner,
+            end,
+        )
     };
     if number.is_multiple_of(7) {
         return GameLine {
