@@ -110,8 +110,18 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         _ => {}
     }
+    print_report(args, &report, komi, preset)
+}
+
+/// The result line (`RE` form, what scripts read) and the counts, or one JSON object.
+fn print_report(
+    args: &Args,
+    report: &Report,
+    komi: Komi,
+    preset: Preset,
+) -> anyhow::Result<ExitCode> {
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        println!("{}", serde_json::to_string(report)?);
     } else {
         println!("{}", report.result);
         println!(
@@ -291,14 +301,5 @@ fn score_graph_record(args: &Args, name: &str, text: &str) -> anyhow::Result<Exi
         }
     }
     let report = report(&game, preset);
-    if args.json {
-        println!("{}", serde_json::to_string(&report)?);
-    } else {
-        println!("{}", report.result);
-        println!(
-            "black {} white {} komi {} ({}, {} moves, {})",
-            report.black, report.white, komi, preset, report.moves, report.end
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    print_report(args, &report, komi, preset)
 }

@@ -325,17 +325,18 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let write_standings = |games: &[goref_tournament::GameLine],
-                           byes: &[usize],
-                           withdrawn: &[usize]|
-     -> anyhow::Result<()> {
+    // The standings, computed once a game (a rating fit each time) for the file and the bar.
+    let table_of = |games: &[goref_tournament::GameLine], byes: &[usize], withdrawn: &[usize]| {
         let mut table = standings(format, &names, games, byes);
         for s in &mut table.engines {
             s.withdrawn = withdrawn.iter().any(|&w| names[w] == s.name);
         }
+        table
+    };
+    let write_standings = |table: &goref_tournament::standings::Standings| -> anyhow::Result<()> {
         let path = out.join(STANDINGS_FILE);
         let tmp = out.join(format!("{STANDINGS_FILE}.tmp"));
-        std::fs::write(&tmp, serde_json::to_string_pretty(&table)?)
+        std::fs::write(&tmp, serde_json::to_string_pretty(table)?)
             .and_then(|()| std::fs::rename(&tmp, &path))
             .with_context(|| format!("writing {}", path.display()))
     };
@@ -374,7 +375,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 bar.println(text);
             }
             bar.set_position(all.len() as u64);
-            let table = standings(format, &names, all, byes);
+            let table = table_of(all, byes, &[]);
             let leaders: Vec<String> = table
                 .engines
                 .iter()
@@ -382,7 +383,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 .map(|s| format!("{} {}", s.name, s.points))
                 .collect();
             bar.set_message(format!("leading: {}", leaders.join(", ")));
-            if let Err(e) = write_standings(all, byes, &[]) {
+            if let Err(e) = write_standings(&table) {
                 eprintln!("goref: {e:#}");
             }
             goref_tournament::Flow::Continue
@@ -390,10 +391,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .map_err(|e: TournamentError| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
     bar.finish_and_clear();
-    write_standings(&finished.games, &finished.byes, &finished.withdrawn)?;
+    let table = table_of(&finished.games, &finished.byes, &finished.withdrawn);
+    write_standings(&table)?;
     goref_tournament::report::write_report(&out, format, &names, &finished.games, &finished.byes)
         .with_context(|| format!("writing the report in {}", out.display()))?;
-    let table = standings(format, &names, &finished.games, &finished.byes);
     let cpu = goref_match::runner::own_cpu_time().as_secs_f64();
     let wall = finished.wall.as_secs_f64();
     let _ = writeln!(
@@ -409,12 +410,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         "rank", "engine", "games", "wins", "loss", "draw", "points", "sos", "rating", "95%"
     );
     for s in &table.engines {
-        let withdrawn = finished.withdrawn.iter().any(|&w| names[w] == s.name);
         let _ = writeln!(
             stdout,
             "{:<4} {:<20} {:>5} {:>5} {:>5} {:>5} {:>7} {:>7} {:>7.0} {:>16}",
             s.rank,
-            if withdrawn {
+            if s.withdrawn {
                 format!("{} (withdrawn)", s.name)
             } else {
                 s.name.clone()
