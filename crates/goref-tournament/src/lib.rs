@@ -2,14 +2,22 @@
 //! referee with engines kept between games, and what the results say (standings, tie-breaks,
 //! ratings).
 
+pub mod continuous;
+pub mod line;
 pub mod pairing;
 pub mod plan;
 pub mod rating;
+#[cfg(feature = "engines")]
 pub mod report;
+#[cfg(feature = "engines")]
 pub mod runner;
 pub mod standings;
+#[cfg(feature = "engines")]
 pub mod two;
 
+pub use line::GameLine;
 pub use plan::{Format, Plan};
-pub use runner::{run_tournament, Entrant, Flow, GameLine, Restart, TournamentConfig};
+#[cfg(feature = "engines")]
+pub use runner::{run_tournament, Entrant, Flow, Restart, TournamentConfig};
+#[cfg(feature = "engines")]
 pub use two::run_match;

@@ -1,8 +1,8 @@
 //! Which games a tournament plays, batch by batch: everything at once for the fixed formats,
 //! round by round for the Swiss, match games as they become known for the knockout.
 
+use crate::line::GameLine;
 use crate::pairing::{self, Knockout, Outcome, Pairing, Round, Swiss};
-use crate::runner::GameLine;
 
 /// Who plays whom.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -203,7 +203,7 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use goref_match::Ending;
+    use goref_referee::Ending;
 
     fn line(number: usize, p: Pairing, winner: Option<char>) -> GameLine {
         let names = [String::new(), String::new()];

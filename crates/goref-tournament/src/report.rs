@@ -13,7 +13,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::runner::GameLine;
+use crate::line::GameLine;
 use crate::standings::{standings, Standing, Standings};
 
 /// The report's file name in the output directory.

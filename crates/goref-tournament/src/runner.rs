@@ -16,6 +16,7 @@ use goref_rules::{ByColor, Color};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
+pub use crate::line::GameLine;
 use crate::pairing::Pairing;
 use crate::plan::{Format, Plan};
 
@@ -92,120 +93,27 @@ pub struct TournamentConfig {
     pub sprt: Option<(f64, f64, f64, f64)>,
 }
 
-/// One line of `results.jsonl`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameLine {
-    /// Game number, from 1.
-    pub game: usize,
-    /// Round, from 1.
-    pub round: usize,
-    /// The engines (indices in seeding order) that had Black and White.
-    pub black: usize,
-    pub white: usize,
-    /// Their names in the tournament.
-    pub black_name: String,
-    pub white_name: String,
-    /// The versions they gave over GTP.
-    pub black_version: Option<String>,
-    pub white_version: Option<String>,
-    /// SGF `RE`.
-    pub result: String,
-    /// `B`, `W`, or none for a draw.
-    pub winner: Option<char>,
-    /// How the game ended.
-    pub end: Ending,
-    /// Why, for forfeits.
-    pub detail: Option<String>,
-    /// Turns played.
-    pub moves: usize,
-    /// Seconds in `genmove`, Black's and White's, and replies.
-    pub seconds: [f64; 2],
-    pub genmoves: [u32; 2],
-    /// The record, relative to the output directory (none for a game not played).
-    pub sgf: Option<String>,
-    /// The opening played first, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub opening: Option<String>,
-    /// Illegal moves replaced by a pass (Olympiad 3.10.2), Black's and White's.
-    #[serde(default)]
-    pub illegal_passes: [u32; 2],
-    /// How the dead-stone settlement ended, after two passes.
-    #[serde(default)]
-    pub ending: Option<String>,
-    /// Times play resumed after two passes.
-    #[serde(default)]
-    pub resumptions: u32,
-    /// The last dead lists of Black and White, none for a player that gave none.
-    #[serde(default)]
-    pub dead_lists: [Option<Vec<String>>; 2],
-    /// The stones removed before scoring.
-    #[serde(default)]
-    pub removed: Vec<String>,
-}
-
-impl GameLine {
-    /// Game `number` of `pairing` between the engines named `names` (Black's, White's), ended
-    /// `end` with `result` (SGF `RE`) and `winner` (`B`, `W`, none for a draw); nothing else
-    /// recorded yet (no moves, clocks, record or settlement).
-    #[must_use]
-    pub fn new(
-        number: usize,
-        pairing: &Pairing,
-        names: [String; 2],
-        result: String,
-        winner: Option<char>,
-        end: Ending,
-    ) -> GameLine {
-        let [black_name, white_name] = names;
-        GameLine {
-            game: number,
-            round: pairing.round + 1,
-            black: pairing.black,
-            white: pairing.white,
-            black_name,
-            white_name,
-            black_version: None,
-            white_version: None,
-            result,
-            winner,
-            end,
-            detail: None,
-            moves: 0,
-            seconds: [0.0; 2],
-            genmoves: [0; 2],
-            sgf: None,
-            opening: None,
-            illegal_passes: [0; 2],
-            ending: None,
-            resumptions: 0,
-            dead_lists: [None, None],
-            removed: Vec::new(),
-        }
-    }
-
-    /// The game as the match runner's table counts it.
-    #[must_use]
-    pub fn report(&self) -> GameReport {
-        GameReport {
-            game: self.game,
-            black: self.black,
-            white: self.white,
-            black_name: self.black_name.clone(),
-            white_name: self.white_name.clone(),
-            result: self.result.clone(),
-            winner: self.winner,
-            end: self.end,
-            detail: self.detail.clone(),
-            moves: self.moves,
-            genmoves: self.genmoves,
-            seconds: self.seconds,
-            illegal_passes: self.illegal_passes,
-            sgf: self.sgf.clone().unwrap_or_default(),
-            ending: self.ending.clone(),
-            resumptions: self.resumptions,
-            dead_lists: self.dead_lists.clone(),
-            removed: self.removed.clone(),
-        }
+/// The game as the match runner's table counts it.
+pub(crate) fn report(line: &GameLine) -> GameReport {
+    GameReport {
+        game: line.game,
+        black: line.black,
+        white: line.white,
+        black_name: line.black_name.clone(),
+        white_name: line.white_name.clone(),
+        result: line.result.clone(),
+        winner: line.winner,
+        end: line.end,
+        detail: line.detail.clone(),
+        moves: line.moves,
+        genmoves: line.genmoves,
+        seconds: line.seconds,
+        illegal_passes: line.illegal_passes,
+        sgf: line.sgf.clone().unwrap_or_default(),
+        ending: line.ending.clone(),
+        resumptions: line.resumptions,
+        dead_lists: line.dead_lists.clone(),
+        removed: line.removed.clone(),
     }
 }
 

@@ -7,9 +7,9 @@ use serde::Serialize;
 
 use goref_rules::Color;
 
+use crate::line::GameLine;
 use crate::pairing::{standings_of, GameResult, Outcome, Pairing};
 use crate::rating::{fit, Fit, FitOptions, Game, GameResult as RatedResult};
-use crate::runner::GameLine;
 
 /// One engine's line of the standings.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -172,7 +172,7 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usi
 mod tests {
     use super::*;
     use crate::pairing::Swiss;
-    use goref_match::Ending;
+    use goref_referee::Ending;
 
     /// The standings of a Swiss's games and byes rank as the Swiss itself does (one
     /// computation of the tie-breaks), with byes counted as wins.

@@ -64,7 +64,7 @@ pub async fn run_match(config: MatchConfig) -> Result<Summary, MatchError> {
     let reports: Vec<_> = done
         .values()
         .filter(|l| l.game <= config.games)
-        .map(crate::runner::GameLine::report)
+        .map(crate::runner::report)
         .collect();
     let resumed = reports.len();
     let mut summary = Summary::new(&config, reports);
@@ -98,7 +98,7 @@ pub async fn run_match(config: MatchConfig) -> Result<Summary, MatchError> {
         if line.game > config.games || summary.reports.iter().any(|r| r.game == line.game) {
             return Flow::Continue;
         }
-        summary.add(line.report());
+        summary.add(crate::runner::report(line));
         bar.inc(1);
         bar.set_message(summary.score_line());
         match &sprt {
