@@ -494,21 +494,52 @@ fn first_line(text: &str) -> String {
 /// `boardsize`, `clear_board`, `komi` (all required), then rules and time hints where the
 /// engine lists them.
 async fn setup(engine: &mut Engine, s: &Settings, color: Option<Color>) -> Result<(), GtpError> {
-    let t = s.command_timeout;
-    let size = if s.width == s.height {
-        format!("boardsize {}", s.width)
+    // The engine's own clock (time odds), or the game's.
+    let time = match (s.own_time, color) {
+        (Some(own), Some(color)) => own[color],
+        _ => s.time,
+    };
+    setup_engine(
+        engine,
+        (s.width, s.height),
+        &s.rules,
+        time,
+        s.command_timeout,
+    )
+    .await
+}
+
+/// Sets an engine up for a new game on a `width`×`height` board: `boardsize` (or
+/// `rectangular_boardsize`), `clear_board`, `komi` (all required: an error is returned), then
+/// the rules (`goref-rules`, else `kgs-rules`) and the clock (`kgs-time_settings`, else
+/// `time_settings`) where the engine lists them (their failures are ignored). Each command
+/// waits at most `limit`.
+///
+/// # Errors
+///
+/// The first required command's error, or a fatal one (the engine is gone).
+pub async fn setup_engine(
+    engine: &mut Engine,
+    (width, height): (usize, usize),
+    rules: &goref_rules::Ruleset,
+    time: TimeControl,
+    limit: Duration,
+) -> Result<(), GtpError> {
+    let t = limit;
+    let size = if width == height {
+        format!("boardsize {width}")
     } else {
-        format!("rectangular_boardsize {} {}", s.width, s.height)
+        format!("rectangular_boardsize {width} {height}")
     };
     engine.command(&size, t).await?;
     engine.command("clear_board", t).await?;
-    engine.command(&format!("komi {}", s.rules.komi), t).await?;
+    engine.command(&format!("komi {}", rules.komi), t).await?;
     let info = engine.info().clone();
     let hint = |r: Result<String, GtpError>| match r {
         Err(e) if e.is_fatal() => Err(e),
         _ => Ok(()),
     };
-    if let Some(preset) = s.rules.preset_name() {
+    if let Some(preset) = rules.preset_name() {
         if info.supports("goref-rules") {
             hint(engine.command(&format!("goref-rules {preset}"), t).await)?;
         } else if info.supports("kgs-rules") {
@@ -519,11 +550,6 @@ async fn setup(engine: &mut Engine, s: &Settings, color: Option<Color>) -> Resul
             hint(engine.command(&format!("kgs-rules {name}"), t).await)?;
         }
     }
-    // The engine's own clock (time odds), or the game's.
-    let time = match (s.own_time, color) {
-        (Some(own), Some(color)) => own[color],
-        _ => s.time,
-    };
     if time != TimeControl::None {
         if info.supports("kgs-time_settings") {
             hint(engine.command(&time.kgs_time_settings(), t).await)?;

@@ -155,16 +155,24 @@ impl Agreement {
     }
 
     /// The choice of a player who believes `dead` are the dead stones (an engine's
-    /// `final_status_list dead`): dispute a marked stone it thinks alive, else mark a stone it
-    /// thinks dead, else done. Marks only grow, so this ends within one turn per string.
+    /// `final_status_list dead`): see [`choice`].
     #[must_use]
     pub fn choice_for(&self, dead: &Dead) -> Choice {
-        if let Some(&p) = self.marked.iter().find(|p| !dead.contains(p)) {
-            return Choice::Dispute(p);
-        }
-        match dead.iter().find(|p| !self.marked.contains(p)) {
-            Some(&p) => Choice::Mark(p),
-            None => Choice::Done,
-        }
+        choice(&self.marked, dead)
+    }
+}
+
+/// The choice of a player who believes `dead` are the dead stones (whole strings), when
+/// `marked` are marked: dispute a marked stone it thinks alive, else mark a stone it thinks
+/// dead, else done. Marks only grow, so this ends within one turn per string. The one policy
+/// of every program goref plays for (the match runner, `goref connect`).
+#[must_use]
+pub fn choice(marked: &Dead, dead: &Dead) -> Choice {
+    if let Some(&p) = marked.iter().find(|p| !dead.contains(p)) {
+        return Choice::Dispute(p);
+    }
+    match dead.iter().find(|p| !marked.contains(p)) {
+        Some(&p) => Choice::Mark(p),
+        None => Choice::Done,
     }
 }

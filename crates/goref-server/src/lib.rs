@@ -8,8 +8,10 @@
 //! - [`client`]: a small client for tests, load tests and scripts;
 //! - the web page, built ahead from `web/` and embedded ([`assets`]).
 
+pub mod accounts;
 pub mod assets;
 pub mod client;
+pub mod lobby;
 pub mod room;
 pub mod server;
 pub mod store;

@@ -66,10 +66,49 @@ pub struct GameConfig {
     /// Black's handicap stones on GTP's fixed points (0: none); White then moves first.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub handicap: usize,
+    /// The accounts that play it; none for a game between guests with seat links.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Players>,
+    /// Whether the result counts for the players' ratings.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rated: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The accounts seated in a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Players {
+    /// Black's account.
+    pub black: String,
+    /// White's account.
+    pub white: String,
+}
+
+impl Players {
+    /// The account of `color`.
+    #[must_use]
+    pub fn of(&self, color: Color) -> &str {
+        match color {
+            Color::Black => &self.black,
+            Color::White => &self.white,
+        }
+    }
+
+    /// The colour `name` plays (names compare without regard to case, as accounts do).
+    #[must_use]
+    pub fn color_of(&self, name: &str) -> Option<Color> {
+        Color::ALL
+            .into_iter()
+            .find(|&c| self.of(c).eq_ignore_ascii_case(name))
+    }
 }
 
 /// The longest player name accepted, in characters.
@@ -148,6 +187,8 @@ impl CreateRequest {
             black: name(&self.black, "Black")?,
             white: name(&self.white, "White")?,
             handicap,
+            players: None,
+            rated: false,
         })
     }
 }
@@ -625,9 +666,27 @@ impl Room {
                 "moves": c.moves()[game.moves().len()..].iter().map(move_json).collect::<Vec<_>>(),
             })
         });
+        let need = match r.need() {
+            Need::Move {
+                color,
+                resumed,
+                cleanup,
+            } => json!({"type": "move", "color": Side::from(color), "resumed": resumed,
+                        "cleanup": cleanup}),
+            Need::PlayOutOnCopy { color } => {
+                json!({"type": "play_out", "color": Side::from(color)})
+            }
+            Need::DeadLists { missing } => {
+                json!({"type": "dead_lists", "missing": {"B": missing.black, "W": missing.white}})
+            }
+            Need::Marking { to_act } => json!({"type": "marking", "color": Side::from(to_act)}),
+            Need::Adjudication { .. } => json!({"type": "adjudication"}),
+            Need::Over => json!({"type": "over"}),
+        };
         json!({
             "type": "state",
             "id": id,
+            "need": need,
             "version": self.version,
             "config": self.config,
             "time_text": self.config.time.to_string(),

@@ -21,7 +21,8 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 use crate::assets;
-use crate::room::{Act, CreateRequest, Event, Phase, Refusal, Room, Side};
+use crate::lobby::{self, Lobby, PairingOptions};
+use crate::room::{Act, CreateRequest, Event, GameConfig, Phase, Refusal, Room, Side};
 use crate::store::{Store, StoredGame};
 
 /// Server settings.
@@ -34,6 +35,10 @@ pub struct Options {
     /// Messages a connection may send a second on average (bursts of twice as many); more are
     /// refused with `rate_limited`.
     pub messages_per_second: u32,
+    /// Continuous pairing of the players waiting in the lobby.
+    pub pairing: PairingOptions,
+    /// The tournament director's account; `None`: the first account created.
+    pub td: Option<String>,
 }
 
 impl Default for Options {
@@ -42,6 +47,8 @@ impl Default for Options {
             lag_allowance_ms: 1_000,
             max_message_bytes: 4_096,
             messages_per_second: 20,
+            pairing: PairingOptions::default(),
+            td: None,
         }
     }
 }
@@ -51,10 +58,14 @@ const MAX_BODY: usize = 16 * 1024;
 /// Frames larger than this close the connection (before any JSON is read).
 const MAX_FRAME: usize = 64 * 1024;
 
-struct AppState {
-    store: Arc<dyn Store>,
+pub(crate) struct AppState {
+    pub(crate) store: Arc<dyn Store>,
     rooms: Mutex<HashMap<String, Arc<RoomHandle>>>,
-    opts: Options,
+    pub(crate) opts: Options,
+    /// Who is in the lobby, open challenges, ratings.
+    pub(crate) lobby: Mutex<Lobby>,
+    /// Password hashing is slow and memory-hard: a few at a time.
+    pub(crate) hashing: tokio::sync::Semaphore,
 }
 
 struct RoomHandle {
@@ -127,13 +138,13 @@ pub fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-fn random_hex(bytes: usize) -> String {
+pub(crate) fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
     getrandom::fill(&mut buf).expect("operating system randomness");
     buf.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn hash_secret(secret: &str) -> String {
+pub(crate) fn hash_secret(secret: &str) -> String {
     let digest = Sha256::digest(secret.as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -162,16 +173,20 @@ pub async fn start(
     store: Arc<dyn Store>,
     opts: Options,
 ) -> Result<Running> {
+    let lobby = Lobby::new(&store.rated_results().await?);
     let state = Arc::new(AppState {
         store,
         rooms: Mutex::new(HashMap::new()),
         opts,
+        lobby: Mutex::new(lobby),
+        hashing: tokio::sync::Semaphore::new(2),
     });
     for id in state.store.unfinished().await? {
         if let Err(e) = load_room(&state, &id).await {
             eprintln!("goref serve: game {id} not resumed: {e:#}");
         }
     }
+    lobby::start_pairing(&state);
     let addr = listener.local_addr()?;
     let app = router(state);
     let task = tokio::spawn(async move {
@@ -192,6 +207,11 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/api/games/{id}", get(game_state))
         .route("/api/games/{id}/sgf", get(game_sgf))
         .route("/api/games/{id}/ws", get(game_ws))
+        .route("/api/login", axum::routing::post(lobby::login))
+        .route("/api/me", get(lobby::me))
+        .route("/api/players", get(lobby::players))
+        .route("/api/players/{name}", get(lobby::player))
+        .route("/api/lobby/ws", get(lobby::lobby_ws))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(common_headers))
         .with_state(state)
@@ -210,7 +230,7 @@ async fn common_headers(mut response: Response) -> Response {
     response
 }
 
-fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+pub(crate) fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
     (
         status,
         axum::Json(json!({"error": code, "message": message.into()})),
@@ -271,21 +291,45 @@ async fn create_game(State(state): State<Arc<AppState>>, body: Bytes) -> Respons
         Ok(c) => c,
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid", e),
     };
-    let created_ms = now_ms();
-    let room = match Room::new(config.clone(), created_ms, state.opts.lag_allowance_ms) {
-        Ok(r) => r,
-        Err(e) => return error(StatusCode::BAD_REQUEST, "invalid", e),
+    let (id, secrets) = match open_game(&state, config).await {
+        Ok(opened) => opened,
+        Err(response) => return response,
     };
+    let seat = |secret: &str| json!({"secret": secret, "link": format!("/g/{id}#seat={secret}")});
+    (
+        StatusCode::CREATED,
+        axum::Json(json!({
+            "id": id,
+            "black": seat(&secrets.black),
+            "white": seat(&secrets.white),
+            "spectator": format!("/g/{id}"),
+        })),
+    )
+        .into_response()
+}
+
+/// Stores and opens a new game: its id and the two seat secrets.
+pub(crate) async fn open_game(
+    state: &Arc<AppState>,
+    config: GameConfig,
+) -> Result<(String, ByColor<String>), Response> {
+    let created_ms = now_ms();
+    let room = Room::new(config.clone(), created_ms, state.opts.lag_allowance_ms)
+        .map_err(|e| error(StatusCode::BAD_REQUEST, "invalid", e))?;
     let id = random_hex(6);
-    let secrets = [random_hex(16), random_hex(16)];
+    let secrets = ByColor::new(random_hex(16), random_hex(16));
     let stored = StoredGame {
         id: id.clone(),
         created_ms,
         config,
-        secret_hashes: ByColor::new(hash_secret(&secrets[0]), hash_secret(&secrets[1])),
+        secret_hashes: ByColor::new(hash_secret(&secrets.black), hash_secret(&secrets.white)),
     };
     if let Err(e) = state.store.create(stored.clone()).await {
-        return error(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string());
+        return Err(error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "storage",
+            e.to_string(),
+        ));
     }
     let handle = new_handle(stored, room);
     state
@@ -293,17 +337,7 @@ async fn create_game(State(state): State<Arc<AppState>>, body: Bytes) -> Respons
         .lock()
         .expect("rooms")
         .insert(id.clone(), handle);
-    let seat = |secret: &str| json!({"secret": secret, "link": format!("/g/{id}#seat={secret}")});
-    (
-        StatusCode::CREATED,
-        axum::Json(json!({
-            "id": id,
-            "black": seat(&secrets[0]),
-            "white": seat(&secrets[1]),
-            "spectator": format!("/g/{id}"),
-        })),
-    )
-        .into_response()
+    Ok((id, secrets))
 }
 
 fn new_handle(stored: StoredGame, room: Room) -> Arc<RoomHandle> {
@@ -406,6 +440,8 @@ async fn game_sgf(State(state): State<Arc<AppState>>, Path(id): Path<String>) ->
 #[derive(Deserialize)]
 struct WsQuery {
     secret: Option<String>,
+    /// A session token: the seat of the account, if it plays this game.
+    token: Option<String>,
 }
 
 async fn game_ws(
@@ -418,8 +454,19 @@ async fn game_ws(
         Ok(h) => h,
         Err(r) => return r,
     };
-    let seat = match q.secret.as_deref().filter(|s| !s.is_empty()) {
+    let by_token = match q.token.as_deref().filter(|t| !t.is_empty()) {
         None => None,
+        Some(token) => match lobby::account_of_token(&state, token).await {
+            Ok(account) => {
+                let inner = handle.inner.lock().await;
+                let players = inner.room.config().players.as_ref();
+                players.and_then(|p| p.color_of(&account.name))
+            }
+            Err(r) => return r,
+        },
+    };
+    let seat = match q.secret.as_deref().filter(|s| !s.is_empty()) {
+        None => by_token,
         Some(secret) => {
             let hash = hash_secret(secret);
             match Color::ALL
@@ -711,6 +758,7 @@ async fn store_and_apply(
         if let Err(e) = state.store.finish(&handle.id, f.result.clone()).await {
             eprintln!("goref serve: game {}: result not stored: {e:#}", handle.id);
         }
+        lobby::game_over(state, inner.room.config(), &f.result);
     }
     schedule_timer(state, handle, inner);
     let view: Arc<str> = inner.room.view(&handle.id, now_ms()).to_string().into();

@@ -18,6 +18,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use tokio::sync::oneshot;
 
+use crate::accounts::Account;
 use crate::room::{Event, GameConfig};
 
 /// A boxed future, so that the trait can be used as `dyn Store`.
@@ -44,6 +45,10 @@ pub struct GameSummary {
     pub end: String,
     pub black: String,
     pub white: String,
+    /// Whether it counts for ratings.
+    pub rated: bool,
+    /// Whether Black and White are accounts (else guests' names).
+    pub accounts: bool,
     pub moves: u64,
     pub result: Option<String>,
 }
@@ -64,6 +69,64 @@ pub trait Store: Send + Sync {
     fn unfinished(&self) -> StoreFuture<'_, Vec<String>>;
     /// The most recent games, newest first.
     fn list(&self, limit: usize) -> StoreFuture<'_, Vec<GameSummary>>;
+
+    /// The account named `name` (without regard to case) and its password hash.
+    fn account(&self, name: &str) -> StoreFuture<'_, Option<(Account, String)>>;
+    /// Creates an account with the password hash `phc`; `None` when the name is taken. It is
+    /// the tournament director when `td` names it, or when `td` is `None` and it is the first
+    /// account.
+    fn create_account(
+        &self,
+        account: NewAccount,
+        td: Option<String>,
+    ) -> StoreFuture<'_, Option<Account>>;
+    /// Stores a session: the SHA-256 (hex) of its token, for account `name`.
+    fn create_session(&self, token_hash: String, name: String, now_ms: u64) -> StoreFuture<'_, ()>;
+    /// The account of a session token's hash.
+    fn session(&self, token_hash: &str) -> StoreFuture<'_, Option<Account>>;
+    /// Every account.
+    fn accounts(&self) -> StoreFuture<'_, Vec<Account>>;
+    /// Every finished rated game: Black's account, White's, the result (SGF `RE`), oldest first.
+    fn rated_results(&self) -> StoreFuture<'_, Vec<(String, String, String)>>;
+    /// The games account `name` played or plays, newest first.
+    fn games_of(&self, name: &str, limit: usize) -> StoreFuture<'_, Vec<GameSummary>>;
+    /// The unfinished games account `name` plays.
+    fn live_games_of(&self, name: &str) -> StoreFuture<'_, Vec<String>>;
+}
+
+/// An account to create.
+#[derive(Clone, Debug)]
+pub struct NewAccount {
+    /// Its name.
+    pub name: String,
+    /// The Argon2 PHC string of its password.
+    pub phc: String,
+    /// A program.
+    pub program: bool,
+    /// Unix milliseconds.
+    pub created_ms: u64,
+}
+
+/// Columns added since the first schema, added to an older database when it is opened.
+fn migrate(conn: &Connection) -> Result<()> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('games')")?;
+    let columns = stmt
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    for (column, kind) in [
+        ("black_account", "TEXT"),
+        ("white_account", "TEXT"),
+        ("rated", "INTEGER NOT NULL DEFAULT 0"),
+    ] {
+        if !columns.iter().any(|c| c == column) {
+            conn.execute_batch(&format!("ALTER TABLE games ADD COLUMN {column} {kind}"))?;
+        }
+    }
+    conn.execute_batch(
+        "CREATE INDEX IF NOT EXISTS games_black ON games (black_account COLLATE NOCASE);
+         CREATE INDEX IF NOT EXISTS games_white ON games (white_account COLLATE NOCASE);",
+    )?;
+    Ok(())
 }
 
 type Job = Box<dyn FnOnce(&Connection) -> Result<()> + Send>;
@@ -88,6 +151,18 @@ CREATE TABLE IF NOT EXISTS games (
     result TEXT
 );
 CREATE INDEX IF NOT EXISTS games_created ON games (created_ms);
+CREATE TABLE IF NOT EXISTS accounts (
+    name TEXT PRIMARY KEY COLLATE NOCASE,
+    password TEXT NOT NULL,
+    program INTEGER NOT NULL,
+    td INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    token TEXT PRIMARY KEY,
+    name TEXT NOT NULL REFERENCES accounts (name),
+    created_ms INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS events (
     game_id TEXT NOT NULL REFERENCES games (id),
     seq INTEGER NOT NULL,
@@ -112,6 +187,7 @@ impl SqliteStore {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
+        migrate(&conn)?;
         let reader = Connection::open(path)?;
         reader.busy_timeout(std::time::Duration::from_secs(5))?;
         let (tx, rx) = mpsc::channel::<(Job, oneshot::Sender<Result<()>>)>();
@@ -197,14 +273,17 @@ impl Store for SqliteStore {
         let config = serde_json::to_string(&game.config);
         self.write(Box::new(move |conn| {
             conn.execute(
-                "INSERT INTO games (id, created_ms, config, black_secret, white_secret) \
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO games (id, created_ms, config, black_secret, white_secret, \
+                 black_account, white_account, rated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 params![
                     game.id,
                     game.created_ms as i64,
                     config?,
                     game.secret_hashes.black,
-                    game.secret_hashes.white
+                    game.secret_hashes.white,
+                    game.config.players.as_ref().map(|p| p.black.clone()),
+                    game.config.players.as_ref().map(|p| p.white.clone()),
+                    game.config.rated,
                 ],
             )?;
             Ok(())
@@ -287,43 +366,207 @@ impl Store for SqliteStore {
 
     fn list(&self, limit: usize) -> StoreFuture<'_, Vec<GameSummary>> {
         self.read(move |conn| {
-            let mut stmt = conn.prepare(
+            summaries(
+                conn,
                 "SELECT id, created_ms, config, moves, result FROM games \
                  ORDER BY created_ms DESC, id LIMIT ?1",
-            )?;
-            let rows = stmt
-                .query_map(params![limit as i64], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, i64>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, i64>(3)?,
-                        r.get::<_, Option<String>>(4)?,
-                    ))
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            rows.into_iter()
-                .map(|(id, created_ms, config, moves, result)| {
-                    let config: GameConfig = serde_json::from_str(&config)?;
-                    Ok(GameSummary {
-                        id,
-                        created_ms: created_ms as u64,
-                        width: config.width,
-                        height: config.height,
-                        rules: config.rules,
-                        end: serde_json::to_value(config.end)?
-                            .as_str()
-                            .unwrap_or_default()
-                            .to_string(),
-                        black: config.black,
-                        white: config.white,
-                        moves: moves as u64,
-                        result,
-                    })
-                })
-                .collect()
+                params![limit as i64],
+            )
         })
     }
+
+    fn account(&self, name: &str) -> StoreFuture<'_, Option<(Account, String)>> {
+        let name = name.to_string();
+        self.read(move |conn| {
+            Ok(conn
+                .query_row(
+                    &format!("SELECT {ACCOUNT_COLUMNS}, password FROM accounts WHERE name = ?1"),
+                    params![name],
+                    |r| Ok((account_row(r)?, r.get::<_, String>(4)?)),
+                )
+                .optional()?)
+        })
+    }
+
+    fn create_account(
+        &self,
+        account: NewAccount,
+        td: Option<String>,
+    ) -> StoreFuture<'_, Option<Account>> {
+        let (tx, rx) = oneshot::channel();
+        let job = self.write(Box::new(move |conn| {
+            let taken: bool = conn.query_row(
+                "SELECT EXISTS (SELECT 1 FROM accounts WHERE name = ?1)",
+                params![account.name],
+                |r| r.get(0),
+            )?;
+            if taken {
+                let _ = tx.send(None);
+                return Ok(());
+            }
+            let td = match &td {
+                Some(td) => td.eq_ignore_ascii_case(&account.name),
+                None => conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM accounts)", [], |r| {
+                    r.get(0)
+                })?,
+            };
+            conn.execute(
+                "INSERT INTO accounts (name, password, program, td, created_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    account.name,
+                    account.phc,
+                    account.program,
+                    td,
+                    account.created_ms as i64
+                ],
+            )?;
+            let _ = tx.send(Some(Account {
+                name: account.name,
+                program: account.program,
+                td,
+                created_ms: account.created_ms,
+            }));
+            Ok(())
+        }));
+        Box::pin(async move {
+            job.await?;
+            rx.await.map_err(|_| anyhow!("the account was not written"))
+        })
+    }
+
+    fn create_session(&self, token_hash: String, name: String, now_ms: u64) -> StoreFuture<'_, ()> {
+        self.write(Box::new(move |conn| {
+            conn.execute(
+                "INSERT INTO sessions (token, name, created_ms) VALUES (?1, ?2, ?3)",
+                params![token_hash, name, now_ms as i64],
+            )?;
+            Ok(())
+        }))
+    }
+
+    fn session(&self, token_hash: &str) -> StoreFuture<'_, Option<Account>> {
+        let token_hash = token_hash.to_string();
+        self.read(move |conn| {
+            Ok(conn
+                .query_row(
+                    &format!(
+                        "SELECT {ACCOUNT_COLUMNS} FROM accounts \
+                         WHERE name = (SELECT name FROM sessions WHERE token = ?1)"
+                    ),
+                    params![token_hash],
+                    account_row,
+                )
+                .optional()?)
+        })
+    }
+
+    fn accounts(&self) -> StoreFuture<'_, Vec<Account>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(&format!(
+                "SELECT {ACCOUNT_COLUMNS} FROM accounts ORDER BY created_ms"
+            ))?;
+            let accounts = stmt
+                .query_map([], account_row)?
+                .collect::<rusqlite::Result<Vec<Account>>>()?;
+            Ok(accounts)
+        })
+    }
+
+    fn rated_results(&self) -> StoreFuture<'_, Vec<(String, String, String)>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT black_account, white_account, result FROM games \
+                 WHERE rated AND result IS NOT NULL AND black_account IS NOT NULL \
+                 AND white_account IS NOT NULL ORDER BY created_ms, id",
+            )?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<rusqlite::Result<Vec<(String, String, String)>>>()?;
+            Ok(rows)
+        })
+    }
+
+    fn games_of(&self, name: &str, limit: usize) -> StoreFuture<'_, Vec<GameSummary>> {
+        let name = name.to_string();
+        self.read(move |conn| {
+            summaries(
+                conn,
+                "SELECT id, created_ms, config, moves, result FROM games \
+                 WHERE black_account = ?1 COLLATE NOCASE OR white_account = ?1 COLLATE NOCASE \
+                 ORDER BY created_ms DESC, id LIMIT ?2",
+                params![name, limit as i64],
+            )
+        })
+    }
+
+    fn live_games_of(&self, name: &str) -> StoreFuture<'_, Vec<String>> {
+        let name = name.to_string();
+        self.read(move |conn| {
+            let mut stmt = conn.prepare(
+                "SELECT id FROM games WHERE result IS NULL AND \
+                 (black_account = ?1 COLLATE NOCASE OR white_account = ?1 COLLATE NOCASE) \
+                 ORDER BY created_ms",
+            )?;
+            let ids = stmt
+                .query_map(params![name], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            Ok(ids)
+        })
+    }
+}
+
+const ACCOUNT_COLUMNS: &str = "name, program, td, created_ms";
+
+fn account_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Account> {
+    Ok(Account {
+        name: r.get(0)?,
+        program: r.get(1)?,
+        td: r.get(2)?,
+        created_ms: r.get::<_, i64>(3)? as u64,
+    })
+}
+
+/// Lines of the list of games from a query of `id, created_ms, config, moves, result`.
+fn summaries(
+    conn: &Connection,
+    query: &str,
+    params: impl rusqlite::Params,
+) -> Result<Vec<GameSummary>> {
+    let mut stmt = conn.prepare_cached(query)?;
+    let rows = stmt
+        .query_map(params, |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, Option<String>>(4)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    rows.into_iter()
+        .map(|(id, created_ms, config, moves, result)| {
+            let config: GameConfig = serde_json::from_str(&config)?;
+            Ok(GameSummary {
+                id,
+                created_ms: created_ms as u64,
+                width: config.width,
+                height: config.height,
+                rules: config.rules,
+                end: serde_json::to_value(config.end)?
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                black: config.black,
+                white: config.white,
+                rated: config.rated,
+                accounts: config.players.is_some(),
+                moves: moves as u64,
+                result,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -358,6 +601,8 @@ mod tests {
             black: "a".into(),
             white: "b".into(),
             handicap: 0,
+            players: None,
+            rated: false,
         };
         let game = StoredGame {
             id: "g1".into(),

@@ -88,7 +88,12 @@ mod tests {
 
     #[test]
     fn nearest_ratings_meet() {
-        let waiting = [w(1000.0, None), w(2000.0, None), w(1010.0, None), w(1990.0, None)];
+        let waiting = [
+            w(1000.0, None),
+            w(2000.0, None),
+            w(1010.0, None),
+            w(1990.0, None),
+        ];
         let mut pairs: Vec<(usize, usize)> = pair_waiting(&waiting)
             .into_iter()
             .map(|(a, b)| (a.min(b), a.max(b)))
@@ -107,13 +112,20 @@ mod tests {
 
     #[test]
     fn jitter_changes_who_meets_whom() {
-        let mut waiting = [w(1000.0, None), w(1100.0, None), w(1200.0, None), w(1300.0, None)];
+        let mut waiting = [
+            w(1000.0, None),
+            w(1100.0, None),
+            w(1200.0, None),
+            w(1300.0, None),
+        ];
         let plain: Vec<_> = pair_waiting(&waiting);
         waiting[0].jitter = 250.0; // sorts between 2 and 3
         let jittered: Vec<_> = pair_waiting(&waiting);
         assert_ne!(plain, jittered);
         let meets = |pairs: &[(usize, usize)], a: usize, b: usize| {
-            pairs.iter().any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))
+            pairs
+                .iter()
+                .any(|&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))
         };
         assert!(meets(&plain, 0, 1) && meets(&plain, 2, 3));
         assert!(meets(&jittered, 3, 0) && meets(&jittered, 2, 1));
@@ -124,7 +136,9 @@ mod tests {
         // A deterministic spread of cases: ratings, jitters and last opponents vary.
         for n in 0..12usize {
             for seed in 0..40u64 {
-                let mut x = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(n as u64);
+                let mut x = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(n as u64);
                 let mut next = || {
                     x = x
                         .wrapping_mul(6_364_136_223_846_793_005)

@@ -25,8 +25,11 @@ enum Command {
     Perft(cmd::perft::Args),
     /// Measure random light playouts per second on 9×9 and 19×19 under each preset.
     Bench(cmd::bench::Args),
-    /// Serve games to people: a web board, live clocks, Tromp's marking (HTTP + WebSocket).
+    /// Serve games to people and programs: a web board, accounts, a lobby with challenges and
+    /// continuous pairing, ratings, live clocks (HTTP + WebSocket).
     Serve(cmd::serve::Args),
+    /// Play a GTP engine's games on a goref server (it logs in, is paired, plays).
+    Connect(Box<cmd::connect::Args>),
     /// Play games between two GTP engines, every move checked; SGF records and a table.
     Match(Box<cmd::match_cmd::Args>),
     /// Play a tournament of many GTP engines (round-robin, gauntlet, Swiss, knockout):
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => cmd::perft::run(&args),
         Command::Bench(args) => cmd::bench::run(&args),
         Command::Serve(args) => cmd::serve::run(&args),
+        Command::Connect(args) => cmd::connect::run(&args),
         Command::Match(args) => cmd::match_cmd::run(&args),
         Command::Tournament(args) => cmd::tournament::run(&args),
         Command::Engine(args) => cmd::engine::run(&args),

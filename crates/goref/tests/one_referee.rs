@@ -148,6 +148,8 @@ fn check(protocol: Protocol, preset: Preset, seeds: &[u32]) -> BTreeSet<&'static
         black: "Black".into(),
         white: "White".into(),
         handicap: 0,
+        players: None,
+        rated: false,
     };
     let mut room = Room::new(config.clone(), 0, 1_000).unwrap();
     let mut events = Vec::new();

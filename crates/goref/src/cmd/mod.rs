@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod check_engine;
+pub mod connect;
 pub mod engine;
 pub mod judge;
 pub mod match_cmd;
