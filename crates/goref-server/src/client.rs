@@ -100,8 +100,18 @@ impl Player {
     /// Connects to game `id` with a seat secret (or none: spectator); reads the greeting and
     /// the state.
     pub async fn connect(addr: SocketAddr, id: &str, secret: Option<&str>) -> Result<Player> {
-        let url = match secret {
-            Some(s) => format!("ws://{addr}/api/games/{id}/ws?secret={s}"),
+        let query = secret.map(|s| format!("secret={s}"));
+        Player::open(addr, id, query).await
+    }
+
+    /// Connects to game `id` as the account of session `token` (its seat, if it plays).
+    pub async fn connect_as(addr: SocketAddr, id: &str, token: &str) -> Result<Player> {
+        Player::open(addr, id, Some(format!("token={token}"))).await
+    }
+
+    async fn open(addr: SocketAddr, id: &str, query: Option<String>) -> Result<Player> {
+        let url = match query {
+            Some(q) => format!("ws://{addr}/api/games/{id}/ws?{q}"),
             None => format!("ws://{addr}/api/games/{id}/ws"),
         };
         let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
@@ -214,6 +224,98 @@ impl Player {
             self.recv().await?;
         }
         Ok(self.state.clone())
+    }
+
+    /// Closes the connection.
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}
+
+/// Logs in (creating the account when `create` and nobody has the name); the session token.
+pub async fn login(
+    addr: SocketAddr,
+    name: &str,
+    password: &str,
+    program: bool,
+    create: bool,
+) -> Result<String> {
+    let body = json!({"name": name, "password": password, "program": program, "create": create});
+    let (status, text) = http(addr, "POST", "/api/login", Some(&body.to_string())).await?;
+    if status != 200 {
+        bail!("login of {name}: {status} {text}");
+    }
+    let v: Value = serde_json::from_str(&text)?;
+    v["token"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| anyhow!("no token in {text}"))
+}
+
+/// A connection to the lobby.
+pub struct Lobby {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// The account, from the greeting.
+    pub account: Value,
+}
+
+impl Lobby {
+    /// Connects with a session token; reads the greeting.
+    pub async fn connect(addr: SocketAddr, token: &str) -> Result<Lobby> {
+        let url = format!("ws://{addr}/api/lobby/ws?token={token}");
+        let (ws, _) = tokio_tungstenite::connect_async(url).await?;
+        let mut lobby = Lobby {
+            ws,
+            account: Value::Null,
+        };
+        let hello = lobby.recv().await?;
+        if hello["type"] != "hello" {
+            bail!("expected hello, got {hello}");
+        }
+        lobby.account = hello["account"].clone();
+        Ok(lobby)
+    }
+
+    /// Sends a message.
+    pub async fn send(&mut self, msg: &Value) -> Result<()> {
+        self.ws.send(Message::text(msg.to_string())).await?;
+        Ok(())
+    }
+
+    /// The next message.
+    pub async fn recv(&mut self) -> Result<Value> {
+        loop {
+            let msg = tokio::time::timeout(TIMEOUT, self.ws.next())
+                .await
+                .context("timed out waiting for the lobby")?
+                .ok_or_else(|| anyhow!("connection closed"))??;
+            match msg {
+                Message::Text(t) => return Ok(serde_json::from_str(t.as_str())?),
+                Message::Close(frame) => bail!("connection closed: {frame:?}"),
+                _ => {}
+            }
+        }
+    }
+
+    /// Waits for the next message of type `kind`, skipping others.
+    pub async fn next_of(&mut self, kind: &str) -> Result<Value> {
+        loop {
+            let v = self.recv().await?;
+            if v["type"] == kind {
+                return Ok(v);
+            }
+        }
+    }
+
+    /// Sends `msg` and waits for its `ack` (or `error`), skipping lobby updates.
+    pub async fn request(&mut self, msg: &Value) -> Result<Value> {
+        self.send(msg).await?;
+        loop {
+            let v = self.recv().await?;
+            if v["type"] == "ack" || v["type"] == "error" {
+                return Ok(v);
+            }
+        }
     }
 
     /// Closes the connection.
