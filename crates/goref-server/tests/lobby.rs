@@ -47,13 +47,19 @@ async fn the_first_login_creates_the_account_and_later_ones_need_its_password() 
     let s = server().await;
     let a = s.addr;
     let (status, v) = login_status(a, json!({"name": "Alice", "password": "pw-alice"})).await;
-    assert_eq!((status, v["error"].as_str()), (404, Some("unknown_account")));
+    assert_eq!(
+        (status, v["error"].as_str()),
+        (404, Some("unknown_account"))
+    );
     let token = login(a, "Alice", "pw-alice", false, true).await.unwrap();
     // Names are unique without regard to case; the password decides.
     let again = login(a, "alice", "pw-alice", false, true).await.unwrap();
     assert_ne!(token, again, "each login is a session of its own");
-    let (status, v) =
-        login_status(a, json!({"name": "ALICE", "password": "nope", "create": true})).await;
+    let (status, v) = login_status(
+        a,
+        json!({"name": "ALICE", "password": "nope", "create": true}),
+    )
+    .await;
     assert_eq!((status, v["error"].as_str()), (403, Some("wrong_password")));
     let (status, v) = login_status(a, json!({"name": "a b", "password": "pw-xx"})).await;
     assert_eq!((status, v["error"].as_str()), (400, Some("bad_name")));
@@ -66,7 +72,13 @@ async fn the_first_login_creates_the_account_and_later_ones_need_its_password() 
     assert_eq!(me["account"]["td"], true);
     let bot = login(a, "bot", "pw-bot", true, true).await.unwrap();
     let (_, me) = get_as(a, "/api/me", &bot).await;
-    assert_eq!((me["account"]["td"].as_bool(), me["account"]["program"].as_bool()), (Some(false), Some(true)));
+    assert_eq!(
+        (
+            me["account"]["td"].as_bool(),
+            me["account"]["program"].as_bool()
+        ),
+        (Some(false), Some(true))
+    );
     let (status, v) = get_as(a, "/api/me", "0123abcd").await;
     assert_eq!((status, v["error"].as_str()), (401, Some("bad_token")));
     // Guessing passwords: after ten failures in a minute the name is refused for a while,
@@ -76,7 +88,10 @@ async fn the_first_login_creates_the_account_and_later_ones_need_its_password() 
         assert_eq!(status, 403);
     }
     let (status, v) = login_status(a, json!({"name": "bot", "password": "pw-bot"})).await;
-    assert_eq!((status, v["error"].as_str()), (429, Some("too_many_attempts")));
+    assert_eq!(
+        (status, v["error"].as_str()),
+        (429, Some("too_many_attempts"))
+    );
 }
 
 #[tokio::test]
@@ -86,10 +101,20 @@ async fn a_td_named_at_start_is_the_td_and_the_first_account_is_not() {
         ..Options::default()
     })
     .await;
-    let first = login(s.addr, "first", "pw-first", false, true).await.unwrap();
-    let td = login(s.addr, "director", "pw-td", false, true).await.unwrap();
-    assert_eq!(get_as(s.addr, "/api/me", &first).await.1["account"]["td"], false);
-    assert_eq!(get_as(s.addr, "/api/me", &td).await.1["account"]["td"], true);
+    let first = login(s.addr, "first", "pw-first", false, true)
+        .await
+        .unwrap();
+    let td = login(s.addr, "director", "pw-td", false, true)
+        .await
+        .unwrap();
+    assert_eq!(
+        get_as(s.addr, "/api/me", &first).await.1["account"]["td"],
+        false
+    );
+    assert_eq!(
+        get_as(s.addr, "/api/me", &td).await.1["account"]["td"],
+        true
+    );
 }
 
 #[tokio::test]
@@ -112,12 +137,20 @@ async fn an_accepted_challenge_seats_both_accounts_and_its_result_rates_them() {
     // The challenge shows in everyone's lobby.
     loop {
         let lobby = lb.next_of("lobby").await.unwrap();
-        if lobby["challenges"].as_array().unwrap().iter().any(|c| c["id"] == cid.as_str()) {
+        if lobby["challenges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == cid.as_str())
+        {
             break;
         }
     }
     // Not one's own; not with players' names; not more than three each.
-    let own = la.request(&json!({"type": "accept", "challenge": cid})).await.unwrap();
+    let own = la
+        .request(&json!({"type": "accept", "challenge": cid}))
+        .await
+        .unwrap();
     assert_eq!(own["code"], "own_challenge");
     let named = la
         .request(&json!({"type": "challenge", "game": {"black": "x"}}))
@@ -130,32 +163,59 @@ async fn an_accepted_challenge_seats_both_accounts_and_its_result_rates_them() {
         .unwrap();
     assert_eq!(bad["code"], "invalid");
     for _ in 1..goref_server::lobby::MAX_CHALLENGES_EACH {
-        let ack = la.request(&json!({"type": "challenge", "game": {}})).await.unwrap();
+        let ack = la
+            .request(&json!({"type": "challenge", "game": {}}))
+            .await
+            .unwrap();
         assert_eq!(ack["type"], "ack");
     }
-    let over = la.request(&json!({"type": "challenge", "game": {}})).await.unwrap();
+    let over = la
+        .request(&json!({"type": "challenge", "game": {}}))
+        .await
+        .unwrap();
     assert_eq!(over["code"], "too_many_challenges");
 
-    let accepted = lb.request(&json!({"type": "accept", "challenge": cid})).await.unwrap();
+    let accepted = lb
+        .request(&json!({"type": "accept", "challenge": cid}))
+        .await
+        .unwrap();
     let id = accepted["game"].as_str().unwrap().to_string();
     let started_a = la.next_of("game").await.unwrap();
     let started_b = lb.next_of("game").await.unwrap();
-    assert_eq!((started_a["id"].as_str(), started_a["color"].as_str()), (Some(id.as_str()), Some("B")));
-    assert_eq!((started_b["color"].as_str(), started_b["opponent"].as_str()), (Some("W"), Some("alice")));
+    assert_eq!(
+        (started_a["id"].as_str(), started_a["color"].as_str()),
+        (Some(id.as_str()), Some("B"))
+    );
+    assert_eq!(
+        (started_b["color"].as_str(), started_b["opponent"].as_str()),
+        (Some("W"), Some("alice"))
+    );
     assert_eq!(started_b["config"]["komi"], 6.5);
-    let again = lb.request(&json!({"type": "accept", "challenge": cid})).await.unwrap();
+    let again = lb
+        .request(&json!({"type": "accept", "challenge": cid}))
+        .await
+        .unwrap();
     assert_eq!(again["code"], "not_found", "a challenge starts one game");
 
     // Seats come from the accounts: the challenger took Black.
     let mut black = Player::connect_as(a, &id, &alice).await.unwrap();
     let mut white = Player::connect_as(a, &id, &bob).await.unwrap();
     let mut watcher = Player::connect_as(a, &id, &carol).await.unwrap();
-    assert_eq!((black.seat.as_str(), white.seat.as_str()), (Some("B"), Some("W")));
+    assert_eq!(
+        (black.seat.as_str(), white.seat.as_str()),
+        (Some("B"), Some("W"))
+    );
     assert!(watcher.seat.is_null(), "carol does not play: a spectator");
     let refused = watcher.act(json!({"type": "pass"})).await.unwrap();
     assert_eq!(refused["code"], "spectator");
-    assert_eq!(black.state["need"], json!({"type": "move", "color": "B", "resumed": false, "cleanup": false}));
-    let v = black.must(json!({"type": "play", "x": 4, "y": 4})).await.unwrap();
+    assert_eq!(
+        black.state["need"],
+        json!({"type": "move", "color": "B", "resumed": false, "cleanup": false})
+    );
+    let v = black
+        .must(json!({"type": "play", "x": 4, "y": 4}))
+        .await
+        .unwrap();
     white.wait_version(v).await.unwrap();
     white.must(json!({"type": "resign"})).await.unwrap();
     let over = la.next_of("game_over").await.unwrap();
@@ -163,14 +223,28 @@ async fn an_accepted_challenge_seats_both_accounts_and_its_result_rates_them() {
 
     let games = get(a, "/api/games").await;
     let line = &games["games"][0];
-    assert_eq!((line["black"].as_str(), line["white"].as_str()), (Some("alice"), Some("bob")));
-    assert_eq!((line["result"].as_str(), line["rated"].as_bool()), (Some("B+R"), Some(true)));
+    assert_eq!(
+        (line["black"].as_str(), line["white"].as_str()),
+        (Some("alice"), Some("bob"))
+    );
+    assert_eq!(
+        (line["result"].as_str(), line["rated"].as_bool()),
+        (Some("B+R"), Some(true))
+    );
     let players = get(a, "/api/players").await;
     let list = players["players"].as_array().unwrap();
-    assert_eq!(list[0]["name"], "alice", "the winner ranks first: {players}");
-    assert_eq!((list[0]["wins"].as_u64(), list[1]["losses"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        list[0]["name"], "alice",
+        "the winner ranks first: {players}"
+    );
+    assert_eq!(
+        (list[0]["wins"].as_u64(), list[1]["losses"].as_u64()),
+        (Some(1), Some(1))
+    );
     assert!(list[0]["rating"].as_f64().unwrap() > list[1]["rating"].as_f64().unwrap());
-    assert!(list.iter().any(|p| p["name"] == "carol" && p["rating"].is_null()));
+    assert!(list
+        .iter()
+        .any(|p| p["name"] == "carol" && p["rating"].is_null()));
     let page = get(a, "/api/players/Bob").await;
     assert_eq!(page["games"][0]["id"], id.as_str());
     assert_eq!(page["account"]["program"], true);
@@ -205,7 +279,10 @@ async fn waiting_programs_are_paired_never_the_same_two_twice_in_a_row() {
     for name in ["p1", "p2", "p3"] {
         let token = login(a, name, "pw-prog", true, true).await.unwrap();
         let mut lobby = Lobby::connect(a, &token).await.unwrap();
-        let ack = lobby.request(&json!({"type": "wait", "on": true})).await.unwrap();
+        let ack = lobby
+            .request(&json!({"type": "wait", "on": true}))
+            .await
+            .unwrap();
         assert_eq!(ack["waiting"], true);
         lobbies.push(lobby);
         tokens.push(token);
@@ -220,7 +297,10 @@ async fn waiting_programs_are_paired_never_the_same_two_twice_in_a_row() {
     p.must(json!({"type": "resign"})).await.unwrap();
     for i in [x, y] {
         lobbies[i].next_of("game_over").await.unwrap();
-        lobbies[i].request(&json!({"type": "wait", "on": true})).await.unwrap();
+        lobbies[i]
+            .request(&json!({"type": "wait", "on": true}))
+            .await
+            .unwrap();
     }
     // Round two: the two who just met do not meet again; the one who waited plays.
     let second = get_game_of_waiting(&mut lobbies).await;
@@ -231,7 +311,11 @@ async fn waiting_programs_are_paired_never_the_same_two_twice_in_a_row() {
     // Every paired game is rated and shows both names.
     let games = get(a, "/api/games").await;
     assert_eq!(games["games"].as_array().unwrap().len(), 2);
-    assert!(games["games"].as_array().unwrap().iter().all(|g| g["rated"] == true && g["accounts"] == true));
+    assert!(games["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|g| g["rated"] == true && g["accounts"] == true));
 }
 
 /// Waits until two of the lobbies are told of one game: (one index, its `game` message, the
@@ -266,8 +350,12 @@ async fn a_program_back_in_the_lobby_is_told_of_its_game_still_on() {
     let t2 = login(a, "q2", "pw-prog", true, true).await.unwrap();
     let mut l1 = Lobby::connect(a, &t1).await.unwrap();
     let mut l2 = Lobby::connect(a, &t2).await.unwrap();
-    l1.request(&json!({"type": "wait", "on": true})).await.unwrap();
-    l2.request(&json!({"type": "wait", "on": true})).await.unwrap();
+    l1.request(&json!({"type": "wait", "on": true}))
+        .await
+        .unwrap();
+    l2.request(&json!({"type": "wait", "on": true}))
+        .await
+        .unwrap();
     let game = l1.next_of("game").await.unwrap();
     l1.close().await;
     // After a network break: the game first, then the lobby.
@@ -276,10 +364,14 @@ async fn a_program_back_in_the_lobby_is_told_of_its_game_still_on() {
     assert_eq!(first["type"], "game");
     assert_eq!(first["id"], game["id"]);
     // It is not paired again while its game is on, even if it asks.
-    back.request(&json!({"type": "wait", "on": true})).await.unwrap();
+    back.request(&json!({"type": "wait", "on": true}))
+        .await
+        .unwrap();
     let t3 = login(a, "q3", "pw-prog", true, true).await.unwrap();
     let mut l3 = Lobby::connect(a, &t3).await.unwrap();
-    l3.request(&json!({"type": "wait", "on": true})).await.unwrap();
+    l3.request(&json!({"type": "wait", "on": true}))
+        .await
+        .unwrap();
     let quiet = tokio::time::timeout(Duration::from_millis(1_000), back.next_of("game")).await;
     assert!(quiet.is_err(), "paired while its game is on: {quiet:?}");
 }

@@ -1,0 +1,406 @@
+//! `goref connect` with real GNU Go engines against `goref serve`, all real processes over
+//! real sockets: programs paired by the server finish their games under Tromp's marking and
+//! under dead lists, a program plays a person who accepts its challenge, and a program whose
+//! network drops for 3 s connects again and finishes its game.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use goref_server::client::{http, login, Lobby, Player};
+use serde_json::{json, Value};
+
+const GNUGO: &str = "/usr/games/gnugo";
+const ENGINE: &str = "/usr/games/gnugo --mode gtp --level 0";
+
+fn have_gnugo() -> bool {
+    let there = Path::new(GNUGO).exists();
+    assert!(
+        there || std::env::var_os("GOREF_REQUIRE_GNUGO").is_none(),
+        "{GNUGO} is not installed"
+    );
+    if !there {
+        eprintln!("skipping: {GNUGO} is not installed (.ci/run installs it)");
+    }
+    there
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("goref-connect-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A process killed when the test ends, however it ends.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `goref serve` on a free port with a fresh database; its address.
+fn serve(dir: &Path, args: &[&str]) -> (Process, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_goref"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .arg(dir.join("goref.db"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("goref serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in '{line}'"))
+        .parse()
+        .unwrap();
+    (Process(child), addr)
+}
+
+/// `goref connect` with GNU Go as `name`; its stderr goes to `dir/name.log`.
+fn connect(dir: &Path, addr: SocketAddr, name: &str, args: &[&str]) -> Process {
+    let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_goref"))
+        .args([
+            "connect",
+            &format!("http://{addr}"),
+            "--engine",
+            ENGINE,
+            "--name",
+            name,
+        ])
+        .args(["--password", "pw-engine"])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("goref connect starts");
+    Process(child)
+}
+
+/// Waits for a `goref connect --games N` to finish on its own.
+fn wait_exit(p: &mut Process, dir: &Path, name: &str, limit: Duration) {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = p.0.try_wait().unwrap() {
+            let log = std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap_or_default();
+            assert!(status.success(), "{name} failed: {status}\n{log}");
+            return;
+        }
+        if start.elapsed() > limit {
+            let log = std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap_or_default();
+            panic!("{name} did not finish its game within {limit:?}\n{log}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+async fn games(addr: SocketAddr) -> Vec<Value> {
+    let (status, body) = http(addr, "GET", "/api/games", None).await.unwrap();
+    assert_eq!(status, 200);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    v["games"].as_array().unwrap().clone()
+}
+
+/// The game's record, replayed by `goref score`: the result it prints is the record's `RE`.
+async fn check_record(addr: SocketAddr, dir: &Path, id: &str) -> String {
+    let (status, sgf) = http(addr, "GET", &format!("/api/games/{id}/sgf"), None)
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let path = dir.join(format!("{id}.sgf"));
+    std::fs::write(&path, &sgf).unwrap();
+    let re = sgf
+        .split("RE[")
+        .nth(1)
+        .and_then(|r| r.split(']').next())
+        .unwrap_or_else(|| panic!("no RE in {sgf}"))
+        .to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_goref"))
+        .arg("score")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(printed.lines().next(), Some(re.as_str()), "{sgf}");
+    re
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_gnugo_programs_are_paired_and_finish_under_tromp_and_under_dead_lists() {
+    if !have_gnugo() {
+        return;
+    }
+    for end in ["tromp", "chinese"] {
+        let dir = temp_dir(end);
+        let (_server, addr) = serve(
+            &dir,
+            &[
+                "--pairing-interval",
+                "300ms",
+                "--pairing-time",
+                "none",
+                "--pairing-end",
+                end,
+            ],
+        );
+        let mut a = connect(&dir, addr, "gnu-a", &["--games", "1"]);
+        let mut b = connect(&dir, addr, "gnu-b", &["--games", "1"]);
+        wait_exit(&mut a, &dir, "gnu-a", Duration::from_secs(300));
+        wait_exit(&mut b, &dir, "gnu-b", Duration::from_secs(60));
+        let list = games(addr).await;
+        assert_eq!(list.len(), 1, "{list:?}");
+        let g = &list[0];
+        let mut names = [g["black"].as_str().unwrap(), g["white"].as_str().unwrap()];
+        names.sort_unstable();
+        assert_eq!(names, ["gnu-a", "gnu-b"]);
+        assert_eq!(
+            (g["end"].as_str(), g["rated"].as_bool()),
+            (Some(end), Some(true))
+        );
+        let result = g["result"].as_str().expect("finished").to_string();
+        let re = check_record(addr, &dir, g["id"].as_str().unwrap()).await;
+        assert_eq!(re, result);
+        // GNU Go plays it out: the game ends with the end protocol, not a forfeit.
+        let (_, state) = http(
+            addr,
+            "GET",
+            &format!("/api/games/{}", g["id"].as_str().unwrap()),
+            None,
+        )
+        .await
+        .unwrap();
+        let state: Value = serde_json::from_str(&state).unwrap();
+        let ending = state["ending"].as_str().unwrap();
+        assert!(
+            !matches!(ending, "time" | "forfeit" | "fault"),
+            "{end}: ended by {ending}"
+        );
+        // Ratings from the one rated game: the winner above the loser.
+        let (_, players) = http(addr, "GET", "/api/players", None).await.unwrap();
+        let players: Value = serde_json::from_str(&players).unwrap();
+        assert_eq!(players["players"].as_array().unwrap().len(), 2);
+        if !result.starts_with('0') {
+            let winner = if result.starts_with('B') {
+                g["black"].clone()
+            } else {
+                g["white"].clone()
+            };
+            assert_eq!(players["players"][0]["name"], winner, "{players}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gnugo_plays_a_person_who_accepts_its_challenge() {
+    if !have_gnugo() {
+        return;
+    }
+    let dir = temp_dir("person");
+    let (_server, addr) = serve(&dir, &["--pairing-interval", "off"]);
+    let challenge = r#"{"width": 7, "rules": "tromp-taylor", "komi": 0.5, "end": "tromp"}"#;
+    let mut program = connect(
+        &dir,
+        addr,
+        "gnugo",
+        &["--no-pairing", "--challenge", challenge, "--games", "1"],
+    );
+    let token = login(addr, "person", "pw-person", false, true)
+        .await
+        .unwrap();
+    let mut lobby = Lobby::connect(addr, &token).await.unwrap();
+    let cid = loop {
+        let v = lobby.next_of("lobby").await.unwrap();
+        if let Some(c) = v["challenges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["by"] == "gnugo")
+        {
+            assert_eq!(c["program"], true);
+            break c["id"].as_str().unwrap().to_string();
+        }
+    };
+    let ack = lobby
+        .request(&json!({"type": "accept", "challenge": cid}))
+        .await
+        .unwrap();
+    let id = ack["game"].as_str().expect("accepted").to_string();
+    let mut me = Player::connect_as(addr, &id, &token).await.unwrap();
+    let mine = me.seat.as_str().unwrap().to_string();
+    // The person passes every turn and agrees to whatever the program marks.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while me.state["result"].is_null() {
+        assert!(
+            Instant::now() < deadline,
+            "the game did not end: {}",
+            me.state
+        );
+        let need = me.state["need"].clone();
+        let ours = need["color"] == mine.as_str();
+        let act = match need["type"].as_str() {
+            Some("move") if ours => Some(json!({"type": "pass"})),
+            Some("marking") if ours => Some(json!({"type": "done"})),
+            _ => None,
+        };
+        match act {
+            Some(a) => {
+                let answer = me.act(a).await.unwrap();
+                match answer["version"].as_u64() {
+                    Some(v) if answer["type"] == "ack" => {
+                        me.wait_version(v).await.unwrap();
+                    }
+                    _ => assert_eq!(answer["code"], "stale", "{answer}"),
+                }
+            }
+            None => {
+                me.recv().await.unwrap();
+            }
+        }
+    }
+    wait_exit(&mut program, &dir, "gnugo", Duration::from_secs(60));
+    let result = me.state["result"].as_str().unwrap().to_string();
+    // The person never played a stone: the program wins by the board.
+    let program_color = if mine == "B" { "W" } else { "B" };
+    assert!(result.starts_with(program_color), "{result}");
+    assert!(me.state["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m["point"].is_array()));
+    assert_eq!(check_record(addr, &dir, &id).await, result);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A TCP proxy that can be cut: while cut, its connections are closed and new ones refused.
+struct Proxy {
+    addr: SocketAddr,
+    cut: Arc<AtomicBool>,
+    kill: tokio::sync::watch::Sender<u64>,
+}
+
+impl Proxy {
+    async fn start(upstream: SocketAddr) -> Proxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let cut = Arc::new(AtomicBool::new(false));
+        let (kill, _) = tokio::sync::watch::channel(0u64);
+        let (cut2, kill2) = (cut.clone(), kill.clone());
+        tokio::spawn(async move {
+            loop {
+                let Ok((mut client, _)) = listener.accept().await else {
+                    return;
+                };
+                if cut2.load(Ordering::SeqCst) {
+                    drop(client);
+                    continue;
+                }
+                let mut killed = kill2.subscribe();
+                tokio::spawn(async move {
+                    let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else {
+                        return;
+                    };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
+                        _ = killed.changed() => {}
+                    }
+                });
+            }
+        });
+        Proxy { addr, cut, kill }
+    }
+
+    /// Cuts every connection and refuses new ones for `d`.
+    async fn cut_for(&self, d: Duration) {
+        self.cut.store(true, Ordering::SeqCst);
+        self.kill.send_modify(|n| *n += 1);
+        tokio::time::sleep(d).await;
+        self.cut.store(false, Ordering::SeqCst);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_whose_network_drops_for_3_s_connects_again_and_finishes_its_game() {
+    if !have_gnugo() {
+        return;
+    }
+    let dir = temp_dir("drop");
+    let (_server, addr) = serve(
+        &dir,
+        &[
+            "--pairing-interval",
+            "300ms",
+            "--pairing-time",
+            "none",
+            "--pairing-size",
+            "13",
+        ],
+    );
+    let proxy = Proxy::start(addr).await;
+    let mut a = connect(&dir, proxy.addr, "far", &["--games", "1"]);
+    let mut b = connect(&dir, addr, "near", &["--games", "1"]);
+    // Cut the far program's network once its game is under way.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let moves_at_cut = loop {
+        assert!(Instant::now() < deadline, "no game got under way");
+        let list = games(addr).await;
+        if let Some(g) = list.first() {
+            let moves = g["moves"].as_u64().unwrap_or(0);
+            assert!(g["result"].is_null(), "the game ended before the cut: {g}");
+            if moves >= 6 {
+                break moves;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    proxy.cut_for(Duration::from_secs(3)).await;
+    let (a_done, b_done) = tokio::task::spawn_blocking({
+        let dir = dir.clone();
+        move || {
+            wait_exit(&mut a, &dir, "far", Duration::from_secs(300));
+            wait_exit(&mut b, &dir, "near", Duration::from_secs(60));
+            (a, b)
+        }
+    })
+    .await
+    .unwrap();
+    drop((a_done, b_done));
+    let log = std::fs::read_to_string(dir.join("far.log")).unwrap();
+    assert!(
+        log.contains("connection lost"),
+        "the cut was not felt:\n{log}"
+    );
+    let list = games(addr).await;
+    assert_eq!(list.len(), 1, "one game, finished, not a new one: {list:?}");
+    let g = &list[0];
+    assert!(g["moves"].as_u64().unwrap() > moves_at_cut + 2, "{g}");
+    let id = g["id"].as_str().unwrap();
+    let (_, state) = http(addr, "GET", &format!("/api/games/{id}"), None)
+        .await
+        .unwrap();
+    let state: Value = serde_json::from_str(&state).unwrap();
+    assert!(
+        !matches!(state["ending"].as_str(), Some("time" | "resignation")),
+        "the far program lost its game: {}",
+        state["ending"]
+    );
+    assert_eq!(
+        check_record(addr, &dir, id).await,
+        g["result"].as_str().unwrap()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
