@@ -445,6 +445,17 @@ pub(crate) async fn account_of_token(
     }
 }
 
+/// The account of the request's `Authorization: Bearer TOKEN`, or the response refusing it.
+pub(crate) async fn account_of_request(
+    state: &Arc<AppState>,
+    headers: &HeaderMap,
+) -> Result<Account, Response> {
+    match bearer(headers) {
+        Some(token) => account_of_token(state, token).await,
+        None => Err(error(StatusCode::UNAUTHORIZED, "bad_token", "log in first")),
+    }
+}
+
 fn bearer(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(header::AUTHORIZATION)?
@@ -455,10 +466,7 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 
 /// `GET /api/me` (with `Authorization: Bearer TOKEN`): the account.
 pub(crate) async fn me(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    let Some(token) = bearer(&headers) else {
-        return error(StatusCode::UNAUTHORIZED, "bad_token", "log in first");
-    };
-    match account_of_token(&state, token).await {
+    match account_of_request(&state, &headers).await {
         Ok(account) => {
             let rating = state
                 .lobby
