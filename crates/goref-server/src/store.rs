@@ -98,6 +98,9 @@ pub trait Store: Send + Sync {
     fn tournaments(&self) -> StoreFuture<'_, Vec<String>>;
 }
 
+/// The sessions an account keeps; a login beyond them ends the oldest.
+pub const MAX_SESSIONS: usize = 20;
+
 /// An account to create.
 #[derive(Clone, Debug)]
 pub struct NewAccount {
@@ -449,6 +452,14 @@ impl Store for SqliteStore {
             conn.execute(
                 "INSERT INTO sessions (token, name, created_ms) VALUES (?1, ?2, ?3)",
                 params![token_hash, name, now_ms as i64],
+            )?;
+            // An account keeps its latest sessions only: logging in again and again does not
+            // grow the table.
+            conn.execute(
+                "DELETE FROM sessions WHERE name = ?1 AND token NOT IN \
+                 (SELECT token FROM sessions WHERE name = ?1 ORDER BY created_ms DESC, token \
+                  LIMIT ?2)",
+                params![name, MAX_SESSIONS as i64],
             )?;
             Ok(())
         }))

@@ -532,28 +532,47 @@ async fn an_engine_that_crashes_loses_its_game_and_is_restarted_for_the_next() {
     let dir = temp_dir("crash");
     let (_server, addr) = serve(&dir, &["--pairing-interval", "off"]);
     let log = std::fs::File::create(dir.join("faulty.log")).unwrap();
-    let engine = format!("{} engine faulty --crash-after 3", env!("CARGO_BIN_EXE_goref"));
+    let engine = format!(
+        "{} engine faulty --crash-after 3",
+        env!("CARGO_BIN_EXE_goref")
+    );
     let challenge = r#"{"width": 7, "rules": "tromp-taylor", "end": "tromp"}"#;
     let mut program = Process(
         Command::new(env!("CARGO_BIN_EXE_goref"))
             .args(["connect", &format!("http://{addr}"), "--engine", &engine])
-            .args(["--name", "faulty", "--password", "pw-faulty", "--no-pairing"])
+            .args([
+                "--name",
+                "faulty",
+                "--password",
+                "pw-faulty",
+                "--no-pairing",
+            ])
             .args(["--challenge", challenge, "--games", "2"])
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
             .unwrap(),
     );
-    let token = login(addr, "person", "pw-person", false, true).await.unwrap();
+    let token = login(addr, "person", "pw-person", false, true)
+        .await
+        .unwrap();
     let mut lobby = Lobby::connect(addr, &token).await.unwrap();
     for game in 0..2 {
         let cid = loop {
             let v = lobby.next_of("lobby").await.unwrap();
-            if let Some(c) = v["challenges"].as_array().unwrap().iter().find(|c| c["by"] == "faulty") {
+            if let Some(c) = v["challenges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["by"] == "faulty")
+            {
                 break c["id"].as_str().unwrap().to_string();
             }
         };
-        let ack = lobby.request(&json!({"type": "accept", "challenge": cid})).await.unwrap();
+        let ack = lobby
+            .request(&json!({"type": "accept", "challenge": cid}))
+            .await
+            .unwrap();
         let id = ack["game"].as_str().expect("accepted").to_string();
         let mut me = Player::connect_as(addr, &id, &token).await.unwrap();
         let mine = me.seat.as_str().unwrap().to_string();
@@ -561,7 +580,10 @@ async fn an_engine_that_crashes_loses_its_game_and_is_restarted_for_the_next() {
             let need = me.state["need"].clone();
             if need["type"] == "move" && need["color"] == mine.as_str() {
                 let answer = me.act(json!({"type": "pass"})).await.unwrap();
-                if let Some(v) = answer["version"].as_u64().filter(|_| answer["type"] == "ack") {
+                if let Some(v) = answer["version"]
+                    .as_u64()
+                    .filter(|_| answer["type"] == "ack")
+                {
                     me.wait_version(v).await.unwrap();
                 }
             } else {
@@ -569,17 +591,28 @@ async fn an_engine_that_crashes_loses_its_game_and_is_restarted_for_the_next() {
             }
         }
         let result = me.state["result"].as_str().unwrap().to_string();
-        assert_eq!(result, format!("{mine}+R"), "game {game}: the crashed program resigned");
+        assert_eq!(
+            result,
+            format!("{mine}+R"),
+            "game {game}: the crashed program resigned"
+        );
         let program_moves = me.state["moves"]
             .as_array()
             .unwrap()
             .iter()
             .filter(|m| m["color"] != mine.as_str())
             .count();
-        assert_eq!(program_moves, 3, "a fresh engine each game plays its 3 moves, then crashes");
+        assert_eq!(
+            program_moves, 3,
+            "a fresh engine each game plays its 3 moves, then crashes"
+        );
     }
     wait_exit(&mut program, &dir, "faulty", Duration::from_secs(30));
     let log = std::fs::read_to_string(dir.join("faulty.log")).unwrap();
-    assert_eq!(log.matches("the engine failed, game resigned").count(), 2, "{log}");
+    assert_eq!(
+        log.matches("the engine failed, game resigned").count(),
+        2,
+        "{log}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
