@@ -18,6 +18,9 @@ pub mod two;
 pub use line::GameLine;
 pub use plan::{Format, Plan};
 #[cfg(feature = "engines")]
-pub use runner::{run_tournament, Entrant, Flow, Restart, TournamentConfig};
+pub use runner::{
+    run_tournament, run_tournament_with, Entrant, Flow, Games, Job, RemoteGames, Restart,
+    TournamentConfig,
+};
 #[cfg(feature = "engines")]
 pub use two::run_match;

@@ -138,6 +138,8 @@ pub enum TournamentError {
     Io(String),
     /// An engine could not start, and the run stops at that (a match).
     Start(String),
+    /// The games played elsewhere could not be handed out or collected.
+    Remote(String),
 }
 
 impl std::fmt::Display for TournamentError {
@@ -145,6 +147,7 @@ impl std::fmt::Display for TournamentError {
         match self {
             TournamentError::Mismatch(m) | TournamentError::Io(m) => f.write_str(m),
             TournamentError::Start(m) => write!(f, "match stopped: {m}"),
+            TournamentError::Remote(m) => write!(f, "the queue failed: {m}"),
         }
     }
 }
@@ -332,9 +335,9 @@ pub fn read_results(out: &Path) -> Result<BTreeMap<usize, GameLine>, TournamentE
     Ok(done)
 }
 
-/// Engines kept running between games, by entrant.
+/// Engines kept running between games, by entrant, and their start failures.
 #[derive(Default)]
-struct Pool {
+pub struct Pool {
     idle: Mutex<HashMap<usize, Vec<Seat>>>,
     /// Start failures in a row, by entrant.
     failures: Mutex<HashMap<usize, usize>>,
@@ -364,7 +367,8 @@ impl Pool {
         }
     }
 
-    async fn close(&self, grace: Duration) {
+    /// Shuts every idle engine down.
+    pub async fn close(&self, grace: Duration) {
         let all: Vec<Seat> = self
             .idle
             .lock()
@@ -429,6 +433,62 @@ fn forfeit(
 /// The tournament names of a pairing's engines, Black's and White's.
 fn names_of(pairing: &Pairing, entrants: &[Entrant]) -> [String; 2] {
     [pairing.black, pairing.white].map(|i| entrants[i].player.name.clone())
+}
+
+/// One game to play: its number, who plays whom, and its opening (an index into the
+/// configuration's openings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Job {
+    /// The game's number, from 1.
+    pub number: usize,
+    /// Who plays whom, in which round.
+    pub pairing: Pairing,
+    /// The opening, if any.
+    pub opening: Option<usize>,
+}
+
+/// Plays one game of the tournament on this machine with `pool`'s engines (a worker's way in):
+/// its line, the record written under `config.out`.
+///
+/// # Errors
+///
+/// An engine that cannot start when `config.stop_on_start_failure` is set.
+pub async fn play_job(
+    config: &TournamentConfig,
+    pool: &Pool,
+    job: Job,
+) -> Result<GameLine, String> {
+    play(config, pool, job.number, job.pairing, job.opening).await
+}
+
+/// A boxed future, for [`RemoteGames`] as a trait object.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// A game played elsewhere: its line and its record (SGF text).
+pub type Landed = (GameLine, Option<String>);
+
+/// Games played elsewhere (by workers on other machines): the tournament hands them out and
+/// takes the results as they land. The scheduling (pairings, resumption, the SPRT, the
+/// results file) stays in [`run_tournament_with`].
+pub trait RemoteGames: Send + Sync {
+    /// Hands these games out. Handing out a game again (after a restart) keeps it as it is.
+    fn enqueue(&self, jobs: Vec<Job>) -> BoxFuture<'_, Result<(), String>>;
+    /// The next game played among those handed out, with its record (SGF text); `None` when no
+    /// game handed out is left to land (all landed, or [`RemoteGames::stop`] was called and
+    /// none is running).
+    fn next(&self) -> BoxFuture<'_, Result<Option<Landed>, String>>;
+    /// Hands out no more games; those running may still land.
+    fn stop(&self) -> BoxFuture<'_, Result<(), String>>;
+}
+
+/// Where the games are played.
+#[derive(Clone, Default)]
+pub enum Games {
+    /// Here, `config.jobs` at a time.
+    #[default]
+    Local,
+    /// By workers elsewhere.
+    Remote(Arc<dyn RemoteGames>),
 }
 
 /// Plays one game of the tournament.
@@ -646,6 +706,20 @@ pub enum Flow {
 /// When the directory holds another tournament, or files cannot be written.
 pub async fn run_tournament(
     config: TournamentConfig,
+    on_game: impl FnMut(&GameLine, &[GameLine], &[usize]) -> Flow,
+) -> Result<Finished, TournamentError> {
+    run_tournament_with(config, Games::Local, on_game).await
+}
+
+/// [`run_tournament`], with the games played where `games` says.
+///
+/// # Errors
+///
+/// When the directory holds another tournament, files cannot be written, or the remote games
+/// fail.
+pub async fn run_tournament_with(
+    config: TournamentConfig,
+    where_played: Games,
     mut on_game: impl FnMut(&GameLine, &[GameLine], &[usize]) -> Flow,
 ) -> Result<Finished, TournamentError> {
     let started = Instant::now();
@@ -729,33 +803,88 @@ pub async fn run_tournament(
             interrupted = true;
             break;
         }
-        let queue = Arc::new(Mutex::new(queue));
         let (tx, mut rx) = mpsc::unbounded_channel::<Result<GameLine, String>>();
         let mut workers = Vec::new();
-        for _ in 0..config.jobs.max(1) {
-            let (queue, tx, config, pool, stop) = (
-                queue.clone(),
-                tx.clone(),
-                config.clone(),
-                pool.clone(),
-                stop.clone(),
-            );
-            workers.push(tokio::spawn(async move {
-                loop {
-                    if stop.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    let Some((number, pairing, opening)) =
-                        queue.lock().ok().and_then(|mut q| q.pop_front())
-                    else {
-                        break;
-                    };
-                    let line = play(&config, &pool, number, pairing, opening).await;
-                    if tx.send(line).is_err() {
-                        break;
-                    }
+        match &where_played {
+            Games::Local => {
+                let queue = Arc::new(Mutex::new(queue));
+                for _ in 0..config.jobs.max(1) {
+                    let (queue, tx, config, pool, stop) = (
+                        queue.clone(),
+                        tx.clone(),
+                        config.clone(),
+                        pool.clone(),
+                        stop.clone(),
+                    );
+                    workers.push(tokio::spawn(async move {
+                        loop {
+                            if stop.load(Ordering::SeqCst) {
+                                break;
+                            }
+                            let Some((number, pairing, opening)) =
+                                queue.lock().ok().and_then(|mut q| q.pop_front())
+                            else {
+                                break;
+                            };
+                            let line = play(&config, &pool, number, pairing, opening).await;
+                            if tx.send(line).is_err() {
+                                break;
+                            }
+                        }
+                    }));
                 }
-            }));
+            }
+            Games::Remote(remote) => {
+                let jobs: Vec<Job> = queue
+                    .iter()
+                    .map(|&(number, pairing, opening)| Job {
+                        number,
+                        pairing,
+                        opening,
+                    })
+                    .collect();
+                let expected = jobs.len();
+                remote
+                    .enqueue(jobs)
+                    .await
+                    .map_err(TournamentError::Remote)?;
+                let (remote, tx, config, stop) =
+                    (remote.clone(), tx.clone(), config.clone(), stop.clone());
+                workers.push(tokio::spawn(async move {
+                    let mut stopped = false;
+                    for _ in 0..expected {
+                        if stop.load(Ordering::SeqCst) && !stopped {
+                            stopped = true;
+                            if let Err(e) = remote.stop().await {
+                                let _ = tx.send(Err(e));
+                                return;
+                            }
+                        }
+                        let landed = match remote.next().await {
+                            Ok(Some(landed)) => landed,
+                            Ok(None) => return,
+                            Err(e) => {
+                                let _ = tx.send(Err(e));
+                                return;
+                            }
+                        };
+                        let (line, record) = landed;
+                        if let (Some(path), Some(text)) = (&line.sgf, record) {
+                            let path = config.out.join(path);
+                            if let Some(dir) = path.parent() {
+                                let _ = std::fs::create_dir_all(dir);
+                            }
+                            if let Err(e) = std::fs::write(&path, text) {
+                                let _ = tx.send(Err(format!("{}: {e}", path.display())));
+                                return;
+                            }
+                        }
+                        if tx.send(Ok(line)).is_err() {
+                            return;
+                        }
+                    }
+                }));
+            }
         }
         drop(tx);
         while let Some(line) = rx.recv().await {
@@ -801,7 +930,10 @@ pub async fn run_tournament(
     signals.abort();
     if let Some(e) = fatal {
         pool.close(config.settings.grace).await;
-        return Err(TournamentError::Start(e));
+        return Err(match where_played {
+            Games::Local => TournamentError::Start(e),
+            Games::Remote(_) => TournamentError::Remote(e),
+        });
     }
     pool.close(config.settings.grace).await;
     games.sort_by_key(|g| g.game);

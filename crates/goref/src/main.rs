@@ -35,6 +35,8 @@ enum Command {
     /// Play a tournament of many GTP engines (round-robin, gauntlet, Swiss, knockout):
     /// standings, ratings and a report.
     Tournament(Box<cmd::tournament::Args>),
+    /// Play the games of tournaments queued in PostgreSQL (`goref tournament --queue`).
+    Worker(cmd::worker::Args),
     /// Run a built-in GTP engine (random, faulty) on standard input/output.
     Engine(cmd::engine::Args),
     /// Check that a program speaks enough GTP for `goref match`.
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::Connect(args) => cmd::connect::run(&args),
         Command::Match(args) => cmd::match_cmd::run(&args),
         Command::Tournament(args) => cmd::tournament::run(&args),
+        Command::Worker(args) => cmd::worker::run(&args),
         Command::Engine(args) => cmd::engine::run(&args),
         Command::CheckEngine(args) => cmd::check_engine::run(&args),
         Command::Judge(args) => cmd::judge::run(&args),

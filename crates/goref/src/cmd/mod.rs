@@ -10,6 +10,7 @@ pub mod perft;
 pub mod score;
 pub mod serve;
 pub mod tournament;
+pub mod worker;
 
 use goref_rules::Preset;
 

@@ -10,16 +10,16 @@ use goref_match::config::{EngineEntry, FileConfig};
 use goref_match::Player;
 use goref_tournament::runner::{TournamentError, STANDINGS_FILE};
 use goref_tournament::standings::standings;
-use goref_tournament::{run_tournament, Entrant, Format, Restart, TournamentConfig};
+use goref_tournament::{run_tournament_with, Entrant, Format, Restart, TournamentConfig};
 
 use super::match_cmd::{game_settings, GameArgs};
 
 /// Arguments of `goref tournament`. Options given here override the `--config` file.
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 pub struct Args {
     /// TOML file with the engines (`[[engine]]`) and settings; see the README.
     #[arg(long)]
-    config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// An engine, as `name=NAME cmd=COMMAND [dir=DIR] [restart=auto|always] [init=GTP]...
     /// [time=T [byoyomi=P/N | canadian=P/N]]` (its own clock: time odds);
     /// repeat for each engine, in seeding order (after the file's).
@@ -49,20 +49,27 @@ pub struct Args {
     /// each opening twice with colours swapped; its moves are played first (told to the engines
     /// with `play`, untimed).
     #[arg(long)]
-    openings: Option<PathBuf>,
+    pub(crate) openings: Option<PathBuf>,
     /// Games played at once.
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
     /// Directory for results.jsonl, standings.json and the records (running again resumes;
     /// a directory of another tournament is refused).
     #[arg(long)]
-    out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Failures to start in a row after which an engine is withdrawn (default 3).
     #[arg(long)]
     max_failures: Option<usize>,
     /// No progress lines.
     #[arg(long)]
     quiet: bool,
+    /// Hand the games to workers through this PostgreSQL database (`postgres://…`; `goref
+    /// worker --queue` on any machine plays them) instead of playing them here.
+    #[arg(long, value_name = "URL")]
+    pub queue: Option<String>,
+    /// With --queue: show the queue's tournaments and workers, and exit.
+    #[arg(long, requires = "queue")]
+    status: bool,
     /// The game settings.
     #[command(flatten)]
     game: GameArgs,
@@ -310,6 +317,9 @@ fn expected_games(config: &TournamentConfig) -> Option<u64> {
 
 /// Runs `goref tournament`: prints the standings; exit status 0, 130 when interrupted.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    if let (Some(url), true) = (&args.queue, args.status) {
+        return super::worker::print_status(url);
+    }
     // A closed standard output (`| head`) ends the printing, not the program.
     let mut stdout = std::io::stdout();
     let config = config(args)?;
@@ -355,42 +365,55 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
+    let where_played = match &args.queue {
+        Some(url) => rt.block_on(super::worker::coordinate(url, args, &config))?,
+        None => goref_tournament::Games::Local,
+    };
     let finished = rt
-        .block_on(run_tournament(config, |line, all, byes| {
-            // The last result above the bar; the bar says how far, and who leads.
-            let text = format!(
-                "game {} (round {}): {} - {}: {} ({})",
-                line.game,
-                line.round,
-                line.black_name,
-                line.white_name,
-                line.result,
-                line.end.name()
-            );
-            if quiet {
-            } else if bar.is_hidden() {
-                // Not a terminal (a log): one line a game.
-                eprintln!("{text}");
-            } else {
-                bar.println(text);
-            }
-            bar.set_position(all.len() as u64);
-            let table = table_of(all, byes, &[]);
-            let leaders: Vec<String> = table
-                .engines
-                .iter()
-                .take(3)
-                .map(|s| format!("{} {}", s.name, s.points))
-                .collect();
-            bar.set_message(format!("leading: {}", leaders.join(", ")));
-            if let Err(e) = write_standings(&table) {
-                eprintln!("goref: {e:#}");
-            }
-            goref_tournament::Flow::Continue
-        }))
+        .block_on(run_tournament_with(
+            config,
+            where_played.clone(),
+            |line, all, byes| {
+                // The last result above the bar; the bar says how far, and who leads.
+                let text = format!(
+                    "game {} (round {}): {} - {}: {} ({})",
+                    line.game,
+                    line.round,
+                    line.black_name,
+                    line.white_name,
+                    line.result,
+                    line.end.name()
+                );
+                if quiet {
+                } else if bar.is_hidden() {
+                    // Not a terminal (a log): one line a game.
+                    eprintln!("{text}");
+                } else {
+                    bar.println(text);
+                }
+                bar.set_position(all.len() as u64);
+                let table = table_of(all, byes, &[]);
+                let leaders: Vec<String> = table
+                    .engines
+                    .iter()
+                    .take(3)
+                    .map(|s| format!("{} {}", s.name, s.points))
+                    .collect();
+                bar.set_message(format!("leading: {}", leaders.join(", ")));
+                if let Err(e) = write_standings(&table) {
+                    eprintln!("goref: {e:#}");
+                }
+                goref_tournament::Flow::Continue
+            },
+        ))
         .map_err(|e: TournamentError| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
     bar.finish_and_clear();
+    if let goref_tournament::Games::Remote(_) = where_played {
+        if !finished.interrupted {
+            rt.block_on(super::worker::finish(args))?;
+        }
+    }
     let table = table_of(&finished.games, &finished.byes, &finished.withdrawn);
     write_standings(&table)?;
     goref_tournament::report::write_report(&out, format, &names, &finished.games, &finished.byes)
