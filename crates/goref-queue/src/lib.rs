@@ -671,7 +671,8 @@ impl Worker {
         Ok(stored == 1)
     }
 
-    /// Whether `tournament` still hands out games or has games running.
+    /// Whether `tournament` still hands out games (its coordinator may add a batch at any time:
+    /// a Swiss round, a knockout's next games).
     ///
     /// # Errors
     ///
@@ -680,14 +681,13 @@ impl Worker {
         let row = self
             .conn
             .client
-            .query_one(
-                "SELECT state = 'running' AND EXISTS (SELECT 1 FROM queue_games WHERE tournament = $1 \
-                 AND state <> 'done') FROM queue_tournaments WHERE id = $1",
+            .query_opt(
+                "SELECT state = 'running' FROM queue_tournaments WHERE id = $1",
                 &[&tournament],
             )
             .await
             .map_err(QueueError::db)?;
-        Ok(row.get(0))
+        Ok(row.is_some_and(|r| r.get(0)))
     }
 
     /// Waits for a notification or `d`, whichever comes first.

@@ -409,9 +409,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .map_err(|e: TournamentError| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
     bar.finish_and_clear();
-    if let goref_tournament::Games::Remote(_) = where_played {
+    if let (goref_tournament::Games::Remote(_), Some(url)) = (&where_played, &args.queue) {
         if !finished.interrupted {
-            rt.block_on(super::worker::finish(args))?;
+            rt.block_on(super::worker::finish(url, &out))?;
         }
     }
     let table = table_of(&finished.games, &finished.byes, &finished.withdrawn);

@@ -157,10 +157,7 @@ pub async fn coordinate(
 }
 
 /// The coordinator, every game in: the queue hands out nothing more.
-pub async fn finish(args: &tournament::Args) -> anyhow::Result<()> {
-    let (Some(url), Some(out)) = (&args.queue, &args.out) else {
-        return Ok(());
-    };
+pub async fn finish(url: &str, out: &Path) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(out.join(QUEUE_FILE))?;
     let id = serde_json::from_str::<QueueFile>(&text)?.tournament;
     let conn = goref_queue::connect(url)
@@ -315,6 +312,12 @@ async fn work(
         version: env!("CARGO_PKG_VERSION").to_string(),
         engines: Vec::new(),
     };
+    eprintln!(
+        "goref worker {}: on {}, {} game(s) at once",
+        base.id,
+        base.host,
+        args.jobs.max(1)
+    );
     let scratch = std::env::temp_dir().join(format!("goref-worker-{}", base.id));
     let lookout = Worker::new(
         goref_queue::connect(&args.queue)
