@@ -348,13 +348,13 @@ export function Game({ id }) {
           )}
           {state.phase === "over" && (
             <div class="review" data-testid="review">
-              <button data-testid="review-first" disabled={shownAt === 0} onClick={() => step(0)} title="first (Home)">⏮</button>
+              <button data-testid="review-first" disabled={shownAt === 0} onClick={() => step(0)} title="first (Home)">|◀</button>
               <button data-testid="review-prev" disabled={shownAt === 0} onClick={() => step(shownAt - 1)} title="previous (←)">◀</button>
               <span data-testid="review-at">
                 {shownAt === moves.length ? `end (move ${moves.length})` : shownAt === 0 ? "start" : `move ${shownAt}: ${moves[shownAt - 1].color} ${moves[shownAt - 1].name}`}
               </span>
               <button data-testid="review-next" disabled={shownAt === moves.length} onClick={() => step(shownAt + 1)} title="next (→)">▶</button>
-              <button data-testid="review-last" disabled={shownAt === moves.length} onClick={() => step(moves.length)} title="last (End)">⏭</button>
+              <button data-testid="review-last" disabled={shownAt === moves.length} onClick={() => step(moves.length)} title="last (End)">▶|</button>
             </div>
           )}
           <p>

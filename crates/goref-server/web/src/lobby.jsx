@@ -47,6 +47,13 @@ function LobbyRoom({ session }) {
     let stopped = false;
     let retry = 500;
     let timer = null;
+    // A game of ours has started: both the `game` message and the accept's ack say so; the
+    // page goes there once.
+    const go = (id) => {
+      if (stopped) return;
+      stopped = true;
+      location.assign(`/g/${id}`);
+    };
     function connect() {
       const proto = location.protocol === "https:" ? "wss" : "ws";
       const token = getSession()?.token;
@@ -67,13 +74,13 @@ function LobbyRoom({ session }) {
           seenLobby = true;
           setLobby(m);
         } else if (m.type === "game") {
-          if (seenLobby) location.assign(`/g/${m.id}`);
+          if (seenLobby) go(m.id);
           else setCurrent((c) => [...c.filter((g) => g.id !== m.id), m]);
         } else if (m.type === "game_over") {
           setNotes((n) => [`${m.black} – ${m.white}: ${m.result}`, ...n].slice(0, 5));
         } else if (m.type === "ack") {
           setMessage("");
-          if (m.game) location.assign(`/g/${m.game}`);
+          if (m.game) go(m.game);
         } else if (m.type === "error") setMessage(m.message);
       };
       sock.onclose = async () => {

@@ -41,10 +41,10 @@ export function Players() {
 }
 
 export function Player({ name }) {
-  const { data, error } = useJSON(`/api/players/${encodeURIComponent(name)}`);
+  const { data, error, status } = useJSON(`/api/players/${encodeURIComponent(name)}`);
   return (
     <main>
-      <Loaded data={data} error={error}>
+      <Loaded data={data} error={status === 404 ? `No player is called ${name}.` : error}>
         {({ account, rating, games }) => (
           <>
             <h2 data-testid="player-name">
