@@ -119,6 +119,12 @@ impl GameClock {
         }
     }
 
+    /// Gives `color` `extra` main time (a tournament director's grant, Olympiad 3.10.3). A
+    /// running turn keeps running.
+    pub fn grant(&mut self, color: Color, extra: Duration) {
+        self.left[color].main += extra;
+    }
+
     /// The time the running player may still use on this turn, lag not included.
     #[must_use]
     pub fn available(&self, color: Color) -> Option<Duration> {

@@ -303,6 +303,23 @@ pub enum Input {
         /// What happened, in words.
         detail: String,
     },
+    /// The tournament director decides the game (a timing dispute, 001 §1; an illegal move
+    /// that cannot be undone, 3.10.2; any dispute): `outcome`, for the reason in `note`.
+    Decide {
+        /// The result.
+        outcome: Outcome,
+        /// Who decided and why, for the record.
+        note: String,
+    },
+    /// The tournament director grants `color` `extra` time (001 3.10.3).
+    GrantTime {
+        /// The player given time.
+        color: Color,
+        /// How much.
+        extra: Duration,
+        /// Who granted it and why, for the record.
+        note: String,
+    },
 }
 
 impl Input {
@@ -368,6 +385,8 @@ pub enum Refusal {
     Marking(Refused),
     /// A timeout before the running player's time is up.
     NotDue,
+    /// Time granted to a player without a clock.
+    Untimed,
 }
 
 impl Refusal {
@@ -382,6 +401,7 @@ impl Refusal {
             Refusal::AlreadyGiven => "already_sent",
             Refusal::Marking(_) => "refused",
             Refusal::NotDue => "not_due",
+            Refusal::Untimed => "no_clock",
         }
     }
 }
@@ -403,6 +423,7 @@ impl fmt::Display for Refusal {
             Refusal::AlreadyGiven => f.write_str("you have already given your dead stones"),
             Refusal::Marking(r) => write!(f, "{r}"),
             Refusal::NotDue => f.write_str("the running player's time is not up"),
+            Refusal::Untimed => f.write_str("this player has no clock"),
         }
     }
 }
@@ -470,6 +491,8 @@ pub enum Ending {
     Illegal,
     /// Another fault.
     Fault,
+    /// The tournament director's decision.
+    Decision,
 }
 
 impl Ending {
@@ -487,6 +510,7 @@ impl Ending {
             Ending::Hang => "hang",
             Ending::Illegal => "illegal",
             Ending::Fault => "fault",
+            Ending::Decision => "decision",
         }
     }
 
@@ -875,7 +899,14 @@ impl Referee {
                 Some(_) => Ok(()),
                 None => Err(Refusal::NotDue),
             },
-            Input::Resign { .. } | Input::Forfeit { .. } => Ok(()),
+            Input::Resign { .. } | Input::Forfeit { .. } | Input::Decide { .. } => Ok(()),
+            Input::GrantTime { color, .. } => {
+                if self.clock.control(*color).is_timed() {
+                    Ok(())
+                } else {
+                    Err(Refusal::Untimed)
+                }
+            }
         }
     }
 
@@ -944,6 +975,22 @@ impl Referee {
             Input::Done { by } => self.choose(by, Choice::Done),
             Input::Adjudicate { dead, note } => {
                 self.adjudicated(dead, note);
+                Applied::Recorded
+            }
+            Input::Decide { outcome, note } => {
+                self.finish(GameResult {
+                    outcome,
+                    ending: Ending::Decision,
+                    settled: None,
+                    removed: Dead::new(),
+                    score: None,
+                    detail: Some(note),
+                });
+                Applied::Recorded
+            }
+            Input::GrantTime { color, extra, note } => {
+                self.clock.grant(color, extra);
+                self.note(note);
                 Applied::Recorded
             }
             Input::Timeout => unreachable!("handled above"),

@@ -691,3 +691,54 @@ fn an_opening_is_played_before_the_game_and_checked() {
         "opening move 2 (White C3) is illegal: occupied"
     );
 }
+
+/// 001 3.10.3: the TD may grant extra time; 001 §1 and 3.10.2: the TD may decide a game. Both
+/// are recorded, neither charges a clock.
+#[test]
+fn the_td_grants_time_and_decides_a_game_with_the_reason_recorded() {
+    let mut settings = Settings::new(Ruleset::TROMP_TAYLOR);
+    settings.time = TimeControl::SuddenDeath { main: t(10) };
+    let mut r = Referee::new(geometry(), settings, t(0)).unwrap();
+    play(&mut r, B, "c3").unwrap();
+    assert_eq!(r.clock().left(B).main, t(10));
+    let grant = Input::GrantTime {
+        color: B,
+        extra: t(30),
+        note: "TD alice: 30 s for Black (network trouble)".into(),
+    };
+    r.apply(grant, t(5)).unwrap();
+    assert_eq!(
+        r.clock().left(B).main,
+        t(40),
+        "granted on top of what was left"
+    );
+    assert_eq!(r.clock().running(), Some(W), "White's turn still runs");
+    let decide = Input::Decide {
+        outcome: "W+R".parse().unwrap(),
+        note: "TD alice: Black's program cannot go on".into(),
+    };
+    r.apply(decide.clone(), t(6)).unwrap();
+    let res = r.result().unwrap();
+    assert_eq!(
+        (res.outcome.to_sgf().as_str(), res.ending),
+        ("W+R", Ending::Decision)
+    );
+    assert_eq!(r.clock().running(), None);
+    assert_eq!(r.apply(decide, t(7)), Err(Refusal::Over));
+    let sgf = r.sgf(&goref_referee::RecordInfo::default());
+    assert!(sgf.contains("RE[W+R]"), "{sgf}");
+    assert!(
+        sgf.contains("30 s for Black") && sgf.contains("cannot go on"),
+        "{sgf}"
+    );
+    record_scores_to_its_result(&r);
+    // No clock, no grant.
+    let mut untimed = Referee::new(geometry(), Settings::new(Ruleset::TROMP_TAYLOR), t(0)).unwrap();
+    let grant = Input::GrantTime {
+        color: W,
+        extra: t(1),
+        note: String::new(),
+    };
+    assert_eq!(untimed.apply(grant, t(1)), Err(Refusal::Untimed));
+    assert_eq!(Refusal::Untimed.code(), "no_clock");
+}

@@ -105,9 +105,56 @@ impl fmt::Display for Outcome {
     }
 }
 
+impl std::str::FromStr for Outcome {
+    type Err = crate::ParseError;
+
+    /// Reads a result in SGF `RE` form that names the winner and how: `B+R` (`B+Resign`),
+    /// `W+T` (`Time`), `B+F` (`Forfeit`), `W+3.5` (points), `0` (`Draw`). A long-cycle `B+`
+    /// without its captures is not read.
+    fn from_str(s: &str) -> Result<Outcome, crate::ParseError> {
+        let text = s.trim();
+        let bad = || crate::ParseError::UnknownResult(s.chars().take(40).collect());
+        if text == "0" || text.eq_ignore_ascii_case("draw") || text.eq_ignore_ascii_case("jigo") {
+            return Ok(Outcome::Draw);
+        }
+        let (who, how) = text.split_once('+').ok_or_else(bad)?;
+        let winner = match who {
+            "B" | "b" => Color::Black,
+            "W" | "w" => Color::White,
+            _ => return Err(bad()),
+        };
+        let by = match how.to_ascii_lowercase().as_str() {
+            "r" | "resign" => WinBy::Resignation,
+            "t" | "time" => WinBy::Time,
+            "f" | "forfeit" => WinBy::Forfeit,
+            points => {
+                let half_points = points.parse::<Komi>().map_err(|_| bad())?.half_points();
+                if half_points <= 0 {
+                    return Err(bad());
+                }
+                WinBy::Points { half_points }
+            }
+        };
+        Ok(Outcome::Win { winner, by })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn results_read_back_from_sgf_form() {
+        for re in ["B+R", "W+T", "B+F", "W+3.5", "B+12", "0"] {
+            let outcome: Outcome = re.parse().unwrap();
+            assert_eq!(outcome.to_sgf(), re);
+        }
+        assert_eq!("w+resign".parse::<Outcome>().unwrap().to_sgf(), "W+R");
+        assert_eq!("Draw".parse::<Outcome>().unwrap(), Outcome::Draw);
+        for bad in ["", "B", "B+", "X+R", "B+-2", "B+0", "B+x", "W+0.25", "Void"] {
+            assert!(bad.parse::<Outcome>().is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn results_print_in_sgf_form() {

@@ -62,11 +62,16 @@ pub enum ParseError {
     KomiNotANumber(String),
     /// Komi that is not a multiple of 0.5 within ±10000.
     KomiOutOfRange(f64),
+    /// Not a result in SGF `RE` form that names its winner and how.
+    UnknownResult(String),
 }
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ParseError::UnknownResult(r) => {
+                write!(f, "'{r}' is not a result: B+R, W+T, B+F, W+3.5 or 0 (Draw)")
+            }
             ParseError::UnknownKoRule(s) => write!(
                 f,
                 "unknown ko rule '{s}': expected one of {}",

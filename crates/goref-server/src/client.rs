@@ -22,10 +22,22 @@ pub async fn http(
     path: &str,
     body: Option<&str>,
 ) -> Result<(u16, String)> {
+    http_as(addr, method, path, body, None).await
+}
+
+/// One HTTP request with a session token (`Authorization: Bearer`), when given.
+pub async fn http_as(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    token: Option<&str>,
+) -> Result<(u16, String)> {
     let mut stream = TcpStream::connect(addr).await?;
     let body = body.unwrap_or("");
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}\
          Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );

@@ -15,6 +15,7 @@ pub mod lobby;
 pub mod room;
 pub mod server;
 pub mod store;
+pub mod tournament;
 
 use std::path::Path;
 use std::sync::Arc;

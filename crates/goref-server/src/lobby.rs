@@ -33,6 +33,8 @@ pub const BASE_RATING: f64 = 1500.0;
 pub const MAX_CHALLENGES_EACH: usize = 3;
 /// The most open challenges in all.
 pub const MAX_CHALLENGES: usize = 500;
+/// Lobby connections of one account at once.
+pub const MAX_LOBBY_CONNECTIONS: usize = 8;
 /// Failed logins for one name within a minute before further ones are refused.
 pub const MAX_FAILED_LOGINS: u32 = 10;
 /// The jitter of continuous pairing: each waiting player's rating is moved by up to this many
@@ -445,6 +447,17 @@ pub(crate) async fn account_of_token(
     }
 }
 
+/// The account of the request's `Authorization: Bearer TOKEN`, or the response refusing it.
+pub(crate) async fn account_of_request(
+    state: &Arc<AppState>,
+    headers: &HeaderMap,
+) -> Result<Account, Response> {
+    match bearer(headers) {
+        Some(token) => account_of_token(state, token).await,
+        None => Err(error(StatusCode::UNAUTHORIZED, "bad_token", "log in first")),
+    }
+}
+
 fn bearer(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(header::AUTHORIZATION)?
@@ -455,10 +468,7 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 
 /// `GET /api/me` (with `Authorization: Bearer TOKEN`): the account.
 pub(crate) async fn me(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    let Some(token) = bearer(&headers) else {
-        return error(StatusCode::UNAUTHORIZED, "bad_token", "log in first");
-    };
-    match account_of_token(&state, token).await {
+    match account_of_request(&state, &headers).await {
         Ok(account) => {
             let rating = state
                 .lobby
@@ -544,6 +554,21 @@ pub(crate) async fn lobby_ws(
         Ok(a) => a,
         Err(r) => return r,
     };
+    let open = {
+        let lobby = state.lobby.lock().expect("lobby");
+        lobby
+            .conns
+            .values()
+            .filter(|c| key(&c.account.name) == key(&account.name))
+            .count()
+    };
+    if open >= MAX_LOBBY_CONNECTIONS {
+        return error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_connections",
+            format!("at most {MAX_LOBBY_CONNECTIONS} lobby connections an account"),
+        );
+    }
     ws.max_message_size(16 * 1024)
         .max_frame_size(16 * 1024)
         .read_buffer_size(4096)

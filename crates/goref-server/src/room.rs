@@ -115,7 +115,7 @@ impl Players {
 pub const MAX_NAME: usize = 40;
 
 /// What a request to create a game may say; everything has a default.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateRequest {
     pub width: Option<usize>,
@@ -236,7 +236,33 @@ pub enum Act {
         points: Vec<[usize; 2]>,
         note: String,
     },
+    /// The tournament director (account `td`) acts.
+    Td {
+        td: String,
+        action: TdAction,
+    },
 }
+
+/// What a tournament director does to a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TdAction {
+    /// Decides the game: `result` in SGF `RE` form (`B+R`, `W+T`, `B+F`, `W+3.5`, `0`), for
+    /// `reason` (a timing dispute, 001 §1; an illegal move, 3.10.2; any dispute).
+    Result { result: String, reason: String },
+    /// Grants `color` `seconds` more (001 3.10.3).
+    Time {
+        color: Side,
+        seconds: u64,
+        reason: String,
+    },
+    /// Passes for the player to move, in place of its illegal move or long-cycle play
+    /// (001 3.10.2: the TD may let the move be undone and a pass made instead).
+    Pass { reason: String },
+}
+
+/// The longest reason a TD may give, in characters.
+pub const MAX_REASON: usize = 500;
 
 /// One stored event: what happened, when, and the clocks after it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -501,13 +527,57 @@ impl Room {
                 by: seat()?,
                 stones: Some(points(p)?),
             },
-            Act::Timeout | Act::Adjudicate { .. } if by.is_some() => {
+            Act::Timeout | Act::Adjudicate { .. } | Act::Td { .. } if by.is_some() => {
                 return Err(Refusal::Malformed("only the server does that".into()))
             }
             Act::Timeout => Input::Timeout,
             Act::Adjudicate { points: p, note } => Input::Adjudicate {
                 dead: Some(points(p)?),
                 note: note.clone(),
+            },
+            Act::Td { td, action } => self.td_input(td, action)?,
+        })
+    }
+
+    fn td_input(&self, td: &str, action: &TdAction) -> Result<Input, Refusal> {
+        let reason = match action {
+            TdAction::Result { reason, .. }
+            | TdAction::Time { reason, .. }
+            | TdAction::Pass { reason } => reason,
+        };
+        if reason.chars().count() > MAX_REASON || reason.chars().any(char::is_control) {
+            return Err(Refusal::Malformed(format!(
+                "a reason is at most {MAX_REASON} characters on one line"
+            )));
+        }
+        let why = if reason.trim().is_empty() {
+            String::new()
+        } else {
+            format!(": {}", reason.trim())
+        };
+        Ok(match action {
+            TdAction::Result { result, .. } => Input::Decide {
+                outcome: result
+                    .parse()
+                    .map_err(|e: goref_rules::ParseError| Refusal::Malformed(e.to_string()))?,
+                note: format!("decided by the TD ({td}){why}"),
+            },
+            TdAction::Time { color, seconds, .. } => {
+                if *seconds == 0 || *seconds > MAX_SECONDS {
+                    return Err(Refusal::Malformed(format!(
+                        "time granted is 1 to {MAX_SECONDS} seconds"
+                    )));
+                }
+                let color = Color::from(*color);
+                Input::GrantTime {
+                    color,
+                    extra: Duration::from_secs(*seconds),
+                    note: format!("the TD ({td}) grants {color} {seconds} s{why}"),
+                }
+            }
+            TdAction::Pass { .. } => Input::Play {
+                by: self.referee.board_in_play().to_move(),
+                mv: Move::Pass,
             },
         })
     }
@@ -530,6 +600,21 @@ impl Room {
                 think: think_ms.map(Duration::from_millis),
             },
         )?;
+        if let Act::Td {
+            td,
+            action: TdAction::Pass { reason },
+        } = &act
+        {
+            let color = self.referee.board_in_play().to_move();
+            let why = if reason.trim().is_empty() {
+                String::new()
+            } else {
+                format!(": {}", reason.trim())
+            };
+            next.referee.note(format!(
+                "the TD ({td}) passes for {color} in place of its move (001 3.10.2){why}"
+            ));
+        }
         next.version += 1;
         let clocks = next.referee.clock().both().into_array();
         let event = Event {

@@ -24,6 +24,7 @@ use crate::assets;
 use crate::lobby::{self, Lobby, PairingOptions};
 use crate::room::{Act, CreateRequest, Event, GameConfig, Phase, Refusal, Room, Side};
 use crate::store::{Store, StoredGame};
+use crate::tournament::{self, Tournaments};
 
 /// Server settings.
 #[derive(Clone, Debug)]
@@ -66,6 +67,8 @@ pub(crate) struct AppState {
     pub(crate) lobby: Mutex<Lobby>,
     /// Password hashing is slow and memory-hard: a few at a time.
     pub(crate) hashing: tokio::sync::Semaphore,
+    /// The tournaments on the server.
+    pub(crate) tournaments: tokio::sync::Mutex<Tournaments>,
 }
 
 struct RoomHandle {
@@ -174,12 +177,14 @@ pub async fn start(
     opts: Options,
 ) -> Result<Running> {
     let lobby = Lobby::new(&store.rated_results().await?);
+    let tournaments = Tournaments::load(store.as_ref()).await?;
     let state = Arc::new(AppState {
         store,
         rooms: Mutex::new(HashMap::new()),
         opts,
         lobby: Mutex::new(lobby),
         hashing: tokio::sync::Semaphore::new(2),
+        tournaments: tokio::sync::Mutex::new(tournaments),
     });
     for id in state.store.unfinished().await? {
         if let Err(e) = load_room(&state, &id).await {
@@ -217,6 +222,27 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/api/players", get(lobby::players))
         .route("/api/players/{name}", get(lobby::player))
         .route("/api/lobby/ws", get(lobby::lobby_ws))
+        .route(
+            "/api/games/{id}/td",
+            axum::routing::post(tournament::td_act),
+        )
+        .route(
+            "/api/tournaments",
+            get(tournament::list).post(tournament::create),
+        )
+        .route("/api/tournaments/{id}", get(tournament::show))
+        .route(
+            "/api/tournaments/{id}/join",
+            axum::routing::post(tournament::join),
+        )
+        .route(
+            "/api/tournaments/{id}/start",
+            axum::routing::post(tournament::start),
+        )
+        .route(
+            "/api/tournaments/{id}/withdraw",
+            axum::routing::post(tournament::withdraw),
+        )
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(common_headers))
         .with_state(state)
@@ -740,6 +766,30 @@ async fn act_on(
     }
 }
 
+/// The server (or the TD through it) acts on game `id`: the new version, or the response
+/// refusing it (404 for no such game, 409 with the refusal's code).
+pub(crate) async fn act_as_server(
+    state: &Arc<AppState>,
+    id: &str,
+    act: Act,
+) -> Result<u64, Response> {
+    let handle = room_or_404(state, id).await?;
+    let mut inner = handle.inner.lock().await;
+    let (event, next) = inner
+        .room
+        .prepare(None, act, now_ms(), None)
+        .map_err(|r| error(StatusCode::CONFLICT, r.code(), r.to_string()))?;
+    store_and_apply(state, &handle, &mut inner, event, next)
+        .await
+        .map_err(|e| {
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "storage",
+                format!("{e:#}"),
+            )
+        })
+}
+
 /// Stores `event`, then takes `next` (the room with the event applied), then tells everyone.
 /// Nothing changes if storing fails. When the referee then needs an adjudication, the server's
 /// third party (Olympiad 3.9's default removal) decides, stored the same way.
@@ -764,6 +814,7 @@ async fn store_and_apply(
             eprintln!("goref serve: game {}: result not stored: {e:#}", handle.id);
         }
         lobby::game_over(state, inner.room.config(), &f.result);
+        crate::tournament::game_over(state, &handle.id, &f.result);
     }
     schedule_timer(state, handle, inner);
     let view: Arc<str> = inner.room.view(&handle.id, now_ms()).to_string().into();

@@ -92,7 +92,14 @@ pub trait Store: Send + Sync {
     fn games_of(&self, name: &str, limit: usize) -> StoreFuture<'_, Vec<GameSummary>>;
     /// The unfinished games account `name` plays.
     fn live_games_of(&self, name: &str) -> StoreFuture<'_, Vec<String>>;
+    /// Stores a tournament (its whole state as JSON), replacing what was stored under `id`.
+    fn save_tournament(&self, id: &str, created_ms: u64, body: String) -> StoreFuture<'_, ()>;
+    /// Every tournament's stored JSON, oldest first.
+    fn tournaments(&self) -> StoreFuture<'_, Vec<String>>;
 }
+
+/// The sessions an account keeps; a login beyond them ends the oldest.
+pub const MAX_SESSIONS: usize = 20;
 
 /// An account to create.
 #[derive(Clone, Debug)]
@@ -157,6 +164,11 @@ CREATE TABLE IF NOT EXISTS accounts (
     program INTEGER NOT NULL,
     td INTEGER NOT NULL,
     created_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tournaments (
+    id TEXT PRIMARY KEY,
+    created_ms INTEGER NOT NULL,
+    body TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS sessions (
     token TEXT PRIMARY KEY,
@@ -441,6 +453,14 @@ impl Store for SqliteStore {
                 "INSERT INTO sessions (token, name, created_ms) VALUES (?1, ?2, ?3)",
                 params![token_hash, name, now_ms as i64],
             )?;
+            // An account keeps its latest sessions only: logging in again and again does not
+            // grow the table.
+            conn.execute(
+                "DELETE FROM sessions WHERE name = ?1 AND token NOT IN \
+                 (SELECT token FROM sessions WHERE name = ?1 ORDER BY created_ms DESC, token \
+                  LIMIT ?2)",
+                params![name, MAX_SESSIONS as i64],
+            )?;
             Ok(())
         }))
     }
@@ -512,6 +532,28 @@ impl Store for SqliteStore {
                 .query_map(params![name], |r| r.get::<_, String>(0))?
                 .collect::<rusqlite::Result<Vec<String>>>()?;
             Ok(ids)
+        })
+    }
+
+    fn save_tournament(&self, id: &str, created_ms: u64, body: String) -> StoreFuture<'_, ()> {
+        let id = id.to_string();
+        self.write(Box::new(move |conn| {
+            conn.execute(
+                "INSERT INTO tournaments (id, created_ms, body) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (id) DO UPDATE SET body = excluded.body",
+                params![id, created_ms as i64, body],
+            )?;
+            Ok(())
+        }))
+    }
+
+    fn tournaments(&self) -> StoreFuture<'_, Vec<String>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare("SELECT body FROM tournaments ORDER BY created_ms, id")?;
+            let rows = stmt
+                .query_map([], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            Ok(rows)
         })
     }
 }

@@ -375,3 +375,36 @@ async fn a_program_back_in_the_lobby_is_told_of_its_game_still_on() {
     let quiet = tokio::time::timeout(Duration::from_millis(1_000), back.next_of("game")).await;
     assert!(quiet.is_err(), "paired while its game is on: {quiet:?}");
 }
+
+#[tokio::test]
+async fn an_account_holds_a_bounded_number_of_sessions_and_lobby_connections() {
+    let s = server().await;
+    let a = s.addr;
+    let first = login(a, "many", "pw-many", true, true).await.unwrap();
+    let mut last = first.clone();
+    for _ in 0..goref_server::store::MAX_SESSIONS {
+        last = login(a, "many", "pw-many", true, false).await.unwrap();
+    }
+    assert_eq!(
+        get_as(a, "/api/me", &first).await.0,
+        401,
+        "the oldest session ended"
+    );
+    assert_eq!(get_as(a, "/api/me", &last).await.0, 200);
+    let mut open = Vec::new();
+    for _ in 0..goref_server::lobby::MAX_LOBBY_CONNECTIONS {
+        open.push(Lobby::connect(a, &last).await.unwrap());
+    }
+    let err = Lobby::connect(a, &last).await.err().expect("refused");
+    assert!(format!("{err:#}").contains("429"), "{err:#}");
+    open.pop().unwrap().close().await;
+    // The closed connection leaves; a new one is let in.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if Lobby::connect(a, &last).await.is_ok() {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

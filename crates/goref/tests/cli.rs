@@ -380,3 +380,23 @@ fn score_reads_a_graph_record() {
     assert_eq!(code, 1);
     assert!(err.contains("point 7 is not on the 3-point graph"), "{err}");
 }
+
+/// A record that ends off the board (resignation, time, forfeit, a TD's decision) scores to
+/// its own RE; one that reaches two passes is scored on the board whatever its RE says.
+#[test]
+fn score_gives_the_re_of_a_game_that_ended_off_the_board() {
+    for (re, end) in [("W+R", "resignation"), ("B+T", "time"), ("W+F", "forfeit")] {
+        let sgf = format!("(;FF[4]SZ[5]KM[0.5]RE[{re}];B[cc];W[dd])");
+        let (code, out, _) = stdout_of(&["score", "-"], &sgf);
+        assert_eq!(code, 0);
+        assert_eq!(out.lines().next(), Some(re));
+        assert!(out.contains(end), "{out}");
+    }
+    let sgf = "(;FF[4]SZ[5]KM[0.5]RE[W+R];B[cc];W[dd];B[];W[])";
+    let (_, out, _) = stdout_of(&["score", "-"], sgf);
+    assert_eq!(
+        out.lines().next(),
+        Some("W+0.5"),
+        "two passes: the board decides"
+    );
+}

@@ -404,3 +404,215 @@ async fn a_program_whose_network_drops_for_3_s_connects_again_and_finishes_its_g
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The issue's tournament: four GNU Go programs join a round-robin on the server, which pairs
+/// its three rounds one after another; the TD decides one game (001 §1, 3.9: the TD's
+/// decision is final) and the rest are played to the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_gnugo_programs_play_a_round_robin_on_the_server_with_the_td_deciding_a_game() {
+    if !have_gnugo() {
+        return;
+    }
+    use goref_server::client::http_as;
+    let dir = temp_dir("tournament");
+    let (_server, addr) = serve(&dir, &["--pairing-interval", "off"]);
+    let td = login(addr, "director", "pw-director", false, true)
+        .await
+        .unwrap();
+    let body = json!({"name": "GNU Go cup", "format": "round-robin",
+                      "game": {"width": 7, "rules": "olympiad", "end": "tromp", "komi": 6.5}})
+    .to_string();
+    let (status, v) = http_as(addr, "POST", "/api/tournaments", Some(&body), Some(&td))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{v}");
+    let id = serde_json::from_str::<Value>(&v).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let names = ["gnu-1", "gnu-2", "gnu-3", "gnu-4"];
+    let mut programs: Vec<Process> = names
+        .iter()
+        .map(|n| connect(&dir, addr, n, &["--no-pairing", "--join", &id]))
+        .collect();
+    let show = |addr, id: String| async move {
+        let (_, t) = http(addr, "GET", &format!("/api/tournaments/{id}"), None)
+            .await
+            .unwrap();
+        serde_json::from_str::<Value>(&t).unwrap()
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while show(addr, id.clone()).await["players"]
+        .as_array()
+        .unwrap()
+        .len()
+        < 4
+    {
+        assert!(Instant::now() < deadline, "the programs did not join");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, _) = http_as(
+        addr,
+        "POST",
+        &format!("/api/tournaments/{id}/start"),
+        None,
+        Some(&td),
+    )
+    .await
+    .unwrap();
+    assert_eq!(status, 200);
+    // The TD decides the first game it finds still on.
+    let mut decided: Option<String> = None;
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let t = loop {
+        let t = show(addr, id.clone()).await;
+        if t["state"] == "over" {
+            break t;
+        }
+        assert!(Instant::now() < deadline, "the tournament did not end: {t}");
+        if decided.is_none() {
+            for g in t["games"].as_array().unwrap() {
+                let (Some(gid), true) = (g["id"].as_str(), g["result"].is_null()) else {
+                    continue;
+                };
+                let act = json!({"action": "result", "result": "B+R",
+                                 "reason": "the TD's decision, for the test"})
+                .to_string();
+                let path = format!("/api/games/{gid}/td");
+                let (status, _) = http_as(addr, "POST", &path, Some(&act), Some(&td))
+                    .await
+                    .unwrap();
+                if status == 200 {
+                    decided = Some(gid.to_string());
+                    break;
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let games = t["games"].as_array().unwrap();
+    assert_eq!(games.len(), 6, "{t}");
+    assert!(games
+        .iter()
+        .all(|g| g["result"].is_string() && g["id"].is_string()));
+    let rounds: Vec<u64> = games.iter().map(|g| g["round"].as_u64().unwrap()).collect();
+    assert_eq!(
+        (rounds.iter().min(), rounds.iter().max()),
+        (Some(&1), Some(&3))
+    );
+    let decided = decided.expect("the TD decided a game");
+    let (_, state) = http(addr, "GET", &format!("/api/games/{decided}"), None)
+        .await
+        .unwrap();
+    let state: Value = serde_json::from_str(&state).unwrap();
+    assert_eq!(
+        (state["ending"].as_str(), state["result"].as_str()),
+        (Some("decision"), Some("B+R"))
+    );
+    // Every record replays to its result, the decided one too.
+    for g in games {
+        let re = check_record(addr, &dir, g["id"].as_str().unwrap()).await;
+        assert_eq!(re, g["result"].as_str().unwrap());
+    }
+    let standings = t["standings"]["engines"].as_array().unwrap();
+    assert_eq!(standings.len(), 4);
+    let points: f64 = standings
+        .iter()
+        .map(|s| s["points"].as_f64().unwrap())
+        .sum();
+    assert_eq!(points, 6.0, "one point a game: {}", t["standings"]);
+    drop(programs.drain(..));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An engine that crashes loses the game it was playing (goref connect resigns it at once)
+/// and is started again for the next game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_engine_that_crashes_loses_its_game_and_is_restarted_for_the_next() {
+    let dir = temp_dir("crash");
+    let (_server, addr) = serve(&dir, &["--pairing-interval", "off"]);
+    let log = std::fs::File::create(dir.join("faulty.log")).unwrap();
+    let engine = format!(
+        "{} engine faulty --crash-after 3",
+        env!("CARGO_BIN_EXE_goref")
+    );
+    let challenge = r#"{"width": 7, "rules": "tromp-taylor", "end": "tromp"}"#;
+    let mut program = Process(
+        Command::new(env!("CARGO_BIN_EXE_goref"))
+            .args(["connect", &format!("http://{addr}"), "--engine", &engine])
+            .args([
+                "--name",
+                "faulty",
+                "--password",
+                "pw-faulty",
+                "--no-pairing",
+            ])
+            .args(["--challenge", challenge, "--games", "2"])
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
+    let token = login(addr, "person", "pw-person", false, true)
+        .await
+        .unwrap();
+    let mut lobby = Lobby::connect(addr, &token).await.unwrap();
+    for game in 0..2 {
+        let cid = loop {
+            let v = lobby.next_of("lobby").await.unwrap();
+            if let Some(c) = v["challenges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["by"] == "faulty")
+            {
+                break c["id"].as_str().unwrap().to_string();
+            }
+        };
+        let ack = lobby
+            .request(&json!({"type": "accept", "challenge": cid}))
+            .await
+            .unwrap();
+        let id = ack["game"].as_str().expect("accepted").to_string();
+        let mut me = Player::connect_as(addr, &id, &token).await.unwrap();
+        let mine = me.seat.as_str().unwrap().to_string();
+        while me.state["result"].is_null() {
+            let need = me.state["need"].clone();
+            if need["type"] == "move" && need["color"] == mine.as_str() {
+                let answer = me.act(json!({"type": "pass"})).await.unwrap();
+                if let Some(v) = answer["version"]
+                    .as_u64()
+                    .filter(|_| answer["type"] == "ack")
+                {
+                    me.wait_version(v).await.unwrap();
+                }
+            } else {
+                me.recv().await.unwrap();
+            }
+        }
+        let result = me.state["result"].as_str().unwrap().to_string();
+        assert_eq!(
+            result,
+            format!("{mine}+R"),
+            "game {game}: the crashed program resigned"
+        );
+        let program_moves = me.state["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["color"] != mine.as_str())
+            .count();
+        assert_eq!(
+            program_moves, 3,
+            "a fresh engine each game plays its 3 moves, then crashes"
+        );
+    }
+    wait_exit(&mut program, &dir, "faulty", Duration::from_secs(30));
+    let log = std::fs::read_to_string(dir.join("faulty.log")).unwrap();
+    assert_eq!(
+        log.matches("the engine failed, game resigned").count(),
+        2,
+        "{log}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -47,6 +47,9 @@ pub struct Args {
     /// takes them (`{"width": 9, "rules": "olympiad", "end": "tromp"}`).
     #[arg(long)]
     pub challenge: Option<String>,
+    /// Join this tournament of the server (its id) after logging in.
+    #[arg(long)]
+    pub join: Vec<String>,
     /// Stop after this many games (default: never).
     #[arg(long)]
     pub games: Option<usize>,
@@ -151,6 +154,15 @@ async fn connect(args: &Args) -> Result<()> {
     let limit = Duration::from_secs(args.command_timeout);
     let mut engine: Option<Engine> = None;
     let mut token = login(&server, args).await?;
+    for tournament in &args.join {
+        let path = format!("/api/tournaments/{tournament}/join");
+        let (status, body) =
+            goref_server::client::http_as(server.addr, "POST", &path, None, Some(&token)).await?;
+        if status != 200 {
+            bail!("joining tournament {tournament}: {status} {body}");
+        }
+        eprintln!("goref connect: joined tournament {tournament}");
+    }
     let mut played = 0usize;
     let mut finished: HashSet<String> = HashSet::new();
     loop {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use goref_rules::{Color, End, Game, Komi, Move, Preset, Ruleset, Score};
+use goref_rules::{Color, End, Game, Komi, Move, Outcome, Preset, Ruleset, Score, WinBy};
 use goref_sgf::GameRecord;
 use serde::Serialize;
 
@@ -109,6 +109,34 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
         _ => {}
+    }
+    // A game that ended off the board (resignation, time, forfeit, a TD's decision of one of
+    // those): the record's RE is the result; the board only gives the counts.
+    if game.end().is_none() {
+        if let Some(outcome) = record
+            .result
+            .as_deref()
+            .and_then(|re| re.parse::<Outcome>().ok())
+        {
+            let end = match outcome {
+                Outcome::Win {
+                    by: WinBy::Resignation,
+                    ..
+                } => Some("resignation"),
+                Outcome::Win {
+                    by: WinBy::Time, ..
+                } => Some("time"),
+                Outcome::Win {
+                    by: WinBy::Forfeit, ..
+                } => Some("forfeit"),
+                _ => None,
+            };
+            if let Some(end) = end {
+                report.result = outcome.to_sgf();
+                report.winner = outcome.winner().map(Color::letter);
+                report.end = end;
+            }
+        }
     }
     print_report(args, &report, komi, preset)
 }
