@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { BoundedGoban } from "@sabaki/shudan";
 import { clockText, durationText, replay, runningClock, wouldBeText } from "./util.js";
-import { checkSession, getSession } from "./session.js";
+import { api, checkSession, getSession, useSession } from "./session.js";
 import { PlayerName } from "./parts.jsx";
 
 function useNow(active) {
@@ -18,7 +18,50 @@ function useNow(active) {
   return now;
 }
 
+// The tournament director's actions on a game in progress (001 §1, 3.10.2, 3.10.3): decide
+// its result, grant a player time, pass in place of the player to move. Each is stored in
+// the game's record with its reason.
+function DirectorPanel({ id, timed, onError }) {
+  async function act(evt, action) {
+    evt.preventDefault();
+    const f = new FormData(evt.currentTarget);
+    const body = { action, reason: String(f.get("reason") || "").trim() };
+    if (action === "result") body.result = String(f.get("result")).trim();
+    if (action === "time") Object.assign(body, { color: f.get("color"), seconds: Number(f.get("seconds")) });
+    try {
+      await api(`/api/games/${id}/td`, { method: "POST", auth: true, body });
+      onError("");
+    } catch (e) {
+      onError(e.message);
+    }
+  }
+  const reason = () => <input name="reason" placeholder="reason (kept in the record)" maxLength={500} required />;
+  return (
+    <details class="director" data-testid="td-panel">
+      <summary>Tournament director</summary>
+      <form onSubmit={(e) => act(e, "result")} data-testid="td-decide">
+        <input name="result" placeholder="B+R, W+T, B+F, W+3.5, 0" size={10} required />
+        {reason()}
+        <button type="submit">Decide</button>
+      </form>
+      {timed && (
+        <form onSubmit={(e) => act(e, "time")} data-testid="td-time">
+          <select name="color"><option value="B">Black</option><option value="W">White</option></select>
+          <input name="seconds" type="number" min="1" defaultValue="60" style="width:5em" /> s
+          {reason()}
+          <button type="submit">Grant time</button>
+        </form>
+      )}
+      <form onSubmit={(e) => act(e, "pass")} data-testid="td-pass">
+        {reason()}
+        <button type="submit">Pass for the player to move</button>
+      </form>
+    </details>
+  );
+}
+
 export function Game({ id }) {
+  const session = useSession();
   const secret = useMemo(() => new URLSearchParams(location.hash.slice(1)).get("seat"), []);
   const [state, setState] = useState(null);
   const [seat, setSeat] = useState(null);
@@ -338,6 +381,9 @@ export function Game({ id }) {
             </div>
           ) : (
             <p class="watching">You are watching this game.</p>
+          )}
+          {session && session.account.td && state.phase !== "over" && (
+            <DirectorPanel id={id} timed={Boolean(time && time.kind !== "none")} onError={setMessage} />
           )}
           {state.phase === "marking" && (
             <p class="help">

@@ -3,7 +3,7 @@
 // spectator), join and start. The page asks again every 2 s while the tournament runs.
 import { useState } from "preact/hooks";
 import { GameFields, readGame } from "./settings.jsx";
-import { Loaded, PlayerName, useJSON } from "./parts.jsx";
+import { Loaded, PlayerName, dateText, useJSON } from "./parts.jsx";
 import { api } from "./session.js";
 import { blackScore } from "./util.js";
 
@@ -13,6 +13,35 @@ const FORMATS = [
   ["gauntlet", "Gauntlet"],
   ["knockout", "Knockout"],
 ];
+
+// The format's own numbers, as POST /api/tournaments takes them (beside `format`).
+const FORMAT_FIELDS = {
+  swiss: [["rounds", "Rounds", 3]],
+  "round-robin": [["games_per_pair", "Games per pair", 1]],
+  gauntlet: [["seeds", "Seeds", 1], ["games_per_pair", "Games per pair", 1]],
+  knockout: [["games", "Games per match", 1]],
+};
+
+// The format in words, from the tournament's `settings` ({format, rounds | …}).
+function formatText(s, format) {
+  if (!s) return format;
+  const n = (k, one, many) => (s[k] == null ? "" : `, ${s[k]} ${s[k] === 1 ? one : many}`);
+  switch (s.format) {
+    case "swiss":
+      return `Swiss${n("rounds", "round", "rounds")}`;
+    case "round-robin":
+      return `round-robin${n("games_per_pair", "game per pair", "games per pair")}`;
+    case "gauntlet":
+      return `gauntlet${n("seeds", "seed", "seeds")}${n("games_per_pair", "game per pair", "games per pair")}`;
+    case "knockout":
+      return `knockout${n("games", "game per match", "games per match")}`;
+    default:
+      return s.format || format;
+  }
+}
+
+// The rows of the standings: the server's {engines: [...]} (or a bare list).
+const standingRows = (t) => (Array.isArray(t.standings) ? t.standings : (t.standings && t.standings.engines) || []);
 
 function Unavailable({ status, error }) {
   return status === 404 || status === 405 ? (
@@ -25,16 +54,15 @@ function Unavailable({ status, error }) {
 export function Tournaments({ session }) {
   const { data, error, status, reload } = useJSON("/api/tournaments", 5000);
   const [message, setMessage] = useState("");
+  const [format, setFormat] = useState("swiss");
   async function create(evt) {
     evt.preventDefault();
     const f = new FormData(evt.target);
     setMessage("");
+    const body = { name: String(f.get("name")).trim(), format, game: readGame(evt.target) };
+    for (const [k] of FORMAT_FIELDS[format]) body[k] = Number(f.get(k));
     try {
-      const t = await api("/api/tournaments", {
-        method: "POST",
-        auth: true,
-        body: { name: String(f.get("name")).trim(), format: f.get("format"), rounds: Number(f.get("rounds")), game: readGame(evt.target) },
-      });
+      const t = await api("/api/tournaments", { method: "POST", auth: true, body });
       if (t && t.id) location.assign(`/t/${t.id}`);
       else reload();
     } catch (e) {
@@ -80,11 +108,13 @@ export function Tournaments({ session }) {
             <label>Name <input name="name" required maxLength={80} defaultValue="" /></label>
             <label>
               Format
-              <select name="format">
+              <select name="format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
                 {FORMATS.map(([v, t]) => <option value={v}>{t}</option>)}
               </select>
             </label>
-            <label>Rounds <input name="rounds" type="number" min="1" defaultValue="3" /></label>
+            {FORMAT_FIELDS[format].map(([k, text, v]) => (
+              <label key={k}>{text} <input name={k} type="number" min="1" defaultValue={v} /></label>
+            ))}
             <GameFields clock="sudden_death" />
             <button type="submit">Create</button>
           </form>
@@ -95,17 +125,19 @@ export function Tournaments({ session }) {
   );
 }
 
-// What a game scored for `name`: "1", "0", "½", "…" (being played) or "" (void).
+// What a game scored for `name`: "1", "0", "½", "…" (being played), "–" (void) or ""
+// (not started).
 function scoreFor(game, name) {
   const b = blackScore(game.result);
-  if (!game.result) return "…";
+  if (!game.result) return game.id ? "…" : "";
   if (b == null) return "–";
   const s = game.black === name ? b : 1 - b;
   return s === 1 ? "1" : s === 0 ? "0" : "½";
 }
 
 function Crosstable({ t }) {
-  const names = t.standings && t.standings.length ? t.standings.map((s) => s.name) : t.players || [];
+  const rows = standingRows(t);
+  const names = rows.length ? rows.map((s) => s.name) : t.players || [];
   const games = t.games || [];
   return (
     <table class="list cross" data-testid="crosstable">
@@ -126,7 +158,7 @@ function Crosstable({ t }) {
                   games
                     .filter((g) => (g.black === a && g.white === b) || (g.black === b && g.white === a))
                     .map((g) => (
-                      <a href={`/g/${g.id}`} title={`round ${g.round}: ${g.black} (B) – ${g.white} (W) ${g.result || "playing"}`}>
+                      <a href={g.id ? `/g/${g.id}` : undefined} title={`round ${g.round}: ${g.black} (B) – ${g.white} (W) ${g.result || "playing"}`}>
                         {scoreFor(g, a)}
                       </a>
                     ))}
@@ -139,27 +171,44 @@ function Crosstable({ t }) {
   );
 }
 
-function Standings({ standings }) {
-  const keys = [...new Set(standings.flatMap((s) => Object.keys(s.tiebreaks || {})))];
+// Points and tie-breaks: whole or in halves, as Go counts them.
+const points = (x) => (Number.isInteger(x) ? String(x) : Number(x).toFixed(1));
+
+function Standings({ standings, withdraw }) {
+  const order = ["sos", "sodos", "sosos"];
+  const rank = (k) => (order.includes(k) ? order.indexOf(k) : order.length);
+  const keys = [...new Set(standings.flatMap((s) => Object.keys(s.tiebreaks || {})))].sort(
+    (a, b) => rank(a) - rank(b) || a.localeCompare(b),
+  );
+  const byes = standings.some((s) => s.byes);
   return (
     <table class="list" data-testid="standings">
       <thead>
         <tr>
           <th>#</th><th>Player</th><th>Points</th><th>Games</th><th>W</th><th>L</th><th>D</th>
+          {byes && <th>Byes</th>}
           {keys.map((k) => <th>{k.toUpperCase()}</th>)}
+          {withdraw && <th></th>}
         </tr>
       </thead>
       <tbody>
         {standings.map((s) => (
           <tr key={s.name}>
             <td class="num">{s.rank}</td>
-            <td><PlayerName name={s.name} /></td>
-            <td class="num">{s.points}</td>
+            <td>
+              <PlayerName name={s.name} />
+              {s.withdrawn && <span class="badge withdrawn">withdrawn</span>}
+            </td>
+            <td class="num">{points(s.points)}</td>
             <td class="num">{s.games}</td>
             <td class="num">{s.wins}</td>
             <td class="num">{s.losses}</td>
             <td class="num">{s.draws}</td>
-            {keys.map((k) => <td class="num">{s.tiebreaks && s.tiebreaks[k] != null ? String(s.tiebreaks[k]) : ""}</td>)}
+            {byes && <td class="num">{s.byes || 0}</td>}
+            {keys.map((k) => <td class="num">{s.tiebreaks && s.tiebreaks[k] != null ? points(s.tiebreaks[k]) : ""}</td>)}
+            {withdraw && (
+              <td>{!s.withdrawn && <button class="small" data-testid={`withdraw-${s.name}`} onClick={() => withdraw(s.name)}>Withdraw</button>}</td>
+            )}
           </tr>
         ))}
       </tbody>
@@ -178,7 +227,11 @@ function Rounds({ games }) {
           .map((g) => (
             <li>
               <PlayerName name={g.black} /> (Black) – <PlayerName name={g.white} /> (White):{" "}
-              <a href={`/g/${g.id}`}>{g.result ? `${g.result}, review` : "playing, watch"}</a>
+              {g.id ? (
+                <a href={`/g/${g.id}`}>{g.result ? `${g.result}, review` : "playing, watch"}</a>
+              ) : (
+                g.result || "not started"
+              )}
             </li>
           ))}
       </ul>
@@ -193,10 +246,10 @@ export function Tournament({ id, session }) {
   const want = data ? (data.state === "running" ? 2000 : data.state === "open" ? 5000 : 0) : 5000;
   if (want !== every) setEvery(want);
 
-  async function post(action) {
+  async function post(action, body = {}) {
     setMessage("");
     try {
-      await api(`/api/tournaments/${encodeURIComponent(id)}/${action}`, { method: "POST", auth: true, body: {} });
+      await api(`/api/tournaments/${encodeURIComponent(id)}/${action}`, { method: "POST", auth: true, body });
     } catch (e) {
       setMessage(e.message);
     }
@@ -218,11 +271,21 @@ export function Tournament({ id, session }) {
           const joined = me && (t.players || []).some((p) => p.toLowerCase() === me.toLowerCase());
           const isTd = session && (session.account.td || (t.td && t.td.toLowerCase() === me.toLowerCase()));
           const g = (t.game && t.game.settings) || t.game || {};
+          const rows = standingRows(t);
+          const rounds = t.settings && t.settings.format === "swiss" ? t.settings.rounds : t.rounds;
+          const withdraw =
+            isTd && t.state === "running"
+              ? (name) => {
+                  const reason = prompt(`Withdraw ${name}: the reason (kept in the log)`, "");
+                  if (reason !== null) post("withdraw", { player: name, reason });
+                }
+              : null;
           return (
             <>
               <h2 data-testid="tournament-name">{t.name}</h2>
               <p data-testid="tournament-info">
-                {t.format} · {t.state === "open" ? "open: players may join" : t.state === "running" ? `round ${t.round} of ${t.rounds}` : "over"}
+                {formatText(t.settings, t.format)} ·{" "}
+                {t.state === "open" ? "open: players may join" : t.state === "running" ? `round ${t.round}${rounds ? ` of ${rounds}` : ""}` : "over"}
                 {" · "}
                 {(t.players || []).length} players
                 {g.width ? ` · ${g.width}×${g.height ?? g.width}` : ""}
@@ -241,7 +304,7 @@ export function Tournament({ id, session }) {
               </div>
               {message && <p class="error" role="alert" data-testid="tournament-message">{message}</p>}
               <h3>Standings</h3>
-              {t.standings && t.standings.length ? <Standings standings={t.standings} /> : <p>No games yet.</p>}
+              {rows.length ? <Standings standings={rows} withdraw={withdraw} /> : <p>No games yet.</p>}
               {(t.players || []).length > 1 && (
                 <>
                   <h3>Crosstable</h3>
@@ -254,6 +317,14 @@ export function Tournament({ id, session }) {
                 <p data-testid="tournament-players">
                   Joined: {t.players.map((p, i) => <>{i ? ", " : ""}<PlayerName name={p} /></>)}
                 </p>
+              )}
+              {(t.log || []).length > 0 && (
+                <>
+                  <h3>Director's log</h3>
+                  <ul class="notes" data-testid="tournament-log">
+                    {t.log.map((l) => <li>{dateText(l.at_ms)}: {l.text}</li>)}
+                  </ul>
+                </>
               )}
             </>
           );

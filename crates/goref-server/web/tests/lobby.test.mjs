@@ -3,7 +3,7 @@
 // scripted engine) opens a challenge, the person accepts it in the lobby, is seated by the session
 // token and plays the game to the end, reviews it move by move, finds both players on the
 // players' pages, sees the messages for an unknown game and a wrong seat link, then opens
-// the tournaments (creates one as the TD, joins it, starts it, watches a game).
+// a tournament (as the TD: creates it, joins it, starts it, watches a game and decides it).
 // Screenshots of the lobby and the tournament page go to tests/screenshots/.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -196,34 +196,13 @@ test("a person accepts a program's challenge, plays it out, reviews it; players 
     await page.locator('[data-testid="watch-link"]').click();
     await page.locator('main.game[data-phase="over"]').waitFor();
 
-    // Tournaments: the list, and as the TD a tournament created, joined, started, watched.
+    // Tournaments: as the TD, Ann creates one, joins it, three more join, she starts it.
     await page.locator('nav.top a[href="/tournaments"]').click();
-    const probe = await fetch(`${server.url}/api/tournaments`);
-    let joinOthers = async (tid) => {
-      // Three more players join over the API (the program's account among them).
-      for (const [name, password] of [["bot", "pw-bot"], ["carl", "pw-carl"], ["dora", "pw-dora"]]) {
-        const login = await post(`${server.url}/api/login`, { name, password, program: false, create: true });
-        assert.equal(login.status, 200, JSON.stringify(login.body));
-        const joined = await post(`${server.url}/api/tournaments/${tid}/join`, {}, login.body.token);
-        assert.ok(joined.status < 300, JSON.stringify(joined.body));
-      }
-    };
-    let fake = null;
-    if (probe.status === 404) {
-      // The server has no tournament endpoints yet: the page says so. Then the page is
-      // tested against the planned API, answered here in the browser.
-      await page.locator('[data-testid="load-error"]').waitFor();
-      assert.match(await page.locator('[data-testid="load-error"]').textContent(), /no tournaments/);
-      t.diagnostic("the server has no /api/tournaments: the tournament pages were tested against a stand-in of the planned API");
-      const guests = await post(`${server.url}/api/games`, { black: "carl", white: "dora", width: 5, height: 5 });
-      fake = await fakeTournaments(page, { played: final, guestGame: guests.body.id });
-      joinOthers = async () => fake.join("bot", "carl", "dora");
-      await page.reload();
-    }
     const tform = page.locator('[data-testid="tournament-form"]');
     await tform.locator('input[name="name"]').fill("Friday <b>night</b>");
     await tform.locator('select[name="format"]').selectOption("round-robin");
-    await tform.locator('input[name="rounds"]').fill("1");
+    assert.equal(await tform.locator('input[name="rounds"]').count(), 0, "a round-robin has no rounds to give");
+    await tform.locator('input[name="games_per_pair"]').fill("1");
     await tform.locator('input[name="width"]').fill("5");
     await tform.locator('input[name="height"]').fill("5");
     await tform.locator('select[name="time"]').selectOption("none");
@@ -231,34 +210,54 @@ test("a person accepts a program's challenge, plays it out, reviews it; players 
     await page.waitForURL(/\/t\/[^/]+$/, { timeout: 10000 });
     const tid = page.url().split("/t/")[1];
     assert.equal(await page.locator('[data-testid="tournament-name"]').textContent(), "Friday <b>night</b>");
+    assert.match(await page.locator('[data-testid="tournament-info"]').textContent(), /round-robin, 1 game per pair · open/);
     await page.locator('[data-testid="join"]').click();
     await page.locator('[data-testid="tournament-players"]', { hasText: "Ann" }).waitFor();
-    await joinOthers(tid);
+    // Three more players join over the API (the program's account among them).
+    for (const [name, password] of [["bot", "pw-bot"], ["carl", "pw-carl"], ["dora", "pw-dora"]]) {
+      const login = await post(`${server.url}/api/login`, { name, password, program: false, create: true });
+      assert.equal(login.status, 200, JSON.stringify(login.body));
+      const joined = await post(`${server.url}/api/tournaments/${tid}/join`, {}, login.body.token);
+      assert.equal(joined.status, 200, JSON.stringify(joined.body));
+    }
+    // The page asks again while the tournament is open: the others appear.
     await page.locator('[data-testid="tournament-players"]', { hasText: "dora" }).waitFor({ timeout: 10000 });
     await page.locator('[data-testid="start"]').click();
     await page.locator('main.tournament[data-state="running"]').waitFor({ timeout: 10000 });
     await page.locator('[data-testid="round-1"]').waitFor({ timeout: 10000 });
+    assert.equal(await page.locator('[data-testid="round-1"] li').count(), 2);
     await page.locator('[data-testid="crosstable"]').waitFor();
-    await page.locator('[data-testid="standings"]').waitFor();
-    if (fake) {
-      // The finished game scores in the crosstable: a 1 and a 0 between Ann and the program.
-      const annRow = page.locator('[data-testid="crosstable"] tbody tr', { hasText: "Ann" });
-      const annWon = final.result.startsWith(seat);
-      assert.equal(await annRow.locator(`a[href="/g/${id}"]`).textContent(), annWon ? "1" : "0");
-      // While it runs, the page asks again every 2 s: a result arrives without a reload.
-      const asked = fake.gets();
-      await page.waitForTimeout(2300);
-      assert.ok(fake.gets() > asked, "polled while running");
-      assert.deepEqual(fake.refused, [], "every POST sent JSON with the session token");
-    }
-    await page.screenshot({ path: join(shots, "7-tournament.png") });
-    // A game Ann does not play opens for her as a spectator.
-    const item = page.locator('[data-testid="round-1"] li').filter({ hasNotText: "Ann" }).first();
-    await item.locator('a[href^="/g/"]').click();
+    assert.equal(await page.locator('[data-testid="standings"] tbody tr').count(), 4);
+
+    // Ann's own game opens with her seat (by her token).
+    const own = page.locator('[data-testid="round-1"] li').filter({ hasText: "Ann" }).first();
+    await own.locator('a[href^="/g/"]').click();
+    await page.locator('main.game[data-phase]').waitFor();
+    assert.match(await page.locator("main.game").getAttribute("data-seat"), /^[BW]$/);
+    await page.goBack();
+
+    // A game Ann does not play opens for her as a spectator; as the TD she decides it.
+    const other = page.locator('[data-testid="round-1"] li').filter({ hasNotText: "Ann" }).first();
+    await other.locator('a[href^="/g/"]').click();
     await page.locator("main.game[data-phase]").waitFor();
     assert.equal(await page.locator("main.game").getAttribute("data-seat"), "");
     assert.match(await page.locator(".watching").textContent(), /watching/);
-    await page.unrouteAll({ behavior: "ignoreErrors" });
+    await page.locator('[data-testid="td-panel"] summary').click();
+    const decide = page.locator('[data-testid="td-decide"]');
+    await decide.locator('input[name="result"]').fill("W+R");
+    await decide.locator('input[name="reason"]').fill("Black's operator left");
+    await decide.locator('button[type="submit"]').click();
+    await page.locator('main.game[data-phase="over"]').waitFor();
+    assert.match(await page.locator('[data-testid="status"]').textContent(), /Game over: W\+R/);
+    assert.match(await page.locator('[data-testid="notes"]').textContent(), /Black's operator left/);
+    assert.equal(await page.locator('[data-testid="td-panel"]').count(), 0, "no actions on a finished game");
+
+    // Back on the tournament page: the decided game scores in the standings and crosstable.
+    await page.goBack();
+    await page.locator('[data-testid="round-1"] li', { hasText: "W+R" }).waitFor({ timeout: 10000 });
+    assert.match(await page.locator('[data-testid="crosstable"]').textContent(), /1/);
+    assert.match(await page.locator('[data-testid="standings"] tbody tr').first().textContent(), /1/);
+    await page.screenshot({ path: join(shots, "7-tournament.png"), fullPage: true });
 
     // Logging out forgets the session; the lobby asks to log in.
     await page.goto(server.url + "/lobby");
@@ -273,79 +272,3 @@ test("a person accepts a program's challenge, plays it out, reviews it; players 
   }
 });
 
-// A stand-in for the server's planned tournament API (GET/POST /api/tournaments…), answered
-// in the browser by Playwright, for as long as the server does not have it. POSTs without
-// JSON or without a session token are refused (415, 401) and counted in `refused`.
-async function fakeTournaments(page, { played, guestGame }) {
-  let tournament = null;
-  let gets = 0;
-  const refused = [];
-  const summary = (t) => ({ id: t.id, name: t.name, format: t.format, state: t.state, players: t.players.length, round: t.round });
-  const json = (route, status, body) => route.fulfill({ status, contentType: "application/json", body: JSON.stringify(body) });
-  const standings = (t) => {
-    const rows = t.players.map((name) => ({ name, points: 0, games: 0, wins: 0, losses: 0, draws: 0, tiebreaks: { sos: 0 } }));
-    for (const g of t.games.filter((g) => g.result)) {
-      for (const [name, won] of [[g.black, g.result.startsWith("B")], [g.white, g.result.startsWith("W")]]) {
-        const r = rows.find((r) => r.name === name);
-        r.games += 1;
-        if (won) (r.wins += 1), (r.points += 1);
-        else r.losses += 1;
-      }
-    }
-    rows.sort((a, b) => b.points - a.points);
-    rows.forEach((r, i) => (r.rank = i + 1));
-    return rows;
-  };
-  await page.route(/\/api\/tournaments(\/|$)/, async (route) => {
-    const request = route.request();
-    const path = new URL(request.url()).pathname;
-    if (request.method() === "GET") {
-      gets += 1;
-      if (path === "/api/tournaments") return json(route, 200, { tournaments: tournament ? [summary(tournament)] : [] });
-      if (tournament && path === `/api/tournaments/${tournament.id}`) {
-        return json(route, 200, { ...tournament, standings: standings(tournament) });
-      }
-      return json(route, 404, { error: "not_found", message: "no such tournament" });
-    }
-    const headers = request.headers();
-    if (headers["content-type"] !== "application/json") {
-      refused.push(`${path}: ${headers["content-type"]}`);
-      return json(route, 415, { error: "json_only", message: "send JSON" });
-    }
-    if (!/^Bearer [0-9a-f]+$/.test(headers.authorization || "")) {
-      refused.push(`${path}: no token`);
-      return json(route, 401, { error: "bad_token", message: "log in first" });
-    }
-    const body = JSON.parse(request.postData() || "null");
-    if (path === "/api/tournaments") {
-      assert.equal(body.game.width, 5);
-      assert.deepEqual(body.game.time, { kind: "none" });
-      tournament = {
-        id: "t1", name: body.name, format: body.format, state: "open", td: "Ann", rounds: body.rounds, round: 0,
-        players: [], game: { settings: body.game }, games: [],
-      };
-      return json(route, 201, { id: tournament.id });
-    }
-    if (path === "/api/tournaments/t1/join") {
-      tournament.players.push("Ann");
-      return json(route, 200, {});
-    }
-    if (path === "/api/tournaments/t1/start") {
-      Object.assign(tournament, {
-        state: "running",
-        round: 1,
-        games: [
-          { round: 1, id: played.id, black: played.config.black, white: played.config.white, result: played.result },
-          { round: 1, id: guestGame, black: "carl", white: "dora", result: null },
-        ],
-      });
-      return json(route, 200, {});
-    }
-    return json(route, 404, { error: "not_found", message: "no such tournament" });
-  });
-  return {
-    refused,
-    gets: () => gets,
-    join: (...names) => tournament.players.push(...names),
-  };
-}
