@@ -155,7 +155,8 @@ export function Game({ id }) {
       clearTimeout(timer);
       ws.current && ws.current.close();
     };
-  }, [id, secret]);
+    // Logging in or out on this page connects again, seated by the new session.
+  }, [id, secret, session && session.token]);
 
   // The arrow keys step through a finished game.
   const moveCount = state ? state.moves.length : 0;
