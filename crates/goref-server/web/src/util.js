@@ -60,3 +60,99 @@ export function wouldBeText(state) {
   }
   return `If the game ended now: ${text}: ${s.result}`;
 }
+
+// A number of seconds as the forms give them: `10 min`, `30 s`, `1 h 30 min`.
+export function durationText(s) {
+  s = Number(s) || 0;
+  if (s >= 3600 && s % 60 === 0) {
+    const h = Math.floor(s / 3600);
+    const m = (s % 3600) / 60;
+    return m ? `${h} h ${m} min` : `${h} h`;
+  }
+  if (s >= 60 && s % 60 === 0) return `${s / 60} min`;
+  return `${s} s`;
+}
+
+// A time control (goref-clock's JSON form) in words.
+export function timeText(time) {
+  if (!time || time.kind === "none") return "no clock";
+  const main = durationText(time.main_s);
+  switch (time.kind) {
+    case "sudden_death":
+      return `${main} sudden death`;
+    case "fischer":
+      return `${main} + ${durationText(time.increment_s)} Fischer` +
+        (time.max_s != null ? ` (at most ${durationText(time.max_s)})` : "");
+    case "byo_yomi":
+      return `${main} + ${time.periods}×${durationText(time.period_s)} byo-yomi`;
+    case "canadian":
+      return `${main} + ${time.stones} stones/${durationText(time.period_s)} Canadian`;
+    default:
+      return String(time.kind);
+  }
+}
+
+// Black's handicap stones on GTP's fixed points (as goref-referee's fixed_handicap places
+// them): [x, y] with columns from the left and rows from the top; [] when there are none.
+export function handicapPoints(width, height, stones) {
+  if (!stones || stones < 2 || width !== height || width < 7) return [];
+  const n = width;
+  const max = n % 2 === 0 || n === 7 ? 4 : 9;
+  if (stones > max) return [];
+  const edge = n <= 12 ? 2 : 3;
+  const [low, mid, high] = [edge, Math.floor(n / 2), n - 1 - edge];
+  const corners = [[low, high], [high, low], [low, low], [high, high]];
+  const [left, right, top, bottom, center] = [[low, mid], [high, mid], [mid, low], [mid, high], [mid, mid]];
+  const points = corners.slice(0, Math.min(stones, 4));
+  const more = { 5: [center], 6: [left, right], 7: [left, right, center], 8: [left, right, top, bottom], 9: [left, right, top, bottom, center] };
+  return points.concat(more[stones] || []);
+}
+
+// The board (rows of 1 Black, -1 White, 0 empty) after the first `count` of `moves` (the
+// game state's moves: {color: "B"|"W", point: [x, y] | null}), from the handicap stones.
+// Captures are taken as every ruleset takes them: the opponent's strings without liberties
+// first, then the mover's own (a suicide, legal only under Tromp-Taylor).
+export function replay(width, height, handicap, moves, count) {
+  const board = Array.from({ length: height }, () => new Array(width).fill(0));
+  for (const [x, y] of handicapPoints(width, height, handicap)) board[y][x] = 1;
+  const neighbours = (x, y) =>
+    [[x - 1, y], [x + 1, y], [x, y - 1], [x, y + 1]].filter(([a, b]) => a >= 0 && b >= 0 && a < width && b < height);
+  // The string through (x, y) and whether it has a liberty.
+  const string = (x, y) => {
+    const sign = board[y][x];
+    const seen = new Set([y * width + x]);
+    const stack = [[x, y]];
+    let free = false;
+    while (stack.length) {
+      const [a, b] = stack.pop();
+      for (const [c, d] of neighbours(a, b)) {
+        if (board[d][c] === 0) free = true;
+        else if (board[d][c] === sign && !seen.has(d * width + c)) {
+          seen.add(d * width + c);
+          stack.push([c, d]);
+        }
+      }
+    }
+    return { stones: [...seen].map((i) => [i % width, Math.floor(i / width)]), free };
+  };
+  const removeIfDead = (x, y) => {
+    const s = string(x, y);
+    if (!s.free) for (const [a, b] of s.stones) board[b][a] = 0;
+  };
+  for (const m of moves.slice(0, count)) {
+    if (!m.point) continue;
+    const [x, y] = m.point;
+    const sign = m.color === "B" ? 1 : -1;
+    board[y][x] = sign;
+    for (const [a, b] of neighbours(x, y)) if (board[b][a] === -sign) removeIfDead(a, b);
+    removeIfDead(x, y);
+  }
+  return board;
+}
+
+// What a result (SGF RE) scores for Black: 1, 0, ½, or null (no result yet, void).
+export function blackScore(result) {
+  if (!result) return null;
+  const c = result[0].toUpperCase();
+  return c === "B" ? 1 : c === "W" ? 0 : c === "0" || c === "D" ? 0.5 : null;
+}

@@ -8,42 +8,9 @@
 // The script starts `goref serve` on a free port with a database in a temporary directory.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { createInterface } from "node:readline";
-import { chromium } from "playwright-core";
-
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, "../../../..");
-const bin = process.env.GOREF_BIN || join(repo, "target/debug/goref");
-const shots = join(here, "screenshots");
-
-function startServer() {
-  const dir = mkdtempSync(join(tmpdir(), "goref-browser-"));
-  const child = spawn(bin, ["serve", "--listen", "127.0.0.1:0", "--db", join(dir, "goref.db")], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error("goref serve did not start")), 20000);
-    child.on("error", fail);
-    createInterface({ input: child.stdout }).once("line", (line) => {
-      clearTimeout(timer);
-      const m = line.match(/http:\/\/(\S+)/);
-      if (!m) return fail(new Error(`unexpected first line: ${line}`));
-      ok({ url: `http://${m[1]}`, child, dir });
-    });
-  });
-}
-
-function launch() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox"],
-  });
-}
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { launch, shots, startServer } from "./helpers.mjs";
 
 // Two players' pages, each in its own context, with page errors collected.
 async function twoPlayers(browser) {
@@ -203,8 +170,7 @@ test("two players play 5x5, mark, dispute, play on and agree", { timeout: 120000
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
-    server.child.kill("SIGTERM");
-    rmSync(server.dir, { recursive: true, force: true });
+    server.stop();
   }
 });
 
@@ -258,7 +224,6 @@ test("a handicap game under the Olympiad's rules and end protocol", { timeout: 1
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
-    server.child.kill("SIGTERM");
-    rmSync(server.dir, { recursive: true, force: true });
+    server.stop();
   }
 });
