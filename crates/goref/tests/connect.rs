@@ -616,3 +616,87 @@ async fn an_engine_that_crashes_loses_its_game_and_is_restarted_for_the_next() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A program whose engine cannot list dead stones (no `final_status_list`: goref's random
+/// engine) takes every stone as alive, so that the end protocol still ends: done in Tromp's
+/// marking, an empty list among dead lists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_without_final_status_list_still_finishes_under_marking_and_dead_lists() {
+    for end in ["tromp", "chinese"] {
+        let dir = temp_dir(&format!("nostatus-{end}"));
+        let (_server, addr) = serve(&dir, &["--pairing-interval", "off"]);
+        let log = std::fs::File::create(dir.join("random.log")).unwrap();
+        let engine = format!("{} engine random --seed 7", env!("CARGO_BIN_EXE_goref"));
+        let challenge = format!(r#"{{"width": 5, "rules": "tromp-taylor", "end": "{end}"}}"#);
+        let mut program = Process(
+            Command::new(env!("CARGO_BIN_EXE_goref"))
+                .args(["connect", &format!("http://{addr}"), "--engine", &engine])
+                .args([
+                    "--name",
+                    "random",
+                    "--password",
+                    "pw-random",
+                    "--no-pairing",
+                ])
+                .args(["--challenge", &challenge, "--games", "1"])
+                .stdout(Stdio::null())
+                .stderr(log)
+                .spawn()
+                .unwrap(),
+        );
+        let token = login(addr, "person", "pw-person", false, true)
+            .await
+            .unwrap();
+        let mut lobby = Lobby::connect(addr, &token).await.unwrap();
+        let cid = loop {
+            let v = lobby.next_of("lobby").await.unwrap();
+            if let Some(c) = v["challenges"].as_array().unwrap().first() {
+                break c["id"].as_str().unwrap().to_string();
+            }
+        };
+        let ack = lobby
+            .request(&json!({"type": "accept", "challenge": cid}))
+            .await
+            .unwrap();
+        let id = ack["game"].as_str().unwrap().to_string();
+        let mut me = Player::connect_as(addr, &id, &token).await.unwrap();
+        let mine = me.seat.as_str().unwrap().to_string();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while me.state["result"].is_null() {
+            assert!(
+                Instant::now() < deadline,
+                "{end}: the game did not end: {}",
+                me.state
+            );
+            let need = me.state["need"].clone();
+            let act = match need["type"].as_str() {
+                Some("move") if need["color"] == mine.as_str() => Some(json!({"type": "pass"})),
+                Some("marking") if need["color"] == mine.as_str() => Some(json!({"type": "done"})),
+                Some("dead_lists") if need["missing"][mine.as_str()] == true => {
+                    Some(json!({"type": "dead_list", "points": []}))
+                }
+                _ => None,
+            };
+            match act {
+                Some(a) => {
+                    let answer = me.act(a).await.unwrap();
+                    if let Some(v) = answer["version"]
+                        .as_u64()
+                        .filter(|_| answer["type"] == "ack")
+                    {
+                        me.wait_version(v).await.unwrap();
+                    }
+                }
+                None => {
+                    me.recv().await.unwrap();
+                }
+            }
+        }
+        wait_exit(&mut program, &dir, "random", Duration::from_secs(30));
+        assert_eq!(me.state["ending"], "agreement", "{end}: {}", me.state);
+        assert!(me.state["dead"].as_array().unwrap().is_empty());
+        let log = std::fs::read_to_string(dir.join("random.log")).unwrap();
+        assert!(log.contains("every stone taken as alive"), "{log}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

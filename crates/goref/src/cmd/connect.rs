@@ -508,6 +508,21 @@ impl Table<'_> {
         Ok(dead)
     }
 
+    /// The engine's dead stones; none (every stone alive) when it cannot say
+    /// (`final_status_list` unknown or failing), so that the end protocol still ends.
+    async fn dead_or_none(&mut self, state: &Value) -> Result<HashSet<(usize, usize)>, GtpError> {
+        match self.dead_stones(state).await {
+            Err(e) if !e.is_fatal() => {
+                eprintln!(
+                    "goref connect: game {}: {e}: every stone taken as alive",
+                    self.id
+                );
+                Ok(HashSet::new())
+            }
+            other => other,
+        }
+    }
+
     /// What to send for this state, if anything.
     async fn answer(&mut self, state: &Value) -> Result<Reply, GtpError> {
         let need = &state["need"];
@@ -565,14 +580,14 @@ impl Table<'_> {
             Some("dead_lists") if need["missing"][mine] == true => {
                 let target = Self::target_moves(state);
                 self.sync(&target).await?;
-                let dead = self.dead_stones(state).await?;
+                let dead = self.dead_or_none(state).await?;
                 let points: Vec<[usize; 2]> = dead.into_iter().map(|(x, y)| [x, y]).collect();
                 Ok(Reply::Send(json!({"type": "dead_list", "points": points})))
             }
             Some("marking") if need["color"] == mine => {
                 let target = Self::target_moves(state);
                 self.sync(&target).await?;
-                let dead = self.dead_stones(state).await?;
+                let dead = self.dead_or_none(state).await?;
                 let g = self.geometry();
                 let points = |set: &mut dyn Iterator<Item = (usize, usize)>| -> Dead {
                     set.filter_map(|(x, y)| g.at(x, y)).collect()
