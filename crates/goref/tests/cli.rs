@@ -220,16 +220,17 @@ fn score_of_a_written_record_gives_its_result() {
     assert!(v.get("removed").is_none(), "{v}");
 }
 
-/// A game that did not end by two passes (here a resignation) scores the board as it stands:
-/// TB/TW do not apply.
+/// A game that did not end by two passes (here a resignation) gives its own RE; TB/TW do not
+/// apply, and the counts are the board's as it stands.
 #[test]
 fn score_of_a_resigned_game_ignores_the_territory() {
     let sgf = written_with_territory(Some("W+R"), false);
     let (code, out, err) = stdout_of(&["score", "-", "--json"], &sgf);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
-    assert_eq!(v["end"], "record-ended");
-    assert_eq!(v["result"], "W+0.5");
+    assert_eq!(v["end"], "resignation");
+    assert_eq!(v["result"], "W+R");
+    assert_eq!((v["black"].as_u64(), v["white"].as_u64()), (Some(6), Some(6)), "{v}");
     assert!(v.get("removed").is_none(), "{v}");
 }
 
