@@ -10,6 +10,9 @@
 
 pub mod assets;
 pub mod client;
+pub mod guard;
+pub mod limits;
+pub mod net;
 pub mod room;
 pub mod server;
 pub mod store;
@@ -24,7 +27,17 @@ pub use store::{SqliteStore, Store};
 
 /// Serves on `listen` with the database at `db` until interrupted (Ctrl-C or SIGTERM).
 /// Prints `goref serve: listening on http://ADDR` once ready.
-pub fn run(listen: &str, db: &Path, opts: Options) -> Result<()> {
+pub fn run(listen: &str, db: &Path, mut opts: Options) -> Result<()> {
+    // Every connection takes a file descriptor: keep the cap below the limit on them.
+    if let Some(files) = net::raise_open_files_limit() {
+        let room = usize::try_from(files.saturating_sub(64)).unwrap_or(usize::MAX);
+        if opts.max_connections > room {
+            eprintln!(
+                "goref serve: at most {room} connections (the limit on open files is {files})"
+            );
+            opts.max_connections = room.max(1);
+        }
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -1,0 +1,210 @@
+//! Measurements of `goref serve` as a process (ignored by default; numbers for the README and
+//! the issue's closing note):
+//!
+//!     cargo test --release -p goref --test serve_limits -- --ignored --nocapture --test-threads 1
+//!
+//! - `restart_with_many_unfinished_games`: a database with `GOREF_MEASURE_GAMES` (default
+//!   50,000) unfinished games, a fifth of them started (one move, a Fischer clock); the time
+//!   from starting the process to its first answer, and its memory (RSS) then and 5 s later.
+//! - `memory_with_finished_games`: the memory of a server with 10,000 finished games in its
+//!   store, after listing them and opening 1,000 of them.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use goref_rules::{ByColor, Color};
+use goref_server::client::http;
+use goref_server::room::{Act, CreateRequest, Room};
+use goref_server::store::StoredGame;
+use goref_server::{SqliteStore, Store};
+use serde_json::json;
+
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+fn serve(db: &Path, extra: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_goref"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .arg(db)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("goref serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in '{line}'"))
+        .parse()
+        .unwrap();
+    Server { child, addr }
+}
+
+impl Server {
+    fn rss_mib(&self) -> f64 {
+        rss_mib(self.child.id())
+    }
+
+    fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+fn rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn temp_db(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("goref-measure-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("goref.db")
+}
+
+fn games() -> usize {
+    std::env::var("GOREF_MEASURE_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50_000)
+}
+
+/// Fills `db` with `n` games: every `started`-th one started with one move; `finished` ones
+/// resigned after it.
+async fn fill(db: &Path, n: usize, started: usize, finished: bool) {
+    let store = Arc::new(SqliteStore::open(db).unwrap());
+    let config = serde_json::from_value::<CreateRequest>(json!({
+        "time": {"kind": "fischer", "main_s": 3600, "increment_s": 10}
+    }))
+    .unwrap()
+    .config()
+    .unwrap();
+    let now = goref_server::server::now_ms();
+    for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
+        let mut tasks = Vec::new();
+        for &i in chunk {
+            let store = store.clone();
+            let config = config.clone();
+            tasks.push(tokio::spawn(async move {
+                let id = format!("m{i:08}");
+                let created = now - 1000;
+                store
+                    .create(StoredGame {
+                        id: id.clone(),
+                        created_ms: created,
+                        config: config.clone(),
+                        secret_hashes: ByColor::new("b".into(), "w".into()),
+                        creator: format!("addr:10.0.{}.{}", i / 250 % 250, i % 250),
+                    })
+                    .await
+                    .unwrap();
+                if i % started == 0 {
+                    let room = Room::new(config, created, 1000).unwrap();
+                    let (event, room) = room
+                        .prepare(Some(Color::Black), Act::Play { x: 3, y: 3 }, now, None)
+                        .unwrap();
+                    store.append(&id, &event, 1).await.unwrap();
+                    if finished {
+                        let (event, _) = room
+                            .prepare(Some(Color::White), Act::Resign, now, None)
+                            .unwrap();
+                        store.append(&id, &event, 1).await.unwrap();
+                        store.finish(&id, "B+R".into()).await.unwrap();
+                    }
+                }
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+    }
+}
+
+/// Waits until the server answers `GET /`; returns how long that took.
+async fn first_answer(addr: SocketAddr, since: Instant) -> Duration {
+    loop {
+        if let Ok((200, _)) = http(addr, "GET", "/", None).await {
+            return since.elapsed();
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "measurement: run with --ignored --release --nocapture"]
+async fn restart_with_many_unfinished_games() {
+    let n = games();
+    let db = temp_db("restart");
+    let t = Instant::now();
+    fill(&db, n, 5, false).await;
+    println!(
+        "measure: {n} unfinished games ({} started) stored in {:.1} s",
+        n.div_ceil(5),
+        t.elapsed().as_secs_f64()
+    );
+    for round in 0..2 {
+        let t = Instant::now();
+        let server = serve(&db, &[]);
+        let listening = t.elapsed();
+        let answered = first_answer(server.addr, t).await;
+        let rss_ready = server.rss_mib();
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let (status, _) = http(server.addr, "GET", "/api/games?limit=10", None)
+            .await
+            .unwrap();
+        assert_eq!(status, 200);
+        println!(
+            "measure: restart {round} with {n} unfinished games: listening after {:.2} s, \
+             first answer after {:.2} s; RSS {rss_ready:.0} MiB then, {:.0} MiB 5 s later",
+            listening.as_secs_f64(),
+            answered.as_secs_f64(),
+            server.rss_mib()
+        );
+        server.kill();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "measurement: run with --ignored --release --nocapture"]
+async fn memory_with_finished_games() {
+    let n = 10_000;
+    let db = temp_db("finished");
+    fill(&db, n, 1, true).await;
+    let server = serve(&db, &[]);
+    first_answer(server.addr, Instant::now()).await;
+    let idle = server.rss_mib();
+    let (status, list) = http(server.addr, "GET", "/api/games?limit=1000", None)
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    assert!(list.contains("B+R"));
+    for i in (0..n).step_by(10) {
+        let (status, _) = http(server.addr, "GET", &format!("/api/games/m{i:08}"), None)
+            .await
+            .unwrap();
+        assert_eq!(status, 200);
+    }
+    println!(
+        "measure: {n} finished games in the store: RSS {idle:.0} MiB after start, \
+         {:.0} MiB after listing 1,000 and opening 1,000 of them",
+        server.rss_mib()
+    );
+    server.kill();
+}
