@@ -351,10 +351,11 @@ pub struct Finished {
     pub dead: Dead,
 }
 
-/// A duration in words for notes: `90 s`, `15 min`, `2 h`, `3 days`.
+/// A duration in words for notes: `300 ms`, `90 s`, `15 min`, `2 h`, `3 days`.
 fn duration_text(ms: u64) -> String {
     let s = ms / 1000;
     match s {
+        _ if ms < 1000 => format!("{ms} ms"),
         _ if s < 120 => format!("{s} s"),
         _ if s < 2 * 3600 => format!("{} min", s / 60),
         _ if s < 2 * 86_400 => format!("{} h", s / 3600),
