@@ -8,6 +8,9 @@
 //!   from starting the process to its first answer, and its memory (RSS) then and 5 s later.
 //! - `memory_with_finished_games`: the memory of a server with 10,000 finished games in its
 //!   store, after listing them and opening 1,000 of them.
+//! - `probe_latency_with_idle_connections_and_a_creation_flood`: the ack latency (median, p99)
+//!   of a probe game alone, then with 1,000 idle WebSockets open and a flood of game creations
+//!   running (16 connections at a time from four addresses), under the default limits.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -206,5 +209,177 @@ async fn memory_with_finished_games() {
          {:.0} MiB after listing 1,000 and opening 1,000 of them",
         server.rss_mib()
     );
+    server.kill();
+}
+
+/// A TCP connection to `addr` from the local address `from`.
+async fn connect_from(from: [u8; 4], addr: SocketAddr) -> std::io::Result<tokio::net::TcpStream> {
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(SocketAddr::from((from, 0)))?;
+    socket.connect(addr).await
+}
+
+/// An idle spectator: the WebSocket handshake, the greeting read, then nothing.
+async fn idle_spectator(
+    from: [u8; 4],
+    addr: SocketAddr,
+    id: &str,
+) -> std::io::Result<tokio::net::TcpStream> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = connect_from(from, addr).await?;
+    stream
+        .write_all(
+            format!(
+                "GET /api/games/{id}/ws HTTP/1.1\r\nHost: {addr}\r\nConnection: Upgrade\r\n\
+                 Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+                 Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+            )
+            .as_bytes(),
+        )
+        .await?;
+    let mut buf = [0u8; 512];
+    let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf)).await??;
+    if !buf[..n].starts_with(b"HTTP/1.1 101") {
+        return Err(std::io::Error::other(
+            String::from_utf8_lossy(&buf[..n]).into_owned(),
+        ));
+    }
+    Ok(stream)
+}
+
+/// `POST /api/games` from `from`; the status.
+async fn post_from(from: [u8; 4], addr: SocketAddr) -> Option<u16> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = connect_from(from, addr).await.ok()?;
+    let body = r#"{"width": 9}"#;
+    let request = format!(
+        "POST /api/games HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.ok()?;
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
+        .await
+        .ok()?
+        .ok()?;
+    String::from_utf8_lossy(&raw)
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// Plays `moves` moves of a 19×19 probe game; the ack latencies, sorted.
+async fn probe_latencies(addr: SocketAddr, moves: usize) -> Vec<Duration> {
+    use goref_server::client::{create_game, Player};
+    let game = create_game(addr, &json!({"width": 19})).await.unwrap();
+    let id = game["id"].as_str().unwrap();
+    let mut players = [
+        Player::connect(addr, id, game["black"]["secret"].as_str())
+            .await
+            .unwrap(),
+        Player::connect(addr, id, game["white"]["secret"].as_str())
+            .await
+            .unwrap(),
+    ];
+    for p in &mut players {
+        p.light = true;
+    }
+    let mut latencies = Vec::with_capacity(moves);
+    for n in 0..moves {
+        let k = n / 2;
+        let (x, y) = if n % 2 == 0 {
+            (k % 19, k / 19)
+        } else {
+            (k % 19, 18 - k / 19)
+        };
+        let p = &mut players[n % 2];
+        p.wait_version(n as u64).await.unwrap();
+        let sent = Instant::now();
+        let answer = p
+            .act(json!({"type": "play", "x": x, "y": y, "version": n}))
+            .await
+            .unwrap();
+        latencies.push(sent.elapsed());
+        assert_eq!(answer["type"], "ack", "{answer}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    latencies.sort();
+    latencies
+}
+
+fn quantile_ms(sorted: &[Duration], q: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "measurement: run with --ignored --release --nocapture"]
+async fn probe_latency_with_idle_connections_and_a_creation_flood() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let db = temp_db("flood");
+    // The default limits.
+    let server = serve(&db, &[]);
+    let addr = server.addr;
+    let quiet = probe_latencies(addr, 200).await;
+    println!(
+        "measure: probe alone: ack latency median {:.2} ms, p99 {:.2} ms; RSS {:.0} MiB",
+        quantile_ms(&quiet, 0.5),
+        quantile_ms(&quiet, 0.99),
+        server.rss_mib()
+    );
+
+    // 1,000 idle spectators of another game, from 8 addresses (125 each, under the
+    // per-address cap of 256).
+    let idle_game = goref_server::client::create_game(addr, &json!({"width": 9}))
+        .await
+        .unwrap();
+    let idle_id = idle_game["id"].as_str().unwrap();
+    let mut idle = Vec::new();
+    for i in 0..1000u32 {
+        let from = [127, 0, 9, 1 + (i % 8) as u8];
+        idle.push(idle_spectator(from, addr, idle_id).await.unwrap());
+    }
+    // A flood of creations from four addresses, four connections at a time each.
+    let stop = Arc::new(AtomicBool::new(false));
+    let counts: Arc<[AtomicUsize; 3]> = Arc::new(Default::default());
+    let mut flood = Vec::new();
+    for a in 0..4u8 {
+        for _ in 0..4 {
+            let (stop, counts) = (stop.clone(), counts.clone());
+            flood.push(tokio::spawn(async move {
+                while !stop.load(Ordering::Relaxed) {
+                    let slot = match post_from([127, 0, 8, 1 + a], addr).await {
+                        Some(201) => 0,
+                        Some(429) => 1,
+                        _ => 2,
+                    };
+                    counts[slot].fetch_add(1, Ordering::Relaxed);
+                }
+            }));
+        }
+    }
+    let started = Instant::now();
+    let loaded = probe_latencies(addr, 200).await;
+    let took = started.elapsed().as_secs_f64();
+    stop.store(true, Ordering::Relaxed);
+    for t in flood {
+        let _ = t.await;
+    }
+    let [created, limited, other] = [0, 1, 2].map(|i| counts[i].load(Ordering::Relaxed));
+    println!(
+        "measure: probe with {} idle WebSockets and a creation flood ({} requests in {took:.1} s: \
+         {created} created, {limited} refused 429, {other} other): ack latency median {:.2} ms, \
+         p99 {:.2} ms, max {:.2} ms; RSS {:.0} MiB",
+        idle.len(),
+        created + limited + other,
+        quantile_ms(&loaded, 0.5),
+        quantile_ms(&loaded, 0.99),
+        quantile_ms(&loaded, 1.0),
+        server.rss_mib()
+    );
+    assert!(limited > created, "the flood is refused");
+    drop(idle);
     server.kill();
 }
