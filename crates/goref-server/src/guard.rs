@@ -66,7 +66,9 @@ pub fn check_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), Limit
         .map(str::trim);
     let origin_host = origin.split_once("://").map(|(_, rest)| rest);
     match (host, origin_host) {
-        (Some(host), Some(origin_host)) if !host.is_empty() && origin_host.eq_ignore_ascii_case(host) => {
+        (Some(host), Some(origin_host))
+            if !host.is_empty() && origin_host.eq_ignore_ascii_case(host) =>
+        {
             Ok(())
         }
         _ => Err(refused()),
@@ -89,7 +91,10 @@ mod tests {
     fn origins() {
         let allowed = vec!["https://club.example".to_string()];
         let ok = |pairs| check_origin(&headers(pairs), &allowed).is_ok();
-        assert!(ok(&[("host", "go.example:8080")]), "programs send no Origin");
+        assert!(
+            ok(&[("host", "go.example:8080")]),
+            "programs send no Origin"
+        );
         assert!(ok(&[
             ("host", "go.example:8080"),
             ("origin", "http://go.example:8080")

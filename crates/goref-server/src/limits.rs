@@ -328,7 +328,10 @@ mod tests {
     #[test]
     fn address_keys() {
         assert_eq!(address_key("10.1.2.3".parse().unwrap()), "addr:10.1.2.3");
-        assert_eq!(address_key("::ffff:10.1.2.3".parse().unwrap()), "addr:10.1.2.3");
+        assert_eq!(
+            address_key("::ffff:10.1.2.3".parse().unwrap()),
+            "addr:10.1.2.3"
+        );
         assert_eq!(
             address_key("2001:db8:1:2:3:4:5:6".parse().unwrap()),
             "addr:2001:db8:1:2::/64"

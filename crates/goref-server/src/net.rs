@@ -141,8 +141,7 @@ async fn connection(
         request.extensions_mut().insert(client);
         let request = request.map(axum::body::Body::new);
         async move {
-            let response = match tokio::time::timeout(request_timeout, app.oneshot(request)).await
-            {
+            let response = match tokio::time::timeout(request_timeout, app.oneshot(request)).await {
                 Ok(Ok(response)) => response,
                 Ok(Err(never)) => match never {},
                 Err(_) => {

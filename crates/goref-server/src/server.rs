@@ -339,10 +339,7 @@ async fn create_game(
     body: Bytes,
 ) -> Response {
     let creator = client.key();
-    if let Err(retry_after) = state
-        .creations
-        .check(&creator, std::time::Instant::now())
-    {
+    if let Err(retry_after) = state.creations.check(&creator, std::time::Instant::now()) {
         return Limited::CreationRate { retry_after }.into_response();
     }
     let request: CreateRequest = match serde_json::from_slice(&body) {

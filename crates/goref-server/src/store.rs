@@ -559,9 +559,20 @@ mod tests {
         assert_eq!(store.started().await.unwrap(), vec!["a1".to_string()]);
         let mut due = store.due_to_close(301, 0, 10).await.unwrap();
         due.sort();
-        assert_eq!(due, vec!["a3".to_string(), "b1".to_string()], "never started");
+        assert_eq!(
+            due,
+            vec!["a3".to_string(), "b1".to_string()],
+            "never started"
+        );
         assert_eq!(store.due_to_close(0, 2, 10).await.unwrap(), vec!["a1"]);
         assert!(store.due_to_close(300, 1, 10).await.unwrap().is_empty());
-        assert_eq!(store.due_to_close(u64::MAX, u64::MAX, 1).await.unwrap().len(), 1);
+        assert_eq!(
+            store
+                .due_to_close(u64::MAX, u64::MAX, 1)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
     }
 }

@@ -79,9 +79,7 @@ impl Probe {
 /// A TCP connection from `from` (an address of this machine).
 async fn connect_from(from: [u8; 4], addr: SocketAddr) -> TcpStream {
     let socket = TcpSocket::new_v4().unwrap();
-    socket
-        .bind(SocketAddr::new(IpAddr::from(from), 0))
-        .unwrap();
+    socket.bind(SocketAddr::new(IpAddr::from(from), 0)).unwrap();
     socket.connect(addr).await.unwrap()
 }
 
@@ -256,7 +254,11 @@ async fn a_creator_with_too_many_unfinished_games_gets_429_until_one_ends() {
     let refused = post_json(ATTACKER, s.addr, r#"{"width": 5}"#).await;
     assert_eq!(refused.status, 429);
     assert_eq!(refused.json()["error"], "too_many_unfinished");
-    assert!(refused.body.contains("3 unfinished games"), "{}", refused.body);
+    assert!(
+        refused.body.contains("3 unfinished games"),
+        "{}",
+        refused.body
+    );
     probe.step().await;
     // One of them ends (resigned): there is room for one more.
     let game = &ids[0];
@@ -310,7 +312,10 @@ async fn games_never_started_or_abandoned_are_closed_void_with_a_note_and_clocks
     let mut black = Player::connect(s.addr, &left_id, left["black"]["secret"].as_str())
         .await
         .unwrap();
-    black.must(json!({"type": "play", "x": 2, "y": 2})).await.unwrap();
+    black
+        .must(json!({"type": "play", "x": 2, "y": 2}))
+        .await
+        .unwrap();
     black.close().await;
     // Started with a clock, then left by both: nobody holds it but its timer, which flags.
     let clocked = create_game(
@@ -323,7 +328,10 @@ async fn games_never_started_or_abandoned_are_closed_void_with_a_note_and_clocks
     let mut black = Player::connect(s.addr, &clocked_id, clocked["black"]["secret"].as_str())
         .await
         .unwrap();
-    black.must(json!({"type": "play", "x": 2, "y": 2})).await.unwrap();
+    black
+        .must(json!({"type": "play", "x": 2, "y": 2}))
+        .await
+        .unwrap();
     black.close().await;
 
     // The probe moves every few tens of milliseconds: never idle for long.
@@ -337,7 +345,9 @@ async fn games_never_started_or_abandoned_are_closed_void_with_a_note_and_clocks
     assert_eq!(st["result"], "Void");
     assert_eq!(st["ending"], "never-started");
     assert!(
-        st["notes"].to_string().contains("no move within 300 ms of its creation"),
+        st["notes"]
+            .to_string()
+            .contains("no move within 300 ms of its creation"),
         "{}",
         st["notes"]
     );
@@ -395,11 +405,13 @@ async fn a_restart_closes_what_is_due_at_once_and_resumes_started_clocks_in_the_
             .await
             .unwrap();
             let clocked_id = clocked["id"].as_str().unwrap().to_string();
-            let mut black =
-                Player::connect(addr, &clocked_id, clocked["black"]["secret"].as_str())
-                    .await
-                    .unwrap();
-            black.must(json!({"type": "play", "x": 2, "y": 2})).await.unwrap();
+            let mut black = Player::connect(addr, &clocked_id, clocked["black"]["secret"].as_str())
+                .await
+                .unwrap();
+            black
+                .must(json!({"type": "play", "x": 2, "y": 2}))
+                .await
+                .unwrap();
             black.close().await;
             (never, clocked_id)
         })
@@ -460,7 +472,10 @@ async fn connections_beyond_the_caps_get_503_and_slow_heads_are_cut() {
     });
     let t = Instant::now();
     probe.step().await;
-    assert!(closed_within(&mut rd, Duration::from_secs(4)).await, "the slow head was not cut");
+    assert!(
+        closed_within(&mut rd, Duration::from_secs(4)).await,
+        "the slow head was not cut"
+    );
     let cut_after = t.elapsed();
     assert!(cut_after >= Duration::from_millis(600), "{cut_after:?}");
     slow.abort();
@@ -495,7 +510,10 @@ async fn connections_beyond_the_caps_get_503_and_slow_heads_are_cut() {
     let answer = request(ATTACKER, s.addr, "GET", "/", "", "").await;
     assert_eq!(answer.status, 200);
     probe.steps(2).await;
-    println!("probe: slowest ack {:?}; slow head cut after {cut_after:?}", probe.slowest);
+    println!(
+        "probe: slowest ack {:?}; slow head cut after {cut_after:?}",
+        probe.slowest
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -520,7 +538,11 @@ async fn stalled_bodies_are_cut_by_the_idle_timeout_and_trickled_ones_get_408() 
     let t = Instant::now();
     probe.step().await;
     assert!(closed_within(&mut stalled, Duration::from_secs(4)).await);
-    assert!(t.elapsed() >= Duration::from_millis(400), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() >= Duration::from_millis(400),
+        "{:?}",
+        t.elapsed()
+    );
     // A body trickled a byte every 100 ms is never idle, but the request is out of time.
     let (mut rd, mut wr) = connect_from(ATTACKER, s.addr).await.into_split();
     wr.write_all(
@@ -543,7 +565,11 @@ async fn stalled_bodies_are_cut_by_the_idle_timeout_and_trickled_ones_get_408() 
     trickle.abort();
     assert_eq!(answer.status, 408, "{answer:?}");
     assert_eq!(answer.json()["error"], "request_timeout");
-    assert!(t.elapsed() >= Duration::from_millis(1000), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() >= Duration::from_millis(1000),
+        "{:?}",
+        t.elapsed()
+    );
     probe.steps(3).await;
 }
 
@@ -576,9 +602,9 @@ async fn a_websocket_that_misses_pings_is_closed_and_a_live_one_stays() {
     let live_task = tokio::spawn(async move {
         let t = Instant::now();
         while t.elapsed() < Duration::from_millis(2000) {
-            match tokio::time::timeout(Duration::from_millis(100), live.recv()).await {
-                Ok(Err(e)) => return Err(e.to_string()),
-                _ => {}
+            let read = tokio::time::timeout(Duration::from_millis(100), live.recv()).await;
+            if let Ok(Err(e)) = read {
+                return Err(e.to_string());
             }
         }
         Ok(live)
@@ -594,7 +620,10 @@ async fn a_websocket_that_misses_pings_is_closed_and_a_live_one_stays() {
         .expect("the silent WebSocket is closed");
     let sent = String::from_utf8_lossy(&sent);
     assert!(sent.starts_with("HTTP/1.1 101"), "{sent}");
-    assert!(sent.contains("no answer to pings"), "closed for missed pings: {sent}");
+    assert!(
+        sent.contains("no answer to pings"),
+        "closed for missed pings: {sent}"
+    );
     let mut live = live_task.await.unwrap().expect("the live WebSocket stays");
     live.send_text(r#"{"type": "sync"}"#).await.unwrap();
     assert_eq!(live.recv().await.unwrap()["type"], "state");
@@ -672,10 +701,7 @@ async fn cross_site_requests_are_refused_and_frames_denied() {
         (Some("null"), 403),
     ] {
         let mut stream = connect_from(ATTACKER, s.addr).await;
-        stream
-            .write_all(upgrade(origin).as_bytes())
-            .await
-            .unwrap();
+        stream.write_all(upgrade(origin).as_bytes()).await.unwrap();
         let answer = read_answer(&mut stream).await.unwrap();
         assert_eq!(answer.status, status, "{origin:?}: {answer:?}");
         if status == 403 {
