@@ -100,6 +100,14 @@ pub fn address_key(ip: IpAddr) -> String {
     }
 }
 
+/// The client's address as a reverse proxy on this machine reports it: the last entry of the
+/// last `X-Forwarded-For` header (the one the proxy added), when it is an IP address.
+#[must_use]
+pub fn forwarded_client(headers: &axum::http::HeaderMap) -> Option<IpAddr> {
+    let last = headers.get_all("x-forwarded-for").iter().next_back()?;
+    last.to_str().ok()?.rsplit(',').next()?.trim().parse().ok()
+}
+
 /// The address of the client of a request (set by the server's accept loop).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClientAddr(pub SocketAddr);
@@ -323,6 +331,18 @@ mod tests {
             limiter.check(&format!("k{i}"), t0).unwrap();
         }
         assert_eq!(limiter.keys(), 0);
+    }
+
+    #[test]
+    fn forwarded_clients() {
+        let mut h = axum::http::HeaderMap::new();
+        assert_eq!(forwarded_client(&h), None);
+        h.append("x-forwarded-for", "1.1.1.1, 2.2.2.2".parse().unwrap());
+        h.append("x-forwarded-for", "6.6.6.6, 10.0.0.7".parse().unwrap());
+        assert_eq!(forwarded_client(&h), Some("10.0.0.7".parse().unwrap()));
+        let mut h = axum::http::HeaderMap::new();
+        h.append("x-forwarded-for", "not an address".parse().unwrap());
+        assert_eq!(forwarded_client(&h), None);
     }
 
     #[test]

@@ -24,7 +24,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower::ServiceExt;
 
 use crate::guard::deny_frames;
-use crate::limits::{address_key, ClientAddr, Limited};
+use crate::limits::{address_key, forwarded_client, ClientAddr, Limited};
 
 /// The connection limits (from [`crate::Options`]).
 #[derive(Clone, Debug)]
@@ -40,6 +40,9 @@ pub struct ConnLimits {
     pub idle_timeout: Duration,
     /// A request (its body included) must be answered within this, or gets 408.
     pub request_timeout: Duration,
+    /// Whether a peer on this machine is a reverse proxy whose `X-Forwarded-For` names the
+    /// client (for the limits of requests); its connections are then not capped per address.
+    pub trust_forwarded_for: bool,
 }
 
 /// Serves `app` on `listener` until the task is dropped.
@@ -58,10 +61,11 @@ pub async fn serve(listener: TcpListener, app: Router, limits: ConnLimits) {
             }
         };
         let key = address_key(remote.ip());
+        let proxy = limits.trust_forwarded_for && remote.ip().is_loopback();
         let slot = permits.clone().try_acquire_owned().ok().and_then(|permit| {
             let mut counts = per_address.lock().unwrap_or_else(|e| e.into_inner());
             let count = counts.entry(key.clone()).or_insert(0);
-            if *count >= limits.max_per_address.max(1) {
+            if *count >= limits.max_per_address.max(1) && !proxy {
                 return None;
             }
             *count += 1;
@@ -136,8 +140,13 @@ async fn connection(
         _slot: slot,
     };
     let request_timeout = limits.request_timeout;
+    let proxy = limits.trust_forwarded_for && client.0.ip().is_loopback();
     let service = hyper::service::service_fn(move |mut request: hyper::Request<_>| {
         let app = app.clone();
+        let client = match forwarded_client(request.headers()) {
+            Some(ip) if proxy => ClientAddr(std::net::SocketAddr::new(ip, 0)),
+            _ => client,
+        };
         request.extensions_mut().insert(client);
         let request = request.map(axum::body::Body::new);
         async move {

@@ -71,6 +71,10 @@ pub struct Options {
     /// Origins besides the server's own whose pages may open games' WebSockets (exact, such
     /// as `https://club.example`). Requests without `Origin` (programs) are always let in.
     pub allowed_origins: Vec<String>,
+    /// Behind a reverse proxy on the same machine: the client of a request from a loopback
+    /// address is the last entry of its `X-Forwarded-For` (for the limits on creating games),
+    /// and loopback connections are not capped per address.
+    pub trust_forwarded_for: bool,
 }
 
 impl Default for Options {
@@ -93,6 +97,7 @@ impl Default for Options {
             ping_interval: Duration::from_secs(30),
             missed_pings: 2,
             allowed_origins: Vec::new(),
+            trust_forwarded_for: false,
         }
     }
 }
@@ -105,6 +110,7 @@ impl Options {
             header_timeout: self.header_timeout,
             idle_timeout: self.idle_timeout,
             request_timeout: self.request_timeout,
+            trust_forwarded_for: self.trust_forwarded_for,
         }
     }
 }

@@ -211,7 +211,16 @@ async fn a_creation_flood_gets_429_with_retry_after_and_the_probe_plays_on() {
     let mut created = 0;
     let mut limited = Vec::new();
     for i in 0..200 {
-        let answer = post_json(ATTACKER, s.addr, r#"{"width": 9}"#).await;
+        // A forged X-Forwarded-For changes nothing unless the server is told to trust it.
+        let answer = request(
+            ATTACKER,
+            s.addr,
+            "POST",
+            "/api/games",
+            &format!("Content-Type: application/json\r\nX-Forwarded-For: 198.51.100.{i}\r\n"),
+            r#"{"width": 9}"#,
+        )
+        .await;
         match answer.status {
             201 => created += 1,
             429 => limited.push(answer),
@@ -233,6 +242,36 @@ async fn a_creation_flood_gets_429_with_retry_after_and_the_probe_plays_on() {
     create_game(s.addr, &json!({"width": 9})).await.unwrap();
     probe.steps(5).await;
     println!("probe: slowest ack {:?}", probe.slowest);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_the_forwarded_address_is_the_clients() {
+    let s = server_with(Options {
+        create_burst: 2,
+        trust_forwarded_for: true,
+        max_connections_per_address: 1,
+        ..Options::default()
+    })
+    .await;
+    let post = |client: &'static str| async move {
+        request(
+            [127, 0, 0, 1],
+            s.addr,
+            "POST",
+            "/api/games",
+            &format!("Content-Type: application/json\r\nX-Forwarded-For: {client}\r\n"),
+            "{}",
+        )
+        .await
+        .status
+    };
+    assert_eq!(post("203.0.113.5").await, 201);
+    assert_eq!(post("10.9.9.9, 203.0.113.5").await, 201);
+    assert_eq!(post("203.0.113.5").await, 429);
+    assert_eq!(post("203.0.113.6").await, 201);
+    // The proxy's connections are not capped per address (the cap here is 1).
+    let mut probe = Probe::new(s.addr).await;
+    probe.steps(3).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -67,6 +67,11 @@ pub struct Args {
     /// https://club.example. Programs, which send no Origin, are always let in.
     #[arg(long = "allow-origin")]
     pub allow_origins: Vec<String>,
+    /// Behind a reverse proxy on this machine: take the client's address for the limits from
+    /// the last X-Forwarded-For entry of requests from loopback, and do not cap loopback
+    /// connections per address (the proxy should).
+    #[arg(long)]
+    pub trust_forwarded_for: bool,
 }
 
 impl Args {
@@ -89,6 +94,7 @@ impl Args {
             ping_interval: self.ping_interval,
             missed_pings: self.missed_pings,
             allowed_origins: self.allow_origins.clone(),
+            trust_forwarded_for: self.trust_forwarded_for,
             ..goref_server::Options::default()
         }
     }
