@@ -808,3 +808,88 @@ impl Room {
         goref_sgf::write(&record)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn room() -> Room {
+        let request = CreateRequest {
+            width: Some(5),
+            ..CreateRequest::default()
+        };
+        Room::new(request.config().unwrap(), 1_000, 0).unwrap()
+    }
+
+    #[test]
+    fn a_game_never_started_closes_void_with_a_note_once_due_and_replays() {
+        let r = room();
+        assert!(
+            r.prepare_close(1_000 + 59_999, 60_000, 1).is_none(),
+            "not yet"
+        );
+        let (event, closed) = r.prepare_close(1_000 + 60_000, 60_000, 1).unwrap();
+        assert_eq!(event.by, None);
+        assert!(matches!(
+            event.act,
+            Act::Close {
+                why: Closing::NeverStarted,
+                ..
+            }
+        ));
+        assert_eq!(closed.phase(), Phase::Over);
+        assert_eq!(closed.deadline_ms(), None);
+        let f = closed.finished().unwrap();
+        assert_eq!(
+            (f.result.as_str(), f.ending.as_str()),
+            ("Void", "never-started")
+        );
+        let view = closed.view("g", 70_000);
+        assert_eq!(view["result"], "Void");
+        assert!(view["notes"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("no move within 60 s of its creation"));
+        let sgf = closed.sgf();
+        assert!(sgf.contains("RE[Void]"), "{sgf}");
+        // Nothing more happens to it, by a player or by the server.
+        let refused = closed.prepare(Some(Color::Black), Act::Pass, 80_000, None);
+        assert_eq!(refused.unwrap_err().code(), "over");
+        assert!(closed.prepare_close(u64::MAX, 0, 0).is_none());
+        // The stored event rebuilds it.
+        let json = serde_json::to_string(&event).unwrap();
+        let mut replayed = room();
+        replayed
+            .commit(&serde_json::from_str(&json).unwrap())
+            .unwrap();
+        assert_eq!(replayed.finished(), closed.finished());
+        assert_eq!(replayed.sgf(), closed.sgf());
+    }
+
+    #[test]
+    fn a_started_game_is_abandoned_after_its_last_event_and_players_cannot_close() {
+        let r = room();
+        let (_, r) = r
+            .prepare(Some(Color::Black), Act::Play { x: 2, y: 2 }, 5_000, None)
+            .unwrap();
+        assert_eq!(r.last_event_ms(), Some(5_000));
+        assert!(r.prepare_close(5_000 + 9_999, 1, 10_000).is_none());
+        let (_, closed) = r.prepare_close(5_000 + 10_000, 1, 10_000).unwrap();
+        assert_eq!(closed.closed(), Some(Closing::Abandoned));
+        assert_eq!(closed.finished().unwrap().ending, "abandoned");
+        let close = Act::Close {
+            why: Closing::Abandoned,
+            note: "mine".into(),
+        };
+        let refused = r.prepare(Some(Color::White), close, 20_000, None);
+        assert_eq!(refused.unwrap_err().code(), "malformed");
+    }
+
+    #[test]
+    fn durations_in_words() {
+        assert_eq!(duration_text(300), "300 ms");
+        assert_eq!(duration_text(90_000), "90 s");
+        assert_eq!(duration_text(3_600_000), "60 min");
+        assert_eq!(duration_text(7 * 86_400_000), "7 days");
+    }
+}
