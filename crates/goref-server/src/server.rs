@@ -132,6 +132,9 @@ struct AppState {
     started_ms: u64,
     /// Games created, by client address.
     creations: RateLimiter,
+    /// The clock timer of each game whose clock runs, by game id. A timer holds the game's
+    /// id, not its room: a room nobody holds leaves memory even while its clock runs.
+    timers: Mutex<HashMap<String, JoinHandle<()>>>,
 }
 
 struct RoomHandle {
@@ -193,7 +196,6 @@ impl Drop for Presence {
 
 struct RoomInner {
     room: Room,
-    timer: Option<JoinHandle<()>>,
 }
 
 /// Unix time in milliseconds.
@@ -248,6 +250,7 @@ pub async fn start(
         opts,
         started_ms: now_ms(),
         creations,
+        timers: Mutex::new(HashMap::new()),
     });
     let addr = listener.local_addr()?;
     let app = router(state.clone());
@@ -394,7 +397,7 @@ fn new_handle(stored: StoredGame, room: Room) -> Arc<RoomHandle> {
     Arc::new(RoomHandle {
         id: stored.id,
         secret_hashes: stored.secret_hashes,
-        inner: tokio::sync::Mutex::new(RoomInner { room, timer: None }),
+        inner: tokio::sync::Mutex::new(RoomInner { room }),
         tx,
         present: Mutex::new([0; 3]),
     })
@@ -829,7 +832,8 @@ async fn store_and_apply(
 /// Arms the timer that flags the running player when their time (plus the lag allowance) is
 /// up; disarms the previous one.
 fn schedule_timer(state: &Arc<AppState>, handle: &Arc<RoomHandle>, inner: &mut RoomInner) {
-    if let Some(t) = inner.timer.take() {
+    let mut timers = state.timers.lock().expect("timers");
+    if let Some(t) = timers.remove(&handle.id) {
         t.abort();
     }
     let Some(deadline) = inner.room.deadline_ms() else {
@@ -837,20 +841,37 @@ fn schedule_timer(state: &Arc<AppState>, handle: &Arc<RoomHandle>, inner: &mut R
     };
     let version = inner.room.version();
     let state = state.clone();
-    let handle = handle.clone();
-    inner.timer = Some(tokio::spawn(async move {
+    let id = handle.id.clone();
+    let timer = tokio::spawn(async move {
         let wait = deadline.saturating_sub(now_ms()) + 5;
         tokio::time::sleep(Duration::from_millis(wait)).await;
-        let mut inner = handle.inner.lock().await;
-        if inner.room.version() != version {
-            return;
+        // Boxed: a sleeping timer then takes a few bytes, not the size of what follows.
+        Box::pin(timer_due(state, id, version)).await;
+    });
+    timers.insert(handle.id.clone(), timer);
+}
+
+/// A clock timer is due: the running player of game `id` at `version` loses on time (if
+/// nothing happened meanwhile).
+async fn timer_due(state: Arc<AppState>, id: String, version: u64) {
+    let in_memory = state.rooms.lock().expect("rooms").get(&id).cloned();
+    let Some(handle) = in_memory else {
+        // Read again from the store: that arms a timer of its own, due at once, in place of
+        // this one.
+        if let Err(e) = load_room(&state, &id).await {
+            eprintln!("goref serve: game {id}: not read for its clock: {e:#}");
         }
-        if let Some((event, next)) = inner.room.prepare_timeout(now_ms()) {
-            // Taking the timer out first: store_and_apply would abort this very task.
-            inner.timer = None;
-            if let Err(e) = store_and_apply(&state, &handle, &mut inner, event, next).await {
-                eprintln!("goref serve: game {}: timeout not stored: {e:#}", handle.id);
-            }
+        return;
+    };
+    let mut inner = handle.inner.lock().await;
+    if inner.room.version() != version {
+        return;
+    }
+    if let Some((event, next)) = inner.room.prepare_timeout(now_ms()) {
+        // Taking the timer out first: store_and_apply would abort this very task.
+        state.timers.lock().expect("timers").remove(&id);
+        if let Err(e) = store_and_apply(&state, &handle, &mut inner, event, next).await {
+            eprintln!("goref serve: game {id}: timeout not stored: {e:#}");
         }
-    }));
+    }
 }

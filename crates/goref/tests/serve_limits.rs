@@ -5,7 +5,10 @@
 //!
 //! - `restart_with_many_unfinished_games`: a database with `GOREF_MEASURE_GAMES` (default
 //!   50,000) unfinished games, a fifth of them started (one move, a Fischer clock); the time
-//!   from starting the process to its first answer, and its memory (RSS) then and 5 s later.
+//!   from starting the process to its first answer, and its memory (RSS) then, 5 s and 20 s
+//!   later (the server's own line says when it has resumed the started games); then once
+//!   more with `--unstarted-expiry 0s`, which closes the 40,000 never started in the
+//!   background.
 //! - `memory_with_finished_games`: the memory of a server with 10,000 finished games in its
 //!   store, after listing them and opening 1,000 of them, a minute later, and after opening
 //!   1,000 others.
@@ -163,9 +166,15 @@ async fn restart_with_many_unfinished_games() {
         n.div_ceil(5),
         t.elapsed().as_secs_f64()
     );
-    for round in 0..2 {
+    // Twice as they are, then once with the never-started ones due to close (closed in the
+    // background while the server answers).
+    for round in 0..3 {
         let t = Instant::now();
-        let server = serve(&db, &[]);
+        let server = if round < 2 {
+            serve(&db, &[])
+        } else {
+            serve(&db, &["--unstarted-expiry", "0s"])
+        };
         let listening = t.elapsed();
         let answered = first_answer(server.addr, t).await;
         let rss_ready = server.rss_mib();
@@ -174,12 +183,16 @@ async fn restart_with_many_unfinished_games() {
             .await
             .unwrap();
         assert_eq!(status, 200);
+        let rss_5 = server.rss_mib();
+        tokio::time::sleep(Duration::from_secs(if round < 2 { 15 } else { 55 })).await;
         println!(
             "measure: restart {round} with {n} unfinished games: listening after {:.2} s, \
-             first answer after {:.2} s; RSS {rss_ready:.0} MiB then, {:.0} MiB 5 s later",
+             first answer after {:.2} s; RSS {rss_ready:.0} MiB then, {rss_5:.0} MiB 5 s \
+             later, {:.0} MiB {} s later",
             listening.as_secs_f64(),
             answered.as_secs_f64(),
-            server.rss_mib()
+            server.rss_mib(),
+            if round < 2 { 20 } else { 60 }
         );
         server.kill();
     }

@@ -4,9 +4,10 @@
 //! after their creation; abandoned: `abandoned_expiry` after their last event) and rooms
 //! nobody holds leave memory (they are read again from the store when asked for).
 //!
-//! A room is held by the connections to it, by requests in progress and by its clock's timer;
-//! the map of rooms holds one more reference. A room only the map holds can go: nobody can
-//! take it without the map's lock, under which this is checked.
+//! A room is held by the connections to it and by requests in progress (a clock's timer holds
+//! only the game's id and reads the room again if it has left); the map of rooms holds one
+//! more reference. A room only the map holds can go: nobody can take it without the map's
+//! lock, under which this is checked.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,10 +16,19 @@ use super::{load_room, now_ms, store_and_apply, AppState, RoomHandle};
 
 /// Games looked at in one query.
 const BATCH: usize = 1_000;
+/// Games closed at the same time.
+const AT_ONCE: usize = 32;
 
 pub(super) async fn run(state: Arc<AppState>) {
-    close_due(&state).await;
-    resume_started(&state).await;
+    let t = std::time::Instant::now();
+    let closed = close_due(&state).await;
+    let resumed = resume_started(&state).await;
+    if closed + resumed > 0 {
+        eprintln!(
+            "goref serve: {closed} games closed, {resumed} started games resumed in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+    }
     let every = state.opts.upkeep_interval.max(Duration::from_millis(10));
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     loop {
@@ -32,8 +42,9 @@ fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Closes every game due to close, a batch at a time.
-async fn close_due(state: &Arc<AppState>) {
+/// Closes every game due to close, a batch at a time; how many it closed.
+async fn close_due(state: &Arc<AppState>) -> usize {
+    let mut total = 0;
     let (unstarted, abandoned) = (
         ms(state.opts.unstarted_expiry),
         ms(state.opts.abandoned_expiry),
@@ -49,20 +60,29 @@ async fn close_due(state: &Arc<AppState>) {
             Ok(ids) => ids,
             Err(e) => {
                 eprintln!("goref serve: games due to close not read: {e:#}");
-                return;
+                return total;
             }
         };
         let mut closed = 0;
-        for id in &ids {
-            match close(state, id, unstarted, abandoned).await {
-                Ok(true) => closed += 1,
-                Ok(false) => {}
-                Err(e) => eprintln!("goref serve: game {id} not closed: {e:#}"),
+        // A few at a time, so that the store commits their events together.
+        for chunk in ids.chunks(AT_ONCE) {
+            let done = futures_util::future::join_all(
+                chunk
+                    .iter()
+                    .map(|id| close(state, id, unstarted, abandoned)),
+            );
+            for (id, result) in chunk.iter().zip(done.await) {
+                match result {
+                    Ok(true) => closed += 1,
+                    Ok(false) => {}
+                    Err(e) => eprintln!("goref serve: game {id} not closed: {e:#}"),
+                }
             }
             tokio::task::yield_now().await;
         }
+        total += closed;
         if ids.len() < BATCH || closed == 0 {
-            return;
+            return total;
         }
     }
 }
@@ -91,24 +111,29 @@ async fn close(
     Ok(closed)
 }
 
-/// Loads every started unfinished game, so that running clocks have their timers; the
-/// others leave memory again at once.
-async fn resume_started(state: &Arc<AppState>) {
+/// Loads every started unfinished game, so that running clocks have their timers; the rooms
+/// leave memory again at once (the timers keep only the games' ids).
+async fn resume_started(state: &Arc<AppState>) -> usize {
     let ids = match state.store.started().await {
         Ok(ids) => ids,
         Err(e) => {
             eprintln!("goref serve: started games not read: {e:#}");
-            return;
+            return 0;
         }
     };
+    let mut resumed = 0;
     for id in ids {
         match load_room(state, &id).await {
-            Ok(Some(handle)) => evict_if_idle(state, handle),
+            Ok(Some(handle)) => {
+                resumed += 1;
+                evict_if_idle(state, handle);
+            }
             Ok(None) => {}
             Err(e) => eprintln!("goref serve: game {id} not resumed: {e:#}"),
         }
         tokio::task::yield_now().await;
     }
+    resumed
 }
 
 /// Takes `handle` out of memory when only the map and this reference hold it.
