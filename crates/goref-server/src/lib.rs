@@ -11,7 +11,10 @@
 pub mod accounts;
 pub mod assets;
 pub mod client;
+pub mod guard;
+pub mod limits;
 pub mod lobby;
+pub mod net;
 pub mod room;
 pub mod server;
 pub mod store;
@@ -27,7 +30,17 @@ pub use store::{SqliteStore, Store};
 
 /// Serves on `listen` with the database at `db` until interrupted (Ctrl-C or SIGTERM).
 /// Prints `goref serve: listening on http://ADDR` once ready.
-pub fn run(listen: &str, db: &Path, opts: Options) -> Result<()> {
+pub fn run(listen: &str, db: &Path, mut opts: Options) -> Result<()> {
+    // Every connection takes a file descriptor: keep the cap below the limit on them.
+    if let Some(files) = net::raise_open_files_limit() {
+        let room = usize::try_from(files.saturating_sub(64)).unwrap_or(usize::MAX);
+        if opts.max_connections > room {
+            eprintln!(
+                "goref serve: at most {room} connections (the limit on open files is {files})"
+            );
+            opts.max_connections = room.max(1);
+        }
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -786,7 +786,8 @@ async fn lobby_message(state: &Arc<AppState>, conn: u64, account: &Account, text
                     white: taken.by.clone(),
                 }
             };
-            match start_game(state, &taken.request, players, taken.rated).await {
+            let creator = format!("account:{}", key(&taken.by));
+            match start_game(state, &taken.request, players, taken.rated, &creator).await {
                 Ok(id) => json!({"type": "ack", "game": id}),
                 Err(e) => lobby_refusal("invalid", e),
             }
@@ -826,6 +827,7 @@ pub(crate) async fn start_game(
     request: &CreateRequest,
     players: Players,
     rated: bool,
+    creator: &str,
 ) -> Result<String, String> {
     let mut request = request.clone();
     request.black = Some(players.black.clone());
@@ -833,7 +835,7 @@ pub(crate) async fn start_game(
     let mut config: GameConfig = request.config()?;
     config.players = Some(players.clone());
     config.rated = rated;
-    let (id, _) = open_game(state, config)
+    let (id, _) = open_game(state, config, creator.to_string())
         .await
         .map_err(|_| "the game could not be created".to_string())?;
     {
@@ -954,7 +956,8 @@ async fn pair_round(state: &Arc<AppState>) {
             .collect()
     };
     for players in pairs {
-        if let Err(e) = start_game(state, &state.opts.pairing.game, players, true).await {
+        if let Err(e) = start_game(state, &state.opts.pairing.game, players, true, "pairing").await
+        {
             eprintln!("goref serve: pairing: {e}");
         }
     }

@@ -241,6 +241,12 @@ pub enum Act {
         td: String,
         action: TdAction,
     },
+    /// The server closes a game nobody plays, without a result (SGF `RE[Void]`); `note` says
+    /// why, for the record.
+    Close {
+        why: Closing,
+        note: String,
+    },
 }
 
 /// What a tournament director does to a game.
@@ -263,6 +269,30 @@ pub enum TdAction {
 
 /// The longest reason a TD may give, in characters.
 pub const MAX_REASON: usize = 500;
+
+/// Why the server closed a game without a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Closing {
+    /// Nobody moved within the time allowed after its creation.
+    NeverStarted,
+    /// Nobody acted for a long time (a game between guests left unfinished).
+    Abandoned,
+}
+
+impl Closing {
+    /// The name shown as the game's ending.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Closing::NeverStarted => "never-started",
+            Closing::Abandoned => "abandoned",
+        }
+    }
+}
+
+/// The result of a game the server closed: SGF's "no result or suspended play".
+pub const VOID: &str = "Void";
 
 /// One stored event: what happened, when, and the clocks after it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -388,6 +418,18 @@ pub struct Finished {
     pub dead: Dead,
 }
 
+/// A duration in words for notes: `300 ms`, `90 s`, `15 min`, `2 h`, `3 days`.
+fn duration_text(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        _ if ms < 1000 => format!("{ms} ms"),
+        _ if s < 120 => format!("{s} s"),
+        _ if s < 2 * 3600 => format!("{} min", s / 60),
+        _ if s < 2 * 86_400 => format!("{} h", s / 3600),
+        _ => format!("{} days", s / 86_400),
+    }
+}
+
 fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
@@ -399,6 +441,10 @@ pub struct Room {
     created_ms: u64,
     referee: Referee,
     version: u64,
+    /// When the last event happened (unix ms); `None` before the first.
+    last_event_ms: Option<u64>,
+    /// Set when the server closed the game without a result.
+    closed: Option<Closing>,
 }
 
 impl Room {
@@ -425,6 +471,8 @@ impl Room {
             created_ms,
             referee,
             version: 0,
+            last_event_ms: None,
+            closed: None,
         })
     }
 
@@ -443,7 +491,28 @@ impl Room {
     /// The phase.
     #[must_use]
     pub fn phase(&self) -> Phase {
+        if self.closed.is_some() {
+            return Phase::Over;
+        }
         self.referee.phase()
+    }
+
+    /// When the game was created (unix ms).
+    #[must_use]
+    pub fn created_ms(&self) -> u64 {
+        self.created_ms
+    }
+
+    /// When the last event happened (unix ms); `None` before the first.
+    #[must_use]
+    pub fn last_event_ms(&self) -> Option<u64> {
+        self.last_event_ms
+    }
+
+    /// Why the server closed the game, if it did.
+    #[must_use]
+    pub fn closed(&self) -> Option<Closing> {
+        self.closed
     }
 
     /// The referee.
@@ -461,6 +530,13 @@ impl Room {
     /// How it ended, once over.
     #[must_use]
     pub fn finished(&self) -> Option<Finished> {
+        if let Some(why) = self.closed {
+            return Some(Finished {
+                result: VOID.to_string(),
+                ending: why.name().to_string(),
+                dead: Dead::new(),
+            });
+        }
         let r = self.referee.result()?;
         Some(Finished {
             result: r.outcome.to_sgf(),
@@ -479,6 +555,9 @@ impl Room {
     /// When (unix ms) the running player loses on time, lag allowance included.
     #[must_use]
     pub fn deadline_ms(&self) -> Option<u64> {
+        if self.closed.is_some() {
+            return None;
+        }
         self.referee.clock().deadline().map(ms)
     }
 
@@ -527,7 +606,9 @@ impl Room {
                 by: seat()?,
                 stones: Some(points(p)?),
             },
-            Act::Timeout | Act::Adjudicate { .. } | Act::Td { .. } if by.is_some() => {
+            Act::Timeout | Act::Adjudicate { .. } | Act::Td { .. } | Act::Close { .. }
+                if by.is_some() =>
+            {
                 return Err(Refusal::Malformed("only the server does that".into()))
             }
             Act::Timeout => Input::Timeout,
@@ -536,6 +617,11 @@ impl Room {
                 note: note.clone(),
             },
             Act::Td { td, action } => self.td_input(td, action)?,
+            Act::Close { .. } => {
+                return Err(Refusal::Malformed(
+                    "closing is the server's, not the referee's".into(),
+                ))
+            }
         })
     }
 
@@ -591,31 +677,49 @@ impl Room {
         now_ms: u64,
         think_ms: Option<u64>,
     ) -> Result<(Event, Room), Refusal> {
-        let input = self.input(by, &act)?;
+        if self.closed.is_some() {
+            return Err(Refusal::Referee(RefereeRefusal::Over));
+        }
         let mut next = self.clone();
-        next.referee.apply(
-            input,
-            Moment {
-                now: Duration::from_millis(now_ms),
-                think: think_ms.map(Duration::from_millis),
-            },
-        )?;
-        if let Act::Td {
-            td,
-            action: TdAction::Pass { reason },
-        } = &act
-        {
-            let color = self.referee.board_in_play().to_move();
-            let why = if reason.trim().is_empty() {
-                String::new()
-            } else {
-                format!(": {}", reason.trim())
-            };
-            next.referee.note(format!(
-                "the TD ({td}) passes for {color} in place of its move (001 3.10.2){why}"
-            ));
+        match &act {
+            Act::Close { .. } if by.is_some() => {
+                return Err(Refusal::Malformed("only the server does that".into()))
+            }
+            Act::Close { why, note } => {
+                if self.phase() == Phase::Over {
+                    return Err(Refusal::Referee(RefereeRefusal::Over));
+                }
+                next.closed = Some(*why);
+                next.referee.note(note.clone());
+            }
+            _ => {
+                let input = self.input(by, &act)?;
+                next.referee.apply(
+                    input,
+                    Moment {
+                        now: Duration::from_millis(now_ms),
+                        think: think_ms.map(Duration::from_millis),
+                    },
+                )?;
+                if let Act::Td {
+                    td,
+                    action: TdAction::Pass { reason },
+                } = &act
+                {
+                    let color = self.referee.board_in_play().to_move();
+                    let why = if reason.trim().is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", reason.trim())
+                    };
+                    next.referee.note(format!(
+                        "the TD ({td}) passes for {color} in place of its move (001 3.10.2){why}"
+                    ));
+                }
+            }
         }
         next.version += 1;
+        next.last_event_ms = Some(now_ms);
         let clocks = next.referee.clock().both().into_array();
         let event = Event {
             seq: next.version,
@@ -653,6 +757,36 @@ impl Room {
             .filter_map(|p| g.coords(p).map(|(x, y)| [x, y]))
             .collect();
         self.prepare(None, Act::Adjudicate { points, note }, now_ms, None)
+            .ok()
+    }
+
+    /// The server's closing event when the game is due to be closed at `now_ms`: never
+    /// started (no event) `unstarted_ms` after its creation, or no event for `idle_ms`.
+    #[must_use]
+    pub fn prepare_close(
+        &self,
+        now_ms: u64,
+        unstarted_ms: u64,
+        idle_ms: u64,
+    ) -> Option<(Event, Room)> {
+        let (why, since, after) = match self.last_event_ms {
+            None => (Closing::NeverStarted, self.created_ms, unstarted_ms),
+            Some(last) => (Closing::Abandoned, last, idle_ms),
+        };
+        if self.phase() == Phase::Over || now_ms < since.saturating_add(after) {
+            return None;
+        }
+        let note = match why {
+            Closing::NeverStarted => format!(
+                "closed by the server without a result: no move within {} of its creation",
+                duration_text(after)
+            ),
+            Closing::Abandoned => format!(
+                "closed by the server without a result: abandoned, nothing happened for {}",
+                duration_text(after)
+            ),
+        };
+        self.prepare(None, Act::Close { why, note }, now_ms, None)
             .ok()
     }
 
@@ -776,7 +910,7 @@ impl Room {
             "config": self.config,
             "time_text": self.config.time.to_string(),
             "created_ms": self.created_ms,
-            "phase": r.phase().name(),
+            "phase": self.phase().name(),
             "board": rows(game.board()),
             "copy": copy,
             "to_move": Side::from(in_play.to_move()),
@@ -792,7 +926,7 @@ impl Room {
                       "result": score.outcome().to_sgf()},
             "lists_given": {"B": lists_given.black, "W": lists_given.white},
             "clocks": {"B": clock(Color::Black), "W": clock(Color::White),
-                       "running": r.clock().running().map(Side::from)},
+                       "running": r.clock().running().filter(|_| self.closed.is_none()).map(Side::from)},
             "result": finished.as_ref().map(|f| f.result.clone()),
             "ending": finished.as_ref().map(|f| f.ending.clone()),
             "notes": r.notes().iter().map(|n| json!({"after": n.after, "text": n.text})).collect::<Vec<_>>(),
@@ -802,11 +936,106 @@ impl Room {
     /// The game record (goref-referee's, for every front end).
     #[must_use]
     pub fn sgf(&self) -> String {
-        self.referee.sgf(&RecordInfo {
+        let mut record = self.referee.record(&RecordInfo {
             black: PlayerInfo::named(self.config.black.clone()),
             white: PlayerInfo::named(self.config.white.clone()),
             game_name: None,
             date: Some(goref_referee::sgf_date(self.created_ms / 1000)),
-        })
+        });
+        if let Some(why) = self.closed {
+            record.result = Some(VOID.to_string());
+            let rest = record
+                .comment
+                .as_deref()
+                .and_then(|c| c.strip_prefix("unfinished"))
+                .unwrap_or_default();
+            record.comment = Some(format!("{VOID} ({}){rest}", why.name()));
+        }
+        goref_sgf::write(&record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn room() -> Room {
+        let request = CreateRequest {
+            width: Some(5),
+            ..CreateRequest::default()
+        };
+        Room::new(request.config().unwrap(), 1_000, 0).unwrap()
+    }
+
+    #[test]
+    fn a_game_never_started_closes_void_with_a_note_once_due_and_replays() {
+        let r = room();
+        assert!(
+            r.prepare_close(1_000 + 59_999, 60_000, 1).is_none(),
+            "not yet"
+        );
+        let (event, closed) = r.prepare_close(1_000 + 60_000, 60_000, 1).unwrap();
+        assert_eq!(event.by, None);
+        assert!(matches!(
+            event.act,
+            Act::Close {
+                why: Closing::NeverStarted,
+                ..
+            }
+        ));
+        assert_eq!(closed.phase(), Phase::Over);
+        assert_eq!(closed.deadline_ms(), None);
+        let f = closed.finished().unwrap();
+        assert_eq!(
+            (f.result.as_str(), f.ending.as_str()),
+            ("Void", "never-started")
+        );
+        let view = closed.view("g", 70_000);
+        assert_eq!(view["result"], "Void");
+        assert!(view["notes"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("no move within 60 s of its creation"));
+        let sgf = closed.sgf();
+        assert!(sgf.contains("RE[Void]"), "{sgf}");
+        // Nothing more happens to it, by a player or by the server.
+        let refused = closed.prepare(Some(Color::Black), Act::Pass, 80_000, None);
+        assert_eq!(refused.unwrap_err().code(), "over");
+        assert!(closed.prepare_close(u64::MAX, 0, 0).is_none());
+        // The stored event rebuilds it.
+        let json = serde_json::to_string(&event).unwrap();
+        let mut replayed = room();
+        replayed
+            .commit(&serde_json::from_str(&json).unwrap())
+            .unwrap();
+        assert_eq!(replayed.finished(), closed.finished());
+        assert_eq!(replayed.sgf(), closed.sgf());
+    }
+
+    #[test]
+    fn a_started_game_is_abandoned_after_its_last_event_and_players_cannot_close() {
+        let r = room();
+        let (_, r) = r
+            .prepare(Some(Color::Black), Act::Play { x: 2, y: 2 }, 5_000, None)
+            .unwrap();
+        assert_eq!(r.last_event_ms(), Some(5_000));
+        assert!(r.prepare_close(5_000 + 9_999, 1, 10_000).is_none());
+        let (_, closed) = r.prepare_close(5_000 + 10_000, 1, 10_000).unwrap();
+        assert_eq!(closed.closed(), Some(Closing::Abandoned));
+        assert_eq!(closed.finished().unwrap().ending, "abandoned");
+        let close = Act::Close {
+            why: Closing::Abandoned,
+            note: "mine".into(),
+        };
+        let refused = r.prepare(Some(Color::White), close, 20_000, None);
+        assert_eq!(refused.unwrap_err().code(), "malformed");
+    }
+
+    #[test]
+    fn durations_in_words() {
+        assert_eq!(duration_text(300), "300 ms");
+        assert_eq!(duration_text(90_000), "90 s");
+        assert_eq!(duration_text(3_600_000), "60 min");
+        assert_eq!(duration_text(7 * 86_400_000), "7 days");
     }
 }

@@ -21,10 +21,13 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 use crate::assets;
+use crate::limits::{ClientAddr, Limited, RateLimiter};
 use crate::lobby::{self, Lobby, PairingOptions};
 use crate::room::{Act, CreateRequest, Event, GameConfig, Phase, Refusal, Room, Side};
-use crate::store::{Store, StoredGame};
+use crate::store::{Created, Store, StoredGame};
 use crate::tournament::{self, Tournaments};
+
+mod upkeep;
 
 /// Server settings.
 #[derive(Clone, Debug)]
@@ -40,6 +43,44 @@ pub struct Options {
     pub pairing: PairingOptions,
     /// The tournament director's account; `None`: the first account created.
     pub td: Option<String>,
+    /// Games one client address may create at once; then `create_per_minute` (more get 429
+    /// `rate_limited` with `Retry-After`).
+    pub create_burst: u32,
+    /// Games one client address may create a minute after its burst (0: no limit).
+    pub create_per_minute: u32,
+    /// Unfinished games one creator may have (more get 429 `too_many_unfinished`).
+    pub max_unfinished_per_creator: usize,
+    /// A game without any move this long after its creation is closed without a result
+    /// (`Void`, with a note).
+    pub unstarted_expiry: Duration,
+    /// A started game in which nothing happens for this long is closed without a result
+    /// (games with a clock are normally finished by it first).
+    pub abandoned_expiry: Duration,
+    /// How often games due to close are looked for, and idle games leave memory.
+    pub upkeep_interval: Duration,
+    /// Open connections at most (WebSockets included); more get a short 503 and are closed.
+    pub max_connections: usize,
+    /// Open connections at most from one client address (an IPv4 address or an IPv6 /64).
+    pub max_connections_per_address: usize,
+    /// A request's head must arrive within this (slow clients are closed); also the longest
+    /// wait for the next request on a kept-alive connection.
+    pub header_timeout: Duration,
+    /// A connection on which nothing moves for this long is closed (not WebSockets: those
+    /// are pinged).
+    pub idle_timeout: Duration,
+    /// A request (body included) must be answered within this, or gets 408.
+    pub request_timeout: Duration,
+    /// A WebSocket is pinged after this long without a message from its client.
+    pub ping_interval: Duration,
+    /// A WebSocket whose client misses this many pings in a row is closed.
+    pub missed_pings: u32,
+    /// Origins besides the server's own whose pages may open games' WebSockets (exact, such
+    /// as `https://club.example`). Requests without `Origin` (programs) are always let in.
+    pub allowed_origins: Vec<String>,
+    /// Behind a reverse proxy on the same machine: the client of a request from a loopback
+    /// address is the last entry of its `X-Forwarded-For` (for the limits on creating games),
+    /// and loopback connections are not capped per address.
+    pub trust_forwarded_for: bool,
 }
 
 impl Default for Options {
@@ -50,9 +91,40 @@ impl Default for Options {
             messages_per_second: 20,
             pairing: PairingOptions::default(),
             td: None,
+            create_burst: 20,
+            create_per_minute: 60,
+            max_unfinished_per_creator: 50,
+            unstarted_expiry: Duration::from_secs(3600),
+            abandoned_expiry: Duration::from_secs(7 * 86_400),
+            upkeep_interval: Duration::from_secs(60),
+            max_connections: 4_096,
+            max_connections_per_address: 256,
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            request_timeout: Duration::from_secs(30),
+            ping_interval: Duration::from_secs(30),
+            missed_pings: 2,
+            allowed_origins: Vec::new(),
+            trust_forwarded_for: false,
         }
     }
 }
+
+impl Options {
+    fn conn_limits(&self) -> crate::net::ConnLimits {
+        crate::net::ConnLimits {
+            max_connections: self.max_connections,
+            max_per_address: self.max_connections_per_address,
+            header_timeout: self.header_timeout,
+            idle_timeout: self.idle_timeout,
+            request_timeout: self.request_timeout,
+            trust_forwarded_for: self.trust_forwarded_for,
+        }
+    }
+}
+
+/// Client addresses (or accounts) the creation limiter keeps at most.
+const MAX_LIMITER_KEYS: usize = 100_000;
 
 /// The largest request body (game creation).
 const MAX_BODY: usize = 16 * 1024;
@@ -69,6 +141,14 @@ pub(crate) struct AppState {
     pub(crate) hashing: tokio::sync::Semaphore,
     /// The tournaments on the server.
     pub(crate) tournaments: tokio::sync::Mutex<Tournaments>,
+    /// When this server started (unix ms): the clocks of games resumed after a restart run
+    /// again from then.
+    started_ms: u64,
+    /// Games created, by client address.
+    creations: RateLimiter,
+    /// The clock timer of each game whose clock runs, by game id. A timer holds the game's
+    /// id, not its room: a room nobody holds leaves memory even while its clock runs.
+    timers: Mutex<HashMap<String, JoinHandle<()>>>,
 }
 
 struct RoomHandle {
@@ -130,7 +210,6 @@ impl Drop for Presence {
 
 struct RoomInner {
     room: Room,
-    timer: Option<JoinHandle<()>>,
 }
 
 /// Unix time in milliseconds.
@@ -169,8 +248,10 @@ pub struct Running {
     pub task: JoinHandle<()>,
 }
 
-/// Starts serving on `listener`: resumes every unfinished game in `store` (clocks as at the
-/// last stored event, the running one starting again now), then answers requests.
+/// Starts answering requests on `listener` at once; in the background, closes the games of
+/// `store` due to close, then resumes the started ones (clocks as at the last stored event,
+/// the running one starting again now), and keeps doing the upkeep. Other games are read
+/// from the store when asked for.
 pub async fn start(
     listener: tokio::net::TcpListener,
     store: Arc<dyn Store>,
@@ -178,26 +259,24 @@ pub async fn start(
 ) -> Result<Running> {
     let lobby = Lobby::new(&store.rated_results().await?);
     let tournaments = Tournaments::load(store.as_ref()).await?;
+    let creations = RateLimiter::new(opts.create_burst, opts.create_per_minute, MAX_LIMITER_KEYS);
     let state = Arc::new(AppState {
         store,
         rooms: Mutex::new(HashMap::new()),
         opts,
+        started_ms: now_ms(),
+        creations,
+        timers: Mutex::new(HashMap::new()),
         lobby: Mutex::new(lobby),
         hashing: tokio::sync::Semaphore::new(2),
         tournaments: tokio::sync::Mutex::new(tournaments),
     });
-    for id in state.store.unfinished().await? {
-        if let Err(e) = load_room(&state, &id).await {
-            eprintln!("goref serve: game {id} not resumed: {e:#}");
-        }
-    }
     lobby::start_pairing(&state);
     let addr = listener.local_addr()?;
-    let app = router(state);
+    let app = router(state.clone());
+    let limits = state.opts.conn_limits();
     let task = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
-            eprintln!("goref serve: {e}");
-        }
+        tokio::join!(crate::net::serve(listener, app, limits), upkeep::run(state));
     });
     Ok(Running { addr, task })
 }
@@ -245,6 +324,7 @@ fn router(state: Arc<AppState>) -> Router {
         )
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(common_headers))
+        .layer(axum::middleware::from_fn(crate::guard::cross_site))
         .with_state(state)
 }
 
@@ -313,7 +393,15 @@ async fn list_games(State(state): State<Arc<AppState>>, Query(q): Query<ListQuer
     }
 }
 
-async fn create_game(State(state): State<Arc<AppState>>, body: Bytes) -> Response {
+async fn create_game(
+    State(state): State<Arc<AppState>>,
+    client: ClientAddr,
+    body: Bytes,
+) -> Response {
+    let creator = client.key();
+    if let Err(retry_after) = state.creations.check(&creator, std::time::Instant::now()) {
+        return Limited::CreationRate { retry_after }.into_response();
+    }
     let request: CreateRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,
         Err(e) => return error(StatusCode::BAD_REQUEST, "malformed", e.to_string()),
@@ -322,10 +410,26 @@ async fn create_game(State(state): State<Arc<AppState>>, body: Bytes) -> Respons
         Ok(c) => c,
         Err(e) => return error(StatusCode::BAD_REQUEST, "invalid", e),
     };
-    let (id, secrets) = match open_game(&state, config).await {
-        Ok(opened) => opened,
-        Err(response) => return response,
+    let id = random_hex(6);
+    let secrets = ByColor::new(random_hex(16), random_hex(16));
+    let created_ms = now_ms();
+    // Checked here; the room is made when someone opens the game.
+    if let Err(e) = Room::new(config.clone(), created_ms, state.opts.lag_allowance_ms) {
+        return error(StatusCode::BAD_REQUEST, "invalid", e);
+    }
+    let stored = StoredGame {
+        id: id.clone(),
+        created_ms,
+        config,
+        secret_hashes: ByColor::new(hash_secret(&secrets.black), hash_secret(&secrets.white)),
+        creator,
     };
+    let max = state.opts.max_unfinished_per_creator;
+    match state.store.create_limited(stored, max).await {
+        Ok(Created::Stored) => {}
+        Ok(Created::CreatorFull(_)) => return Limited::TooManyUnfinished { max }.into_response(),
+        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()),
+    }
     let seat = |secret: &str| json!({"secret": secret, "link": format!("/g/{id}#seat={secret}")});
     (
         StatusCode::CREATED,
@@ -339,13 +443,16 @@ async fn create_game(State(state): State<Arc<AppState>>, body: Bytes) -> Respons
         .into_response()
 }
 
-/// Stores and opens a new game: its id and the two seat secrets.
+/// Stores a new game the server makes (a challenge accepted, a pairing, a tournament's),
+/// `creator` naming who asked for it: its id and the two seat secrets. The room is made when
+/// someone opens the game.
 pub(crate) async fn open_game(
     state: &Arc<AppState>,
     config: GameConfig,
+    creator: String,
 ) -> Result<(String, ByColor<String>), Response> {
     let created_ms = now_ms();
-    let room = Room::new(config.clone(), created_ms, state.opts.lag_allowance_ms)
+    Room::new(config.clone(), created_ms, state.opts.lag_allowance_ms)
         .map_err(|e| error(StatusCode::BAD_REQUEST, "invalid", e))?;
     let id = random_hex(6);
     let secrets = ByColor::new(random_hex(16), random_hex(16));
@@ -354,20 +461,15 @@ pub(crate) async fn open_game(
         created_ms,
         config,
         secret_hashes: ByColor::new(hash_secret(&secrets.black), hash_secret(&secrets.white)),
+        creator,
     };
-    if let Err(e) = state.store.create(stored.clone()).await {
+    if let Err(e) = state.store.create(stored).await {
         return Err(error(
             StatusCode::INTERNAL_SERVER_ERROR,
             "storage",
             e.to_string(),
         ));
     }
-    let handle = new_handle(stored, room);
-    state
-        .rooms
-        .lock()
-        .expect("rooms")
-        .insert(id.clone(), handle);
     Ok((id, secrets))
 }
 
@@ -376,7 +478,7 @@ fn new_handle(stored: StoredGame, room: Room) -> Arc<RoomHandle> {
     Arc::new(RoomHandle {
         id: stored.id,
         secret_hashes: stored.secret_hashes,
-        inner: tokio::sync::Mutex::new(RoomInner { room, timer: None }),
+        inner: tokio::sync::Mutex::new(RoomInner { room }),
         tx,
         present: Mutex::new([0; 3]),
     })
@@ -405,8 +507,9 @@ async fn load_room(state: &Arc<AppState>, id: &str) -> Result<Option<Arc<RoomHan
     }
     let over = room.phase() == Phase::Over;
     if !over {
-        // Clocks as they were at the last stored event; the running one starts again now.
-        room.restart_turn_at(now_ms());
+        // Clocks as they were at the last stored event; the running one starts again from
+        // this server's start (or the last event, if later).
+        room.restart_turn_at(state.started_ms.max(room.last_event_ms().unwrap_or(0)));
     } else if let Some(f) = room.finished() {
         // The result may not have reached the games table before a crash.
         state.store.finish(id, f.result.clone()).await?;
@@ -479,8 +582,12 @@ async fn game_ws(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
     Query(q): Query<WsQuery>,
+    headers: axum::http::HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
+    if let Err(refused) = crate::guard::check_origin(&headers, &state.opts.allowed_origins) {
+        return refused.into_response();
+    }
     let handle = match room_or_404(&state, &id).await {
         Ok(h) => h,
         Err(r) => return r,
@@ -609,10 +716,30 @@ async fn connection(
     handle.presence(seat, true);
     let _present = Presence(state.clone(), handle.clone(), seat);
     let mut bucket = Bucket::new(state.opts.messages_per_second);
+    // Keep-alive: a ping after `ping_interval` without a message from the client; closed
+    // after `missed_pings` of them in a row.
+    let quiet = state.opts.ping_interval.max(Duration::from_millis(10));
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + quiet, quiet);
+    let mut missed = 0u32;
     loop {
         tokio::select! {
+            _ = ping.tick() => {
+                if missed >= state.opts.missed_pings {
+                    let _ = socket.send(Message::Close(Some(axum::extract::ws::CloseFrame {
+                        code: axum::extract::ws::close_code::AWAY,
+                        reason: "no answer to pings".into(),
+                    }))).await;
+                    break;
+                }
+                missed += 1;
+                if socket.send(Message::Ping(Bytes::new())).await.is_err() {
+                    break;
+                }
+            }
             incoming = socket.recv() => {
                 let Some(Ok(msg)) = incoming else { break };
+                missed = 0;
+                ping.reset();
                 let reply = match msg {
                     Message::Text(_) | Message::Binary(_) if !bucket.take() => Some(refusal_json(
                         &Refusal::RateLimited,
@@ -825,7 +952,8 @@ async fn store_and_apply(
 /// Arms the timer that flags the running player when their time (plus the lag allowance) is
 /// up; disarms the previous one.
 fn schedule_timer(state: &Arc<AppState>, handle: &Arc<RoomHandle>, inner: &mut RoomInner) {
-    if let Some(t) = inner.timer.take() {
+    let mut timers = state.timers.lock().expect("timers");
+    if let Some(t) = timers.remove(&handle.id) {
         t.abort();
     }
     let Some(deadline) = inner.room.deadline_ms() else {
@@ -833,20 +961,37 @@ fn schedule_timer(state: &Arc<AppState>, handle: &Arc<RoomHandle>, inner: &mut R
     };
     let version = inner.room.version();
     let state = state.clone();
-    let handle = handle.clone();
-    inner.timer = Some(tokio::spawn(async move {
+    let id = handle.id.clone();
+    let timer = tokio::spawn(async move {
         let wait = deadline.saturating_sub(now_ms()) + 5;
         tokio::time::sleep(Duration::from_millis(wait)).await;
-        let mut inner = handle.inner.lock().await;
-        if inner.room.version() != version {
-            return;
+        // Boxed: a sleeping timer then takes a few bytes, not the size of what follows.
+        Box::pin(timer_due(state, id, version)).await;
+    });
+    timers.insert(handle.id.clone(), timer);
+}
+
+/// A clock timer is due: the running player of game `id` at `version` loses on time (if
+/// nothing happened meanwhile).
+async fn timer_due(state: Arc<AppState>, id: String, version: u64) {
+    let in_memory = state.rooms.lock().expect("rooms").get(&id).cloned();
+    let Some(handle) = in_memory else {
+        // Read again from the store: that arms a timer of its own, due at once, in place of
+        // this one.
+        if let Err(e) = load_room(&state, &id).await {
+            eprintln!("goref serve: game {id}: not read for its clock: {e:#}");
         }
-        if let Some((event, next)) = inner.room.prepare_timeout(now_ms()) {
-            // Taking the timer out first: store_and_apply would abort this very task.
-            inner.timer = None;
-            if let Err(e) = store_and_apply(&state, &handle, &mut inner, event, next).await {
-                eprintln!("goref serve: game {}: timeout not stored: {e:#}", handle.id);
-            }
+        return;
+    };
+    let mut inner = handle.inner.lock().await;
+    if inner.room.version() != version {
+        return;
+    }
+    if let Some((event, next)) = inner.room.prepare_timeout(now_ms()) {
+        // Taking the timer out first: store_and_apply would abort this very task.
+        state.timers.lock().expect("timers").remove(&id);
+        if let Err(e) = store_and_apply(&state, &handle, &mut inner, event, next).await {
+            eprintln!("goref serve: game {id}: timeout not stored: {e:#}");
         }
-    }));
+    }
 }

@@ -32,6 +32,18 @@ pub struct StoredGame {
     pub config: GameConfig,
     /// SHA-256 (hex) of Black's and White's secrets.
     pub secret_hashes: ByColor<String>,
+    /// Who created it, as the server's limits key it (`addr:…` for a client address); empty
+    /// when unknown.
+    pub creator: String,
+}
+
+/// What [`Store::create_limited`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Created {
+    /// The game is stored.
+    Stored,
+    /// Nothing stored: its creator already has this many unfinished games.
+    CreatorFull(usize),
 }
 
 /// One line of the list of games.
@@ -57,6 +69,9 @@ pub struct GameSummary {
 pub trait Store: Send + Sync {
     /// Stores a new game.
     fn create(&self, game: StoredGame) -> StoreFuture<'_, ()>;
+    /// Stores a new game unless its creator already has `max_unfinished` unfinished games
+    /// (checked and stored in one step, so that simultaneous requests cannot overshoot).
+    fn create_limited(&self, game: StoredGame, max_unfinished: usize) -> StoreFuture<'_, Created>;
     /// Appends an event durably, with the number of moves after it (for the list). Fails when
     /// the event's `seq` is taken.
     fn append(&self, id: &str, event: &Event, moves: u64) -> StoreFuture<'_, ()>;
@@ -67,6 +82,18 @@ pub trait Store: Send + Sync {
     fn load(&self, id: &str) -> StoreFuture<'_, Option<(StoredGame, Vec<Event>)>>;
     /// The ids of every game not yet over.
     fn unfinished(&self) -> StoreFuture<'_, Vec<String>>;
+    /// The ids of the games not yet over that have begun (at least one event): the ones whose
+    /// clocks may run.
+    fn started(&self) -> StoreFuture<'_, Vec<String>>;
+    /// At most `limit` ids of games not yet over that are due to be closed: without any event
+    /// and created before `unstarted_before_ms`, or whose last event is older than
+    /// `idle_before_ms` (unix ms).
+    fn due_to_close(
+        &self,
+        unstarted_before_ms: u64,
+        idle_before_ms: u64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<String>>;
     /// The most recent games, newest first.
     fn list(&self, limit: usize) -> StoreFuture<'_, Vec<GameSummary>>;
 
@@ -112,28 +139,6 @@ pub struct NewAccount {
     pub program: bool,
     /// Unix milliseconds.
     pub created_ms: u64,
-}
-
-/// Columns added since the first schema, added to an older database when it is opened.
-fn migrate(conn: &Connection) -> Result<()> {
-    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('games')")?;
-    let columns = stmt
-        .query_map([], |r| r.get::<_, String>(0))?
-        .collect::<rusqlite::Result<Vec<String>>>()?;
-    for (column, kind) in [
-        ("black_account", "TEXT"),
-        ("white_account", "TEXT"),
-        ("rated", "INTEGER NOT NULL DEFAULT 0"),
-    ] {
-        if !columns.iter().any(|c| c == column) {
-            conn.execute_batch(&format!("ALTER TABLE games ADD COLUMN {column} {kind}"))?;
-        }
-    }
-    conn.execute_batch(
-        "CREATE INDEX IF NOT EXISTS games_black ON games (black_account COLLATE NOCASE);
-         CREATE INDEX IF NOT EXISTS games_white ON games (white_account COLLATE NOCASE);",
-    )?;
-    Ok(())
 }
 
 type Job = Box<dyn FnOnce(&Connection) -> Result<()> + Send>;
@@ -182,6 +187,88 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
 ";
+
+/// Columns and indexes added after the first schema: who created a game (for the cap on
+/// unfinished games), when its last event happened (for expiry), filled in for old games;
+/// the accounts that play it and whether it is rated.
+fn migrate(conn: &Connection) -> Result<()> {
+    let mut columns = Vec::new();
+    {
+        let mut stmt = conn.prepare("PRAGMA table_info(games)")?;
+        let names = stmt.query_map([], |r| r.get::<_, String>(1))?;
+        for name in names {
+            columns.push(name?);
+        }
+    }
+    if !columns.iter().any(|c| c == "creator") {
+        conn.execute_batch("ALTER TABLE games ADD COLUMN creator TEXT NOT NULL DEFAULT ''")?;
+    }
+    for (column, kind) in [
+        ("black_account", "TEXT"),
+        ("white_account", "TEXT"),
+        ("rated", "INTEGER NOT NULL DEFAULT 0"),
+    ] {
+        if !columns.iter().any(|c| c == column) {
+            conn.execute_batch(&format!("ALTER TABLE games ADD COLUMN {column} {kind}"))?;
+        }
+    }
+    conn.execute_batch(
+        "CREATE INDEX IF NOT EXISTS games_black ON games (black_account COLLATE NOCASE);
+         CREATE INDEX IF NOT EXISTS games_white ON games (white_account COLLATE NOCASE);",
+    )?;
+    if !columns.iter().any(|c| c == "last_ms") {
+        conn.execute_batch(
+            "ALTER TABLE games ADD COLUMN last_ms INTEGER;
+             UPDATE games SET last_ms = (SELECT MAX(json_extract(body, '$.at_ms'))
+                                         FROM events WHERE game_id = games.id);",
+        )?;
+    }
+    conn.execute_batch(
+        "CREATE INDEX IF NOT EXISTS games_live_by_creator ON games (creator) WHERE result IS NULL;
+         CREATE INDEX IF NOT EXISTS games_live_created ON games (created_ms) WHERE result IS NULL;
+         CREATE INDEX IF NOT EXISTS games_live_last ON games (last_ms) WHERE result IS NULL;",
+    )?;
+    Ok(())
+}
+
+/// The error a creation job returns when the creator has too many unfinished games.
+#[derive(Debug)]
+struct CreatorFull(usize);
+
+impl std::fmt::Display for CreatorFull {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the creator has {} unfinished games", self.0)
+    }
+}
+
+impl std::error::Error for CreatorFull {}
+
+fn insert_game(conn: &Connection, game: &StoredGame, config: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO games (id, created_ms, config, black_secret, white_secret, creator, \
+         black_account, white_account, rated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            game.id,
+            game.created_ms as i64,
+            config,
+            game.secret_hashes.black,
+            game.secret_hashes.white,
+            game.creator,
+            game.config.players.as_ref().map(|p| p.black.clone()),
+            game.config.players.as_ref().map(|p| p.white.clone()),
+            game.config.rated,
+        ],
+    )?;
+    Ok(())
+}
+
+fn ids(conn: &Connection, sql: &str, args: impl rusqlite::Params) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let ids = stmt
+        .query_map(args, |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    Ok(ids)
+}
 
 impl SqliteStore {
     /// Opens (creating if needed) the database at `path`.
@@ -283,28 +370,38 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<(Job, oneshot::Sender<Re
 impl Store for SqliteStore {
     fn create(&self, game: StoredGame) -> StoreFuture<'_, ()> {
         let config = serde_json::to_string(&game.config);
-        self.write(Box::new(move |conn| {
-            conn.execute(
-                "INSERT INTO games (id, created_ms, config, black_secret, white_secret, \
-                 black_account, white_account, rated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
-                    game.id,
-                    game.created_ms as i64,
-                    config?,
-                    game.secret_hashes.black,
-                    game.secret_hashes.white,
-                    game.config.players.as_ref().map(|p| p.black.clone()),
-                    game.config.players.as_ref().map(|p| p.white.clone()),
-                    game.config.rated,
-                ],
+        self.write(Box::new(move |conn| insert_game(conn, &game, &config?)))
+    }
+
+    fn create_limited(&self, game: StoredGame, max_unfinished: usize) -> StoreFuture<'_, Created> {
+        let config = serde_json::to_string(&game.config);
+        let done = self.write(Box::new(move |conn| {
+            let unfinished: i64 = conn.query_row(
+                "SELECT COUNT(*) FROM games WHERE creator = ?1 AND result IS NULL",
+                params![game.creator],
+                |r| r.get(0),
             )?;
-            Ok(())
-        }))
+            let unfinished = usize::try_from(unfinished).unwrap_or(usize::MAX);
+            if unfinished >= max_unfinished {
+                return Err(CreatorFull(unfinished).into());
+            }
+            insert_game(conn, &game, &config?)
+        }));
+        Box::pin(async move {
+            match done.await {
+                Ok(()) => Ok(Created::Stored),
+                Err(e) => match e.downcast_ref::<CreatorFull>() {
+                    Some(full) => Ok(Created::CreatorFull(full.0)),
+                    None => Err(e),
+                },
+            }
+        })
     }
 
     fn append(&self, id: &str, event: &Event, moves: u64) -> StoreFuture<'_, ()> {
         let id = id.to_string();
         let seq = event.seq as i64;
+        let at_ms = event.at_ms;
         let body = serde_json::to_string(event);
         self.write(Box::new(move |conn| {
             conn.execute(
@@ -312,8 +409,8 @@ impl Store for SqliteStore {
                 params![id, seq, body?],
             )?;
             conn.execute(
-                "UPDATE games SET moves = ?2 WHERE id = ?1",
-                params![id, moves as i64],
+                "UPDATE games SET moves = ?2, last_ms = ?3 WHERE id = ?1",
+                params![id, moves as i64, at_ms as i64],
             )?;
             Ok(())
         }))
@@ -335,7 +432,8 @@ impl Store for SqliteStore {
         self.read(move |conn| {
             let row = conn
                 .query_row(
-                    "SELECT created_ms, config, black_secret, white_secret FROM games WHERE id = ?1",
+                    "SELECT created_ms, config, black_secret, white_secret, creator \
+                     FROM games WHERE id = ?1",
                     params![id],
                     |r| {
                         Ok((
@@ -343,11 +441,12 @@ impl Store for SqliteStore {
                             r.get::<_, String>(1)?,
                             r.get::<_, String>(2)?,
                             r.get::<_, String>(3)?,
+                            r.get::<_, String>(4)?,
                         ))
                     },
                 )
                 .optional()?;
-            let Some((created_ms, config, black, white)) = row else {
+            let Some((created_ms, config, black, white, creator)) = row else {
                 return Ok(None);
             };
             let game = StoredGame {
@@ -355,6 +454,7 @@ impl Store for SqliteStore {
                 created_ms: created_ms as u64,
                 config: serde_json::from_str(&config).context("stored configuration")?,
                 secret_hashes: ByColor::new(black, white),
+                creator,
             };
             let mut stmt =
                 conn.prepare_cached("SELECT body FROM events WHERE game_id = ?1 ORDER BY seq")?;
@@ -367,12 +467,37 @@ impl Store for SqliteStore {
     }
 
     fn unfinished(&self) -> StoreFuture<'_, Vec<String>> {
+        self.read(|conn| ids(conn, "SELECT id FROM games WHERE result IS NULL", []))
+    }
+
+    fn started(&self) -> StoreFuture<'_, Vec<String>> {
         self.read(|conn| {
-            let mut stmt = conn.prepare("SELECT id FROM games WHERE result IS NULL")?;
-            let ids = stmt
-                .query_map([], |r| r.get::<_, String>(0))?
-                .collect::<rusqlite::Result<Vec<String>>>()?;
-            Ok(ids)
+            ids(
+                conn,
+                "SELECT id FROM games WHERE result IS NULL AND last_ms IS NOT NULL",
+                [],
+            )
+        })
+    }
+
+    fn due_to_close(
+        &self,
+        unstarted_before_ms: u64,
+        idle_before_ms: u64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<String>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let as_i64 = |ms: u64| i64::try_from(ms).unwrap_or(i64::MAX);
+        let (unstarted, idle) = (as_i64(unstarted_before_ms), as_i64(idle_before_ms));
+        self.read(move |conn| {
+            ids(
+                conn,
+                "SELECT id FROM games WHERE result IS NULL AND last_ms IS NULL AND created_ms < ?1 \
+                 UNION ALL \
+                 SELECT id FROM games WHERE result IS NULL AND last_ms < ?2 \
+                 LIMIT ?3",
+                params![unstarted, idle, limit],
+            )
         })
     }
 
@@ -651,6 +776,7 @@ mod tests {
             created_ms: 5,
             config: config.clone(),
             secret_hashes: ByColor::new("x".into(), "y".into()),
+            creator: "addr:1.2.3.4".into(),
         };
         store.create(game.clone()).await.unwrap();
         assert!(store.create(game.clone()).await.is_err(), "ids are unique");
@@ -670,5 +796,63 @@ mod tests {
         assert_eq!(list[0].result.as_deref(), Some("B+R"));
         assert_eq!(list[0].moves, 1);
         assert_eq!(list[0].end, "tromp");
+    }
+
+    #[tokio::test]
+    async fn the_cap_on_unfinished_games_and_the_games_due_to_close() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("t.db")).unwrap();
+        let config = GameConfig {
+            width: 9,
+            height: 9,
+            rules: "tromp-taylor".into(),
+            komi: 7.5,
+            time: TimeControl::None,
+            end: Protocol::Tromp,
+            black: "a".into(),
+            white: "b".into(),
+            handicap: 0,
+            players: None,
+            rated: false,
+        };
+        let game = |id: &str, created_ms: u64, creator: &str| StoredGame {
+            id: id.into(),
+            created_ms,
+            config: config.clone(),
+            secret_hashes: ByColor::new("x".into(), "y".into()),
+            creator: creator.into(),
+        };
+        for (id, created) in [("a1", 100), ("a2", 200)] {
+            let done = store.create_limited(game(id, created, "addr:a"), 2);
+            assert_eq!(done.await.unwrap(), Created::Stored);
+        }
+        let full = store.create_limited(game("a3", 300, "addr:a"), 2).await;
+        assert_eq!(full.unwrap(), Created::CreatorFull(2));
+        assert!(store.load("a3").await.unwrap().is_none(), "nothing stored");
+        let other = store.create_limited(game("b1", 300, "addr:b"), 2).await;
+        assert_eq!(other.unwrap(), Created::Stored);
+        // a1 starts at 1 (event at_ms 1); a2 finishes: a's cap has room again.
+        store.append("a1", &event(1, 3), 1).await.unwrap();
+        store.finish("a2", "Void".into()).await.unwrap();
+        let again = store.create_limited(game("a3", 300, "addr:a"), 2).await;
+        assert_eq!(again.unwrap(), Created::Stored);
+        assert_eq!(store.started().await.unwrap(), vec!["a1".to_string()]);
+        let mut due = store.due_to_close(301, 0, 10).await.unwrap();
+        due.sort();
+        assert_eq!(
+            due,
+            vec!["a3".to_string(), "b1".to_string()],
+            "never started"
+        );
+        assert_eq!(store.due_to_close(0, 2, 10).await.unwrap(), vec!["a1"]);
+        assert!(store.due_to_close(300, 1, 10).await.unwrap().is_empty());
+        assert_eq!(
+            store
+                .due_to_close(u64::MAX, u64::MAX, 1)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
     }
 }

@@ -685,7 +685,8 @@ async fn advance(state: &Arc<AppState>, id: &str) {
         }
         let settings = t.game.clone();
         for (number, players) in to_start {
-            match start_game(state, &settings, players, true).await {
+            let creator = format!("tournament:{id}");
+            match start_game(state, &settings, players, true, &creator).await {
                 Ok(game) => {
                     by_game.insert(game.clone(), (id.to_string(), number));
                     if let Some(g) = t.games.iter_mut().find(|g| g.number == number) {

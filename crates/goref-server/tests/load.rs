@@ -42,6 +42,10 @@ async fn run(games: usize, moves: usize, think: Duration) -> Report {
     assert!(moves <= 72);
     let s = server_with(goref_server::Options {
         messages_per_second: 10_000,
+        // One client address creates and plays every game.
+        create_per_minute: 0,
+        max_unfinished_per_creator: usize::MAX,
+        max_connections_per_address: usize::MAX,
         ..goref_server::Options::default()
     })
     .await;

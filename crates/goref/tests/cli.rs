@@ -230,7 +230,11 @@ fn score_of_a_resigned_game_ignores_the_territory() {
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["end"], "resignation");
     assert_eq!(v["result"], "W+R");
-    assert_eq!((v["black"].as_u64(), v["white"].as_u64()), (Some(6), Some(6)), "{v}");
+    assert_eq!(
+        (v["black"].as_u64(), v["white"].as_u64()),
+        (Some(6), Some(6)),
+        "{v}"
+    );
     assert!(v.get("removed").is_none(), "{v}");
 }
 

@@ -3,14 +3,16 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 use clap::Args as ClapArgs;
 use goref_clock::TimeControl;
+use goref_match::clock::parse_duration;
 use goref_server::lobby::PairingOptions;
 use goref_server::room::CreateRequest;
 
-#[derive(ClapArgs)]
+#[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Address to listen on (port 0: any free port; the address is printed).
     #[arg(long, default_value = "127.0.0.1:8080")]
@@ -45,6 +47,57 @@ pub struct Args {
     /// The tournament director's account (default: the first account created).
     #[arg(long)]
     pub td: Option<String>,
+    /// Games one client address may create at once (then --create-per-minute).
+    #[arg(long, default_value_t = 20)]
+    pub create_burst: u32,
+    /// Games one client address may create a minute after its burst; more get HTTP 429
+    /// (0: no limit).
+    #[arg(long, default_value_t = 60)]
+    pub create_per_minute: u32,
+    /// Unfinished games one creator (client address) may have; more get HTTP 429.
+    #[arg(long, default_value_t = 50)]
+    pub max_unfinished: usize,
+    /// A game without any move this long after its creation is closed without a result
+    /// (Void, with a note in its record).
+    #[arg(long, default_value = "1h", value_parser = parse_duration)]
+    pub unstarted_expiry: Duration,
+    /// A started game in which nothing happens for this long is closed without a result
+    /// (a game with a clock is finished by its clock first).
+    #[arg(long, default_value = "168h", value_parser = parse_duration)]
+    pub abandoned_expiry: Duration,
+    /// Open connections at most (WebSockets included); more get a short 503 and are closed.
+    /// Kept below the limit on open files.
+    #[arg(long, default_value_t = 4096)]
+    pub max_connections: usize,
+    /// Open connections at most from one client address (IPv4 address or IPv6 /64).
+    #[arg(long, default_value_t = 256)]
+    pub max_connections_per_address: usize,
+    /// A request's head must arrive within this (slow clients are closed); also the longest
+    /// wait for the next request on a kept-alive connection.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub header_timeout: Duration,
+    /// A connection on which nothing moves for this long is closed (WebSockets are pinged
+    /// instead).
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
+    /// A request (its body included) must be answered within this, or gets 408.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub request_timeout: Duration,
+    /// A WebSocket is pinged after this long without a message from its client.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub ping_interval: Duration,
+    /// A WebSocket whose client misses this many pings in a row is closed.
+    #[arg(long, default_value_t = 2)]
+    pub missed_pings: u32,
+    /// An origin besides the server's own whose pages may open games (repeatable), such as
+    /// https://club.example. Programs, which send no Origin, are always let in.
+    #[arg(long = "allow-origin")]
+    pub allow_origins: Vec<String>,
+    /// Behind a reverse proxy on this machine: take the client's address for the limits from
+    /// the last X-Forwarded-For entry of requests from loopback, and do not cap loopback
+    /// connections per address (the proxy should).
+    #[arg(long)]
+    pub trust_forwarded_for: bool,
 }
 
 fn pairing(args: &Args) -> anyhow::Result<PairingOptions> {
@@ -80,14 +133,72 @@ fn pairing(args: &Args) -> anyhow::Result<PairingOptions> {
     Ok(PairingOptions { interval, game })
 }
 
+impl Args {
+    /// The server's options.
+    ///
+    /// # Errors
+    ///
+    /// A pairing setting that cannot be read.
+    pub fn options(&self) -> anyhow::Result<goref_server::Options> {
+        Ok(goref_server::Options {
+            lag_allowance_ms: self.lag_ms,
+            messages_per_second: self.rate,
+            create_burst: self.create_burst,
+            create_per_minute: self.create_per_minute,
+            max_unfinished_per_creator: self.max_unfinished,
+            unstarted_expiry: self.unstarted_expiry,
+            abandoned_expiry: self.abandoned_expiry,
+            max_connections: self.max_connections,
+            max_connections_per_address: self.max_connections_per_address,
+            header_timeout: self.header_timeout,
+            idle_timeout: self.idle_timeout,
+            request_timeout: self.request_timeout,
+            ping_interval: self.ping_interval,
+            missed_pings: self.missed_pings,
+            allowed_origins: self.allow_origins.clone(),
+            trust_forwarded_for: self.trust_forwarded_for,
+            pairing: pairing(self)?,
+            td: self.td.clone(),
+            ..goref_server::Options::default()
+        })
+    }
+}
+
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let opts = goref_server::Options {
-        lag_allowance_ms: args.lag_ms,
-        messages_per_second: args.rate,
-        pairing: pairing(args)?,
-        td: args.td.clone(),
-        ..goref_server::Options::default()
-    };
-    goref_server::run(&args.listen, &args.db, opts)?;
+    goref_server::run(&args.listen, &args.db, args.options()?)?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn the_flags_defaults_are_the_servers() {
+        let cli = Cli::try_parse_from(["serve"]).unwrap();
+        assert_eq!(
+            format!("{:?}", cli.args.options().unwrap()),
+            format!("{:?}", goref_server::Options::default())
+        );
+        let cli = Cli::try_parse_from([
+            "serve",
+            "--unstarted-expiry",
+            "15m",
+            "--allow-origin",
+            "https://club.example",
+            "--allow-origin",
+            "https://other.example",
+        ])
+        .unwrap();
+        let opts = cli.args.options().unwrap();
+        assert_eq!(opts.unstarted_expiry, Duration::from_secs(900));
+        assert_eq!(opts.allowed_origins.len(), 2);
+    }
 }
