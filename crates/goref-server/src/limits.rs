@@ -143,6 +143,11 @@ pub enum Limited {
         /// When the next one will be allowed.
         retry_after: Duration,
     },
+    /// Too many logins from this client lately (429, with `Retry-After`).
+    LoginRate {
+        /// When the next one will be allowed.
+        retry_after: Duration,
+    },
     /// The creator already has this many unfinished games (429).
     TooManyUnfinished {
         /// The cap.
@@ -167,7 +172,7 @@ impl Limited {
     #[must_use]
     pub fn code(&self) -> &'static str {
         match self {
-            Limited::CreationRate { .. } => "rate_limited",
+            Limited::CreationRate { .. } | Limited::LoginRate { .. } => "rate_limited",
             Limited::TooManyUnfinished { .. } => "too_many_unfinished",
             Limited::NotJson => "not_json",
             Limited::ForeignOrigin { .. } => "foreign_origin",
@@ -180,9 +185,9 @@ impl Limited {
     #[must_use]
     pub fn status(&self) -> StatusCode {
         match self {
-            Limited::CreationRate { .. } | Limited::TooManyUnfinished { .. } => {
-                StatusCode::TOO_MANY_REQUESTS
-            }
+            Limited::CreationRate { .. }
+            | Limited::LoginRate { .. }
+            | Limited::TooManyUnfinished { .. } => StatusCode::TOO_MANY_REQUESTS,
             Limited::NotJson => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Limited::ForeignOrigin { .. } => StatusCode::FORBIDDEN,
             Limited::Busy => StatusCode::SERVICE_UNAVAILABLE,
@@ -194,7 +199,7 @@ impl Limited {
     #[must_use]
     pub fn retry_after_s(&self) -> Option<u64> {
         match self {
-            Limited::CreationRate { retry_after } => {
+            Limited::CreationRate { retry_after } | Limited::LoginRate { retry_after } => {
                 Some(retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0))
             }
             Limited::Busy => Some(5),
@@ -215,6 +220,11 @@ impl std::fmt::Display for Limited {
             Limited::CreationRate { .. } => write!(
                 f,
                 "too many games created from this address: try again in {} s",
+                self.retry_after_s().unwrap_or(1)
+            ),
+            Limited::LoginRate { .. } => write!(
+                f,
+                "too many logins from this address: try again in {} s",
                 self.retry_after_s().unwrap_or(1)
             ),
             Limited::TooManyUnfinished { max } => write!(

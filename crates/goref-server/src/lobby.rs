@@ -23,6 +23,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use crate::accounts::{self, Account, LoginError};
+use crate::limits::{ClientAddr, Limited};
 use crate::room::{CreateRequest, GameConfig, Players, Side};
 use crate::server::{error, hash_secret, now_ms, open_game, random_hex, AppState};
 use crate::store::NewAccount;
@@ -346,8 +347,16 @@ struct LoginRequest {
     create: bool,
 }
 
-/// `POST /api/login {name, password, program, create}`: a session token.
-pub(crate) async fn login(State(state): State<Arc<AppState>>, body: Bytes) -> Response {
+/// `POST /api/login {name, password, program, create}`: a session token. Logins are limited
+/// per client address as game creation is (429 `rate_limited`).
+pub(crate) async fn login(
+    State(state): State<Arc<AppState>>,
+    client: ClientAddr,
+    body: Bytes,
+) -> Response {
+    if let Err(retry_after) = state.logins.check(&client.key(), std::time::Instant::now()) {
+        return Limited::LoginRate { retry_after }.into_response();
+    }
     let request: LoginRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,
         Err(e) => return error(StatusCode::BAD_REQUEST, "malformed", e.to_string()),
@@ -704,6 +713,20 @@ async fn lobby_message(state: &Arc<AppState>, conn: u64, account: &Account, text
             }
             lobby.broadcast();
             json!({"type": "ack", "waiting": on})
+        }
+        LobbyMessage::Challenge { .. } | LobbyMessage::Accept { .. }
+            if state
+                .creations
+                .check(
+                    &format!("account:{}", key(&account.name)),
+                    std::time::Instant::now(),
+                )
+                .is_err() =>
+        {
+            lobby_refusal(
+                "rate_limited",
+                "too many games and challenges from this account lately: try later",
+            )
         }
         LobbyMessage::Challenge { game, color, rated } => {
             let request: CreateRequest = match serde_json::from_value(game.clone()) {

@@ -145,7 +145,9 @@ pub(crate) struct AppState {
     /// again from then.
     started_ms: u64,
     /// Games created, by client address.
-    creations: RateLimiter,
+    pub(crate) creations: RateLimiter,
+    /// Logins (each an Argon2 hash, and maybe a new account), by client address.
+    pub(crate) logins: RateLimiter,
     /// The clock timer of each game whose clock runs, by game id. A timer holds the game's
     /// id, not its room: a room nobody holds leaves memory even while its clock runs.
     timers: Mutex<HashMap<String, JoinHandle<()>>>,
@@ -260,12 +262,15 @@ pub async fn start(
     let lobby = Lobby::new(&store.rated_results().await?);
     let tournaments = Tournaments::load(store.as_ref()).await?;
     let creations = RateLimiter::new(opts.create_burst, opts.create_per_minute, MAX_LIMITER_KEYS);
+    // Logins share the creation limits: a club's page logs in now and then, a flood is refused.
+    let opts_logins = (opts.create_burst, opts.create_per_minute);
     let state = Arc::new(AppState {
         store,
         rooms: Mutex::new(HashMap::new()),
         opts,
         started_ms: now_ms(),
         creations,
+        logins: RateLimiter::new(opts_logins.0, opts_logins.1, MAX_LIMITER_KEYS),
         timers: Mutex::new(HashMap::new()),
         lobby: Mutex::new(lobby),
         hashing: tokio::sync::Semaphore::new(2),

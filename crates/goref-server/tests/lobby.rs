@@ -378,7 +378,11 @@ async fn a_program_back_in_the_lobby_is_told_of_its_game_still_on() {
 
 #[tokio::test]
 async fn an_account_holds_a_bounded_number_of_sessions_and_lobby_connections() {
-    let s = server().await;
+    let s = server_with(Options {
+        create_burst: 100,
+        ..Options::default()
+    })
+    .await;
     let a = s.addr;
     let first = login(a, "many", "pw-many", true, true).await.unwrap();
     let mut last = first.clone();
@@ -407,4 +411,37 @@ async fn an_account_holds_a_bounded_number_of_sessions_and_lobby_connections() {
         assert!(tokio::time::Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Issue 12 §5: logins are limited per client address, and challenges and acceptances per
+/// account, as creating games is (a burst, then a rate); past them: 429 or `rate_limited`.
+#[tokio::test]
+async fn logins_and_challenges_are_rate_limited() {
+    let s = server_with(Options {
+        create_burst: 3,
+        create_per_minute: 1,
+        ..Options::default()
+    })
+    .await;
+    let a = s.addr;
+    let token = login(a, "flood", "pw-flood", false, true).await.unwrap();
+    let mut lobby = Lobby::connect(a, &token).await.unwrap();
+    for _ in 0..3 {
+        let v = lobby
+            .request(&json!({"type": "challenge", "game": {}}))
+            .await
+            .unwrap();
+        assert_eq!(v["type"], "ack", "{v}");
+    }
+    let v = lobby
+        .request(&json!({"type": "challenge", "game": {}}))
+        .await
+        .unwrap();
+    assert_eq!(v["code"], "rate_limited", "{v}");
+    // Logins from this address: one spent above, two more, then refused.
+    for _ in 0..2 {
+        login(a, "flood", "pw-flood", false, false).await.unwrap();
+    }
+    let (status, v) = login_status(a, json!({"name": "flood", "password": "pw-flood"})).await;
+    assert_eq!((status, v["error"].as_str()), (429, Some("rate_limited")));
 }
