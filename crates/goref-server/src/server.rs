@@ -346,6 +346,15 @@ async fn common_headers(mut response: Response) -> Response {
     response
 }
 
+/// 500 `storage`: something could not be stored or read; nothing changed.
+pub(crate) fn storage_error(e: &anyhow::Error) -> Response {
+    error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "storage",
+        format!("{e:#}"),
+    )
+}
+
 pub(crate) fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
     (
         status,
@@ -913,13 +922,7 @@ pub(crate) async fn act_as_server(
         .map_err(|r| error(StatusCode::CONFLICT, r.code(), r.to_string()))?;
     store_and_apply(state, &handle, &mut inner, event, next)
         .await
-        .map_err(|e| {
-            error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "storage",
-                format!("{e:#}"),
-            )
-        })
+        .map_err(|e| storage_error(&e))
 }
 
 /// Stores `event`, then takes `next` (the room with the event applied), then tells everyone.

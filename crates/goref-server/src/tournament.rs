@@ -23,7 +23,7 @@ use serde_json::json;
 
 use crate::lobby::{account_of_request, start_game};
 use crate::room::{Act, CreateRequest, Players, TdAction};
-use crate::server::{act_as_server, error, now_ms, random_hex, AppState};
+use crate::server::{act_as_server, error, now_ms, random_hex, storage_error, AppState};
 use crate::store::Store;
 
 /// The most players of one tournament.
@@ -283,13 +283,7 @@ async fn save(state: &Arc<AppState>, t: &Tournament) -> Result<(), Response> {
         .store
         .save_tournament(&t.id, t.created_ms, body)
         .await
-        .map_err(|e| {
-            error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "storage",
-                format!("{e:#}"),
-            )
-        })
+        .map_err(|e| storage_error(&e))
 }
 
 fn malformed(e: &serde_json::Error) -> Response {
@@ -428,6 +422,24 @@ pub(crate) async fn create(
     (StatusCode::CREATED, axum::Json(json!({"id": id}))).into_response()
 }
 
+/// Tournament `id`, still open to players (404 or 409 otherwise).
+#[allow(clippy::result_large_err)] // a Response, answered at once
+fn open_one<'a>(all: &'a mut Tournaments, id: &str) -> Result<&'a mut Tournament, Response> {
+    let t = all
+        .all
+        .get_mut(id)
+        .ok_or_else(|| error(StatusCode::NOT_FOUND, "not_found", "no such tournament"))?;
+    if t.stage == Stage::Open {
+        Ok(t)
+    } else {
+        Err(error(
+            StatusCode::CONFLICT,
+            "started",
+            "the tournament has started",
+        ))
+    }
+}
+
 /// `POST /api/tournaments/{id}/join`: the logged-in player joins an open tournament.
 pub(crate) async fn join(
     State(state): State<Arc<AppState>>,
@@ -439,16 +451,10 @@ pub(crate) async fn join(
         Err(r) => return r,
     };
     let mut all = state.tournaments.lock().await;
-    let Some(t) = all.all.get_mut(&id) else {
-        return error(StatusCode::NOT_FOUND, "not_found", "no such tournament");
+    let t = match open_one(&mut all, &id) {
+        Ok(t) => t,
+        Err(r) => return r,
     };
-    if t.stage != Stage::Open {
-        return error(
-            StatusCode::CONFLICT,
-            "started",
-            "the tournament has started",
-        );
-    }
     if t.index_of(&account.name).is_none() {
         if t.players.len() >= MAX_PLAYERS {
             return error(StatusCode::CONFLICT, "full", "the tournament is full");
@@ -475,16 +481,10 @@ pub(crate) async fn start(
     };
     {
         let mut all = state.tournaments.lock().await;
-        let Some(t) = all.all.get_mut(&id) else {
-            return error(StatusCode::NOT_FOUND, "not_found", "no such tournament");
+        let t = match open_one(&mut all, &id) {
+            Ok(t) => t,
+            Err(r) => return r,
         };
-        if t.stage != Stage::Open {
-            return error(
-                StatusCode::CONFLICT,
-                "started",
-                "the tournament has started",
-            );
-        }
         if t.players.len() < 2 {
             return error(
                 StatusCode::CONFLICT,

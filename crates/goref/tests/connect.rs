@@ -3,7 +3,8 @@
 //! under dead lists, a program plays a person who accepts its challenge, and a program whose
 //! network drops for 3 s connects again and finishes its game.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -11,23 +12,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{have_gnugo, Server};
 use goref_server::client::{http, login, Lobby, Player};
 use serde_json::{json, Value};
 
-const GNUGO: &str = "/usr/games/gnugo";
 const ENGINE: &str = "/usr/games/gnugo --mode gtp --level 0";
-
-fn have_gnugo() -> bool {
-    let there = Path::new(GNUGO).exists();
-    assert!(
-        there || std::env::var_os("GOREF_REQUIRE_GNUGO").is_none(),
-        "{GNUGO} is not installed"
-    );
-    if !there {
-        eprintln!("skipping: {GNUGO} is not installed (.ci/run installs it)");
-    }
-    there
-}
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("goref-connect-{}-{name}", std::process::id()));
@@ -46,49 +35,109 @@ impl Drop for Process {
     }
 }
 
-/// `goref serve` on a free port with a fresh database; its address.
-fn serve(dir: &Path, args: &[&str]) -> (Process, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_goref"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
-        .arg(dir.join("goref.db"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("goref serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no address in '{line}'"))
-        .parse()
-        .unwrap();
-    (Process(child), addr)
+/// `goref serve` on a free port with a fresh database in `dir`; its address.
+fn serve(dir: &Path, args: &[&str]) -> (Server, SocketAddr) {
+    let server = common::serve(&dir.join("goref.db"), args);
+    let addr = server.addr;
+    (server, addr)
 }
 
 /// `goref connect` with GNU Go as `name`; its stderr goes to `dir/name.log`.
 fn connect(dir: &Path, addr: SocketAddr, name: &str, args: &[&str]) -> Process {
+    connect_engine(dir, addr, name, ENGINE, args)
+}
+
+/// `goref connect` with `engine` as `name`; its stderr goes to `dir/name.log`.
+fn connect_engine(
+    dir: &Path,
+    addr: SocketAddr,
+    name: &str,
+    engine: &str,
+    args: &[&str],
+) -> Process {
     let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_goref"))
         .args([
             "connect",
             &format!("http://{addr}"),
             "--engine",
-            ENGINE,
+            engine,
             "--name",
             name,
         ])
-        .args(["--password", "pw-engine"])
+        .args(["--password", &format!("pw-{name}")])
         .args(args)
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
         .expect("goref connect starts");
     Process(child)
+}
+
+/// A person in the lobby accepts the next challenge of `by`: the game, seated by account.
+async fn accept_challenge_of(
+    addr: SocketAddr,
+    token: &str,
+    lobby: &mut Lobby,
+    by: &str,
+) -> (String, Player) {
+    let cid = loop {
+        let v = lobby.next_of("lobby").await.unwrap();
+        if let Some(c) = v["challenges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["by"] == by)
+        {
+            assert_eq!(c["program"], true);
+            break c["id"].as_str().unwrap().to_string();
+        }
+    };
+    let ack = lobby
+        .request(&json!({"type": "accept", "challenge": cid}))
+        .await
+        .unwrap();
+    let id = ack["game"].as_str().expect("accepted").to_string();
+    let me = Player::connect_as(addr, &id, token).await.unwrap();
+    (id, me)
+}
+
+/// A person who passes every turn and agrees to everything (done in marking, no dead stones
+/// among dead lists), until the game ends.
+async fn pass_and_agree(me: &mut Player, limit: Duration) {
+    let mine = me.seat.as_str().unwrap().to_string();
+    let deadline = Instant::now() + limit;
+    while me.state["result"].is_null() {
+        assert!(
+            Instant::now() < deadline,
+            "the game did not end: {}",
+            me.state
+        );
+        let need = me.state["need"].clone();
+        let ours = need["color"] == mine.as_str();
+        let act = match need["type"].as_str() {
+            Some("move") if ours => Some(json!({"type": "pass"})),
+            Some("marking") if ours => Some(json!({"type": "done"})),
+            Some("dead_lists") if need["missing"][mine.as_str()] == true => {
+                Some(json!({"type": "dead_list", "points": []}))
+            }
+            _ => None,
+        };
+        match act {
+            Some(a) => {
+                let answer = me.act(a).await.unwrap();
+                match answer["version"].as_u64() {
+                    Some(v) if answer["type"] == "ack" => {
+                        me.wait_version(v).await.unwrap();
+                    }
+                    _ => assert_eq!(answer["code"], "stale", "{answer}"),
+                }
+            }
+            None => {
+                me.recv().await.unwrap();
+            }
+        }
+    }
 }
 
 /// Waits for a `goref connect --games N` to finish on its own.
@@ -223,55 +272,9 @@ async fn gnugo_plays_a_person_who_accepts_its_challenge() {
         .await
         .unwrap();
     let mut lobby = Lobby::connect(addr, &token).await.unwrap();
-    let cid = loop {
-        let v = lobby.next_of("lobby").await.unwrap();
-        if let Some(c) = v["challenges"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["by"] == "gnugo")
-        {
-            assert_eq!(c["program"], true);
-            break c["id"].as_str().unwrap().to_string();
-        }
-    };
-    let ack = lobby
-        .request(&json!({"type": "accept", "challenge": cid}))
-        .await
-        .unwrap();
-    let id = ack["game"].as_str().expect("accepted").to_string();
-    let mut me = Player::connect_as(addr, &id, &token).await.unwrap();
+    let (id, mut me) = accept_challenge_of(addr, &token, &mut lobby, "gnugo").await;
     let mine = me.seat.as_str().unwrap().to_string();
-    // The person passes every turn and agrees to whatever the program marks.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while me.state["result"].is_null() {
-        assert!(
-            Instant::now() < deadline,
-            "the game did not end: {}",
-            me.state
-        );
-        let need = me.state["need"].clone();
-        let ours = need["color"] == mine.as_str();
-        let act = match need["type"].as_str() {
-            Some("move") if ours => Some(json!({"type": "pass"})),
-            Some("marking") if ours => Some(json!({"type": "done"})),
-            _ => None,
-        };
-        match act {
-            Some(a) => {
-                let answer = me.act(a).await.unwrap();
-                match answer["version"].as_u64() {
-                    Some(v) if answer["type"] == "ack" => {
-                        me.wait_version(v).await.unwrap();
-                    }
-                    _ => assert_eq!(answer["code"], "stale", "{answer}"),
-                }
-            }
-            None => {
-                me.recv().await.unwrap();
-            }
-        }
-    }
+    pass_and_agree(&mut me, Duration::from_secs(120)).await;
     wait_exit(&mut program, &dir, "gnugo", Duration::from_secs(60));
     let result = me.state["result"].as_str().unwrap().to_string();
     // The person never played a stone: the program wins by the board.
@@ -531,65 +534,26 @@ async fn four_gnugo_programs_play_a_round_robin_on_the_server_with_the_td_decidi
 async fn an_engine_that_crashes_loses_its_game_and_is_restarted_for_the_next() {
     let dir = temp_dir("crash");
     let (_server, addr) = serve(&dir, &["--pairing-interval", "off"]);
-    let log = std::fs::File::create(dir.join("faulty.log")).unwrap();
     let engine = format!(
         "{} engine faulty --crash-after 3",
         env!("CARGO_BIN_EXE_goref")
     );
     let challenge = r#"{"width": 7, "rules": "tromp-taylor", "end": "tromp"}"#;
-    let mut program = Process(
-        Command::new(env!("CARGO_BIN_EXE_goref"))
-            .args(["connect", &format!("http://{addr}"), "--engine", &engine])
-            .args([
-                "--name",
-                "faulty",
-                "--password",
-                "pw-faulty",
-                "--no-pairing",
-            ])
-            .args(["--challenge", challenge, "--games", "2"])
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap(),
+    let mut program = connect_engine(
+        &dir,
+        addr,
+        "faulty",
+        &engine,
+        &["--no-pairing", "--challenge", challenge, "--games", "2"],
     );
     let token = login(addr, "person", "pw-person", false, true)
         .await
         .unwrap();
     let mut lobby = Lobby::connect(addr, &token).await.unwrap();
     for game in 0..2 {
-        let cid = loop {
-            let v = lobby.next_of("lobby").await.unwrap();
-            if let Some(c) = v["challenges"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["by"] == "faulty")
-            {
-                break c["id"].as_str().unwrap().to_string();
-            }
-        };
-        let ack = lobby
-            .request(&json!({"type": "accept", "challenge": cid}))
-            .await
-            .unwrap();
-        let id = ack["game"].as_str().expect("accepted").to_string();
-        let mut me = Player::connect_as(addr, &id, &token).await.unwrap();
+        let (_, mut me) = accept_challenge_of(addr, &token, &mut lobby, "faulty").await;
         let mine = me.seat.as_str().unwrap().to_string();
-        while me.state["result"].is_null() {
-            let need = me.state["need"].clone();
-            if need["type"] == "move" && need["color"] == mine.as_str() {
-                let answer = me.act(json!({"type": "pass"})).await.unwrap();
-                if let Some(v) = answer["version"]
-                    .as_u64()
-                    .filter(|_| answer["type"] == "ack")
-                {
-                    me.wait_version(v).await.unwrap();
-                }
-            } else {
-                me.recv().await.unwrap();
-            }
-        }
+        pass_and_agree(&mut me, Duration::from_secs(60)).await;
         let result = me.state["result"].as_str().unwrap().to_string();
         assert_eq!(
             result,
@@ -625,73 +589,21 @@ async fn a_program_without_final_status_list_still_finishes_under_marking_and_de
     for end in ["tromp", "chinese"] {
         let dir = temp_dir(&format!("nostatus-{end}"));
         let (_server, addr) = serve(&dir, &["--pairing-interval", "off"]);
-        let log = std::fs::File::create(dir.join("random.log")).unwrap();
         let engine = format!("{} engine random --seed 7", env!("CARGO_BIN_EXE_goref"));
         let challenge = format!(r#"{{"width": 5, "rules": "tromp-taylor", "end": "{end}"}}"#);
-        let mut program = Process(
-            Command::new(env!("CARGO_BIN_EXE_goref"))
-                .args(["connect", &format!("http://{addr}"), "--engine", &engine])
-                .args([
-                    "--name",
-                    "random",
-                    "--password",
-                    "pw-random",
-                    "--no-pairing",
-                ])
-                .args(["--challenge", &challenge, "--games", "1"])
-                .stdout(Stdio::null())
-                .stderr(log)
-                .spawn()
-                .unwrap(),
+        let mut program = connect_engine(
+            &dir,
+            addr,
+            "random",
+            &engine,
+            &["--no-pairing", "--challenge", &challenge, "--games", "1"],
         );
         let token = login(addr, "person", "pw-person", false, true)
             .await
             .unwrap();
         let mut lobby = Lobby::connect(addr, &token).await.unwrap();
-        let cid = loop {
-            let v = lobby.next_of("lobby").await.unwrap();
-            if let Some(c) = v["challenges"].as_array().unwrap().first() {
-                break c["id"].as_str().unwrap().to_string();
-            }
-        };
-        let ack = lobby
-            .request(&json!({"type": "accept", "challenge": cid}))
-            .await
-            .unwrap();
-        let id = ack["game"].as_str().unwrap().to_string();
-        let mut me = Player::connect_as(addr, &id, &token).await.unwrap();
-        let mine = me.seat.as_str().unwrap().to_string();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while me.state["result"].is_null() {
-            assert!(
-                Instant::now() < deadline,
-                "{end}: the game did not end: {}",
-                me.state
-            );
-            let need = me.state["need"].clone();
-            let act = match need["type"].as_str() {
-                Some("move") if need["color"] == mine.as_str() => Some(json!({"type": "pass"})),
-                Some("marking") if need["color"] == mine.as_str() => Some(json!({"type": "done"})),
-                Some("dead_lists") if need["missing"][mine.as_str()] == true => {
-                    Some(json!({"type": "dead_list", "points": []}))
-                }
-                _ => None,
-            };
-            match act {
-                Some(a) => {
-                    let answer = me.act(a).await.unwrap();
-                    if let Some(v) = answer["version"]
-                        .as_u64()
-                        .filter(|_| answer["type"] == "ack")
-                    {
-                        me.wait_version(v).await.unwrap();
-                    }
-                }
-                None => {
-                    me.recv().await.unwrap();
-                }
-            }
-        }
+        let (_, mut me) = accept_challenge_of(addr, &token, &mut lobby, "random").await;
+        pass_and_agree(&mut me, Duration::from_secs(60)).await;
         wait_exit(&mut program, &dir, "random", Duration::from_secs(30));
         assert_eq!(me.state["ending"], "agreement", "{end}: {}", me.state);
         assert!(me.state["dead"].as_array().unwrap().is_empty());

@@ -1,6 +1,10 @@
 //! `goref match`, `goref engine` and `goref check-engine` on real processes: goref's built-in
 //! engines (this binary) and GNU Go (`/usr/games/gnugo`, installed by `.ci/run`).
 
+mod common;
+
+use common::{have_gnugo, GNUGO};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -8,7 +12,6 @@ use goref_rules::{Color, Game, Preset, Ruleset};
 use serde_json::Value;
 
 const GOREF: &str = env!("CARGO_BIN_EXE_goref");
-const GNUGO: &str = "/usr/games/gnugo";
 
 fn gnugo(seed: &str) -> String {
     format!("{GNUGO} --mode gtp --level 0 --capture-all-dead --seed {seed}")
@@ -94,20 +97,6 @@ fn replay(out: &Path, row: &Value) -> (goref_sgf::GameRecord, Game) {
     let rules = Ruleset::preset(preset).with_komi(record.komi.unwrap());
     let game = record.replay(rules).unwrap();
     (record, game)
-}
-
-fn have_gnugo() -> bool {
-    let there = Path::new(GNUGO).exists();
-    // CI installs GNU Go and sets GOREF_REQUIRE_GNUGO: there a missing engine is a failure,
-    // not a silently passing test.
-    assert!(
-        there || std::env::var_os("GOREF_REQUIRE_GNUGO").is_none(),
-        "{GNUGO} is not installed"
-    );
-    if !there {
-        eprintln!("skipping: {GNUGO} is not installed (.ci/run installs it)");
-    }
-    there
 }
 
 /// Random against random with two games at a time: every game recorded, colours alternate,

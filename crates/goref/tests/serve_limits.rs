@@ -16,13 +16,14 @@
 //!   of a probe game alone, then with 1,000 idle WebSockets open and a flood of game creations
 //!   running (16 connections at a time from four addresses), under the default limits.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::{serve, Server};
 use goref_rules::{ByColor, Color};
 use goref_server::client::http;
 use goref_server::room::{Act, CreateRequest, Room};
@@ -30,42 +31,13 @@ use goref_server::store::StoredGame;
 use goref_server::{SqliteStore, Store};
 use serde_json::json;
 
-struct Server {
-    child: Child,
-    addr: SocketAddr,
+trait Rss {
+    fn rss_mib(&self) -> f64;
 }
 
-fn serve(db: &Path, extra: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_goref"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
-        .arg(db)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("goref serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no address in '{line}'"))
-        .parse()
-        .unwrap();
-    Server { child, addr }
-}
-
-impl Server {
+impl Rss for Server {
     fn rss_mib(&self) -> f64 {
         rss_mib(self.child.id())
-    }
-
-    fn kill(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
     }
 }
 

@@ -1,6 +1,10 @@
 //! `goref tournament` with real processes: GNU Go at two levels, goref's random engine and the
 //! faulty one, engines kept between games, resume, refusals.
 
+mod common;
+
+use common::{have_gnugo, GNUGO};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -8,7 +12,6 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 const GOREF: &str = env!("CARGO_BIN_EXE_goref");
-const GNUGO: &str = "/usr/games/gnugo";
 
 fn out_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("goref-tournament-{name}-{}", std::process::id()));
@@ -66,15 +69,6 @@ fn results(out: &Path) -> Vec<Value> {
         .collect();
     rows.sort_by_key(|r| r["game"].as_u64());
     rows
-}
-
-fn have_gnugo() -> bool {
-    let there = Path::new(GNUGO).exists();
-    assert!(
-        there || std::env::var_os("GOREF_REQUIRE_GNUGO").is_none(),
-        "{GNUGO} is not installed"
-    );
-    there
 }
 
 /// Every pair plays its games with colours alternating; each game's record scores to its RE.

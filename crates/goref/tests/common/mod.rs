@@ -1,0 +1,70 @@
+//! Helpers shared by the command-line tests: `goref serve` as a process, GNU Go's presence.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// GNU Go as Debian installs it.
+pub const GNUGO: &str = "/usr/games/gnugo";
+
+/// Whether GNU Go is installed. CI installs it and sets GOREF_REQUIRE_GNUGO: there a missing
+/// engine is a failure, not a silently passing test.
+pub fn have_gnugo() -> bool {
+    let there = Path::new(GNUGO).exists();
+    assert!(
+        there || std::env::var_os("GOREF_REQUIRE_GNUGO").is_none(),
+        "{GNUGO} is not installed"
+    );
+    if !there {
+        eprintln!("skipping: {GNUGO} is not installed (.ci/run installs it)");
+    }
+    there
+}
+
+/// `goref serve` on a free loopback port with the database `db`; killed (SIGKILL) when
+/// dropped, if not before.
+pub struct Server {
+    pub child: Child,
+    pub addr: SocketAddr,
+}
+
+/// Starts `goref serve --db DB EXTRA…` and waits for its address.
+pub fn serve(db: &Path, extra: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_goref"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .arg(db)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("goref serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in '{line}'"))
+        .parse()
+        .unwrap();
+    Server { child, addr }
+}
+
+impl Server {
+    /// Kills it with SIGKILL: no chance to flush or clean up.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
