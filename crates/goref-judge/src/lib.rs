@@ -63,7 +63,9 @@ pub use benson::{pass_alive, PassAlive};
 pub use blocks::{board_from_diagram, Block, Blocks};
 pub use region::{maximal_local_region, LocalRegion};
 pub use removal::{default_removal, Disputes, Removal};
-pub use search::{can_become_pass_alive, locally_capturable, Answer, Budget, Context};
+pub use search::{
+    can_become_pass_alive, locally_capturable, nodes_visited, Answer, Budget, Context,
+};
 
 /// Why a block that is not pass-alive stays on the board.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -37,6 +37,21 @@ use crate::benson::Benson;
 use crate::blocks::Blocks;
 use crate::region::LocalRegion;
 
+thread_local! {
+    static NODES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Nodes visited by the searches of this thread so far (both searches and the enumeration of
+/// maximal local regions), for measurement.
+#[must_use]
+pub fn nodes_visited() -> u64 {
+    NODES.with(std::cell::Cell::get)
+}
+
+pub(crate) fn count_node() {
+    NODES.with(|n| n.set(n.get() + 1));
+}
+
 /// What the searches need from the game: the rules, the positions already played (superko
 /// and the long cycle rule), and the basic-ko ban in force.
 #[derive(Clone, Copy, Debug)]
@@ -389,6 +404,7 @@ impl OneSided<'_, '_> {
                 continue;
             }
             self.nodes += 1;
+            count_node();
             if self.nodes > self.budget || self.plays.len() >= MAX_LINE {
                 return Err(());
             }
@@ -684,6 +700,7 @@ impl Capture<'_, '_> {
         depth: usize,
     ) -> Result<Res, String> {
         self.nodes += 1;
+        count_node();
         if self.nodes > self.budget {
             return Err(format!(
                 "locally capturable: more than {} nodes in a region of {} points",
