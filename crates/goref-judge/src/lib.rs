@@ -50,6 +50,7 @@
 //! ```
 
 pub mod benson;
+mod dfpn;
 mod blocks;
 pub mod region;
 pub mod removal;
