@@ -51,6 +51,7 @@
 
 pub mod benson;
 mod dfpn;
+mod eyes;
 mod blocks;
 pub mod region;
 pub mod removal;

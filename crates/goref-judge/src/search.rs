@@ -160,6 +160,20 @@ pub fn can_become_pass_alive(
     if let Some(plays) = witness(board, stone, reach, ctx, &mut benson) {
         return Answer::Yes(plays);
     }
+    if !ctx.rules.suicide_allowed {
+        if let Some(plans) = crate::eyes::plans(board, stone, reach) {
+            if plans.is_empty() {
+                // The eye-space bound: no way to two eyes exists.
+                return Answer::No;
+            }
+            for plan in &plans {
+                if let Some(plays) = crate::eyes::build(board, stone, reach, plan, ctx, &mut benson)
+                {
+                    return Answer::Yes(plays);
+                }
+            }
+        }
+    }
     let mut search = OneSided {
         ctx,
         color,
