@@ -199,6 +199,22 @@ impl Benson {
         }));
     }
 
+    /// After [`Benson::run`]: the points of the region (maximal connected set of points not of
+    /// the colour run for) holding `p`, when that region is enclosed by pass-alive blocks and
+    /// vital to one of them; `None` otherwise (or when `p` holds a stone of that colour).
+    pub(crate) fn territory_region(&self, p: Point) -> Option<Vec<Point>> {
+        let r = self.region_of[p.index()];
+        if r == NONE || !self.territory[r as usize] {
+            return None;
+        }
+        Some(
+            (0..self.region_of.len())
+                .filter(|&i| self.region_of[i] == r)
+                .map(Point::new)
+                .collect(),
+        )
+    }
+
     /// After [`Benson::run`]: whether the stone at `p` is in a pass-alive block.
     pub(crate) fn is_alive(&self, p: Point) -> bool {
         let b = self.block_of[p.index()];

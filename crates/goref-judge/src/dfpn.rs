@@ -152,6 +152,7 @@ pub(crate) struct Search<'c, 'h> {
     color: Color,
     stone: Point,
     points: Vec<Point>,
+    in_region: Vec<bool>,
     tt: HashMap<Key, Entry, BuildHasherDefault<KeyHasher>>,
     nodes: u64,
     budget: u64,
@@ -173,11 +174,16 @@ pub(crate) fn locally_capturable(
     budget: u64,
 ) -> Answer<Vec<(Color, Move)>> {
     let color = board.get(stone).expect("a block is named by a stone");
+    let mut in_region = vec![false; board.geometry().len()];
+    for p in points {
+        in_region[p.index()] = true;
+    }
     let mut search = Search {
         ctx,
         color,
         stone,
         points: points.to_vec(),
+        in_region,
         tt: HashMap::default(),
         nodes: 0,
         budget,
@@ -535,6 +541,139 @@ impl Search<'_, '_> {
             .any(|&n| board.get(n) == Some(to_move) && board.string(n).contains(&self.stone))
     }
 
+    /// Leaf knowledge for the attacker: the block lies in a region `R` (a maximal connected set
+    /// of points not of the attacker's colour) enclosed by the attacker's pass-alive blocks and
+    /// vital to one of them, `X`: every empty point of `R` is a liberty of `X`. Then the
+    /// attacker captures the block by filling its liberties, whatever the defence:
+    ///
+    /// - each fill touches `X`, so it joins `X`, and `X` is never captured: `X` has another
+    ///   vital region `R2`, and the defender's play on the last empty point of `R2` would be
+    ///   suicide while `R` still holds an empty point (a liberty of the block, hence of `X`);
+    ///   so a fill is never suicide, and attacking stones in `R` are never taken, so the
+    ///   number of empty points of `R` falls with every fill until the block is removed
+    ///   (its liberties all lie in `R`);
+    /// - no basic-ko ban stops a fill: the defender can only take single stones outside `R`
+    ///   (the ban in force now must not be in `R`);
+    /// - no position repeats: within the line each fill leaves one more attacking stone in
+    ///   `R` for good, and every earlier position of the game and of the line must differ from
+    ///   this one on a point that never changes again (an attacking pass-alive stone, an empty
+    ///   point outside the local region, or a stone of a block with a liberty outside it);
+    /// - every empty point of `R` must be a point of the local region.
+    ///
+    /// Returns the capturing line with the defender passing (replayed here, so it is legal).
+    fn territory_leaf(&mut self, board: &Board, key: &Key) -> Option<Vec<(Color, Move)>> {
+        let geometry = board.geometry();
+        let attacker = self.attacker();
+        self.benson.run(
+            geometry,
+            board.colors(),
+            attacker,
+            self.ctx.rules.suicide_allowed,
+        );
+        let r = self.benson.territory_region(self.stone)?;
+        let mut in_r = vec![false; geometry.len()];
+        for &p in &r {
+            in_r[p.index()] = true;
+            if board.get(p).is_none() && !self.in_region[p.index()] {
+                return None;
+            }
+        }
+        if key.ko.is_some_and(|ban| in_r[ban.point.index()]) {
+            return None;
+        }
+        if self.ctx.rules.ko != KoRule::Simple && !self.no_repetition_possible(board) {
+            return None;
+        }
+        // The line: the attacker fills the block's liberties, the defender passes.
+        let mut b = board.clone();
+        let mut to_move = key.to_move;
+        let mut line = Vec::new();
+        let mut ban = key.ko;
+        for _ in 0..2 * geometry.len() + 2 {
+            if to_move == self.color {
+                line.push((to_move, Move::Pass));
+                if self.ctx.rules.ko != KoRule::LongCycle {
+                    ban = None;
+                }
+                to_move = attacker;
+                continue;
+            }
+            let l = self
+                .liberty_points(&b)
+                .into_iter()
+                .find(|&l| {
+                    let effect = b.effect(l, attacker);
+                    in_r[l.index()]
+                        && self.in_region[l.index()]
+                        && effect.suicided == 0
+                        && !ban.is_some_and(|k| {
+                            k.point == l && k.forbidden == attacker && effect.captured == 1
+                        })
+                })?;
+            b.play_unchecked(l, attacker);
+            line.push((attacker, Move::Play(l)));
+            if b.get(self.stone) != Some(self.color) {
+                return Some(line);
+            }
+            ban = None;
+            to_move = self.color;
+        }
+        None
+    }
+
+    /// Whether every earlier position of the game and of the line differs from `board` on a
+    /// point that local moving from here can never change (see [`Search::territory_leaf`]);
+    /// needs the attacker's Benson run on `board`.
+    fn no_repetition_possible(&self, board: &Board) -> bool {
+        let geometry = board.geometry();
+        let n = geometry.len();
+        // Blocks with a liberty outside the local region are never captured.
+        let mut fixed: Vec<usize> = Vec::new();
+        let mut seen = vec![false; n];
+        for i in 0..n {
+            let p = Point::new(i);
+            if self.in_region[i] {
+                if board.get(p) == Some(self.attacker()) && self.benson.is_alive(p) {
+                    fixed.push(i);
+                }
+                continue;
+            }
+            match board.get(p) {
+                None => fixed.push(i),
+                Some(c) => {
+                    if seen[i] {
+                        continue;
+                    }
+                    let stones = board.string(p);
+                    let free = stones.iter().any(|&s| {
+                        geometry
+                            .neighbors(s)
+                            .iter()
+                            .any(|&q| board.get(q).is_none() && !self.in_region[q.index()])
+                    });
+                    for s in &stones {
+                        seen[s.index()] = true;
+                        if free || (c == self.attacker() && self.benson.is_alive(*s)) {
+                            fixed.push(s.index());
+                        }
+                    }
+                }
+            }
+        }
+        let now = board.packed();
+        let code = |packed: &[u64], i: usize| (packed[i / 32] >> (2 * (i % 32))) & 3;
+        let differs = |y: &[u64]| y == now || fixed.iter().any(|&i| code(y, i) != code(now, i));
+        if !self.path.iter().all(|y| differs(&y.packed)) {
+            return false;
+        }
+        match self.ctx.history {
+            Some(history) => {
+                (0..history.occurrences().len()).all(|i| differs(history.colouring(i)))
+            }
+            None => true,
+        }
+    }
+
     /// Multiple-iterative deepening: searches the node until its proof number reaches
     /// `th_pn` or its disproof number `th_dn`.
     fn mid(
@@ -575,6 +714,19 @@ impl Search<'_, '_> {
                 tainted: false,
                 summary: Summary::EMPTY,
                 line: Vec::new(),
+            };
+            self.store(&key, &out);
+            return Ok(out);
+        }
+        if let Some(line) = self.territory_leaf(board, &key) {
+            // Proven by the argument of `territory_leaf`; it rests on the line's positions
+            // (no repetition), so it is kept on this line only.
+            let out = Out {
+                pn: 0,
+                dn: INF,
+                tainted: self.ctx.rules.ko != KoRule::Simple,
+                summary: Summary::EMPTY,
+                line,
             };
             self.store(&key, &out);
             return Ok(out);
@@ -722,8 +874,8 @@ impl Search<'_, '_> {
         if solved && out.tainted {
             // Valid on this line only: keep an estimate.
             let entry = Entry {
-                pn: out.pn.max(1).min(INF - 1),
-                dn: out.dn.max(1).min(INF - 1),
+                pn: 1,
+                dn: 1,
                 solved: None,
             };
             self.tt.insert(key.clone(), entry);
