@@ -105,11 +105,32 @@ fn salted(hash: u64, to_move: Color, ko: KoRule) -> u64 {
     }
 }
 
+/// Something of the line above a node that a solved result rests on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Dep {
+    /// A position of the line (salted hash, colouring): a play repeating it was illegal or
+    /// ended the moving.
+    Position(u64, Box<[u64]>),
+    /// A state of the line: reaching it again was an endless line.
+    State(Key),
+    /// A check of every earlier position (the territory leaf): never reused elsewhere.
+    Guard,
+}
+
 struct Entry {
     pn: u64,
     dn: u64,
-    /// For a solved node: the summary and the line (the attacker's winning line, or empty).
-    solved: Option<(Summary, Vec<(Color, Move)>)>,
+    /// For a solved node: the summary, the line (the attacker's winning line, or empty) and
+    /// what of the line above it rests on.
+    solved: Option<Solved>,
+    /// The leaf tests (pass-alive block, attacker's territory) failed here already.
+    searched: bool,
+}
+
+struct Solved {
+    summary: Summary,
+    line: Vec<(Color, Move)>,
+    deps: Vec<Dep>,
 }
 
 struct PathEntry {
@@ -123,8 +144,9 @@ struct Child {
     mv: Move,
     pn: u64,
     dn: u64,
-    /// Set once solved: depends on the line above, the summary, the line from the child.
-    tainted: bool,
+    /// Set once solved: what of the line above it rests on, the summary, the line from the
+    /// child.
+    deps: Vec<Dep>,
     summary: Summary,
     line: Vec<(Color, Move)>,
     next: Option<Next>,
@@ -142,7 +164,7 @@ struct Next {
 struct Out {
     pn: u64,
     dn: u64,
-    tainted: bool,
+    deps: Vec<Dep>,
     summary: Summary,
     line: Vec<(Color, Move)>,
 }
@@ -159,6 +181,9 @@ pub(crate) struct Search<'c, 'h> {
     path: Vec<PathEntry>,
     states: Vec<Key>,
     benson: Benson,
+    /// Scratch marks for flood fills, and the current mark.
+    mark: Vec<u32>,
+    generation: u32,
 }
 
 fn stones(board: &Board) -> u32 {
@@ -190,6 +215,8 @@ pub(crate) fn locally_capturable(
         path: Vec::new(),
         states: Vec::new(),
         benson: Benson::default(),
+        mark: Vec::new(),
+        generation: 0,
     };
     search.path.push(PathEntry {
         hash: salted(board.hash(), color, ctx.rules.ko),
@@ -216,13 +243,33 @@ impl Search<'_, '_> {
         self.color.opponent()
     }
 
-    /// Whether a stored solved result may be used on the current line.
-    fn safe(&self, summary: &Summary) -> bool {
-        self.ctx.rules.ko == KoRule::Simple
-            || self
-                .path
-                .iter()
-                .all(|y| !summary.may_hold(y.hash, y.stones))
+    /// Whether a stored solved result may be used on the current line: what it rests on is
+    /// there, and no other position of the line can occur in its proof.
+    fn reusable(&self, solved: &Solved) -> bool {
+        let mut dep_positions: Vec<usize> = Vec::new();
+        for dep in &solved.deps {
+            match dep {
+                Dep::Guard => return false,
+                Dep::State(k) => {
+                    if !self.states.contains(k) {
+                        return false;
+                    }
+                }
+                Dep::Position(h, packed) => {
+                    match self
+                        .path
+                        .iter()
+                        .position(|y| y.hash == *h && y.packed == *packed)
+                    {
+                        Some(i) => dep_positions.push(i),
+                        None => return false,
+                    }
+                }
+            }
+        }
+        self.path.iter().enumerate().all(|(i, y)| {
+            dep_positions.contains(&i) || !solved.summary.may_hold(y.hash, y.stones)
+        })
     }
 
     /// The block's liberties.
@@ -345,11 +392,11 @@ impl Search<'_, '_> {
         to_move: Color,
         ko: Option<KoBan>,
         passed: bool,
-    ) -> (Vec<Child>, bool) {
+    ) -> (Vec<Child>, Vec<Dep>) {
         let rules = self.ctx.rules;
         let next_color = to_move.opponent();
         let mut out = Vec::new();
-        let mut illegal_by_path = false;
+        let mut illegal_by_path: Vec<Dep> = Vec::new();
         let now_stones = stones(board);
         let libs = self.liberty_points(board);
         for mv in self.moves(board, to_move, passed) {
@@ -413,13 +460,17 @@ impl Search<'_, '_> {
                                     mv,
                                     pn: if removed { 0 } else { INF },
                                     dn: if removed { INF } else { 0 },
-                                    tainted: in_path,
+                                    deps: if in_path {
+                                        vec![Dep::Position(salted_hash, packed)]
+                                    } else {
+                                        Vec::new()
+                                    },
                                     summary,
                                     line: Vec::new(),
                                     next: None,
                                 });
-                            } else {
-                                illegal_by_path |= in_path;
+                            } else if in_path {
+                                illegal_by_path.push(Dep::Position(salted_hash, packed));
                             }
                             continue;
                         }
@@ -451,7 +502,7 @@ impl Search<'_, '_> {
                     mv,
                     pn: 0,
                     dn: INF,
-                    tainted: false,
+                    deps: Vec::new(),
                     summary,
                     line: Vec::new(),
                     next: None,
@@ -464,7 +515,7 @@ impl Search<'_, '_> {
                     mv,
                     pn: INF,
                     dn: 0,
-                    tainted: true,
+                    deps: vec![Dep::State(key)],
                     summary,
                     line: Vec::new(),
                     next: None,
@@ -473,11 +524,13 @@ impl Search<'_, '_> {
             }
             let (mut pn, mut dn) = (1, 1);
             let mut line = Vec::new();
+            let mut deps = Vec::new();
             if let Some(entry) = self.tt.get(&key) {
                 match &entry.solved {
-                    Some((s, l)) if self.safe(s) => {
-                        summary.merge(s);
-                        line = l.clone();
+                    Some(solved) if self.reusable(solved) => {
+                        summary.merge(&solved.summary);
+                        line = solved.line.clone();
+                        deps = solved.deps.clone();
                         pn = entry.pn;
                         dn = entry.dn;
                     }
@@ -496,7 +549,7 @@ impl Search<'_, '_> {
                 mv,
                 pn,
                 dn,
-                tainted: false,
+                deps,
                 summary,
                 line,
                 next: Some(Next {
@@ -564,6 +617,9 @@ impl Search<'_, '_> {
     fn territory_leaf(&mut self, board: &Board, key: &Key) -> Option<Vec<(Color, Move)>> {
         let geometry = board.geometry();
         let attacker = self.attacker();
+        if !self.enclosed_by_attacker(board) {
+            return None;
+        }
         self.benson.run(
             geometry,
             board.colors(),
@@ -619,6 +675,106 @@ impl Search<'_, '_> {
             to_move = self.color;
         }
         None
+    }
+
+    /// A necessary condition for the block to be pass-alive, cheaper than Benson's algorithm:
+    /// two of its liberties lie in different regions (maximal connected sets of points not of
+    /// its colour) whose points (every point when suicide is legal, else every empty one) all
+    /// touch the block, as vital regions must.
+    fn two_vital_candidates(&mut self, board: &Board) -> bool {
+        let geometry = board.geometry();
+        let n = geometry.len();
+        if self.mark.len() != n {
+            self.mark = vec![0; n];
+        }
+        let block = board.string(self.stone);
+        let mut touches = vec![false; n];
+        for &s in &block {
+            for &q in geometry.neighbors(s) {
+                touches[q.index()] = true;
+            }
+        }
+        let suicide = self.ctx.rules.suicide_allowed;
+        let mut found = 0;
+        let mut stack = Vec::new();
+        for &l in &block {
+            for &start in geometry.neighbors(l) {
+                if board.get(start).is_some() || self.mark[start.index()] == self.generation + 1 {
+                    continue;
+                }
+                // Flood the region of `start` (fresh marks for each region).
+                self.generation += 2;
+                let g = self.generation;
+                let mut vital = true;
+                self.mark[start.index()] = g;
+                stack.clear();
+                stack.push(start);
+                let mut size = 0;
+                while let Some(p) = stack.pop() {
+                    size += 1;
+                    if (suicide || board.get(p).is_none()) && !touches[p.index()] {
+                        vital = false;
+                    }
+                    if !vital || size > 64 {
+                        vital = false;
+                        break;
+                    }
+                    for &q in geometry.neighbors(p) {
+                        if board.get(q) != Some(self.color) && self.mark[q.index()] < g {
+                            self.mark[q.index()] = g;
+                            stack.push(q);
+                        }
+                    }
+                }
+                if vital {
+                    // Mark the region's liberties so that it is counted once.
+                    for i in 0..n {
+                        if self.mark[i] == g {
+                            self.mark[i] = g + 1;
+                        }
+                    }
+                    found += 1;
+                    if found >= 2 {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// A necessary condition for the territory leaf, cheaper than Benson's algorithm: the
+    /// region of points not of the attacker's colour that holds the block is small and every
+    /// empty point of it touches an attacking stone.
+    fn enclosed_by_attacker(&mut self, board: &Board) -> bool {
+        let geometry = board.geometry();
+        let n = geometry.len();
+        if self.mark.len() != n {
+            self.mark = vec![0; n];
+        }
+        self.generation += 2;
+        let g = self.generation;
+        let attacker = Some(self.attacker());
+        let mut stack = vec![self.stone];
+        self.mark[self.stone.index()] = g;
+        let mut size = 0;
+        while let Some(p) = stack.pop() {
+            size += 1;
+            if size > 128 {
+                return false;
+            }
+            let neighbors = geometry.neighbors(p);
+            if board.get(p).is_none() && !neighbors.iter().any(|&q| board.get(q) == attacker) {
+                return false;
+            }
+            for &q in neighbors {
+                if board.get(q) != attacker && self.mark[q.index()] != g {
+                    self.mark[q.index()] = g;
+                    stack.push(q);
+                }
+            }
+        }
+        true
     }
 
     /// Whether every earlier position of the game and of the line differs from `board` on a
@@ -700,35 +856,43 @@ impl Search<'_, '_> {
         }
         let to_move = key.to_move;
         let attacker = to_move != self.color;
+        let searched = self.tt.get(&key).is_some_and(|e| e.searched);
         // Leaf knowledge: a pass-alive block is never removed (3.9.1).
-        self.benson.run(
-            board.geometry(),
-            board.colors(),
-            self.color,
-            self.ctx.rules.suicide_allowed,
-        );
-        if self.benson.is_alive(self.stone) {
+        let may_live = !searched && self.two_vital_candidates(board);
+        if may_live {
+            self.benson.run(
+                board.geometry(),
+                board.colors(),
+                self.color,
+                self.ctx.rules.suicide_allowed,
+            );
+        }
+        if may_live && self.benson.is_alive(self.stone) {
             let out = Out {
                 pn: INF,
                 dn: 0,
-                tainted: false,
+                deps: Vec::new(),
                 summary: Summary::EMPTY,
                 line: Vec::new(),
             };
-            self.store(&key, &out);
+            self.store(&key, &out, false);
             return Ok(out);
         }
-        if let Some(line) = self.territory_leaf(board, &key) {
+        if let Some(line) = (!searched).then(|| self.territory_leaf(board, &key)).flatten() {
             // Proven by the argument of `territory_leaf`; it rests on the line's positions
             // (no repetition), so it is kept on this line only.
             let out = Out {
                 pn: 0,
                 dn: INF,
-                tainted: self.ctx.rules.ko != KoRule::Simple,
+                deps: if self.ctx.rules.ko == KoRule::Simple {
+                    Vec::new()
+                } else {
+                    vec![Dep::Guard]
+                },
                 summary: Summary::EMPTY,
                 line,
             };
-            self.store(&key, &out);
+            self.store(&key, &out, false);
             return Ok(out);
         }
         let (mut children, illegal_by_path) = self.children(board, to_move, key.ko, key.passed);
@@ -743,7 +907,7 @@ impl Search<'_, '_> {
         let mut out = Out {
             pn,
             dn,
-            tainted: false,
+            deps: Vec::new(),
             summary: Summary::EMPTY,
             line: Vec::new(),
         };
@@ -758,16 +922,20 @@ impl Search<'_, '_> {
                     .iter()
                     .find(|c| if attacker_won { c.pn == 0 } else { c.dn == 0 })
                     .expect("a solved child");
-                out.tainted = c.tainted;
+                out.deps = c.deps.clone();
                 out.summary = c.summary;
                 if attacker_won {
                     out.line.push((to_move, c.mv));
                     out.line.extend_from_slice(&c.line);
                 }
             } else {
-                out.tainted = illegal_by_path;
+                out.deps = illegal_by_path;
                 for c in &children {
-                    out.tainted |= c.tainted;
+                    for d in &c.deps {
+                        if !out.deps.contains(d) {
+                            out.deps.push(d.clone());
+                        }
+                    }
                     out.summary.merge(&c.summary);
                 }
                 if attacker_won {
@@ -783,7 +951,15 @@ impl Search<'_, '_> {
                 }
             }
         }
-        self.store(&key, &out);
+        // What rests on this node's own position or state is no longer a condition on the
+        // line above: every line reaching this state has them.
+        let here = self.path.last().map(|y| (y.hash, y.packed.clone()));
+        out.deps.retain(|d| match d {
+            Dep::Position(h, packed) => here.as_ref() != Some(&(*h, packed.clone())),
+            Dep::State(k) => *k != key,
+            Dep::Guard => true,
+        });
+        self.store(&key, &out, true);
         Ok(out)
     }
 
@@ -824,13 +1000,13 @@ impl Search<'_, '_> {
             let c = &children[best];
             let (child_th_pn, child_th_dn) = if attacker {
                 (
-                    th_pn.min(second.saturating_add(1)),
+                    th_pn.min(second.saturating_add(second / 4 + 1).min(INF)),
                     (th_dn - dn).saturating_add(c.dn).min(INF),
                 )
             } else {
                 (
                     (th_pn - pn).saturating_add(c.pn).min(INF),
-                    th_dn.min(second.saturating_add(1)),
+                    th_dn.min(second.saturating_add(second / 4 + 1).min(INF)),
                 )
             };
             let next = c.next.as_ref().expect("an open child");
@@ -862,21 +1038,22 @@ impl Search<'_, '_> {
             c.pn = r.pn;
             c.dn = r.dn;
             if r.pn == 0 || r.dn == 0 {
-                c.tainted = r.tainted;
+                c.deps = r.deps;
                 c.summary.merge(&r.summary);
                 c.line = r.line;
             }
         }
     }
 
-    fn store(&mut self, key: &Key, out: &Out) {
+    fn store(&mut self, key: &Key, out: &Out, searched: bool) {
         let solved = out.pn == 0 || out.dn == 0;
-        if solved && out.tainted {
+        if solved && out.deps.contains(&Dep::Guard) {
             // Valid on this line only: keep an estimate.
             let entry = Entry {
                 pn: 1,
                 dn: 1,
                 solved: None,
+                searched,
             };
             self.tt.insert(key.clone(), entry);
             return;
@@ -886,7 +1063,12 @@ impl Search<'_, '_> {
             Entry {
                 pn: out.pn,
                 dn: out.dn,
-                solved: solved.then(|| (out.summary, out.line.clone())),
+                solved: solved.then(|| Solved {
+                    summary: out.summary,
+                    line: out.line.clone(),
+                    deps: out.deps.clone(),
+                }),
+                searched,
             },
         );
     }
