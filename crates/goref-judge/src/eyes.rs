@@ -23,7 +23,11 @@
 //!
 //! Hence the bound: if for every `C` no two points of `E(C)` have closures that are disjoint,
 //! not adjacent and touch nothing outside `K`, then no sequence makes `T` pass-alive: it has at
-//! most one eye. The property tests compare this with enumeration on small boards. When the
+//! most one eye. A closure is kept only while it can be part of a healthy region: a point next
+//! to it that touches outside `K` cannot be in the region, so it ends as a stone of a pass-alive
+//! block, which needs a second vital region; that region's closure (itself kept) lies in the
+//! same connected part of `K` once this closure is taken out, and is disjoint from it and not
+//! adjacent. Closures without one are dropped until nothing changes. The property tests compare this with enumeration on small boards. When the
 //! bound allows two eyes, [`build`] tries to make them: capture `C`, then fill `K` outside the
 //! two closures; Benson's algorithm checks the result.
 
@@ -126,6 +130,69 @@ pub(crate) fn plans(board: &Board, stone: Point, reach: &[bool]) -> Option<Vec<P
                 closures.push((e, closure));
             }
         }
+        // A region's neighbours that touch outside K cannot be in it, so they end as stones of
+        // `c`, in blocks that need a second eye region: one whose closure lies in their part
+        // of K without this closure. Drop closures that cannot have that, until none changes.
+        let mut supported = vec![true; closures.len()];
+        let mut component = vec![0u32; n];
+        let mut stack = Vec::new();
+        loop {
+            let mut changed = false;
+            for a in 0..closures.len() {
+                if !supported[a] {
+                    continue;
+                }
+                let mut in_a = vec![0u8; n];
+                for q in &closures[a].1 {
+                    in_a[q.index()] = 2;
+                    for r in geometry.neighbors(*q) {
+                        if in_a[r.index()] == 0 {
+                            in_a[r.index()] = 1;
+                        }
+                    }
+                }
+                let forced_neighbours: Vec<Point> = (0..n)
+                    .filter(|&i| in_a[i] == 1 && reach[i] && touches_outside[i])
+                    .map(Point::new)
+                    .collect();
+                component.iter_mut().for_each(|c| *c = 0);
+                for (id, &p) in forced_neighbours.iter().enumerate() {
+                    let id = id as u32 + 1;
+                    if component[p.index()] == 0 {
+                        component[p.index()] = id;
+                        stack.push(p);
+                        while let Some(q) = stack.pop() {
+                            for &r in geometry.neighbors(q) {
+                                if reach[r.index()] && in_a[r.index()] != 2 && component[r.index()] == 0 {
+                                    component[r.index()] = id;
+                                    stack.push(r);
+                                }
+                            }
+                        }
+                    }
+                    let id = component[p.index()];
+                    let has_second = (0..closures.len()).any(|b| {
+                        b != a
+                            && supported[b]
+                            && component[closures[b].0.index()] == id
+                            && closures[b].1.iter().all(|q| in_a[q.index()] == 0)
+                    });
+                    if !has_second {
+                        supported[a] = false;
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let closures: Vec<(Point, Vec<Point>)> = closures
+            .into_iter()
+            .zip(supported)
+            .filter_map(|(c, ok)| ok.then_some(c))
+            .collect();
         let mut mark = vec![0u8; n];
         'pairs: for a in 0..closures.len() {
             mark.iter_mut().for_each(|m| *m = 0);
