@@ -38,7 +38,8 @@ fn judge_hard(c: &mut Criterion) {
         let board = board_from_diagram(h.diagram).unwrap();
         group.bench_function(h.name, |b| {
             b.iter(|| {
-                let judge = Judge::new(&board, Context::fresh(Ruleset::OLYMPIAD), Budget::default());
+                let judge =
+                    Judge::new(&board, Context::fresh(Ruleset::OLYMPIAD), Budget::default());
                 judge.judge_all().len()
             });
         });

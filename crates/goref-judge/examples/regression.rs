@@ -103,8 +103,8 @@ fn parse_tst(dir: &Path) -> Vec<Position> {
 fn game_of(position: &Position, rules: Ruleset) -> Game {
     let start = match &position.file {
         Ok(file) => {
-            let text = std::fs::read_to_string(file)
-                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let text =
+                std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             let record = goref_sgf::parse(&text).expect("an SGF file");
             record.start_board().expect("a start position")
         }
@@ -198,16 +198,23 @@ fn main() {
         );
         let g = game.geometry();
         if verbose {
+            // Each block judged again alone, for its own nodes and time.
             for v in &removal.disputed {
+                let before = nodes_visited();
+                let start = Instant::now();
+                let alone = Judge::of_game(&game, budget).judge_block(v.block.anchor());
+                let seconds = start.elapsed().as_secs_f64();
                 println!(
-                    "    {} {} (+{}): {}",
+                    "    {} {} (+{}): {}  [{} nodes, {:.4} s alone]",
                     v.block.color.letter(),
                     g.name(v.block.anchor()),
                     v.block.stones.len() - 1,
-                    match &v.verdict {
+                    match &alone.verdict {
                         Verdict::Undecided { reason } => format!("undecided: {reason}"),
                         other => kind(other).to_string(),
-                    }
+                    },
+                    nodes_visited() - before,
+                    seconds
                 );
             }
         }

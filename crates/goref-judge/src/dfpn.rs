@@ -267,9 +267,10 @@ impl Search<'_, '_> {
                 }
             }
         }
-        self.path.iter().enumerate().all(|(i, y)| {
-            dep_positions.contains(&i) || !solved.summary.may_hold(y.hash, y.stones)
-        })
+        self.path
+            .iter()
+            .enumerate()
+            .all(|(i, y)| dep_positions.contains(&i) || !solved.summary.may_hold(y.hash, y.stones))
     }
 
     /// The block's liberties.
@@ -333,7 +334,7 @@ impl Search<'_, '_> {
             };
             scored.push((score, Move::Play(p)));
         }
-        scored.sort_by(|a, b| b.0.cmp(&a.0));
+        scored.sort_by_key(|s| std::cmp::Reverse(s.0));
         let mut moves: Vec<Move> = Vec::with_capacity(scored.len() + 1);
         if to_move == self.color {
             let split = scored.iter().position(|s| s.0 < 50).unwrap_or(scored.len());
@@ -654,18 +655,15 @@ impl Search<'_, '_> {
                 to_move = attacker;
                 continue;
             }
-            let l = self
-                .liberty_points(&b)
-                .into_iter()
-                .find(|&l| {
-                    let effect = b.effect(l, attacker);
-                    in_r[l.index()]
-                        && self.in_region[l.index()]
-                        && effect.suicided == 0
-                        && !ban.is_some_and(|k| {
-                            k.point == l && k.forbidden == attacker && effect.captured == 1
-                        })
-                })?;
+            let l = self.liberty_points(&b).into_iter().find(|&l| {
+                let effect = b.effect(l, attacker);
+                in_r[l.index()]
+                    && self.in_region[l.index()]
+                    && effect.suicided == 0
+                    && !ban.is_some_and(|k| {
+                        k.point == l && k.forbidden == attacker && effect.captured == 1
+                    })
+            })?;
             b.play_unchecked(l, attacker);
             line.push((attacker, Move::Play(l)));
             if b.get(self.stone) != Some(self.color) {
@@ -878,7 +876,10 @@ impl Search<'_, '_> {
             self.store(&key, &out, false);
             return Ok(out);
         }
-        if let Some(line) = (!searched).then(|| self.territory_leaf(board, &key)).flatten() {
+        if let Some(line) = (!searched)
+            .then(|| self.territory_leaf(board, &key))
+            .flatten()
+        {
             // Proven by the argument of `territory_leaf`; it rests on the line's positions
             // (no repetition), so it is kept on this line only.
             let out = Out {

@@ -37,7 +37,7 @@ use crate::blocks::Blocks;
 use crate::search::{one_sided_play, Context};
 
 /// Opposing blocks in `K` beyond which the bound is not tried (it enumerates subsets).
-const MAX_BLOCKS: usize = 12;
+const MAX_BLOCKS: usize = 10;
 
 /// Plans kept for [`build`].
 const MAX_PLANS: usize = 24;
@@ -163,7 +163,10 @@ pub(crate) fn plans(board: &Board, stone: Point, reach: &[bool]) -> Option<Vec<P
                         stack.push(p);
                         while let Some(q) = stack.pop() {
                             for &r in geometry.neighbors(q) {
-                                if reach[r.index()] && in_a[r.index()] != 2 && component[r.index()] == 0 {
+                                if reach[r.index()]
+                                    && in_a[r.index()] != 2
+                                    && component[r.index()] == 0
+                                {
                                     component[r.index()] = id;
                                     stack.push(r);
                                 }

@@ -1,29 +1,27 @@
 //! The two searches of reference 001 §3.9.1, exact and bounded by a node budget.
 //!
 //! - **At most one eye**: "A block for which no strategy exists to become pass-alive under
-//!   one-sided moving of its colour has at most one eye." [`at_most_one_eye`] looks for a
-//!   sequence of plays of the block's colour (the opponent passing) after which the block is
-//!   pass-alive: first a constructed witness (capture what can be captured, then fill the
-//!   reachable set leaving two one-point eyes), then an exhaustive search of every position
-//!   that one-sided moving reaches inside `K` (see [`crate::region`]), each position visited
-//!   once (one-sided moving never needs to repeat a position, so the set of reachable positions
-//!   does not depend on the order of the moves).
+//!   one-sided moving of its colour has at most one eye." [`can_become_pass_alive`] looks for
+//!   a sequence of plays of the block's colour (the opponent passing) after which the block is
+//!   pass-alive, in order: a constructed witness (capture what can be captured, then fill the
+//!   reachable set leaving two one-point eyes); when suicide is illegal, the eye-space bound of
+//!   the `eyes` module, which proves "no" when no set of captures leaves room for two separate
+//!   eye regions and otherwise builds the eyes it found room for; last, an exhaustive search of
+//!   every position that one-sided moving reaches inside `K` (see [`crate::region`]), each
+//!   position visited once (one-sided moving never needs to repeat a position, so the set of
+//!   reachable positions does not depend on the order of the moves). Every "yes" is checked by
+//!   Benson's algorithm on the position its plays reach.
 //! - **Locally capturable**: "A block that can be removed under local alternate moving in its
 //!   maximal local region, with its colour moving first". [`locally_capturable`] is an AND/OR
-//!   depth-first search: the opponent needs one move that removes the block in every line,
-//!   the block's colour any move that avoids it. Plays are on the region's points only, passes
-//!   are allowed, and the game's ko rule applies, with the game's earlier positions: basic ko
-//!   (Olympiad 3.5, the ban survives passes under `long-cycle`), positional or situational
-//!   superko (a repeating play is illegal), or the long cycle rule (3.6: a repeating play ends
-//!   the moving; the block is removed only if that play removed it). An endless line leaves
-//!   the block on the board.
-//!
-//! Results are stored in a transposition table keyed by position, player to move, ko ban and
-//! whether the block's colour just passed. Because superko and the long cycle rule make a
-//! result depend on the earlier positions of the line, a result is stored only when no
-//! earlier position of the line decided anything in its subtree, and it is reused only when
-//! no position of the current line can occur in that subtree: each entry keeps the smallest
-//! stone count and a 128-bit Bloom filter of the positions of its subtree.
+//!   proof by depth-first proof-number search (df-pn; the `dfpn` module): the opponent needs
+//!   one move that removes the block in every line, the block's colour any move that avoids
+//!   it. Plays are on the region's points only, passes are allowed, and the game's ko rule
+//!   applies, with the game's earlier positions: basic ko (Olympiad 3.5, the ban survives
+//!   passes under `long-cycle`), positional or situational superko (a repeating play is
+//!   illegal), or the long cycle rule (3.6: a repeating play ends the moving; the block is
+//!   removed only if that play removed it). An endless line leaves the block on the board.
+//!   Nodes are keyed exactly (colouring, player, ko ban, pass), results that rest on the
+//!   line above carry those dependencies, and leaves use Benson's algorithm for both colours.
 //!
 //! When the budget runs out the answer is [`Answer::Undecided`] with the reason; nothing is
 //! guessed.

@@ -32,7 +32,10 @@ fn six_liberty_seki_is_kept_for_the_right_reasons() {
         );
         let black = judge.judge_block(board.geometry().at(3, 3).unwrap());
         assert!(
-            matches!(black.verdict, Verdict::AliveByDefault(Keep::CanBecomePassAlive { .. })),
+            matches!(
+                black.verdict,
+                Verdict::AliveByDefault(Keep::CanBecomePassAlive { .. })
+            ),
             "{rules}: {:?}",
             black.verdict
         );
@@ -109,7 +112,8 @@ fn replay(board: &goref_rules::Board, rules: Ruleset, v: &goref_judge::BlockVerd
                 game.play(Move::Play(p)).unwrap();
             }
             let b = game.board();
-            let alive = goref_judge::pass_alive(b.geometry(), b.colors(), color, rules.suicide_allowed);
+            let alive =
+                goref_judge::pass_alive(b.geometry(), b.colors(), color, rules.suicide_allowed);
             assert!(alive.is_alive(stone));
         }
         _ => {}
@@ -123,8 +127,20 @@ fn every_colour_of_the_hard_positions_is_judged() {
         let board = board_from_diagram(h.diagram).unwrap();
         let judge = Judge::new(&board, Context::fresh(Ruleset::OLYMPIAD), Budget::default());
         let verdicts = judge.judge_all();
-        assert!(verdicts.iter().any(|v| v.block.color == Color::Black), "{}", h.name);
-        assert!(verdicts.iter().any(|v| v.block.color == Color::White), "{}", h.name);
-        assert!(verdicts.iter().any(|v| v.verdict == Verdict::PassAlive), "{}", h.name);
+        assert!(
+            verdicts.iter().any(|v| v.block.color == Color::Black),
+            "{}",
+            h.name
+        );
+        assert!(
+            verdicts.iter().any(|v| v.block.color == Color::White),
+            "{}",
+            h.name
+        );
+        assert!(
+            verdicts.iter().any(|v| v.verdict == Verdict::PassAlive),
+            "{}",
+            h.name
+        );
     }
 }

@@ -69,7 +69,14 @@ fn score_dead_judge_removes_what_judge_removes() {
 fn judge_with_dead_lists_reports_disputed_agreed_and_removed_blocks() {
     // White lists the black group (dead by 3.9) and its own wall; Black lists nothing.
     let (code, out) = run(
-        &["judge", "-", "--dead-black-list", "", "--dead-white-list", "A7,F7"],
+        &[
+            "judge",
+            "-",
+            "--dead-black-list",
+            "",
+            "--dead-white-list",
+            "A7,F7",
+        ],
         DEAD_GROUP,
     );
     assert_eq!(code, 0, "{out}");
@@ -79,7 +86,15 @@ fn judge_with_dead_lists_reports_disputed_agreed_and_removed_blocks() {
     assert!(out.contains("W F7 +21: disputed, pass-alive"), "{out}");
     // Both list the black group: agreed, removed, nothing judged.
     let (code, out) = run(
-        &["judge", "-", "--dead-black-list", "B7", "--dead-white-list", "E4", "--json"],
+        &[
+            "judge",
+            "-",
+            "--dead-black-list",
+            "B7",
+            "--dead-white-list",
+            "E4",
+            "--json",
+        ],
         DEAD_GROUP,
     );
     assert_eq!(code, 0);
@@ -109,7 +124,13 @@ fn judge_reads_dead_lists_from_a_json_file_and_rejects_bad_points() {
     let good = dir.join("lists.json");
     std::fs::write(&good, r#"{"black": [], "white": ["D6"]}"#).unwrap();
     let (code, out) = run(
-        &["judge", "-", "--dead-lists", good.to_str().unwrap(), "--json"],
+        &[
+            "judge",
+            "-",
+            "--dead-lists",
+            good.to_str().unwrap(),
+            "--json",
+        ],
         DEAD_GROUP,
     );
     assert_eq!(code, 0);
@@ -118,7 +139,10 @@ fn judge_reads_dead_lists_from_a_json_file_and_rejects_bad_points() {
     assert_eq!(v["removed"].as_array().unwrap().len(), 18);
     let bad = dir.join("bad.json");
     std::fs::write(&bad, r#"{"black": ["Z9"]}"#).unwrap();
-    let (code, out) = run(&["judge", "-", "--dead-lists", bad.to_str().unwrap()], DEAD_GROUP);
+    let (code, out) = run(
+        &["judge", "-", "--dead-lists", bad.to_str().unwrap()],
+        DEAD_GROUP,
+    );
     assert_eq!(code, 2);
     assert!(out.is_empty());
     let (code, _) = run(&["judge", "-", "--dead-white-list", "A7;B7"], DEAD_GROUP);

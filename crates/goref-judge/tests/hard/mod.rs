@@ -66,7 +66,12 @@ pub const HARD: &[Hard] = &[
             X X X X X X
             . X . X . X
             X X X X X X",
-        expected: &[((0, 0), "dead"), ((2, 0), "dead"), ((1, 1), "dead"), ((0, 2), "dead")],
+        expected: &[
+            ((0, 0), "dead"),
+            ((2, 0), "dead"),
+            ((1, 1), "dead"),
+            ((0, 2), "dead"),
+        ],
     },
     // Bulky five, empty: White moving alone fills b1, a2, a3 and keeps a1 and b2 as eyes.
     Hard {

@@ -74,12 +74,19 @@ fn parse_points(geometry: &Geometry, names: &[&str], which: &str) -> anyhow::Res
 }
 
 /// The two dead lists, if any were given: Black's, White's.
-fn dead_lists(args: &Args, geometry: &Geometry) -> anyhow::Result<Option<(Vec<Point>, Vec<Point>)>> {
+fn dead_lists(
+    args: &Args,
+    geometry: &Geometry,
+) -> anyhow::Result<Option<(Vec<Point>, Vec<Point>)>> {
     if let Some(path) = &args.dead_lists {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        let lists: DeadLists = serde_json::from_str(&text)
-            .with_context(|| format!("{}: expected {{\"black\": [...], \"white\": [...]}}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let lists: DeadLists = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{}: expected {{\"black\": [...], \"white\": [...]}}",
+                path.display()
+            )
+        })?;
         let black: Vec<&str> = lists.black.iter().map(String::as_str).collect();
         let white: Vec<&str> = lists.white.iter().map(String::as_str).collect();
         return Ok(Some((
