@@ -291,17 +291,8 @@ impl Search<'_, '_> {
     /// leaving its own stone more liberties first), then other plays, then a pass; the
     /// defender captures attacking stones, extends the block's liberties, passes, then plays
     /// elsewhere.
-    fn moves(&self, board: &Board, to_move: Color, passed: bool) -> Vec<Move> {
+    fn moves(&self, board: &Board, libs: &[Point], to_move: Color, passed: bool) -> Vec<Move> {
         let geometry = board.geometry();
-        let block = board.string(self.stone);
-        let mut is_liberty = vec![false; geometry.len()];
-        for &s in &block {
-            for &q in geometry.neighbors(s) {
-                if board.get(q).is_none() {
-                    is_liberty[q.index()] = true;
-                }
-            }
-        }
         let mut scored: Vec<(i32, Move)> = Vec::new();
         for &p in &self.points {
             if board.get(p).is_some() {
@@ -318,13 +309,13 @@ impl Search<'_, '_> {
                 if effect.captured > 0 {
                     s += 100 + effect.captured as i32;
                 }
-                if is_liberty[p.index()] {
+                if libs.contains(&p) {
                     s += 50;
                 }
                 s + empty_neighbours
             } else {
                 let mut s = 0;
-                if is_liberty[p.index()] {
+                if libs.contains(&p) {
                     s += 100;
                 }
                 if effect.captured > 0 {
@@ -400,7 +391,7 @@ impl Search<'_, '_> {
         let mut illegal_by_path: Vec<Dep> = Vec::new();
         let now_stones = stones(board);
         let libs = self.liberty_points(board);
-        for mv in self.moves(board, to_move, passed) {
+        for mv in self.moves(board, &libs, to_move, passed) {
             let (key, child_stones, records, removed) = match mv {
                 Move::Pass => {
                     let ko = if rules.ko == KoRule::LongCycle {
@@ -436,12 +427,11 @@ impl Search<'_, '_> {
                         now_stones + 1 - effect.captured
                     };
                     let removed = if suicide {
-                        board.get(self.stone) == Some(to_move)
-                            && self.suicide_removes_block(board, p, to_move)
+                        // A suicide removes every string of its colour next to the point.
+                        to_move == self.color && libs.contains(&p)
                     } else {
-                        to_move == self.attacker()
-                            && effect.captured > 0
-                            && self.capture_removes_block(board, p)
+                        // The block goes when the play takes its last liberty.
+                        to_move == self.attacker() && libs.len() == 1 && libs[0] == p
                     };
                     let hash = effect.hash_after;
                     if rules.ko != KoRule::Simple {
@@ -577,24 +567,6 @@ impl Search<'_, '_> {
             .any(|i| history.same_colouring(i, packed))
     }
 
-    /// Whether the attacker's capturing play at `p` takes the block.
-    fn capture_removes_block(&self, board: &Board, p: Point) -> bool {
-        board
-            .geometry()
-            .neighbors(p)
-            .iter()
-            .any(|&n| board.string(n).contains(&self.stone) && board.liberty_count_at_most_one(n))
-    }
-
-    /// Whether the defender's suicide at `p` takes the block with it.
-    fn suicide_removes_block(&self, board: &Board, p: Point, to_move: Color) -> bool {
-        board
-            .geometry()
-            .neighbors(p)
-            .iter()
-            .any(|&n| board.get(n) == Some(to_move) && board.string(n).contains(&self.stone))
-    }
-
     /// Leaf knowledge for the attacker: the block lies in a region `R` (a maximal connected set
     /// of points not of the attacker's colour) enclosed by the attacker's pass-alive blocks and
     /// vital to one of them, `X`: every empty point of `R` is a liberty of `X`. Then the
@@ -695,9 +667,11 @@ impl Search<'_, '_> {
         let suicide = self.ctx.rules.suicide_allowed;
         let mut found = 0;
         let mut stack = Vec::new();
+        // The points of the vital-looking region found so far.
+        let mut counted: Vec<Point> = Vec::new();
         for &l in &block {
             for &start in geometry.neighbors(l) {
-                if board.get(start).is_some() || self.mark[start.index()] == self.generation + 1 {
+                if board.get(start).is_some() || counted.contains(&start) {
                     continue;
                 }
                 // Flood the region of `start` (fresh marks for each region).
@@ -725,12 +699,8 @@ impl Search<'_, '_> {
                     }
                 }
                 if vital {
-                    // Mark the region's liberties so that it is counted once.
-                    for i in 0..n {
-                        if self.mark[i] == g {
-                            self.mark[i] = g + 1;
-                        }
-                    }
+                    // Remember the region so that it is counted once.
+                    counted.extend((0..n).filter(|&i| self.mark[i] == g).map(Point::new));
                     found += 1;
                     if found >= 2 {
                         return true;
@@ -742,8 +712,9 @@ impl Search<'_, '_> {
     }
 
     /// A necessary condition for the territory leaf, cheaper than Benson's algorithm: the
-    /// region of points not of the attacker's colour that holds the block is small and every
-    /// empty point of it touches an attacking stone.
+    /// region of points not of the attacker's colour that holds the block is small, and every
+    /// empty point of it touches an attacking block with a liberty outside the region (a
+    /// pass-alive block it is vital to has another vital region, hence such a liberty).
     fn enclosed_by_attacker(&mut self, board: &Board) -> bool {
         let geometry = board.geometry();
         let n = geometry.len();
@@ -754,11 +725,11 @@ impl Search<'_, '_> {
         let g = self.generation;
         let attacker = Some(self.attacker());
         let mut stack = vec![self.stone];
+        let mut region = Vec::new();
         self.mark[self.stone.index()] = g;
-        let mut size = 0;
         while let Some(p) = stack.pop() {
-            size += 1;
-            if size > 128 {
+            region.push(p);
+            if region.len() > 128 {
                 return false;
             }
             let neighbors = geometry.neighbors(p);
@@ -770,6 +741,42 @@ impl Search<'_, '_> {
                     self.mark[q.index()] = g;
                     stack.push(q);
                 }
+            }
+        }
+        // Attacking blocks next to the region, and whether each has a liberty outside it.
+        let mut outside_liberty: Vec<(Point, bool)> = Vec::new();
+        for &p in &region {
+            if board.get(p).is_some() {
+                continue;
+            }
+            let mut ok = false;
+            for &q in geometry.neighbors(p) {
+                if board.get(q) != attacker {
+                    continue;
+                }
+                let stones = board.string(q);
+                let head = stones[0];
+                let known = outside_liberty.iter().find(|(h, _)| stones.contains(h));
+                let free = match known {
+                    Some(&(_, free)) => free,
+                    None => {
+                        let free = stones.iter().any(|&s| {
+                            geometry
+                                .neighbors(s)
+                                .iter()
+                                .any(|&r| board.get(r).is_none() && self.mark[r.index()] != g)
+                        });
+                        outside_liberty.push((head, free));
+                        free
+                    }
+                };
+                if free {
+                    ok = true;
+                    break;
+                }
+            }
+            if !ok {
+                return false;
             }
         }
         true
