@@ -568,10 +568,20 @@ impl Search<'_, '_> {
     }
 
     /// Leaf knowledge for the attacker: the block lies in a region `R` (a maximal connected set
-    /// of points not of the attacker's colour) enclosed by the attacker's pass-alive blocks and
-    /// vital to one of them, `X`: every empty point of `R` is a liberty of `X`. Then the
-    /// attacker captures the block by filling its liberties, whatever the defence:
+    /// of points not of the attacker's colour) enclosed by the attacker's pass-alive blocks,
+    /// and either (a) `R` is vital to one of them, `X`: every empty point of `R` is a liberty
+    /// of `X`; or (b) the *inner* points of `R` (those touching no attacking stone), the
+    /// block's own stones aside, are at most two, and adjacent if two. Then the attacker
+    /// captures the block by filling its liberties, whatever the defence:
     ///
+    /// - in case (b) every point of `R` but the inner ones touches a pass-alive block, which
+    ///   has a vital region other than `R` that the attacker never fills, so it is never
+    ///   captured; a fill there joins it and is never taken. The attacker fills the block's
+    ///   liberties outside the inner points first; then the block's liberties are inner
+    ///   points: one, which the attacker takes, or two adjacent ones `i1`, `i2`: the attacker
+    ///   plays `i1`, and the defender either lets it take `i2` or captures at `i2`, which joins
+    ///   the block (no ko ban) and leaves `i1` its only liberty, which the attacker takes;
+    /// - in case (a):
     /// - each fill touches `X`, so it joins `X`, and `X` is never captured: `X` has another
     ///   vital region `R2`, and the defender's play on the last empty point of `R2` would be
     ///   suicide while `R` still holds an empty point (a liberty of the block, hence of `X`);
@@ -599,7 +609,10 @@ impl Search<'_, '_> {
             attacker,
             self.ctx.rules.suicide_allowed,
         );
-        let r = self.benson.territory_region(self.stone)?;
+        let (r, vital) = self.benson.healthy_region(self.stone)?;
+        if !vital && !self.inner_points_allow_capture(board, &r) {
+            return None;
+        }
         let mut in_r = vec![false; geometry.len()];
         for &p in &r {
             in_r[p.index()] = true;
@@ -712,9 +725,10 @@ impl Search<'_, '_> {
     }
 
     /// A necessary condition for the territory leaf, cheaper than Benson's algorithm: the
-    /// region of points not of the attacker's colour that holds the block is small, and every
-    /// empty point of it touches an attacking block with a liberty outside the region (a
-    /// pass-alive block it is vital to has another vital region, hence such a liberty).
+    /// region of points not of the attacker's colour that holds the block is small, at most
+    /// two of its empty points touch no attacking stone, and every attacking block next to an
+    /// empty point of it has a liberty outside the region (a pass-alive block has a vital
+    /// region other than this one, hence such a liberty).
     fn enclosed_by_attacker(&mut self, board: &Board) -> bool {
         let geometry = board.geometry();
         let n = geometry.len();
@@ -732,21 +746,36 @@ impl Search<'_, '_> {
             if region.len() > 128 {
                 return false;
             }
-            let neighbors = geometry.neighbors(p);
-            if board.get(p).is_none() && !neighbors.iter().any(|&q| board.get(q) == attacker) {
-                return false;
-            }
-            for &q in neighbors {
+            for &q in geometry.neighbors(p) {
                 if board.get(q) != attacker && self.mark[q.index()] != g {
                     self.mark[q.index()] = g;
                     stack.push(q);
                 }
             }
         }
+        // Empty points touching no attacking stone: none (case a) or at most two (case b).
+        let inner = region
+            .iter()
+            .filter(|&&p| {
+                board.get(p).is_none()
+                    && !geometry
+                        .neighbors(p)
+                        .iter()
+                        .any(|&q| board.get(q) == attacker)
+            })
+            .count();
+        if inner > 2 {
+            return false;
+        }
         // Attacking blocks next to the region, and whether each has a liberty outside it.
         let mut outside_liberty: Vec<(Point, bool)> = Vec::new();
         for &p in &region {
-            if board.get(p).is_some() {
+            if board.get(p).is_some()
+                || !geometry
+                    .neighbors(p)
+                    .iter()
+                    .any(|&q| board.get(q) == attacker)
+            {
                 continue;
             }
             let mut ok = false;
@@ -780,6 +809,30 @@ impl Search<'_, '_> {
             }
         }
         true
+    }
+
+    /// Case (b) of [`Search::territory_leaf`]: the points of `region` that touch no attacking
+    /// stone, the block's stones aside, are at most two, and adjacent if two.
+    fn inner_points_allow_capture(&self, board: &Board, region: &[Point]) -> bool {
+        let geometry = board.geometry();
+        let attacker = Some(self.attacker());
+        let block = board.string(self.stone);
+        let inner: Vec<Point> = region
+            .iter()
+            .copied()
+            .filter(|p| {
+                !block.contains(p)
+                    && !geometry
+                        .neighbors(*p)
+                        .iter()
+                        .any(|&q| board.get(q) == attacker)
+            })
+            .collect();
+        match inner.as_slice() {
+            [] | [_] => true,
+            [a, b] => geometry.neighbors(*a).contains(b),
+            _ => false,
+        }
     }
 
     /// Whether every earlier position of the game and of the line differs from `board` on a
