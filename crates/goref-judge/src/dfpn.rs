@@ -345,7 +345,14 @@ impl Search<'_, '_> {
 
     /// The colouring after `to_move` plays `p` (legal but for ko and repetition), packed, and
     /// its stone count.
-    fn packed_after(&self, board: &Board, p: Point, to_move: Color, suicide: bool) -> Box<[u64]> {
+    fn packed_after(
+        &self,
+        board: &Board,
+        p: Point,
+        to_move: Color,
+        suicide: bool,
+        captures: bool,
+    ) -> Box<[u64]> {
         let mut packed: Box<[u64]> = board.packed().into();
         let set = |packed: &mut [u64], q: Point, c: Option<Color>| {
             let i = q.index();
@@ -366,6 +373,9 @@ impl Search<'_, '_> {
             return packed;
         }
         set(&mut packed, p, Some(to_move));
+        if !captures {
+            return packed;
+        }
         for &n in geometry.neighbors(p) {
             if board.get(n) == Some(to_move.opponent()) && board.liberty_count_at_most_one(n) {
                 for s in board.string(n) {
@@ -420,7 +430,7 @@ impl Search<'_, '_> {
                     if suicide && !rules.suicide_allowed {
                         continue;
                     }
-                    let packed = self.packed_after(board, p, to_move, suicide);
+                    let packed = self.packed_after(board, p, to_move, suicide, effect.captured > 0);
                     let after_stones = if suicide {
                         now_stones + 1 - effect.suicided
                     } else {
