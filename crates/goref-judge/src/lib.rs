@@ -27,9 +27,14 @@
 //!   lists is agreed ("unaffected by disputes") and removed, a block in one list is disputed;
 //!   all verdicts are on the position as play ended.
 //!
-//! A block with a small reachable set is settled by exhaustive search; every "yes" carries
-//! its evidence (the plays that make a block pass-alive, or the capturing line), and the tests
-//! compare every definition with brute-force enumeration on small boards.
+//! "Locally capturable" is an AND/OR proof by depth-first proof-number search with exact
+//! transposition keys and the graph-history interaction of ko and repetition handled by
+//! keeping, with each solved result, what of the line above it rests on; "at most one eye" is
+//! settled by a constructed witness, an eye-space bound that proves the answer "no" without
+//! enumerating, or, last, exhaustive enumeration. Every "yes" carries its evidence (the plays
+//! that make a block pass-alive, or the capturing line), every "no" comes from a completed
+//! proof, and the tests compare every definition with brute-force enumeration on small boards
+//! and replay the evidence on a `goref_rules::Game`.
 //!
 //! ```
 //! use goref_judge::{board_from_diagram, Budget, Context, Judge, Verdict};
@@ -51,6 +56,8 @@
 
 pub mod benson;
 mod blocks;
+mod dfpn;
+mod eyes;
 pub mod region;
 pub mod removal;
 pub mod search;
@@ -63,7 +70,9 @@ pub use benson::{pass_alive, PassAlive};
 pub use blocks::{board_from_diagram, Block, Blocks};
 pub use region::{maximal_local_region, LocalRegion};
 pub use removal::{default_removal, Disputes, Removal};
-pub use search::{can_become_pass_alive, locally_capturable, Answer, Budget, Context};
+pub use search::{
+    can_become_pass_alive, locally_capturable, nodes_visited, Answer, Budget, Context,
+};
 
 /// Why a block that is not pass-alive stays on the board.
 #[derive(Clone, Debug, PartialEq, Eq)]

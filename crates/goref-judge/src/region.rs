@@ -235,6 +235,7 @@ fn enumerate(
                 continue;
             }
             if seen.insert(after.packed().to_vec()) {
+                crate::search::count_node();
                 if seen.len() as u64 > budget {
                     return None;
                 }

@@ -1,34 +1,32 @@
 //! The two searches of reference 001 §3.9.1, exact and bounded by a node budget.
 //!
 //! - **At most one eye**: "A block for which no strategy exists to become pass-alive under
-//!   one-sided moving of its colour has at most one eye." [`at_most_one_eye`] looks for a
-//!   sequence of plays of the block's colour (the opponent passing) after which the block is
-//!   pass-alive: first a constructed witness (capture what can be captured, then fill the
-//!   reachable set leaving two one-point eyes), then an exhaustive search of every position
-//!   that one-sided moving reaches inside `K` (see [`crate::region`]), each position visited
-//!   once (one-sided moving never needs to repeat a position, so the set of reachable positions
-//!   does not depend on the order of the moves).
+//!   one-sided moving of its colour has at most one eye." [`can_become_pass_alive`] looks for
+//!   a sequence of plays of the block's colour (the opponent passing) after which the block is
+//!   pass-alive, in order: a constructed witness (capture what can be captured, then fill the
+//!   reachable set leaving two one-point eyes); when suicide is illegal, the eye-space bound of
+//!   the `eyes` module, which proves "no" when no set of captures leaves room for two separate
+//!   eye regions and otherwise builds the eyes it found room for; last, an exhaustive search of
+//!   every position that one-sided moving reaches inside `K` (see [`crate::region`]), each
+//!   position visited once (one-sided moving never needs to repeat a position, so the set of
+//!   reachable positions does not depend on the order of the moves). Every "yes" is checked by
+//!   Benson's algorithm on the position its plays reach.
 //! - **Locally capturable**: "A block that can be removed under local alternate moving in its
 //!   maximal local region, with its colour moving first". [`locally_capturable`] is an AND/OR
-//!   depth-first search: the opponent needs one move that removes the block in every line,
-//!   the block's colour any move that avoids it. Plays are on the region's points only, passes
-//!   are allowed, and the game's ko rule applies, with the game's earlier positions: basic ko
-//!   (Olympiad 3.5, the ban survives passes under `long-cycle`), positional or situational
-//!   superko (a repeating play is illegal), or the long cycle rule (3.6: a repeating play ends
-//!   the moving; the block is removed only if that play removed it). An endless line leaves
-//!   the block on the board.
-//!
-//! Results are stored in a transposition table keyed by position, player to move, ko ban and
-//! whether the block's colour just passed. Because superko and the long cycle rule make a
-//! result depend on the earlier positions of the line, a result is stored only when no
-//! earlier position of the line decided anything in its subtree, and it is reused only when
-//! no position of the current line can occur in that subtree: each entry keeps the smallest
-//! stone count and a 128-bit Bloom filter of the positions of its subtree.
+//!   proof by depth-first proof-number search (df-pn; the `dfpn` module): the opponent needs
+//!   one move that removes the block in every line, the block's colour any move that avoids
+//!   it. Plays are on the region's points only, passes are allowed, and the game's ko rule
+//!   applies, with the game's earlier positions: basic ko (Olympiad 3.5, the ban survives
+//!   passes under `long-cycle`), positional or situational superko (a repeating play is
+//!   illegal), or the long cycle rule (3.6: a repeating play ends the moving; the block is
+//!   removed only if that play removed it). An endless line leaves the block on the board.
+//!   Nodes are keyed exactly (colouring, player, ko ban, pass), results that rest on the
+//!   line above carry those dependencies, and leaves use Benson's algorithm for both colours.
 //!
 //! When the budget runs out the answer is [`Answer::Undecided`] with the reason; nothing is
 //! guessed.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use goref_rules::history::History;
 use goref_rules::{Board, Color, KoBan, KoRule, Move, Point, Ruleset};
@@ -36,6 +34,21 @@ use goref_rules::{Board, Color, KoBan, KoRule, Move, Point, Ruleset};
 use crate::benson::Benson;
 use crate::blocks::Blocks;
 use crate::region::LocalRegion;
+
+thread_local! {
+    static NODES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Nodes visited by the searches of this thread so far (both searches and the enumeration of
+/// maximal local regions), for measurement.
+#[must_use]
+pub fn nodes_visited() -> u64 {
+    NODES.with(std::cell::Cell::get)
+}
+
+pub(crate) fn count_node() {
+    NODES.with(|n| n.set(n.get() + 1));
+}
 
 /// What the searches need from the game: the rules, the positions already played (superko
 /// and the long cycle rule), and the basic-ko ban in force.
@@ -144,6 +157,20 @@ pub fn can_become_pass_alive(
     }
     if let Some(plays) = witness(board, stone, reach, ctx, &mut benson) {
         return Answer::Yes(plays);
+    }
+    if !ctx.rules.suicide_allowed {
+        if let Some(plans) = crate::eyes::plans(board, stone, reach) {
+            if plans.is_empty() {
+                // The eye-space bound: no way to two eyes exists.
+                return Answer::No;
+            }
+            for plan in &plans {
+                if let Some(plays) = crate::eyes::build(board, stone, reach, plan, ctx, &mut benson)
+                {
+                    return Answer::Yes(plays);
+                }
+            }
+        }
     }
     let mut search = OneSided {
         ctx,
@@ -389,6 +416,7 @@ impl OneSided<'_, '_> {
                 continue;
             }
             self.nodes += 1;
+            count_node();
             if self.nodes > self.budget || self.plays.len() >= MAX_LINE {
                 return Err(());
             }
@@ -414,7 +442,8 @@ impl OneSided<'_, '_> {
 
 /// Whether the block of `stone` is locally capturable (§3.9.1): `Yes(line)` gives a line of
 /// local alternate moving, the block's colour first, that removes it while the block's colour
-/// defends as long as it can (the opponent's moves in it win against every defence).
+/// defends as long as it can (the opponent's moves in it win against every defence). The
+/// answer is a completed proof-number search (depth-first proof-number search, df-pn).
 #[must_use]
 pub fn locally_capturable(
     board: &Board,
@@ -423,397 +452,9 @@ pub fn locally_capturable(
     ctx: &Context,
     budget: u64,
 ) -> Answer<Vec<(Color, Move)>> {
-    let color = region.color;
-    let mut search = Capture {
-        ctx,
-        color,
-        stone,
-        points: region.points.clone(),
-        tt: HashMap::new(),
-        nodes: 0,
-        budget,
-        max_depth: MAX_LINE,
-        path: Vec::new(),
-        states: Vec::new(),
-    };
-    search.path.push(PathEntry::of(board, color, ctx.rules.ko));
-    match search.solve(board, color, ctx.ko, false, 0) {
-        Ok(r) if r.win => Answer::Yes(r.line),
-        Ok(_) => Answer::No,
-        Err(why) => Answer::Undecided(why),
-    }
+    crate::dfpn::locally_capturable(board, stone, &region.points, ctx, budget)
 }
 
 /// The longest line either search follows (they recurse once a move); beyond it the answer
 /// is undecided.
-const MAX_LINE: usize = 400;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct Key {
-    hash: u64,
-    to_move: Color,
-    ko: Option<KoBan>,
-    passed: bool,
-}
-
-struct Entry {
-    win: bool,
-    line: Vec<(Color, Move)>,
-    min_stones: u32,
-    bloom: [u64; 2],
-}
-
-struct PathEntry {
-    hash: u64,
-    packed: Vec<u64>,
-    stones: u32,
-}
-
-impl PathEntry {
-    fn of(board: &Board, to_move: Color, ko: KoRule) -> PathEntry {
-        PathEntry {
-            hash: salted(board.hash(), to_move, ko),
-            packed: board.packed().to_vec(),
-            stones: stones(board),
-        }
-    }
-}
-
-fn stones(board: &Board) -> u32 {
-    board.stone_count(Color::Black) + board.stone_count(Color::White)
-}
-
-/// Under situational superko a position is a colouring and the player to move.
-fn salted(hash: u64, to_move: Color, ko: KoRule) -> u64 {
-    if ko == KoRule::SituationalSuperko && to_move == Color::White {
-        hash ^ 0x5bd1_e995_c3a5_c85c
-    } else {
-        hash
-    }
-}
-
-fn bloom_bits(hash: u64) -> [(usize, u64); 2] {
-    let a = (hash & 127) as usize;
-    let b = ((hash >> 17) & 127) as usize;
-    [(a / 64, 1 << (a % 64)), (b / 64, 1 << (b % 64))]
-}
-
-struct Res {
-    win: bool,
-    tainted: bool,
-    min_stones: u32,
-    bloom: [u64; 2],
-    line: Vec<(Color, Move)>,
-}
-
-impl Res {
-    fn leaf(win: bool) -> Res {
-        Res {
-            win,
-            tainted: false,
-            min_stones: u32::MAX,
-            bloom: [0; 2],
-            line: Vec::new(),
-        }
-    }
-}
-
-enum Child {
-    Illegal {
-        path_dependent: bool,
-    },
-    Terminal {
-        win: bool,
-        path_dependent: bool,
-        board: Board,
-    },
-    Next {
-        board: Option<Board>,
-        ko: Option<KoBan>,
-        passed: bool,
-    },
-}
-
-struct Capture<'c, 'h> {
-    ctx: &'c Context<'h>,
-    color: Color,
-    stone: Point,
-    points: Vec<Point>,
-    tt: HashMap<Key, Entry>,
-    nodes: u64,
-    budget: u64,
-    max_depth: usize,
-    path: Vec<PathEntry>,
-    states: Vec<Key>,
-}
-
-impl Capture<'_, '_> {
-    fn safe(&self, entry: &Entry) -> bool {
-        if self.ctx.rules.ko == KoRule::Simple {
-            return true;
-        }
-        self.path.iter().all(|y| {
-            y.stones < entry.min_stones
-                || !bloom_bits(y.hash)
-                    .iter()
-                    .all(|&(w, bit)| entry.bloom[w] & bit != 0)
-        })
-    }
-
-    /// The moves to try, best first: for the attacker the block's liberties first, for the
-    /// defender captures, then a pass, then the rest.
-    fn moves(&self, board: &Board, to_move: Color, passed: bool) -> Vec<Move> {
-        let geometry = board.geometry();
-        let block = board.string(self.stone);
-        let is_liberty = |p: Point| geometry.neighbors(p).iter().any(|q| block.contains(q));
-        let mut first = Vec::new();
-        let mut rest = Vec::new();
-        for &p in &self.points {
-            if board.get(p).is_some() {
-                continue;
-            }
-            let good = if to_move == self.color {
-                board.effect(p, to_move).captured > 0
-            } else {
-                is_liberty(p)
-            };
-            if good {
-                first.push(Move::Play(p));
-            } else {
-                rest.push(Move::Play(p));
-            }
-        }
-        let mut moves = first;
-        if to_move == self.color {
-            moves.push(Move::Pass);
-            moves.extend(rest);
-        } else {
-            moves.extend(rest);
-            // The attacker's pass right after the defender's is never needed: the defender
-            // could pass again and bring back the same state.
-            if !passed {
-                moves.push(Move::Pass);
-            }
-        }
-        moves
-    }
-
-    fn child(&self, board: &Board, to_move: Color, ko: Option<KoBan>, mv: Move) -> Child {
-        let rules = self.ctx.rules;
-        let p = match mv {
-            Move::Pass => {
-                let ko = if rules.ko == KoRule::LongCycle {
-                    ko
-                } else {
-                    None
-                };
-                return Child::Next {
-                    board: None,
-                    ko,
-                    passed: to_move == self.color,
-                };
-            }
-            Move::Play(p) => p,
-        };
-        let effect = board.effect(p, to_move);
-        if let Some(ban) = ko {
-            if ban.point == p && ban.forbidden == to_move && effect.captured == 1 {
-                return Child::Illegal {
-                    path_dependent: false,
-                };
-            }
-        }
-        if effect.suicided > 0 && !rules.suicide_allowed {
-            return Child::Illegal {
-                path_dependent: false,
-            };
-        }
-        let mut after = board.clone();
-        after.play_unchecked(p, to_move);
-        let next = to_move.opponent();
-        if rules.ko != KoRule::Simple {
-            let in_game = self.ctx.repeats_game(&after, next);
-            let salted_hash = salted(after.hash(), next, rules.ko);
-            let in_path = !in_game
-                && self
-                    .path
-                    .iter()
-                    .any(|y| y.hash == salted_hash && y.packed == after.packed());
-            if in_game || in_path {
-                return if rules.ko == KoRule::LongCycle {
-                    Child::Terminal {
-                        win: after.get(self.stone) != Some(self.color),
-                        path_dependent: in_path,
-                        board: after,
-                    }
-                } else {
-                    Child::Illegal {
-                        path_dependent: in_path,
-                    }
-                };
-            }
-        }
-        if after.get(self.stone) != Some(self.color) {
-            return Child::Terminal {
-                win: true,
-                path_dependent: false,
-                board: after,
-            };
-        }
-        let ko = if rules.ko.has_basic_ko() && effect.makes_ko {
-            effect.single_capture.map(|point| KoBan {
-                point,
-                forbidden: next,
-            })
-        } else {
-            None
-        };
-        Child::Next {
-            board: Some(after),
-            ko,
-            passed: false,
-        }
-    }
-
-    fn solve(
-        &mut self,
-        board: &Board,
-        to_move: Color,
-        ko: Option<KoBan>,
-        passed: bool,
-        depth: usize,
-    ) -> Result<Res, String> {
-        self.nodes += 1;
-        if self.nodes > self.budget {
-            return Err(format!(
-                "locally capturable: more than {} nodes in a region of {} points",
-                self.budget,
-                self.points.len()
-            ));
-        }
-        if depth > self.max_depth {
-            return Err(format!(
-                "locally capturable: a line longer than {} moves",
-                self.max_depth
-            ));
-        }
-        let key = Key {
-            hash: board.hash(),
-            to_move,
-            ko,
-            passed,
-        };
-        if let Some(entry) = self.tt.get(&key) {
-            if self.safe(entry) {
-                return Ok(Res {
-                    win: entry.win,
-                    tainted: false,
-                    min_stones: entry.min_stones,
-                    bloom: entry.bloom,
-                    line: entry.line.clone(),
-                });
-            }
-        }
-        if self.states.contains(&key) {
-            // The same state again on this line: endless moving, the block stays.
-            let mut r = Res::leaf(false);
-            r.tainted = true;
-            return Ok(r);
-        }
-        self.states.push(key);
-        let attacker = to_move != self.color;
-        let mut acc = Res::leaf(!attacker);
-        let result = (|| -> Result<(), String> {
-            for mv in self.moves(board, to_move, passed) {
-                let child = self.child(board, to_move, ko, mv);
-                let mut r = match child {
-                    Child::Illegal { path_dependent } => {
-                        acc.tainted |= path_dependent;
-                        continue;
-                    }
-                    Child::Terminal {
-                        win,
-                        path_dependent,
-                        board: after,
-                    } => {
-                        let mut r = Res::leaf(win);
-                        r.tainted = path_dependent;
-                        self.note(&mut r, &after, to_move.opponent());
-                        r
-                    }
-                    Child::Next {
-                        board: after,
-                        ko: child_ko,
-                        passed: child_passed,
-                    } => {
-                        let next = to_move.opponent();
-                        let records =
-                            after.is_some() || self.ctx.rules.ko == KoRule::SituationalSuperko;
-                        let after_ref = after.as_ref().unwrap_or(board);
-                        if records {
-                            self.path
-                                .push(PathEntry::of(after_ref, next, self.ctx.rules.ko));
-                        }
-                        let r = self.solve(after_ref, next, child_ko, child_passed, depth + 1);
-                        if records {
-                            self.path.pop();
-                        }
-                        let mut r = r?;
-                        if records {
-                            self.note(&mut r, after_ref, next);
-                        }
-                        r
-                    }
-                };
-                acc.tainted |= r.tainted;
-                acc.min_stones = acc.min_stones.min(r.min_stones);
-                acc.bloom[0] |= r.bloom[0];
-                acc.bloom[1] |= r.bloom[1];
-                if attacker && r.win {
-                    acc.win = true;
-                    r.line.insert(0, (to_move, mv));
-                    acc.line = std::mem::take(&mut r.line);
-                    return Ok(());
-                }
-                if !attacker {
-                    if !r.win {
-                        acc.win = false;
-                        acc.line.clear();
-                        return Ok(());
-                    }
-                    if r.line.len() + 1 > acc.line.len() {
-                        r.line.insert(0, (to_move, mv));
-                        acc.line = std::mem::take(&mut r.line);
-                    }
-                }
-            }
-            Ok(())
-        })();
-        self.states.pop();
-        result?;
-        if !attacker && acc.win && acc.line.is_empty() {
-            // Unreachable: the defender can always pass.
-            acc.line.push((to_move, Move::Pass));
-        }
-        if !acc.tainted {
-            self.tt.insert(
-                key,
-                Entry {
-                    win: acc.win,
-                    line: acc.line.clone(),
-                    min_stones: acc.min_stones,
-                    bloom: acc.bloom,
-                },
-            );
-        }
-        Ok(acc)
-    }
-
-    /// Adds the position after a move to a result's subtree summary.
-    fn note(&self, r: &mut Res, after: &Board, to_move: Color) {
-        r.min_stones = r.min_stones.min(stones(after));
-        for (w, bit) in bloom_bits(salted(after.hash(), to_move, self.ctx.rules.ko)) {
-            r.bloom[w] |= bit;
-        }
-    }
-}
+pub(crate) const MAX_LINE: usize = 400;

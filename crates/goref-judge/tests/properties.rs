@@ -331,3 +331,74 @@ proptest! {
         }
     }
 }
+
+/// The capture search's leaves agree with the naive solver where they decide at once: a
+/// white group whose only eye is two inner points inside Black's pass-alive wall (the
+/// attacker's territory leaf, case b), the same group with a third, separate inner point
+/// (the leaf does not apply and the search decides), and a white stone in a region vital to
+/// Black's wall (case a).
+#[test]
+fn territory_leaves_agree_with_the_naive_solver() {
+    let positions = [
+        "
+        . . O X . X
+        O O O X X X
+        X X X X . X
+        . X . X X X",
+        "
+        . . O . O X . X
+        O O O O O X X X
+        X X X X X X . X
+        . X . X . X X X",
+        "
+        . O . X . X
+        X X X X X X
+        . X . X . X",
+    ];
+    for text in positions {
+        let board = goref_judge::board_from_diagram(text).unwrap();
+        let stone = board
+            .geometry()
+            .points()
+            .find(|&p| board.get(p) == Some(Color::White))
+            .unwrap();
+        for rules in [Ruleset::TROMP_TAYLOR, Ruleset::NSTT, Ruleset::OLYMPIAD] {
+            let ctx = Context::fresh(rules);
+            let opp = pass_alive(
+                board.geometry(),
+                board.colors(),
+                Color::Black,
+                rules.suicide_allowed,
+            );
+            let region = maximal_local_region(&board, stone, &opp, &ctx, 100_000);
+            let game = Game::from_position(board.clone(), Color::White, rules);
+            let mut nodes = 0;
+            let naive = naive_capturable(
+                &game,
+                Color::White,
+                stone,
+                &region.points,
+                &mut Vec::new(),
+                &mut nodes,
+                5_000_000,
+            )
+            .expect("the naive solver finishes");
+            let answer = locally_capturable(&board, stone, &region, &ctx, 100_000);
+            match answer {
+                Answer::Yes(line) => {
+                    assert!(naive, "{rules}\n{text}");
+                    let mut g = Game::from_position(board.clone(), Color::White, rules);
+                    for &(_, mv) in &line {
+                        if g.end() == Some(End::TwoPasses) {
+                            g.resume();
+                        }
+                        g.play(mv).unwrap();
+                    }
+                    assert_ne!(g.board().get(stone), Some(Color::White), "{line:?}");
+                }
+                Answer::No => assert!(!naive, "{rules}\n{text}"),
+                Answer::Undecided(why) => panic!("{why}"),
+            }
+        }
+    }
+}

@@ -97,6 +97,12 @@ impl History {
     pub fn same_colouring(&self, index: usize, packed: &[u64]) -> bool {
         &self.packed[index * self.words..(index + 1) * self.words] == packed
     }
+
+    /// The colouring of occurrence `index`, packed as [`Board::packed`] gives it.
+    #[must_use]
+    pub fn colouring(&self, index: usize) -> &[u64] {
+        &self.packed[index * self.words..(index + 1) * self.words]
+    }
 }
 
 /// A fast multiplicative hasher (in the manner of rustc's `FxHasher`) for keys that are

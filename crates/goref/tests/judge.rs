@@ -62,3 +62,90 @@ fn score_dead_judge_removes_what_judge_removes() {
     let (code, _) = run(&["score", "-", "--dead", "everything"], DEAD_GROUP);
     assert_ne!(code, 0);
 }
+
+/// 3.9.2 with the programs' dead lists: a block both list is agreed and removed without
+/// judgement; a block one lists is disputed and judged; what neither lists stays.
+#[test]
+fn judge_with_dead_lists_reports_disputed_agreed_and_removed_blocks() {
+    // White lists the black group (dead by 3.9) and its own wall; Black lists nothing.
+    let (code, out) = run(
+        &[
+            "judge",
+            "-",
+            "--dead-black-list",
+            "",
+            "--dead-white-list",
+            "A7,F7",
+        ],
+        DEAD_GROUP,
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out.lines().next(), Some("W+49"));
+    assert!(out.contains("2 disputed, 0 agreed"), "{out}");
+    assert!(out.contains("B A7 +17: disputed, dead"), "{out}");
+    assert!(out.contains("W F7 +21: disputed, pass-alive"), "{out}");
+    // Both list the black group: agreed, removed, nothing judged.
+    let (code, out) = run(
+        &[
+            "judge",
+            "-",
+            "--dead-black-list",
+            "B7",
+            "--dead-white-list",
+            "E4",
+            "--json",
+        ],
+        DEAD_GROUP,
+    );
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["disputes"], "lists");
+    assert_eq!(v["blocks"].as_array().unwrap().len(), 0);
+    assert_eq!(v["agreed"][0].as_array().unwrap().len(), 18);
+    assert_eq!(v["agreed"][0][0], "A7");
+    assert_eq!(v["result"], "W+49");
+    // Only Black lists White's pass-alive wall: disputed, kept; the black group stays (no
+    // one disputes it), so the score is the board as it stands.
+    let (code, out) = run(
+        &["judge", "-", "--dead-black-list", "F7", "--json"],
+        DEAD_GROUP,
+    );
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["removed"].as_array().unwrap().len(), 0);
+    assert_eq!(v["blocks"][0]["verdict"], "pass-alive");
+    assert_eq!(v["result"], "W+9");
+}
+
+#[test]
+fn judge_reads_dead_lists_from_a_json_file_and_rejects_bad_points() {
+    let dir = std::env::temp_dir().join(format!("goref-judge-lists-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("lists.json");
+    std::fs::write(&good, r#"{"black": [], "white": ["D6"]}"#).unwrap();
+    let (code, out) = run(
+        &[
+            "judge",
+            "-",
+            "--dead-lists",
+            good.to_str().unwrap(),
+            "--json",
+        ],
+        DEAD_GROUP,
+    );
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["blocks"][0]["verdict"], "dead");
+    assert_eq!(v["removed"].as_array().unwrap().len(), 18);
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"{"black": ["Z9"]}"#).unwrap();
+    let (code, out) = run(
+        &["judge", "-", "--dead-lists", bad.to_str().unwrap()],
+        DEAD_GROUP,
+    );
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    let (code, _) = run(&["judge", "-", "--dead-white-list", "A7;B7"], DEAD_GROUP);
+    assert_eq!(code, 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

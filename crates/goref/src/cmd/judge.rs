@@ -1,5 +1,7 @@
 //! `goref judge`: the Computer Olympiad's default removal (reference 001 §3.9) on a finished
-//! game, every block treated as disputed.
+//! game. With the two programs' dead lists (`--dead-black-list`, `--dead-white-list`, or
+//! `--dead-lists FILE` in JSON) a block both list is agreed and removed, a block one lists is
+//! disputed and judged (3.9.2); without lists every block is treated as disputed.
 //!
 //! The first line of standard output is the result after removal, in SGF `RE` form. Then the
 //! final position, each stone drawn by its block's verdict, and one line a block that is not
@@ -34,6 +36,81 @@ pub struct Args {
     /// Print one JSON object instead of the text report.
     #[arg(long)]
     json: bool,
+    /// The stones the Black program lists as dead (3.7.2), e.g. "A1,B2 C3"; a block is listed
+    /// when any of its stones is. With lists, only blocks in exactly one list are disputed.
+    #[arg(long, value_name = "POINTS", allow_hyphen_values = true)]
+    dead_black_list: Option<String>,
+    /// The stones the White program lists as dead (3.7.2).
+    #[arg(long, value_name = "POINTS", allow_hyphen_values = true)]
+    dead_white_list: Option<String>,
+    /// A JSON file with both lists: {"black": ["A1", ...], "white": [...]} (what each program
+    /// considers dead); `-` is not accepted here (the game may come from standard input).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["dead_black_list", "dead_white_list"])]
+    dead_lists: Option<PathBuf>,
+}
+
+/// The dead lists of a `--dead-lists` file.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DeadLists {
+    #[serde(default)]
+    black: Vec<String>,
+    #[serde(default)]
+    white: Vec<String>,
+}
+
+/// Reads one list of point names (separated by commas or white space).
+fn parse_points(geometry: &Geometry, names: &[&str], which: &str) -> anyhow::Result<Vec<Point>> {
+    names
+        .iter()
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            geometry
+                .parse_point(n)
+                .with_context(|| format!("{which} dead list: '{n}' is not a point of the board"))
+        })
+        .collect()
+}
+
+/// The two dead lists, if any were given: Black's, White's.
+fn dead_lists(
+    args: &Args,
+    geometry: &Geometry,
+) -> anyhow::Result<Option<(Vec<Point>, Vec<Point>)>> {
+    if let Some(path) = &args.dead_lists {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let lists: DeadLists = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{}: expected {{\"black\": [...], \"white\": [...]}}",
+                path.display()
+            )
+        })?;
+        let black: Vec<&str> = lists.black.iter().map(String::as_str).collect();
+        let white: Vec<&str> = lists.white.iter().map(String::as_str).collect();
+        return Ok(Some((
+            parse_points(geometry, &black, "Black's")?,
+            parse_points(geometry, &white, "White's")?,
+        )));
+    }
+    if args.dead_black_list.is_none() && args.dead_white_list.is_none() {
+        return Ok(None);
+    }
+    let split = |s: &Option<String>| -> Vec<String> {
+        s.as_deref()
+            .unwrap_or("")
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .map(str::to_string)
+            .collect()
+    };
+    let (black, white) = (split(&args.dead_black_list), split(&args.dead_white_list));
+    let black: Vec<&str> = black.iter().map(String::as_str).collect();
+    let white: Vec<&str> = white.iter().map(String::as_str).collect();
+    Ok(Some((
+        parse_points(geometry, &black, "Black's")?,
+        parse_points(geometry, &white, "White's")?,
+    )))
 }
 
 #[derive(Serialize)]
@@ -45,7 +122,12 @@ struct Report {
     margin: f64,
     rules: String,
     removed: Vec<String>,
+    /// `all` (every block disputed) or `lists` (the programs' dead lists decide).
+    disputes: &'static str,
+    /// The disputed blocks and their verdicts.
     blocks: Vec<BlockReport>,
+    /// The blocks both programs listed (removed without judgement), each by its stones.
+    agreed: Vec<Vec<String>>,
     seconds: f64,
 }
 
@@ -94,11 +176,22 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             capture_nodes: n,
         };
     }
+    let geometry = game.geometry();
+    let lists = match dead_lists(args, geometry) {
+        Ok(lists) => lists,
+        Err(e) => {
+            eprintln!("goref: {e:#}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let disputes = match &lists {
+        Some((black, white)) => Disputes::Lists { black, white },
+        None => Disputes::All,
+    };
     let started = Instant::now();
     let judge = Judge::of_game(&game, budget);
-    let removal = default_removal(&judge, Disputes::All);
+    let removal = default_removal(&judge, disputes);
     let seconds = started.elapsed().as_secs_f64();
-    let geometry = game.geometry();
     let names =
         |points: &[Point]| -> Vec<String> { points.iter().map(|&p| geometry.name(p)).collect() };
     let blocks: Vec<BlockReport> = removal
@@ -151,7 +244,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         margin: f64::from(removal.score.margin_half_points()) / 2.0,
         rules: preset.name().to_string(),
         removed: names(&removal.removed),
+        disputes: if lists.is_some() { "lists" } else { "all" },
         blocks,
+        agreed: removal
+            .agreed
+            .iter()
+            .map(|&p| {
+                let mut stones = game.board().string(p);
+                stones.sort_unstable();
+                names(&stones)
+            })
+            .collect(),
         seconds,
     };
     if args.json {
@@ -168,10 +271,36 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         report.removed.len(),
         seconds
     );
-    print!("{}", drawing(geometry, &removal.disputed));
-    println!("X O pass-alive   x o alive by default   b w dead by 3.9 (removed)   ? undecided");
+    let agreed: Vec<Point> = removal
+        .agreed
+        .iter()
+        .flat_map(|&p| game.board().string(p))
+        .collect();
+    print!(
+        "{}",
+        drawing(geometry, game.board(), &removal.disputed, &agreed)
+    );
+    if lists.is_some() {
+        println!(
+            "{} disputed, {} agreed (removed), {} stones removed",
+            report.blocks.len(),
+            report.agreed.len(),
+            report.removed.len()
+        );
+        println!("X O pass-alive or not disputed   x o alive by default   b w dead by 3.9 or agreed (removed)   ? undecided");
+        for a in &report.agreed {
+            let more = if a.len() > 1 {
+                format!(" +{}", a.len() - 1)
+            } else {
+                String::new()
+            };
+            println!("{}{more}: agreed (in both lists), removed", a[0]);
+        }
+    } else {
+        println!("X O pass-alive   x o alive by default   b w dead by 3.9 (removed)   ? undecided");
+    }
     for b in &report.blocks {
-        if b.verdict == "pass-alive" {
+        if b.verdict == "pass-alive" && lists.is_none() {
             continue;
         }
         let first = &b.stones[0];
@@ -180,7 +309,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         } else {
             String::new()
         };
-        print!("{} {first}{more}: {}", b.color, b.verdict);
+        let disputed = if lists.is_some() { "disputed, " } else { "" };
+        print!("{} {first}{more}: {disputed}{}", b.color, b.verdict);
         if let Some(reason) = &b.reason {
             print!(" ({reason})");
         }
@@ -201,9 +331,30 @@ fn move_name(geometry: &Geometry, color: Color, mv: Move) -> String {
     }
 }
 
-/// The position with column letters and row numbers, each stone drawn by its verdict.
-fn drawing(geometry: &Geometry, verdicts: &[goref_judge::BlockVerdict]) -> String {
-    let mut symbol = vec!['.'; geometry.len()];
+/// The position with column letters and row numbers, each stone drawn by its verdict (a stone
+/// not judged as `X` or `O`, an agreed one as `b` or `w`).
+fn drawing(
+    geometry: &Geometry,
+    board: &goref_rules::Board,
+    verdicts: &[goref_judge::BlockVerdict],
+    agreed: &[Point],
+) -> String {
+    let mut symbol: Vec<char> = board
+        .colors()
+        .iter()
+        .map(|c| match c {
+            Some(Color::Black) => 'X',
+            Some(Color::White) => 'O',
+            None => '.',
+        })
+        .collect();
+    for &p in agreed {
+        symbol[p.index()] = if board.get(p) == Some(Color::Black) {
+            'b'
+        } else {
+            'w'
+        };
+    }
     for v in verdicts {
         let black = v.block.color == Color::Black;
         let c = match (&v.verdict, black) {

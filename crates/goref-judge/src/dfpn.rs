@@ -1,0 +1,1191 @@
+//! "Locally capturable" (reference 001 §3.9.1) as an AND/OR proof: depth-first proof-number
+//! search (df-pn, Nagai 2002; as Kishimoto and Müller use it for life and death).
+//!
+//! The attacker (the opponent of the block) is the OR player: a proof is one attacker move
+//! that wins against every defence; the defender (the block's colour, moving first) is the
+//! AND player. A node is solved when its proof number or its disproof number is 0, and every
+//! solved node comes from a completed proof: leaves are the block's removal (proven), the
+//! block being pass-alive (disproven: no strategy of the opponent removes it, 3.9.1), an
+//! endless line (disproven: the block stays), or a play that repeats a position under the long
+//! cycle rule (the block counts as removed only if that play removed it).
+//!
+//! # Transpositions and history
+//!
+//! A node is keyed exactly: the colouring packed two bits a point, the player to move, the
+//! basic-ko ban, and whether the block's colour just passed; the Zobrist hash only indexes the
+//! table. Under superko and the long cycle rule a result can depend on the positions of the line
+//! that led to the node (the graph-history interaction). Each solved result carries a summary of
+//! the positions its proof visited (the smallest stone count and a 256-bit Bloom filter) and is
+//! *tainted* when a repetition of a position of the line above decided part of it; a tainted
+//! result is never stored, and a stored result is reused only when no position of the current
+//! line can occur in its proof (the line's position has fewer stones than any position of the
+//! proof, or is not in its filter). Unsolved proof and disproof numbers are only estimates and
+//! may be shared freely. A solved child's result is kept in its parent's own list of children for
+//! as long as the parent is being searched, so a result valid on the current line is never lost
+//! to the table's reuse test.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+use goref_rules::history::KeyHasher;
+use goref_rules::{Board, Color, KoBan, KoRule, Move, Point};
+
+use crate::benson::Benson;
+use crate::search::{count_node, Answer, Context, MAX_LINE};
+
+const INF: u64 = u64::MAX / 4;
+
+/// The exact identity of a node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Key {
+    hash: u64,
+    packed: Box<[u64]>,
+    to_move: Color,
+    ko: Option<KoBan>,
+    passed: bool,
+}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // The Zobrist hash indexes; equality compares the whole key.
+        let salt = u64::from(self.to_move == Color::White)
+            | u64::from(self.passed) << 1
+            | self.ko.map_or(0, |k| (k.point.index() as u64 + 1) << 2);
+        state.write_u64(self.hash ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    }
+}
+
+/// What a solved result depends on: the positions its proof visited.
+#[derive(Clone, Copy, Debug)]
+struct Summary {
+    min_stones: u32,
+    bloom: [u64; 4],
+}
+
+impl Summary {
+    const EMPTY: Summary = Summary {
+        min_stones: u32::MAX,
+        bloom: [0; 4],
+    };
+
+    fn add_position(&mut self, hash: u64, stones: u32) {
+        self.min_stones = self.min_stones.min(stones);
+        for (w, bit) in bloom_bits(hash) {
+            self.bloom[w] |= bit;
+        }
+    }
+
+    fn merge(&mut self, other: &Summary) {
+        self.min_stones = self.min_stones.min(other.min_stones);
+        for w in 0..4 {
+            self.bloom[w] |= other.bloom[w];
+        }
+    }
+
+    fn may_hold(&self, hash: u64, stones: u32) -> bool {
+        stones >= self.min_stones
+            && bloom_bits(hash)
+                .iter()
+                .all(|&(w, bit)| self.bloom[w] & bit != 0)
+    }
+}
+
+fn bloom_bits(hash: u64) -> [(usize, u64); 2] {
+    let a = (hash & 255) as usize;
+    let b = ((hash >> 23) & 255) as usize;
+    [(a / 64, 1 << (a % 64)), (b / 64, 1 << (b % 64))]
+}
+
+/// Under situational superko a position is a colouring and the player to move.
+fn salted(hash: u64, to_move: Color, ko: KoRule) -> u64 {
+    if ko == KoRule::SituationalSuperko && to_move == Color::White {
+        hash ^ 0x5bd1_e995_c3a5_c85c
+    } else {
+        hash
+    }
+}
+
+/// Something of the line above a node that a solved result rests on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Dep {
+    /// A position of the line (salted hash, colouring): a play repeating it was illegal or
+    /// ended the moving.
+    Position(u64, Box<[u64]>),
+    /// A state of the line: reaching it again was an endless line.
+    State(Key),
+    /// A check of every earlier position (the territory leaf): never reused elsewhere.
+    Guard,
+}
+
+struct Entry {
+    pn: u64,
+    dn: u64,
+    /// For a solved node: the summary, the line (the attacker's winning line, or empty) and
+    /// what of the line above it rests on.
+    solved: Option<Solved>,
+    /// The leaf tests (pass-alive block, attacker's territory) failed here already.
+    searched: bool,
+}
+
+struct Solved {
+    summary: Summary,
+    line: Vec<(Color, Move)>,
+    deps: Vec<Dep>,
+}
+
+struct PathEntry {
+    hash: u64,
+    packed: Box<[u64]>,
+    stones: u32,
+}
+
+/// One move of a node, with what is known of its result.
+struct Child {
+    mv: Move,
+    pn: u64,
+    dn: u64,
+    /// Set once solved: what of the line above it rests on, the summary, the line from the
+    /// child.
+    deps: Vec<Dep>,
+    summary: Summary,
+    line: Vec<(Color, Move)>,
+    next: Option<Next>,
+}
+
+/// The state after a move that leads to a node searched further.
+struct Next {
+    key: Key,
+    stones: u32,
+    /// Whether the position after the move joins the line's list of positions.
+    records: bool,
+}
+
+/// The result of searching a node.
+struct Out {
+    pn: u64,
+    dn: u64,
+    deps: Vec<Dep>,
+    summary: Summary,
+    line: Vec<(Color, Move)>,
+}
+
+pub(crate) struct Search<'c, 'h> {
+    ctx: &'c Context<'h>,
+    color: Color,
+    stone: Point,
+    points: Vec<Point>,
+    in_region: Vec<bool>,
+    tt: HashMap<Key, Entry, BuildHasherDefault<KeyHasher>>,
+    nodes: u64,
+    budget: u64,
+    path: Vec<PathEntry>,
+    states: Vec<Key>,
+    benson: Benson,
+    /// Scratch marks for flood fills, and the current mark.
+    mark: Vec<u32>,
+    generation: u32,
+}
+
+fn stones(board: &Board) -> u32 {
+    board.stone_count(Color::Black) + board.stone_count(Color::White)
+}
+
+/// Whether the block of `stone` is locally capturable inside the region `points`.
+pub(crate) fn locally_capturable(
+    board: &Board,
+    stone: Point,
+    points: &[Point],
+    ctx: &Context,
+    budget: u64,
+) -> Answer<Vec<(Color, Move)>> {
+    let color = board.get(stone).expect("a block is named by a stone");
+    let mut in_region = vec![false; board.geometry().len()];
+    for p in points {
+        in_region[p.index()] = true;
+    }
+    let mut search = Search {
+        ctx,
+        color,
+        stone,
+        points: points.to_vec(),
+        in_region,
+        tt: HashMap::default(),
+        nodes: 0,
+        budget,
+        path: Vec::new(),
+        states: Vec::new(),
+        benson: Benson::default(),
+        mark: Vec::new(),
+        generation: 0,
+    };
+    search.path.push(PathEntry {
+        hash: salted(board.hash(), color, ctx.rules.ko),
+        packed: board.packed().into(),
+        stones: stones(board),
+    });
+    let key = Key {
+        hash: board.hash(),
+        packed: board.packed().into(),
+        to_move: color,
+        ko: ctx.ko,
+        passed: false,
+    };
+    match search.mid(board, key, INF - 1, INF - 1, 0) {
+        Ok(out) if out.pn == 0 => Answer::Yes(out.line),
+        Ok(out) if out.dn == 0 => Answer::No,
+        Ok(_) => Answer::Undecided("locally capturable: the proof search stopped".into()),
+        Err(why) => Answer::Undecided(why),
+    }
+}
+
+impl Search<'_, '_> {
+    fn attacker(&self) -> Color {
+        self.color.opponent()
+    }
+
+    /// Whether a stored solved result may be used on the current line: what it rests on is
+    /// there, and no other position of the line can occur in its proof.
+    fn reusable(&self, solved: &Solved) -> bool {
+        let mut dep_positions: Vec<usize> = Vec::new();
+        for dep in &solved.deps {
+            match dep {
+                Dep::Guard => return false,
+                Dep::State(k) => {
+                    if !self.states.contains(k) {
+                        return false;
+                    }
+                }
+                Dep::Position(h, packed) => {
+                    match self
+                        .path
+                        .iter()
+                        .position(|y| y.hash == *h && y.packed == *packed)
+                    {
+                        Some(i) => dep_positions.push(i),
+                        None => return false,
+                    }
+                }
+            }
+        }
+        self.path
+            .iter()
+            .enumerate()
+            .all(|(i, y)| dep_positions.contains(&i) || !solved.summary.may_hold(y.hash, y.stones))
+    }
+
+    /// The block's liberties.
+    fn liberty_points(&self, board: &Board) -> Vec<Point> {
+        let geometry = board.geometry();
+        let mut libs: Vec<Point> = Vec::new();
+        for s in board.string(self.stone) {
+            for &q in geometry.neighbors(s) {
+                if board.get(q).is_none() && !libs.contains(&q) {
+                    libs.push(q);
+                }
+            }
+        }
+        libs
+    }
+
+    /// The moves of a node, best first: the attacker takes the block's liberties (those
+    /// leaving its own stone more liberties first), then other plays, then a pass; the
+    /// defender captures attacking stones, extends the block's liberties, passes, then plays
+    /// elsewhere.
+    fn moves(&self, board: &Board, libs: &[Point], to_move: Color, passed: bool) -> Vec<Move> {
+        let geometry = board.geometry();
+        let mut scored: Vec<(i32, Move)> = Vec::new();
+        for &p in &self.points {
+            if board.get(p).is_some() {
+                continue;
+            }
+            let empty_neighbours = geometry
+                .neighbors(p)
+                .iter()
+                .filter(|q| board.get(**q).is_none())
+                .count() as i32;
+            let effect = board.effect(p, to_move);
+            let score = if to_move == self.color {
+                let mut s = 0;
+                if effect.captured > 0 {
+                    s += 100 + effect.captured as i32;
+                }
+                if libs.contains(&p) {
+                    s += 50;
+                }
+                s + empty_neighbours
+            } else {
+                let mut s = 0;
+                if libs.contains(&p) {
+                    s += 100;
+                }
+                if effect.captured > 0 {
+                    s += 20;
+                }
+                s + empty_neighbours
+            };
+            scored.push((score, Move::Play(p)));
+        }
+        scored.sort_by_key(|s| std::cmp::Reverse(s.0));
+        let mut moves: Vec<Move> = Vec::with_capacity(scored.len() + 1);
+        if to_move == self.color {
+            let split = scored.iter().position(|s| s.0 < 50).unwrap_or(scored.len());
+            moves.extend(scored[..split].iter().map(|s| s.1));
+            moves.push(Move::Pass);
+            moves.extend(scored[split..].iter().map(|s| s.1));
+        } else {
+            moves.extend(scored.iter().map(|s| s.1));
+            // The attacker's pass right after the defender's is never needed: the defender
+            // could pass again and bring back the same state.
+            if !passed {
+                moves.push(Move::Pass);
+            }
+        }
+        moves
+    }
+
+    /// The colouring after `to_move` plays `p` (legal but for ko and repetition), packed, and
+    /// its stone count.
+    fn packed_after(
+        &self,
+        board: &Board,
+        p: Point,
+        to_move: Color,
+        suicide: bool,
+        captures: bool,
+    ) -> Box<[u64]> {
+        let mut packed: Box<[u64]> = board.packed().into();
+        let set = |packed: &mut [u64], q: Point, c: Option<Color>| {
+            let i = q.index();
+            packed[i / 32] &= !(3 << (2 * (i % 32)));
+            if let Some(c) = c {
+                packed[i / 32] |= (1 + c.index() as u64) << (2 * (i % 32));
+            }
+        };
+        let geometry = board.geometry();
+        if suicide {
+            for &n in geometry.neighbors(p) {
+                if board.get(n) == Some(to_move) {
+                    for s in board.string(n) {
+                        set(&mut packed, s, None);
+                    }
+                }
+            }
+            return packed;
+        }
+        set(&mut packed, p, Some(to_move));
+        if !captures {
+            return packed;
+        }
+        for &n in geometry.neighbors(p) {
+            if board.get(n) == Some(to_move.opponent()) && board.liberty_count_at_most_one(n) {
+                for s in board.string(n) {
+                    set(&mut packed, s, None);
+                }
+            }
+        }
+        packed
+    }
+
+    /// Builds the children of a node: leaves are solved at once, the rest are looked up in
+    /// the table. Returns them and whether an illegal move depended on the line above.
+    fn children(
+        &self,
+        board: &Board,
+        to_move: Color,
+        ko: Option<KoBan>,
+        passed: bool,
+    ) -> (Vec<Child>, Vec<Dep>) {
+        let rules = self.ctx.rules;
+        let next_color = to_move.opponent();
+        let mut out = Vec::new();
+        let mut illegal_by_path: Vec<Dep> = Vec::new();
+        let now_stones = stones(board);
+        let libs = self.liberty_points(board);
+        for mv in self.moves(board, &libs, to_move, passed) {
+            let (key, child_stones, records, removed) = match mv {
+                Move::Pass => {
+                    let ko = if rules.ko == KoRule::LongCycle {
+                        ko
+                    } else {
+                        None
+                    };
+                    let key = Key {
+                        hash: board.hash(),
+                        packed: board.packed().into(),
+                        to_move: next_color,
+                        ko,
+                        passed: to_move == self.color,
+                    };
+                    let records = rules.ko == KoRule::SituationalSuperko;
+                    (key, now_stones, records, false)
+                }
+                Move::Play(p) => {
+                    let effect = board.effect(p, to_move);
+                    if let Some(ban) = ko {
+                        if ban.point == p && ban.forbidden == to_move && effect.captured == 1 {
+                            continue;
+                        }
+                    }
+                    let suicide = effect.suicided > 0;
+                    if suicide && !rules.suicide_allowed {
+                        continue;
+                    }
+                    let packed = self.packed_after(board, p, to_move, suicide, effect.captured > 0);
+                    let after_stones = if suicide {
+                        now_stones + 1 - effect.suicided
+                    } else {
+                        now_stones + 1 - effect.captured
+                    };
+                    let removed = if suicide {
+                        // A suicide removes every string of its colour next to the point.
+                        to_move == self.color && libs.contains(&p)
+                    } else {
+                        // The block goes when the play takes its last liberty.
+                        to_move == self.attacker() && libs.len() == 1 && libs[0] == p
+                    };
+                    let hash = effect.hash_after;
+                    if rules.ko != KoRule::Simple {
+                        let in_game = self.repeats_game(hash, &packed, next_color);
+                        let salted_hash = salted(hash, next_color, rules.ko);
+                        let in_path = !in_game
+                            && self
+                                .path
+                                .iter()
+                                .any(|y| y.hash == salted_hash && *y.packed == *packed);
+                        if in_game || in_path {
+                            if rules.ko == KoRule::LongCycle {
+                                // 3.6: the play ends the moving; removed only if it removed.
+                                let mut summary = Summary::EMPTY;
+                                summary.add_position(salted_hash, after_stones);
+                                out.push(Child {
+                                    mv,
+                                    pn: if removed { 0 } else { INF },
+                                    dn: if removed { INF } else { 0 },
+                                    deps: if in_path {
+                                        vec![Dep::Position(salted_hash, packed)]
+                                    } else {
+                                        Vec::new()
+                                    },
+                                    summary,
+                                    line: Vec::new(),
+                                    next: None,
+                                });
+                            } else if in_path {
+                                illegal_by_path.push(Dep::Position(salted_hash, packed));
+                            }
+                            continue;
+                        }
+                    }
+                    let child_ko = if rules.ko.has_basic_ko() && effect.makes_ko {
+                        effect.single_capture.map(|point| KoBan {
+                            point,
+                            forbidden: next_color,
+                        })
+                    } else {
+                        None
+                    };
+                    let key = Key {
+                        hash,
+                        packed,
+                        to_move: next_color,
+                        ko: child_ko,
+                        passed: false,
+                    };
+                    (key, after_stones, true, removed)
+                }
+            };
+            let mut summary = Summary::EMPTY;
+            if records {
+                summary.add_position(salted(key.hash, next_color, rules.ko), child_stones);
+            }
+            if removed {
+                out.push(Child {
+                    mv,
+                    pn: 0,
+                    dn: INF,
+                    deps: Vec::new(),
+                    summary,
+                    line: Vec::new(),
+                    next: None,
+                });
+                continue;
+            }
+            if self.states.contains(&key) {
+                // The same state again on this line: endless moving, the block stays.
+                out.push(Child {
+                    mv,
+                    pn: INF,
+                    dn: 0,
+                    deps: vec![Dep::State(key)],
+                    summary,
+                    line: Vec::new(),
+                    next: None,
+                });
+                continue;
+            }
+            let (mut pn, mut dn) = (1, 1);
+            let mut line = Vec::new();
+            let mut deps = Vec::new();
+            if let Some(entry) = self.tt.get(&key) {
+                match &entry.solved {
+                    Some(solved) if self.reusable(solved) => {
+                        summary.merge(&solved.summary);
+                        line = solved.line.clone();
+                        deps = solved.deps.clone();
+                        pn = entry.pn;
+                        dn = entry.dn;
+                    }
+                    Some(_) => {}
+                    None => {
+                        pn = entry.pn;
+                        dn = entry.dn;
+                    }
+                }
+            } else {
+                // Estimate: an attacker's proof is about as long as the block's liberties.
+                pn = estimate(board, &libs, mv, to_move == self.color) as u64;
+                dn = 1;
+            }
+            out.push(Child {
+                mv,
+                pn,
+                dn,
+                deps,
+                summary,
+                line,
+                next: Some(Next {
+                    key,
+                    stones: child_stones,
+                    records,
+                }),
+            });
+        }
+        (out, illegal_by_path)
+    }
+
+    fn repeats_game(&self, hash: u64, packed: &[u64], to_move: Color) -> bool {
+        let Some(history) = self.ctx.history else {
+            return false;
+        };
+        let filter = match self.ctx.rules.ko {
+            KoRule::Simple => return false,
+            KoRule::SituationalSuperko => Some(to_move),
+            KoRule::PositionalSuperko | KoRule::LongCycle => None,
+        };
+        history
+            .candidates(hash, filter)
+            .any(|i| history.same_colouring(i, packed))
+    }
+
+    /// Leaf knowledge for the attacker: the block lies in a region `R` (a maximal connected set
+    /// of points not of the attacker's colour) enclosed by the attacker's pass-alive blocks,
+    /// and either (a) `R` is vital to one of them, `X`: every empty point of `R` is a liberty
+    /// of `X`; or (b) the *inner* points of `R` (those touching no attacking stone), the
+    /// block's own stones aside, are at most two, and adjacent if two. Then the attacker
+    /// captures the block by filling its liberties, whatever the defence:
+    ///
+    /// - in case (b) every point of `R` but the inner ones touches a pass-alive block, which
+    ///   has a vital region other than `R` that the attacker never fills, so it is never
+    ///   captured; a fill there joins it and is never taken. The attacker fills the block's
+    ///   liberties outside the inner points first; then the block's liberties are inner
+    ///   points: one, which the attacker takes, or two adjacent ones `i1`, `i2`: the attacker
+    ///   plays `i1`, and the defender either lets it take `i2` or captures at `i2`, which joins
+    ///   the block (no ko ban) and leaves `i1` its only liberty, which the attacker takes;
+    /// - in case (a):
+    /// - each fill touches `X`, so it joins `X`, and `X` is never captured: `X` has another
+    ///   vital region `R2`, and the defender's play on the last empty point of `R2` would be
+    ///   suicide while `R` still holds an empty point (a liberty of the block, hence of `X`);
+    ///   so a fill is never suicide, and attacking stones in `R` are never taken, so the
+    ///   number of empty points of `R` falls with every fill until the block is removed
+    ///   (its liberties all lie in `R`);
+    /// - no basic-ko ban stops a fill: the defender can only take single stones outside `R`
+    ///   (the ban in force now must not be in `R`);
+    /// - no position repeats: within the line each fill leaves one more attacking stone in
+    ///   `R` for good, and every earlier position of the game and of the line must differ from
+    ///   this one on a point that never changes again (an attacking pass-alive stone, an empty
+    ///   point outside the local region, or a stone of a block with a liberty outside it);
+    /// - every empty point of `R` must be a point of the local region.
+    ///
+    /// Returns the capturing line with the defender passing (replayed here, so it is legal).
+    fn territory_leaf(&mut self, board: &Board, key: &Key) -> Option<Vec<(Color, Move)>> {
+        let geometry = board.geometry();
+        let attacker = self.attacker();
+        if !self.enclosed_by_attacker(board) {
+            return None;
+        }
+        self.benson.run(
+            geometry,
+            board.colors(),
+            attacker,
+            self.ctx.rules.suicide_allowed,
+        );
+        let (r, vital) = self.benson.healthy_region(self.stone)?;
+        if !vital && !self.inner_points_allow_capture(board, &r) {
+            return None;
+        }
+        let mut in_r = vec![false; geometry.len()];
+        for &p in &r {
+            in_r[p.index()] = true;
+            if board.get(p).is_none() && !self.in_region[p.index()] {
+                return None;
+            }
+        }
+        if key.ko.is_some_and(|ban| in_r[ban.point.index()]) {
+            return None;
+        }
+        if self.ctx.rules.ko != KoRule::Simple && !self.no_repetition_possible(board) {
+            return None;
+        }
+        // The line: the attacker fills the block's liberties, the defender passes.
+        let mut b = board.clone();
+        let mut to_move = key.to_move;
+        let mut line = Vec::new();
+        let mut ban = key.ko;
+        for _ in 0..2 * geometry.len() + 2 {
+            if to_move == self.color {
+                line.push((to_move, Move::Pass));
+                if self.ctx.rules.ko != KoRule::LongCycle {
+                    ban = None;
+                }
+                to_move = attacker;
+                continue;
+            }
+            let l = self.liberty_points(&b).into_iter().find(|&l| {
+                let effect = b.effect(l, attacker);
+                in_r[l.index()]
+                    && self.in_region[l.index()]
+                    && effect.suicided == 0
+                    && !ban.is_some_and(|k| {
+                        k.point == l && k.forbidden == attacker && effect.captured == 1
+                    })
+            })?;
+            b.play_unchecked(l, attacker);
+            line.push((attacker, Move::Play(l)));
+            if b.get(self.stone) != Some(self.color) {
+                return Some(line);
+            }
+            ban = None;
+            to_move = self.color;
+        }
+        None
+    }
+
+    /// A necessary condition for the block to be pass-alive, cheaper than Benson's algorithm:
+    /// two of its liberties lie in different regions (maximal connected sets of points not of
+    /// its colour) whose points (every point when suicide is legal, else every empty one) all
+    /// touch the block, as vital regions must.
+    fn two_vital_candidates(&mut self, board: &Board) -> bool {
+        let geometry = board.geometry();
+        let n = geometry.len();
+        if self.mark.len() != n {
+            self.mark = vec![0; n];
+        }
+        let block = board.string(self.stone);
+        let mut touches = vec![false; n];
+        for &s in &block {
+            for &q in geometry.neighbors(s) {
+                touches[q.index()] = true;
+            }
+        }
+        let suicide = self.ctx.rules.suicide_allowed;
+        let mut found = 0;
+        let mut stack = Vec::new();
+        // The points of the vital-looking region found so far.
+        let mut counted: Vec<Point> = Vec::new();
+        for &l in &block {
+            for &start in geometry.neighbors(l) {
+                if board.get(start).is_some() || counted.contains(&start) {
+                    continue;
+                }
+                // Flood the region of `start` (fresh marks for each region).
+                self.generation += 2;
+                let g = self.generation;
+                let mut vital = true;
+                self.mark[start.index()] = g;
+                stack.clear();
+                stack.push(start);
+                let mut size = 0;
+                while let Some(p) = stack.pop() {
+                    size += 1;
+                    if (suicide || board.get(p).is_none()) && !touches[p.index()] {
+                        vital = false;
+                    }
+                    if !vital || size > 64 {
+                        vital = false;
+                        break;
+                    }
+                    for &q in geometry.neighbors(p) {
+                        if board.get(q) != Some(self.color) && self.mark[q.index()] < g {
+                            self.mark[q.index()] = g;
+                            stack.push(q);
+                        }
+                    }
+                }
+                if vital {
+                    // Remember the region so that it is counted once.
+                    counted.extend((0..n).filter(|&i| self.mark[i] == g).map(Point::new));
+                    found += 1;
+                    if found >= 2 {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// A necessary condition for the territory leaf, cheaper than Benson's algorithm: the
+    /// region of points not of the attacker's colour that holds the block is small, at most
+    /// two of its empty points touch no attacking stone, and every attacking block next to an
+    /// empty point of it has a liberty outside the region (a pass-alive block has a vital
+    /// region other than this one, hence such a liberty).
+    fn enclosed_by_attacker(&mut self, board: &Board) -> bool {
+        let geometry = board.geometry();
+        let n = geometry.len();
+        if self.mark.len() != n {
+            self.mark = vec![0; n];
+        }
+        self.generation += 2;
+        let g = self.generation;
+        let attacker = Some(self.attacker());
+        let mut stack = vec![self.stone];
+        let mut region = Vec::new();
+        self.mark[self.stone.index()] = g;
+        while let Some(p) = stack.pop() {
+            region.push(p);
+            if region.len() > 128 {
+                return false;
+            }
+            for &q in geometry.neighbors(p) {
+                if board.get(q) != attacker && self.mark[q.index()] != g {
+                    self.mark[q.index()] = g;
+                    stack.push(q);
+                }
+            }
+        }
+        // Empty points touching no attacking stone: none (case a) or at most two (case b).
+        let inner = region
+            .iter()
+            .filter(|&&p| {
+                board.get(p).is_none()
+                    && !geometry
+                        .neighbors(p)
+                        .iter()
+                        .any(|&q| board.get(q) == attacker)
+            })
+            .count();
+        if inner > 2 {
+            return false;
+        }
+        // Attacking blocks next to the region, and whether each has a liberty outside it.
+        let mut outside_liberty: Vec<(Point, bool)> = Vec::new();
+        for &p in &region {
+            if board.get(p).is_some()
+                || !geometry
+                    .neighbors(p)
+                    .iter()
+                    .any(|&q| board.get(q) == attacker)
+            {
+                continue;
+            }
+            let mut ok = false;
+            for &q in geometry.neighbors(p) {
+                if board.get(q) != attacker {
+                    continue;
+                }
+                let stones = board.string(q);
+                let head = stones[0];
+                let known = outside_liberty.iter().find(|(h, _)| stones.contains(h));
+                let free = match known {
+                    Some(&(_, free)) => free,
+                    None => {
+                        let free = stones.iter().any(|&s| {
+                            geometry
+                                .neighbors(s)
+                                .iter()
+                                .any(|&r| board.get(r).is_none() && self.mark[r.index()] != g)
+                        });
+                        outside_liberty.push((head, free));
+                        free
+                    }
+                };
+                if free {
+                    ok = true;
+                    break;
+                }
+            }
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Case (b) of [`Search::territory_leaf`]: the points of `region` that touch no attacking
+    /// stone, the block's stones aside, are at most two, and adjacent if two.
+    fn inner_points_allow_capture(&self, board: &Board, region: &[Point]) -> bool {
+        let geometry = board.geometry();
+        let attacker = Some(self.attacker());
+        let block = board.string(self.stone);
+        let inner: Vec<Point> = region
+            .iter()
+            .copied()
+            .filter(|p| {
+                !block.contains(p)
+                    && !geometry
+                        .neighbors(*p)
+                        .iter()
+                        .any(|&q| board.get(q) == attacker)
+            })
+            .collect();
+        match inner.as_slice() {
+            [] | [_] => true,
+            [a, b] => geometry.neighbors(*a).contains(b),
+            _ => false,
+        }
+    }
+
+    /// Whether every earlier position of the game and of the line differs from `board` on a
+    /// point that local moving from here can never change (see [`Search::territory_leaf`]);
+    /// needs the attacker's Benson run on `board`.
+    fn no_repetition_possible(&self, board: &Board) -> bool {
+        let geometry = board.geometry();
+        let n = geometry.len();
+        // Blocks with a liberty outside the local region are never captured.
+        let mut fixed: Vec<usize> = Vec::new();
+        let mut seen = vec![false; n];
+        for i in 0..n {
+            let p = Point::new(i);
+            if self.in_region[i] {
+                if board.get(p) == Some(self.attacker()) && self.benson.is_alive(p) {
+                    fixed.push(i);
+                }
+                continue;
+            }
+            match board.get(p) {
+                None => fixed.push(i),
+                Some(c) => {
+                    if seen[i] {
+                        continue;
+                    }
+                    let stones = board.string(p);
+                    let free = stones.iter().any(|&s| {
+                        geometry
+                            .neighbors(s)
+                            .iter()
+                            .any(|&q| board.get(q).is_none() && !self.in_region[q.index()])
+                    });
+                    for s in &stones {
+                        seen[s.index()] = true;
+                        if free || (c == self.attacker() && self.benson.is_alive(*s)) {
+                            fixed.push(s.index());
+                        }
+                    }
+                }
+            }
+        }
+        let now = board.packed();
+        let code = |packed: &[u64], i: usize| (packed[i / 32] >> (2 * (i % 32))) & 3;
+        let differs = |y: &[u64]| y == now || fixed.iter().any(|&i| code(y, i) != code(now, i));
+        if !self.path.iter().all(|y| differs(&y.packed)) {
+            return false;
+        }
+        match self.ctx.history {
+            Some(history) => {
+                (0..history.occurrences().len()).all(|i| differs(history.colouring(i)))
+            }
+            None => true,
+        }
+    }
+
+    /// Multiple-iterative deepening: searches the node until its proof number reaches
+    /// `th_pn` or its disproof number `th_dn`.
+    fn mid(
+        &mut self,
+        board: &Board,
+        key: Key,
+        th_pn: u64,
+        th_dn: u64,
+        depth: usize,
+    ) -> Result<Out, String> {
+        self.nodes += 1;
+        count_node();
+        if self.nodes > self.budget {
+            return Err(format!(
+                "locally capturable: more than {} nodes in a region of {} points",
+                self.budget,
+                self.points.len()
+            ));
+        }
+        if depth > MAX_LINE {
+            return Err(format!(
+                "locally capturable: a line longer than {MAX_LINE} moves"
+            ));
+        }
+        let to_move = key.to_move;
+        let attacker = to_move != self.color;
+        let searched = self.tt.get(&key).is_some_and(|e| e.searched);
+        // Leaf knowledge: a pass-alive block is never removed (3.9.1).
+        let may_live = !searched && self.two_vital_candidates(board);
+        if may_live {
+            self.benson.run(
+                board.geometry(),
+                board.colors(),
+                self.color,
+                self.ctx.rules.suicide_allowed,
+            );
+        }
+        if may_live && self.benson.is_alive(self.stone) {
+            let out = Out {
+                pn: INF,
+                dn: 0,
+                deps: Vec::new(),
+                summary: Summary::EMPTY,
+                line: Vec::new(),
+            };
+            self.store(&key, &out, false);
+            return Ok(out);
+        }
+        if let Some(line) = (!searched)
+            .then(|| self.territory_leaf(board, &key))
+            .flatten()
+        {
+            // Proven by the argument of `territory_leaf`; it rests on the line's positions
+            // (no repetition), so it is kept on this line only.
+            let out = Out {
+                pn: 0,
+                dn: INF,
+                deps: if self.ctx.rules.ko == KoRule::Simple {
+                    Vec::new()
+                } else {
+                    vec![Dep::Guard]
+                },
+                summary: Summary::EMPTY,
+                line,
+            };
+            self.store(&key, &out, false);
+            return Ok(out);
+        }
+        let (mut children, illegal_by_path) = self.children(board, to_move, key.ko, key.passed);
+        if !attacker && children.is_empty() {
+            unreachable!("the defender can always pass");
+        }
+        self.states.push(key.clone());
+        let result = self.mid_loop(board, &mut children, attacker, th_pn, th_dn, depth);
+        self.states.pop();
+        result?;
+        let (pn, dn) = numbers(&children, attacker);
+        let mut out = Out {
+            pn,
+            dn,
+            deps: Vec::new(),
+            summary: Summary::EMPTY,
+            line: Vec::new(),
+        };
+        let proven = pn == 0;
+        let disproven = dn == 0;
+        if proven || disproven {
+            // The children the result rests on.
+            let attacker_won = proven;
+            let decisive_one = attacker == attacker_won;
+            if decisive_one {
+                let c = children
+                    .iter()
+                    .find(|c| if attacker_won { c.pn == 0 } else { c.dn == 0 })
+                    .expect("a solved child");
+                out.deps = c.deps.clone();
+                out.summary = c.summary;
+                if attacker_won {
+                    out.line.push((to_move, c.mv));
+                    out.line.extend_from_slice(&c.line);
+                }
+            } else {
+                out.deps = illegal_by_path;
+                for c in &children {
+                    for d in &c.deps {
+                        if !out.deps.contains(d) {
+                            out.deps.push(d.clone());
+                        }
+                    }
+                    out.summary.merge(&c.summary);
+                }
+                if attacker_won {
+                    // The defender resists as long as it can.
+                    let mut c = &children[0];
+                    for d in &children[1..] {
+                        if d.line.len() > c.line.len() {
+                            c = d;
+                        }
+                    }
+                    out.line.push((to_move, c.mv));
+                    out.line.extend_from_slice(&c.line);
+                }
+            }
+        }
+        // What rests on this node's own position or state is no longer a condition on the
+        // line above: every line reaching this state has them.
+        let here = self.path.last().map(|y| (y.hash, y.packed.clone()));
+        out.deps.retain(|d| match d {
+            Dep::Position(h, packed) => here.as_ref() != Some(&(*h, packed.clone())),
+            Dep::State(k) => *k != key,
+            Dep::Guard => true,
+        });
+        self.store(&key, &out, true);
+        Ok(out)
+    }
+
+    fn mid_loop(
+        &mut self,
+        board: &Board,
+        children: &mut [Child],
+        attacker: bool,
+        th_pn: u64,
+        th_dn: u64,
+        depth: usize,
+    ) -> Result<(), String> {
+        loop {
+            let (pn, dn) = numbers(children, attacker);
+            if pn >= th_pn || dn >= th_dn || pn == 0 || dn == 0 {
+                return Ok(());
+            }
+            // The most promising child and the runner-up.
+            let value = |c: &Child| if attacker { c.pn } else { c.dn };
+            let mut best = usize::MAX;
+            let mut second = INF;
+            for (i, c) in children.iter().enumerate() {
+                if c.next.is_none() || c.pn == 0 || c.dn == 0 {
+                    continue;
+                }
+                if best == usize::MAX || value(c) < value(&children[best]) {
+                    if best != usize::MAX {
+                        second = second.min(value(&children[best]));
+                    }
+                    best = i;
+                } else {
+                    second = second.min(value(c));
+                }
+            }
+            if best == usize::MAX {
+                return Ok(());
+            }
+            let c = &children[best];
+            let (child_th_pn, child_th_dn) = if attacker {
+                (
+                    th_pn.min(second.saturating_add(second / 4 + 1).min(INF)),
+                    (th_dn - dn).saturating_add(c.dn).min(INF),
+                )
+            } else {
+                (
+                    (th_pn - pn).saturating_add(c.pn).min(INF),
+                    th_dn.min(second.saturating_add(second / 4 + 1).min(INF)),
+                )
+            };
+            let next = c.next.as_ref().expect("an open child");
+            let key = next.key.clone();
+            let records = next.records;
+            let child_stones = next.stones;
+            let mut after = board.clone();
+            let to_move = if attacker {
+                self.attacker()
+            } else {
+                self.color
+            };
+            if let Move::Play(p) = c.mv {
+                after.play_unchecked(p, to_move);
+            }
+            if records {
+                self.path.push(PathEntry {
+                    hash: salted(key.hash, key.to_move, self.ctx.rules.ko),
+                    packed: key.packed.clone(),
+                    stones: child_stones,
+                });
+            }
+            let r = self.mid(&after, key, child_th_pn, child_th_dn, depth + 1);
+            if records {
+                self.path.pop();
+            }
+            let r = r?;
+            let c = &mut children[best];
+            c.pn = r.pn;
+            c.dn = r.dn;
+            if r.pn == 0 || r.dn == 0 {
+                c.deps = r.deps;
+                c.summary.merge(&r.summary);
+                c.line = r.line;
+            }
+        }
+    }
+
+    fn store(&mut self, key: &Key, out: &Out, searched: bool) {
+        let solved = out.pn == 0 || out.dn == 0;
+        if solved && out.deps.contains(&Dep::Guard) {
+            // Valid on this line only: keep an estimate.
+            let entry = Entry {
+                pn: 1,
+                dn: 1,
+                solved: None,
+                searched,
+            };
+            self.tt.insert(key.clone(), entry);
+            return;
+        }
+        self.tt.insert(
+            key.clone(),
+            Entry {
+                pn: out.pn,
+                dn: out.dn,
+                solved: solved.then(|| Solved {
+                    summary: out.summary,
+                    line: out.line.clone(),
+                    deps: out.deps.clone(),
+                }),
+                searched,
+            },
+        );
+    }
+}
+
+/// The block's liberties after a move, roughly: an attacker's play on a liberty takes one,
+/// a defender's play on one adds its other empty neighbours.
+fn estimate(board: &Board, libs: &[Point], mv: Move, defender: bool) -> usize {
+    let Move::Play(p) = mv else {
+        return libs.len().max(1);
+    };
+    if !libs.contains(&p) {
+        return libs.len().max(1);
+    }
+    if !defender {
+        return (libs.len() - 1).max(1);
+    }
+    let extra = board
+        .geometry()
+        .neighbors(p)
+        .iter()
+        .filter(|&&q| board.get(q).is_none() && !libs.contains(&q))
+        .count();
+    (libs.len() - 1 + extra).max(1)
+}
+
+/// A node's proof and disproof numbers from its children's.
+fn numbers(children: &[Child], attacker: bool) -> (u64, u64) {
+    let mut min_pn = INF;
+    let mut min_dn = INF;
+    let mut sum_pn: u64 = 0;
+    let mut sum_dn: u64 = 0;
+    for c in children {
+        min_pn = min_pn.min(c.pn);
+        min_dn = min_dn.min(c.dn);
+        sum_pn = sum_pn.saturating_add(c.pn).min(INF);
+        sum_dn = sum_dn.saturating_add(c.dn).min(INF);
+    }
+    if attacker {
+        // No attacker move at all cannot happen (the attacker may pass) unless every move is
+        // illegal: then the block stays.
+        if children.is_empty() {
+            return (INF, 0);
+        }
+        (min_pn, sum_dn)
+    } else {
+        (sum_pn, min_dn)
+    }
+}

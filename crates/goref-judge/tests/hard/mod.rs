@@ -1,0 +1,142 @@
+//! Hard life-and-death positions built for goref (shared by `tests/hard_positions.rs` and
+//! `benches/judge.rs`). Each is a diagram (`X` Black, `O` White, `.` empty, top row first)
+//! whose problem sits inside a wall of the other colour made pass-alive by one-point eyes, and
+//! the verdicts 3.9 gives the blocks named by (column, row from the top).
+
+/// A position and the verdict names (`pass-alive`, `dead`, `alive`) expected for some blocks.
+pub struct Hard {
+    pub name: &'static str,
+    pub diagram: &'static str,
+    #[allow(dead_code)] // read by the tests, not the benchmark
+    pub expected: &'static [((usize, usize), &'static str)],
+}
+
+pub const HARD: &[Hard] = &[
+    // Two eyeless groups sharing two liberties (e1, e2): either colour moving alone captures
+    // the other and lives, so neither has at most one eye (footnote 4: seki stays).
+    Hard {
+        name: "classic seki",
+        diagram: "
+            . X X O . X O O .
+            X X X O . X O . O
+            . X X O X O O O O
+            X X X X X O . O .
+            . X . X X O O O O
+            X X X X X O . O .",
+        expected: &[((3, 0), "alive"), ((5, 0), "alive"), ((1, 0), "pass-alive")],
+    },
+    // Seki with six shared liberties: White's ring has no eye and no outside liberty; its
+    // six liberties are exactly those of Black's two stones inside. Whoever fills them puts
+    // itself in atari first, so Black cannot capture White (not locally capturable), and
+    // White cannot make two eyes moving alone (capturing Black leaves a two-point eye);
+    // Black's two stones, moving alone, fill the six points and capture the ring. Both stay.
+    Hard {
+        name: "seki with six shared liberties",
+        diagram: "
+            X X X X X X X . X
+            X O O O O O X X X
+            X O O . O O X . X
+            X O . X . O X X X
+            X O . X . O X . X
+            X O O . O O X X X
+            X O O O O O X . X
+            . X X X X X X X X",
+        expected: &[((1, 1), "alive"), ((3, 3), "alive"), ((0, 0), "pass-alive")],
+    },
+    // Bent four in the corner (footnote 4): White moving alone lives (b1 leaves a1-a2 and c1),
+    // so it stays.
+    Hard {
+        name: "bent four in the corner",
+        diagram: "
+            . . . O X .
+            . O O O X X
+            O O X X . X
+            X X X X X X
+            . X . X . X
+            X X X X X X",
+        expected: &[((3, 0), "alive"), ((4, 0), "pass-alive")],
+    },
+    // Moonshine life (footnote 4): two ko-shaped eyes White can never both keep: removed.
+    Hard {
+        name: "moonshine life",
+        diagram: "
+            O . O X . X
+            . O X X X X
+            O X X . X .
+            X X X X X X
+            . X . X . X
+            X X X X X X",
+        expected: &[
+            ((0, 0), "dead"),
+            ((2, 0), "dead"),
+            ((1, 1), "dead"),
+            ((0, 2), "dead"),
+        ],
+    },
+    // Bulky five, empty: White moving alone fills b1, a2, a3 and keeps a1 and b2 as eyes.
+    Hard {
+        name: "bulky five",
+        diagram: "
+            . . O X . X
+            . . O X X X
+            . O O X . X
+            O O X X X X
+            X X X X X X
+            . X . X . X
+            X X X X X X",
+        expected: &[((2, 0), "alive")],
+    },
+    // Bulky five with Black on the vital point a6: White moving alone captures it and keeps
+    // b7 and a6 (not adjacent) as eyes, so 3.9 keeps White (Black would kill it in play).
+    // White has no outside liberty, so Black's stone, moving alone, fills White's liberties
+    // and captures it: Black's stone does not have at most one eye either. Both stay.
+    Hard {
+        name: "bulky five with the vital point taken",
+        diagram: "
+            . . O X . X
+            X . O X X X
+            . O O X . X
+            O O X X X X
+            X X X X X X
+            . X . X . X
+            X X X X X X",
+        expected: &[((2, 0), "alive"), ((0, 1), "alive")],
+    },
+    // Flower five (a plus-shaped eye space): White's play in the centre makes four eyes.
+    Hard {
+        name: "flower five",
+        diagram: "
+            O O . O O X . X
+            O . . . O X X X
+            O O . O O X . X
+            X O O O X X X X
+            X X X X X X . X
+            . X . X . X X X",
+        expected: &[((0, 0), "alive")],
+    },
+    // Straight three with Black in the middle: White's only way to capture it fills both
+    // ends, leaving one eye, and Black captures White in alternate moving: White is dead.
+    // Black's stone, moving alone, fills the two ends and captures White, so it stays.
+    Hard {
+        name: "straight three nakade",
+        diagram: "
+            . X . O X . X
+            O O O O X X X
+            X X X X X . X
+            . X . X X X X",
+        expected: &[((3, 0), "dead"), ((1, 0), "alive")],
+    },
+    // The carpenter's square: White's corner wall around a 3x4 corner, with Black's wall
+    // outside. White moving alone makes two eyes in the corner: it stays.
+    Hard {
+        name: "carpenter's square",
+        diagram: "
+            . . . . O X . X
+            . . . . O X X X
+            . . . . O X . X
+            O O O O . X X X
+            X X X X X X . X
+            . X . X . X X X",
+        expected: &[((4, 0), "alive"), ((0, 3), "alive")],
+    },
+];

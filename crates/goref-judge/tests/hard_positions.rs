@@ -1,0 +1,146 @@
+//! The hard positions of `tests/hard` (built for goref) with their status under 3.9
+//! (reference 001 §3.9.1, footnote 4: moonshine removed, bent four and seki kept), under each
+//! ruleset; every "dead" verdict's line and every "alive" witness is replayed on a
+//! `goref_rules::Game`, and no block is undecided with the default budget.
+
+mod hard;
+
+use goref_judge::{board_from_diagram, Budget, Context, Judge, Keep, Verdict};
+use goref_rules::{Color, End, Game, Move, Ruleset};
+use hard::HARD;
+
+fn name(v: &Verdict) -> &'static str {
+    v.name()
+}
+
+/// The six-liberty seki: White is kept because Black cannot capture it (a completed proof),
+/// not because White could live alone; Black's stones could capture the ring alone.
+#[test]
+fn six_liberty_seki_is_kept_for_the_right_reasons() {
+    let h = HARD
+        .iter()
+        .find(|h| h.name == "seki with six shared liberties")
+        .unwrap();
+    let board = board_from_diagram(h.diagram).unwrap();
+    for rules in [Ruleset::OLYMPIAD, Ruleset::NSTT] {
+        let judge = Judge::new(&board, Context::fresh(rules), Budget::default());
+        let white = judge.judge_block(board.geometry().at(1, 1).unwrap());
+        assert_eq!(
+            white.verdict,
+            Verdict::AliveByDefault(Keep::NotLocallyCapturable),
+            "{rules}"
+        );
+        let black = judge.judge_block(board.geometry().at(3, 3).unwrap());
+        assert!(
+            matches!(
+                black.verdict,
+                Verdict::AliveByDefault(Keep::CanBecomePassAlive { .. })
+            ),
+            "{rules}: {:?}",
+            black.verdict
+        );
+    }
+}
+
+#[test]
+fn hard_positions_have_their_status_under_3_9() {
+    let mut failures = Vec::new();
+    for rules in [Ruleset::OLYMPIAD, Ruleset::NSTT, Ruleset::TROMP_TAYLOR] {
+        for h in HARD {
+            let board = board_from_diagram(h.diagram).unwrap();
+            let judge = Judge::new(&board, Context::fresh(rules), Budget::default());
+            let verdicts = judge.judge_all();
+            for v in &verdicts {
+                assert!(
+                    !matches!(v.verdict, Verdict::Undecided { .. }),
+                    "{} ({rules}): {:?} undecided: {:?}",
+                    h.name,
+                    v.block.anchor(),
+                    v.verdict
+                );
+                replay(&board, rules, v);
+            }
+            if rules == Ruleset::TROMP_TAYLOR {
+                continue; // suicide legal: the expected verdicts are for suicide illegal
+            }
+            for &((x, y), expected) in h.expected {
+                let p = board.geometry().at(x, y).unwrap();
+                let v = verdicts
+                    .iter()
+                    .find(|v| v.block.stones.contains(&p))
+                    .expect("a stone");
+                if name(&v.verdict) != expected {
+                    failures.push(format!(
+                        "{} ({rules}) ({x},{y}): expected {expected}, got {:?}",
+                        h.name, v.verdict
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The evidence of a verdict, replayed: a dead block's line removes it (the block's colour
+/// first, moves in its region); an alive block's plays (the opponent passing) make it
+/// pass-alive.
+fn replay(board: &goref_rules::Board, rules: Ruleset, v: &goref_judge::BlockVerdict) {
+    let color = v.block.color;
+    let stone = v.block.anchor();
+    match &v.verdict {
+        Verdict::DeadBy39 { line } => {
+            let mut game = Game::from_position(board.clone(), color, rules);
+            for &(c, mv) in line {
+                if game.end() == Some(End::TwoPasses) {
+                    game.resume();
+                }
+                assert_eq!(game.to_move(), c);
+                game.play(mv)
+                    .unwrap_or_else(|e| panic!("{mv:?} in {line:?}: {e:?}"));
+            }
+            assert_ne!(game.board().get(stone), Some(color), "{line:?}");
+        }
+        Verdict::AliveByDefault(Keep::CanBecomePassAlive { plays }) => {
+            let mut game = Game::from_position(board.clone(), color, rules);
+            for &p in plays {
+                if game.to_move() != color {
+                    game.play(Move::Pass).unwrap();
+                }
+                if game.end() == Some(End::TwoPasses) {
+                    game.resume();
+                }
+                game.play(Move::Play(p)).unwrap();
+            }
+            let b = game.board();
+            let alive =
+                goref_judge::pass_alive(b.geometry(), b.colors(), color, rules.suicide_allowed);
+            assert!(alive.is_alive(stone));
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn every_colour_of_the_hard_positions_is_judged() {
+    // Sanity: each position has blocks of both colours and a pass-alive wall.
+    for h in HARD {
+        let board = board_from_diagram(h.diagram).unwrap();
+        let judge = Judge::new(&board, Context::fresh(Ruleset::OLYMPIAD), Budget::default());
+        let verdicts = judge.judge_all();
+        assert!(
+            verdicts.iter().any(|v| v.block.color == Color::Black),
+            "{}",
+            h.name
+        );
+        assert!(
+            verdicts.iter().any(|v| v.block.color == Color::White),
+            "{}",
+            h.name
+        );
+        assert!(
+            verdicts.iter().any(|v| v.verdict == Verdict::PassAlive),
+            "{}",
+            h.name
+        );
+    }
+}
