@@ -25,6 +25,7 @@ use std::sync::Mutex;
 use crate::history::KeyHasher;
 use crate::{Color, Game, KoRule, Point};
 
+pub mod estimate;
 pub mod paths;
 
 pub use paths::{PathReport, Progress, Stats};
@@ -56,6 +57,8 @@ pub enum PerftError {
     NoParts,
     /// A part `K/N` needs `1 <= K <= N`.
     BadPart,
+    /// Only complete games under positional superko from the start can be estimated.
+    NoEstimate,
 }
 
 impl std::fmt::Display for PerftError {
@@ -72,6 +75,9 @@ impl std::fmt::Display for PerftError {
                 "only counts of complete games under positional superko (tromp-taylor, nstt) can be split into parts",
             ),
             PerftError::BadPart => f.write_str("a part K/N needs 1 <= K <= N"),
+            PerftError::NoEstimate => f.write_str(
+                "only complete games under positional superko (tromp-taylor, nstt) can be estimated",
+            ),
         }
     }
 }
@@ -713,6 +719,48 @@ mod tests {
         let large = perft(&game, PerftMode::Games, 2).unwrap();
         assert_eq!(report.count, large);
         assert!(report.paths.unwrap().stats.replaced > 0);
+    }
+
+    /// The estimator's 95% intervals hold the exact counts about 95% of the time: of 20
+    /// estimates of 2,000 samples each, at least 17 (a binomial count below 17 has probability
+    /// under 2% if the coverage is 95%).
+    #[test]
+    fn estimates_cover_the_exact_counts() {
+        use estimate::{estimate_games, EstimateOptions};
+        let game = Game::rect(1, 3, Ruleset::TROMP_TAYLOR).unwrap();
+        let e = estimate_games(&game, &EstimateOptions::default()).unwrap();
+        assert!(
+            e.exact && e.mean == 907.0 && e.low == 907.0 && e.high == 907.0,
+            "{e:?}"
+        );
+        for (w, h, exact_below, exact) in
+            [(1, 4, 16, 2_098_407_841.0), (2, 2, 20, 386_356_909_593.0)]
+        {
+            let game = Game::rect(w, h, Ruleset::TROMP_TAYLOR).unwrap();
+            let mut covered = 0;
+            for seed in 1..=20 {
+                let options = EstimateOptions {
+                    samples: 2000,
+                    seed,
+                    exact_below,
+                    threads: 2,
+                    cache_bytes: 16 << 20,
+                    ..EstimateOptions::default()
+                };
+                let e = estimate_games(&game, &options).unwrap();
+                assert!(!e.exact);
+                assert!(e.std_error < 0.1 * e.mean, "{w}x{h}: {e:?}");
+                assert!(
+                    e.effective_samples >= estimate::MIN_EFFECTIVE_SAMPLES,
+                    "{w}x{h}: {e:?}"
+                );
+                covered += usize::from(e.low <= exact && exact <= e.high);
+            }
+            assert!(
+                covered >= 17,
+                "{w}x{h}: {covered} of 20 intervals hold the count"
+            );
+        }
     }
 
     #[test]

@@ -467,3 +467,47 @@ fn perft_parts_sum_to_the_whole_count() {
     assert!(err.contains("parts"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--estimate` prints an estimate with its interval; on 1×3 the start reaches fewer positions
+/// than the exact threshold, so the estimate is the exact count.
+#[test]
+fn perft_estimates_with_an_interval() {
+    let (code, out, err) = stdout_of(&["perft", "--size", "1x3", "--games", "--estimate"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("9.070000e2 games, 95% confidence interval [9.070000e2, 9.070000e2]"),
+        "{out}"
+    );
+    let args = [
+        "perft",
+        "--size",
+        "2x2",
+        "--games",
+        "--estimate",
+        "--samples",
+        "100",
+        "--exact-below",
+        "20",
+    ];
+    let (code, out, err) = stdout_of(&args, "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("95% confidence interval") && out.contains("100 samples"),
+        "{out}"
+    );
+    assert!(err.contains("effective sample size"), "{err}");
+    let (code, _, err) = stdout_of(
+        &[
+            "perft",
+            "--size",
+            "1x3",
+            "--games",
+            "--estimate",
+            "--rules",
+            "olympiad",
+        ],
+        "",
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("estimated"), "{err}");
+}

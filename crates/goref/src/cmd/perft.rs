@@ -20,6 +20,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
+use goref_rules::perft::estimate::{self, estimate_games, EstimateOptions};
 use goref_rules::perft::{perft_with, PerftMode, PerftOptions, Progress};
 use goref_rules::{Game, Geometry, Preset, Ruleset, Shape};
 
@@ -55,11 +56,29 @@ pub struct Args {
     #[arg(long, value_name = "K/N", value_parser = parse_part)]
     part: Option<(u32, u32)>,
     /// Add the part records in these files and print the whole count.
-    #[arg(long, value_name = "FILES", num_args = 1.., conflicts_with_all = ["rules", "part"])]
+    #[arg(long, value_name = "FILES", num_args = 1.., conflicts_with_all = ["rules", "part", "estimate"])]
     sum: Vec<std::path::PathBuf>,
     /// Megabytes of cache for the count of complete games under positional superko.
     #[arg(long, value_name = "MB", default_value_t = 256)]
     memory: usize,
+    /// Estimate the number of complete games by sampling (positional superko) instead of
+    /// counting them: prints the estimate and its 95% confidence interval.
+    #[arg(long, requires = "games", conflicts_with = "part")]
+    estimate: bool,
+    /// Samples for `--estimate`.
+    #[arg(long, default_value_t = 10_000, requires = "estimate")]
+    samples: u64,
+    /// Seed of the samples of `--estimate`.
+    #[arg(long, default_value_t = 1, requires = "estimate")]
+    seed: u64,
+    /// For `--estimate`: sub-trees whose position can reach at most this many unvisited
+    /// positions are counted exactly, not sampled.
+    #[arg(long, value_name = "N", default_value_t = estimate::DEFAULT_EXACT_BELOW, requires = "estimate")]
+    exact_below: u32,
+    /// For `--estimate`: the growth rate λ of the proposal (a child is drawn with probability
+    /// proportional to exp(λ · positions it can reach)).
+    #[arg(long, default_value_t = estimate::DEFAULT_LAMBDA, requires = "estimate")]
+    lambda: f64,
 }
 
 fn parse_part(text: &str) -> Result<(u32, u32), String> {
@@ -110,6 +129,47 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let started = Instant::now();
+    if args.estimate {
+        let options = EstimateOptions {
+            samples: args.samples,
+            seed: args.seed,
+            exact_below: args.exact_below,
+            lambda: args.lambda,
+            threads,
+            cache_bytes: args.memory << 20,
+        };
+        let e = estimate_games(&game, &options)?;
+        println!(
+            "{:.6e} games, 95% confidence interval [{:.6e}, {:.6e}] ({} samples, relative standard error {:.2}%)",
+            e.mean,
+            e.low,
+            e.high,
+            e.samples,
+            100.0 * e.std_error / e.mean
+        );
+        eprintln!(
+            "effective sample size {:.0}, largest sample {:.1}% of the sum",
+            e.effective_samples,
+            100.0 * e.largest_share
+        );
+        if !e.exact && e.effective_samples < estimate::MIN_EFFECTIVE_SAMPLES {
+            eprintln!(
+                "warning: the interval is unreliable: a few large samples dominate (effective sample size under {}); take more samples or raise --exact-below",
+                estimate::MIN_EFFECTIVE_SAMPLES
+            );
+        }
+        if args.time {
+            eprintln!(
+                "{:.3} s on {threads} threads: {} positions; exact counts below {} reachable positions: {} calls, {} cache hits",
+                e.elapsed.as_secs_f64(),
+                e.nodes,
+                args.exact_below,
+                e.stats.calls,
+                e.stats.hits
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let last = Mutex::new(Instant::now());
     let progress = |p: Progress| {
         let mut last = last.lock().expect("no panics while counting");
