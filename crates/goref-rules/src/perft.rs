@@ -7,15 +7,17 @@
 //!   positions, counted with a bounded cache keyed by symmetry classes of (node, nodes still
 //!   reachable): see [`paths`] for the lemma and why the count is exact. This counts every
 //!   game on 2×2 (386,356,909,593) in under a minute, and the count can be split into parts.
-//! - on other boards with few reachable positions (at most [`MAX_GRAPH_NODES`]), the plays between
-//!   positions are computed once with the fast board, and sequences are counted on that graph
-//!   with a transposition table. Its key is exact: besides the position, the player to move,
+//! - for the other rules and for counts to a depth, on boards with few reachable positions (at
+//!   most [`MAX_GRAPH_NODES`]), the plays between positions are computed once with the fast
+//!   board, and sequences are counted on that graph with a transposition table. Its key is exact: besides the position, the player to move,
 //!   the pass count, the ko ban and the turns left, it holds the set `K` of nodes the rest of
 //!   the game could touch (those reachable without repeating a position, and their
 //!   neighbours) and which of them were already visited. Two histories that agree on `K` have
-//!   the same futures, so the count of one serves for the other; this is what makes the
-//!   hundreds of billions of 2×2 games countable.
+//!   the same futures, so the count of one serves for the other.
 //! - on larger boards, a plain depth-first search over [`Game`] clones.
+//!
+//! Beyond exact reach, [`estimate`] samples the number of complete games under positional
+//! superko without bias, with a confidence interval and a warning when it cannot be trusted.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
