@@ -96,6 +96,22 @@ fn perft_on_a_graph_board_matches_literal_enumeration() {
     }
 }
 
+#[test]
+fn complete_games_on_a_triangle_match_literal_enumeration() {
+    // Every point touches the other two: the board's six symmetries and the colour exchange
+    // all enter the path counter's keys.
+    let edges = [(0, 1), (1, 2), (2, 0)];
+    for rules in rules().into_iter().filter(|r| r.ko != KoRule::Simple) {
+        let fast = Game::new(Arc::new(Geometry::graph(3, &edges).unwrap()), rules);
+        let literal = LiteralGame::new(Graph::from_edges(3, &edges), rules);
+        assert_eq!(
+            perft(&fast, PerftMode::Games, 2).unwrap(),
+            literal_count(&literal, 3, None),
+            "{rules}"
+        );
+    }
+}
+
 /// On 1×1 the only game under Tromp-Taylor is two passes (any play recreates the empty grid).
 #[test]
 fn one_by_one_has_a_single_game() {

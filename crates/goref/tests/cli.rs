@@ -405,3 +405,114 @@ fn score_gives_the_re_of_a_game_that_ended_off_the_board() {
         "two passes: the board decides"
     );
 }
+
+/// `--part K/N` prints part records whose `--sum` is the whole count; `--sum` refuses parts of
+/// another board, a part twice and a missing part.
+#[test]
+fn perft_parts_sum_to_the_whole_count() {
+    let dir = std::env::temp_dir().join(format!("goref-parts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let star = dir.join("star.txt");
+    std::fs::write(&star, "points 4\n0 1\n0 2\n0 3\n").unwrap();
+    let (code, whole, err) =
+        stdout_of(&["perft", "--graph", star.to_str().unwrap(), "--games"], "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(whole.trim(), "133640193");
+    let mut files = Vec::new();
+    for k in 1..=3 {
+        let part = format!("{k}/3");
+        let args = [
+            "perft",
+            "--graph",
+            star.to_str().unwrap(),
+            "--games",
+            "--part",
+            &part,
+        ];
+        let (code, out, err) = stdout_of(&args, "");
+        assert_eq!(code, 0, "{err}");
+        assert!(out.starts_with("goref-perft-part 1\n"), "{out}");
+        assert!(out.contains(&format!("\npart {k}/3\n")), "{out}");
+        assert!(
+            out.contains("\nrules tromp-taylor\n") && out.contains("\nmode games\n"),
+            "{out}"
+        );
+        let file = dir.join(format!("part{k}"));
+        std::fs::write(&file, out).unwrap();
+        files.push(file.to_str().unwrap().to_string());
+    }
+    let sum = |files: &[&str]| {
+        let mut args = vec!["perft", "--sum"];
+        args.extend(files);
+        stdout_of(&args, "")
+    };
+    let names: Vec<&str> = files.iter().map(String::as_str).collect();
+    let (code, out, err) = sum(&names);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), whole.trim());
+    let (code, _, err) = sum(&names[..2]);
+    assert_ne!(code, 0);
+    assert!(err.contains("missing") && err.contains('3'), "{err}");
+    let (code, _, err) = sum(&[names[0], names[1], names[1]]);
+    assert_ne!(code, 0);
+    assert!(err.contains("twice"), "{err}");
+    let (_, other, _) = stdout_of(&["perft", "--size", "1x3", "--games", "--part", "3/3"], "");
+    let other_file = dir.join("other");
+    std::fs::write(&other_file, other).unwrap();
+    let (code, _, err) = sum(&[names[0], names[1], other_file.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("board"), "{err}");
+    let (code, _, err) = stdout_of(
+        &[
+            "perft", "--size", "1x3", "--games", "--rules", "olympiad", "--part", "1/2",
+        ],
+        "",
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("parts"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--estimate` prints an estimate with its interval; on 1×3 the start reaches fewer positions
+/// than the exact threshold, so the estimate is the exact count.
+#[test]
+fn perft_estimates_with_an_interval() {
+    let (code, out, err) = stdout_of(&["perft", "--size", "1x3", "--games", "--estimate"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("9.070000e2 games, 95% confidence interval [9.070000e2, 9.070000e2]"),
+        "{out}"
+    );
+    let args = [
+        "perft",
+        "--size",
+        "2x2",
+        "--games",
+        "--estimate",
+        "--samples",
+        "100",
+        "--exact-below",
+        "20",
+    ];
+    let (code, out, err) = stdout_of(&args, "");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("95% confidence interval") && out.contains("100 samples"),
+        "{out}"
+    );
+    assert!(err.contains("effective sample size"), "{err}");
+    let (code, _, err) = stdout_of(
+        &[
+            "perft",
+            "--size",
+            "1x3",
+            "--games",
+            "--estimate",
+            "--rules",
+            "olympiad",
+        ],
+        "",
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("estimated"), "{err}");
+}
