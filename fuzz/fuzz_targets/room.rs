@@ -1,7 +1,9 @@
 //! Fuzzes what players send the server: any sequence of actions (JSON, as a page or a program
-//! would send them) on a small game under any end protocol. Invariants: an action is either
-//! refused with a code or becomes a stored event; the stored events alone, replayed into a
-//! fresh room as a restart does, give the same game and the same record; nothing panics.
+//! would send them; a line starting with `S` is the server's or the TD's own, such as a TD's
+//! decision, grant of time or pass) on a small game under any end protocol. Invariants: an
+//! action is either refused with a code or becomes a stored event; the stored events alone,
+//! replayed into a fresh room as a restart does, give the same game and the same record;
+//! nothing panics.
 #![no_main]
 
 use goref_server::room::{Act, CreateRequest, Room};
@@ -32,12 +34,16 @@ fuzz_target!(|data: &[u8]| {
         let Some((seat, json)) = line.split_at_checked(1) else {
             continue;
         };
-        let by = if seat == "B" { Color::Black } else { Color::White };
+        let by = match seat {
+            "B" => Some(Color::Black),
+            "S" => None,
+            _ => Some(Color::White),
+        };
         let Ok(act) = serde_json::from_str::<Act>(json) else {
             continue;
         };
         let now = 1_000 * (i as u64 + 1);
-        match room.prepare(Some(by), act, now, Some(10)) {
+        match room.prepare(by, act, now, Some(10)) {
             Ok((event, next)) => {
                 events.push(event);
                 room = next;
