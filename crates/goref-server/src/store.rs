@@ -40,6 +40,29 @@ pub struct StoredGame {
     pub creator: String,
 }
 
+/// The error of [`Store::append`] when the event's `seq` is already stored: another writer
+/// extended the game first (with several servers on one database, the room this server holds
+/// is stale). Both back ends return it, so that a caller can tell it from a failing store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeqTaken {
+    /// The game.
+    pub id: String,
+    /// The event number already stored.
+    pub seq: u64,
+}
+
+impl std::fmt::Display for SeqTaken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "game {}: event {} is already stored (another writer extended the game)",
+            self.id, self.seq
+        )
+    }
+}
+
+impl std::error::Error for SeqTaken {}
+
 /// What [`Store::create_limited`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Created {
@@ -76,7 +99,7 @@ pub trait Store: Send + Sync {
     /// (checked and stored in one step, so that simultaneous requests cannot overshoot).
     fn create_limited(&self, game: StoredGame, max_unfinished: usize) -> StoreFuture<'_, Created>;
     /// Appends an event durably, with the number of moves after it (for the list). Fails when
-    /// the event's `seq` is taken.
+    /// the event's `seq` is taken, with a [`SeqTaken`] error.
     fn append(&self, id: &str, event: &Event, moves: u64) -> StoreFuture<'_, ()>;
     /// Records the result of a game that is over (the events say so already; this is the
     /// index the list and the restart read).
@@ -407,10 +430,20 @@ impl Store for SqliteStore {
         let at_ms = event.at_ms;
         let body = serde_json::to_string(event);
         self.write(Box::new(move |conn| {
-            conn.execute(
+            let inserted = conn.execute(
                 "INSERT INTO events (game_id, seq, body) VALUES (?1, ?2, ?3)",
                 params![id, seq, body?],
-            )?;
+            );
+            if let Err(rusqlite::Error::SqliteFailure(f, _)) = &inserted {
+                if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY {
+                    return Err(SeqTaken {
+                        id,
+                        seq: seq as u64,
+                    }
+                    .into());
+                }
+            }
+            inserted?;
             conn.execute(
                 "UPDATE games SET moves = ?2, last_ms = ?3 WHERE id = ?1",
                 params![id, moves as i64, at_ms as i64],

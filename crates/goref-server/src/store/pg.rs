@@ -29,7 +29,9 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls, Row, Statement};
 
-use super::{Created, GameSummary, NewAccount, Store, StoreFuture, StoredGame, MAX_SESSIONS};
+use super::{
+    Created, GameSummary, NewAccount, SeqTaken, Store, StoreFuture, StoredGame, MAX_SESSIONS,
+};
 use crate::accounts::Account;
 use crate::room::{Event, GameConfig};
 
@@ -549,6 +551,7 @@ impl Store for PgStore {
 
     fn append(&self, id: &str, event: &Event, moves: u64) -> StoreFuture<'_, ()> {
         let id = id.to_string();
+        let event_seq = event.seq;
         let event = (
             int(event.seq, "sequence number"),
             int(event.at_ms, "event time"),
@@ -558,16 +561,31 @@ impl Store for PgStore {
             let (seq, at_ms, body) = (event.0?, event.1?, event.2?);
             let moves = int(moves, "move count")?;
             let mut conn = self.pool.get().await?;
+            let statement = conn
+                .prepare(
+                    "WITH e AS (INSERT INTO events (game_id, seq, body) VALUES ($1, $2, $3) \
+                     RETURNING game_id) \
+                     UPDATE games SET moves = $4, last_ms = $5 \
+                     WHERE id = (SELECT game_id FROM e)",
+                )
+                .await?;
             // One statement, one transaction: the event and its game's line together.
-            conn.execute(
-                "WITH e AS (INSERT INTO events (game_id, seq, body) VALUES ($1, $2, $3) \
-                 RETURNING game_id) \
-                 UPDATE games SET moves = $4, last_ms = $5 WHERE id = (SELECT game_id FROM e)",
-                &[&id, &seq, &body, &moves, &at_ms],
-            )
-            .await
-            .with_context(|| format!("storing event {seq} of game {id}"))?;
-            Ok(())
+            let done = conn
+                .client
+                .execute(&statement, &[&id, &seq, &body, &moves, &at_ms])
+                .await;
+            match done {
+                Ok(_) => Ok(()),
+                Err(e)
+                    if e.as_db_error().is_some_and(|d| {
+                        *d.code() == tokio_postgres::error::SqlState::UNIQUE_VIOLATION
+                            && d.constraint() == Some("events_pkey")
+                    }) =>
+                {
+                    Err(SeqTaken { id, seq: event_seq }.into())
+                }
+                Err(e) => Err(db(e)).with_context(|| format!("storing event {seq} of game {id}")),
+            }
         })
     }
 

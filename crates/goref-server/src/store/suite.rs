@@ -79,11 +79,19 @@ async fn sequence_numbers_and_the_event_log(store: Arc<dyn Store>) {
     store.create(g.clone()).await.unwrap();
     assert!(store.create(g.clone()).await.is_err(), "ids are unique");
     store.append("g1", &event(1, 10, 3), 1).await.unwrap();
-    let taken = store.append("g1", &event(1, 11, 4), 1).await;
-    assert!(taken.is_err(), "a taken seq is refused");
+    let taken = store.append("g1", &event(1, 11, 4), 1).await.unwrap_err();
+    assert_eq!(
+        taken.downcast_ref::<SeqTaken>(),
+        Some(&SeqTaken {
+            id: "g1".into(),
+            seq: 1
+        }),
+        "a taken seq is refused as such: {taken:#}"
+    );
+    let orphan = store.append("nope", &event(1, 10, 4), 1).await.unwrap_err();
     assert!(
-        store.append("nope", &event(1, 10, 4), 1).await.is_err(),
-        "events need their game"
+        orphan.downcast_ref::<SeqTaken>().is_none(),
+        "events need their game: {orphan:#}"
     );
     store.append("g1", &event(2, 12, 5), 2).await.unwrap();
     store.append("g1", &event(3, 13, 6), 3).await.unwrap();
@@ -118,6 +126,8 @@ async fn one_of_two_racing_appends_wins(store: Arc<dyn Store>) {
             one.is_ok() != two.is_ok(),
             "seq {seq}: exactly one append wins ({one:?}, {two:?})"
         );
+        let loser = one.as_ref().err().or(two.as_ref().err()).unwrap();
+        assert!(loser.downcast_ref::<SeqTaken>().is_some(), "{loser:#}");
         let winner = if one.is_ok() { 1 } else { 2 };
         let (_, events) = store.load("race").await.unwrap().unwrap();
         assert_eq!(events.last(), Some(&event(seq, seq, winner)));
