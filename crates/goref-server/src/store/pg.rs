@@ -18,7 +18,7 @@
 //!
 //! The schema is versioned ([`MIGRATIONS`]) and applied at start under an advisory lock, each
 //! version in a transaction of its own, as goref-queue does. Connections come from a small pool
-//! ([`POOL_SIZE`]); a closed one is replaced on the next use.
+//! ([`POOL_SIZE`], or `GOREF_PG_POOL`); a closed one is replaced on the next use.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -35,8 +35,22 @@ use super::{
 use crate::accounts::Account;
 use crate::room::{Event, GameConfig};
 
-/// Connections to the database at most.
+/// Connections to the database at most, unless `GOREF_PG_POOL` says otherwise (1-1000).
 pub const POOL_SIZE: usize = 8;
+
+fn pool_size() -> Result<usize> {
+    match std::env::var("GOREF_PG_POOL") {
+        Err(_) => Ok(POOL_SIZE),
+        Ok(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=1000).contains(n))
+            .ok_or_else(|| {
+                anyhow!("GOREF_PG_POOL={v:?}: expected a number of connections, 1-1000")
+            }),
+    }
+}
 
 /// The advisory lock held while migrating (distinct from goref-queue's 7216403).
 const MIGRATION_LOCK: i64 = 7216404;
@@ -313,7 +327,7 @@ impl PgStore {
             pool: Pool {
                 config,
                 idle: Mutex::new(Vec::new()),
-                permits: Semaphore::new(POOL_SIZE),
+                permits: Semaphore::new(pool_size()?),
             },
             name,
         };
