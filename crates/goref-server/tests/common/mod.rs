@@ -48,6 +48,13 @@ pub async fn server_on(store: Arc<dyn Store>, opts: Options) -> TestServer {
 /// (`PGDATABASE` set, as under `pg_virtualenv`); `None` otherwise, unless GOREF_REQUIRE_PG is
 /// set, then it panics.
 pub async fn pg_store(name: &str) -> Option<Arc<dyn Store>> {
+    let url = pg_database(name)?;
+    let store = goref_server::PgStore::connect(&url).await.unwrap();
+    Some(Arc::new(store))
+}
+
+/// A fresh PostgreSQL database (`createdb`), its URL; as [`pg_store`].
+pub fn pg_database(name: &str) -> Option<String> {
     let there = std::env::var("PGDATABASE").is_ok_and(|d| !d.is_empty());
     assert!(
         there || std::env::var_os("GOREF_REQUIRE_PG").is_none(),
@@ -67,10 +74,7 @@ pub async fn pg_store(name: &str) -> Option<Arc<dyn Store>> {
         .status()
         .unwrap();
     assert!(created.success(), "createdb {db}");
-    let store = goref_server::PgStore::connect(&format!("postgres:///{db}"))
-        .await
-        .unwrap();
-    Some(Arc::new(store))
+    Some(format!("postgres:///{db}"))
 }
 
 pub async fn server() -> TestServer {
