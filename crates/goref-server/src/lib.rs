@@ -2,7 +2,7 @@
 //!
 //! - [`room`]: one game as the server referees it (rules from goref-rules, the end-of-game
 //!   protocols and clocks of goref-referee), driven by stored events;
-//! - [`store`]: storage behind a trait, SQLite (WAL) by default;
+//! - [`store`]: storage behind a trait, SQLite (WAL) by default, or PostgreSQL;
 //! - [`server`]: the axum server: REST for creating and listing games and downloading records,
 //!   one WebSocket per page for moves and live updates;
 //! - [`client`]: a small client for tests, load tests and scripts;
@@ -20,17 +20,62 @@ pub mod server;
 pub mod store;
 pub mod tournament;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
 pub use server::{start, Options, Running};
-pub use store::{SqliteStore, Store};
+pub use store::{PgStore, SqliteStore, Store};
 
-/// Serves on `listen` with the database at `db` until interrupted (Ctrl-C or SIGTERM).
+/// Where the server keeps its games.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Database {
+    /// An SQLite file (created if missing).
+    Sqlite(PathBuf),
+    /// A PostgreSQL database: `postgres://…` or `postgresql://…`, completed from the `PG*`
+    /// variables.
+    Postgres(String),
+}
+
+impl Database {
+    /// `postgres://…` and `postgresql://…` name PostgreSQL; anything else is an SQLite file.
+    #[must_use]
+    pub fn from_arg(arg: &Path) -> Database {
+        match arg.to_str() {
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Database::Postgres(url.to_string())
+            }
+            _ => Database::Sqlite(arg.to_path_buf()),
+        }
+    }
+
+    /// Opens the store (PostgreSQL: connects and applies the migrations).
+    ///
+    /// # Errors
+    ///
+    /// The database cannot be opened.
+    pub async fn open(&self) -> Result<Arc<dyn Store>> {
+        Ok(match self {
+            Database::Sqlite(path) => Arc::new(SqliteStore::open(path)?),
+            Database::Postgres(url) => Arc::new(PgStore::connect(url).await?),
+        })
+    }
+}
+
+impl std::fmt::Display for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Database::Sqlite(path) => write!(f, "{}", path.display()),
+            // Without the password a URL may hold.
+            Database::Postgres(url) => write!(f, "{}", store::pg::redacted(url)),
+        }
+    }
+}
+
+/// Serves on `listen` with the database `db` until interrupted (Ctrl-C or SIGTERM).
 /// Prints `goref serve: listening on http://ADDR` once ready.
-pub fn run(listen: &str, db: &Path, mut opts: Options) -> Result<()> {
+pub fn run(listen: &str, db: &Database, mut opts: Options) -> Result<()> {
     // Every connection takes a file descriptor: keep the cap below the limit on them.
     if let Some(files) = net::raise_open_files_limit() {
         let room = usize::try_from(files.saturating_sub(64)).unwrap_or(usize::MAX);
@@ -45,15 +90,14 @@ pub fn run(listen: &str, db: &Path, mut opts: Options) -> Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(db)?);
+        let store = db.open().await?;
         let listener = tokio::net::TcpListener::bind(listen)
             .await
             .with_context(|| format!("listening on {listen}"))?;
         let running = start(listener, store, opts).await?;
         println!(
             "goref serve: listening on http://{} (database {})",
-            running.addr,
-            db.display()
+            running.addr, db
         );
         use std::io::Write as _;
         let _ = std::io::stdout().flush();

@@ -24,7 +24,7 @@ use crate::assets;
 use crate::limits::{ClientAddr, Limited, RateLimiter};
 use crate::lobby::{self, Lobby, PairingOptions};
 use crate::room::{Act, CreateRequest, Event, GameConfig, Phase, Refusal, Room, Side};
-use crate::store::{Created, Store, StoredGame};
+use crate::store::{Created, SeqTaken, Store, StoredGame};
 use crate::tournament::{self, Tournaments};
 
 mod upkeep;
@@ -498,14 +498,10 @@ fn new_handle(stored: StoredGame, room: Room) -> Arc<RoomHandle> {
     })
 }
 
-/// The room of game `id`, loaded from the store (events replayed) when not in memory.
-async fn load_room(state: &Arc<AppState>, id: &str) -> Result<Option<Arc<RoomHandle>>> {
-    if let Some(h) = state.rooms.lock().expect("rooms").get(id) {
-        return Ok(Some(h.clone()));
-    }
-    if id.len() > 64 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return Ok(None);
-    }
+/// Game `id` as stored, its events replayed into a room; the clocks as they were at the last
+/// stored event, the running one started again from this server's start (or the last event,
+/// if later).
+async fn replay(state: &Arc<AppState>, id: &str) -> Result<Option<(StoredGame, Room)>> {
     let Some((stored, events)) = state.store.load(id).await? else {
         return Ok(None);
     };
@@ -519,12 +515,25 @@ async fn load_room(state: &Arc<AppState>, id: &str) -> Result<Option<Arc<RoomHan
         room.commit(event)
             .map_err(|e| anyhow::anyhow!("event {}: {e}", event.seq))?;
     }
-    let over = room.phase() == Phase::Over;
-    if !over {
-        // Clocks as they were at the last stored event; the running one starts again from
-        // this server's start (or the last event, if later).
+    if room.phase() != Phase::Over {
         room.restart_turn_at(state.started_ms.max(room.last_event_ms().unwrap_or(0)));
-    } else if let Some(f) = room.finished() {
+    }
+    Ok(Some((stored, room)))
+}
+
+/// The room of game `id`, loaded from the store (events replayed) when not in memory.
+async fn load_room(state: &Arc<AppState>, id: &str) -> Result<Option<Arc<RoomHandle>>> {
+    if let Some(h) = state.rooms.lock().expect("rooms").get(id) {
+        return Ok(Some(h.clone()));
+    }
+    if id.len() > 64 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Ok(None);
+    }
+    let Some((stored, room)) = replay(state, id).await? else {
+        return Ok(None);
+    };
+    let over = room.phase() == Phase::Over;
+    if let (true, Some(f)) = (over, room.finished()) {
         // The result may not have reached the games table before a crash.
         state.store.finish(id, f.result.clone()).await?;
     }
@@ -903,6 +912,11 @@ async fn act_on(
         // The flag fell before the move arrived: the loss is recorded, the move refused.
         Ok(v) if late => Err((Refusal::OutOfTime, v)),
         Ok(v) => Ok(v),
+        // The game went on elsewhere: this answers an older state (now read again).
+        Err(e) if e.downcast_ref::<SeqTaken>().is_some() => {
+            let current = inner.room.version();
+            Err((Refusal::Stale { version, current }, current))
+        }
         Err(e) => Err((Refusal::Storage(format!("{e:#}")), current)),
     }
 }
@@ -937,10 +951,33 @@ async fn store_and_apply(
 ) -> Result<u64> {
     let mut pending = Some((event, next));
     while let Some((event, next)) = pending.take() {
-        state
+        let stored = state
             .store
             .append(&handle.id, &event, next.moves() as u64)
-            .await?;
+            .await;
+        if let Err(e) = stored {
+            if e.downcast_ref::<SeqTaken>().is_some() {
+                // Another writer (a server on the same database) extended the game: this room
+                // is stale. The stored game takes its place, and everyone here is told.
+                match replay(state, &handle.id).await {
+                    Ok(Some((_, room))) => {
+                        inner.room = room;
+                        schedule_timer(state, handle, inner);
+                        let view: Arc<str> =
+                            inner.room.view(&handle.id, now_ms()).to_string().into();
+                        let _ = handle.tx.send(view);
+                    }
+                    Ok(None) => {}
+                    Err(reload) => {
+                        eprintln!(
+                            "goref serve: game {}: not read again: {reload:#}",
+                            handle.id
+                        );
+                    }
+                }
+            }
+            return Err(e);
+        }
         inner.room = next;
         pending = inner.room.prepare_adjudication(now_ms());
     }

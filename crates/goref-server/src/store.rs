@@ -1,6 +1,6 @@
 //! Storage behind a trait: games and their event logs. [`SqliteStore`] keeps them in one
-//! SQLite file in WAL mode; another implementation (PostgreSQL, for several instances) only
-//! has to keep the same promises:
+//! SQLite file in WAL mode, [`PgStore`] in PostgreSQL ([`pg`]); both keep the same promises
+//! (one test suite, `store/suite.rs`, checks them on both):
 //!
 //! - `append` returns only once the event is durable, and refuses an event whose `seq` is
 //!   already taken (so two writers cannot both extend a game);
@@ -21,6 +21,9 @@ use tokio::sync::oneshot;
 use crate::accounts::Account;
 use crate::room::{Event, GameConfig};
 
+pub mod pg;
+pub use pg::PgStore;
+
 /// A boxed future, so that the trait can be used as `dyn Store`.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>;
 
@@ -36,6 +39,29 @@ pub struct StoredGame {
     /// when unknown.
     pub creator: String,
 }
+
+/// The error of [`Store::append`] when the event's `seq` is already stored: another writer
+/// extended the game first (with several servers on one database, the room this server holds
+/// is stale). Both back ends return it, so that a caller can tell it from a failing store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeqTaken {
+    /// The game.
+    pub id: String,
+    /// The event number already stored.
+    pub seq: u64,
+}
+
+impl std::fmt::Display for SeqTaken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "game {}: event {} is already stored (another writer extended the game)",
+            self.id, self.seq
+        )
+    }
+}
+
+impl std::error::Error for SeqTaken {}
 
 /// What [`Store::create_limited`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +99,7 @@ pub trait Store: Send + Sync {
     /// (checked and stored in one step, so that simultaneous requests cannot overshoot).
     fn create_limited(&self, game: StoredGame, max_unfinished: usize) -> StoreFuture<'_, Created>;
     /// Appends an event durably, with the number of moves after it (for the list). Fails when
-    /// the event's `seq` is taken.
+    /// the event's `seq` is taken, with a [`SeqTaken`] error.
     fn append(&self, id: &str, event: &Event, moves: u64) -> StoreFuture<'_, ()>;
     /// Records the result of a game that is over (the events say so already; this is the
     /// index the list and the restart read).
@@ -404,10 +430,20 @@ impl Store for SqliteStore {
         let at_ms = event.at_ms;
         let body = serde_json::to_string(event);
         self.write(Box::new(move |conn| {
-            conn.execute(
+            let inserted = conn.execute(
                 "INSERT INTO events (game_id, seq, body) VALUES (?1, ?2, ?3)",
                 params![id, seq, body?],
-            )?;
+            );
+            if let Err(rusqlite::Error::SqliteFailure(f, _)) = &inserted {
+                if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY {
+                    return Err(SeqTaken {
+                        id,
+                        seq: seq as u64,
+                    }
+                    .into());
+                }
+            }
+            inserted?;
             conn.execute(
                 "UPDATE games SET moves = ?2, last_ms = ?3 WHERE id = ?1",
                 params![id, moves as i64, at_ms as i64],
@@ -737,122 +773,4 @@ fn summaries(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::room::{Act, Side};
-    use goref_clock::{PlayerClock, TimeControl};
-    use goref_referee::Protocol;
-
-    fn event(seq: u64, x: usize) -> Event {
-        Event {
-            seq,
-            at_ms: 1,
-            by: Some(Side::B),
-            act: Act::Play { x, y: 0 },
-            think_ms: None,
-            clocks: [PlayerClock::default(); 2],
-        }
-    }
-
-    #[tokio::test]
-    async fn a_taken_sequence_number_is_refused_and_the_first_event_stays() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("t.db")).unwrap();
-        let config = GameConfig {
-            width: 9,
-            height: 9,
-            rules: "tromp-taylor".into(),
-            komi: 7.5,
-            time: TimeControl::None,
-            end: Protocol::Tromp,
-            black: "a".into(),
-            white: "b".into(),
-            handicap: 0,
-            players: None,
-            rated: false,
-        };
-        let game = StoredGame {
-            id: "g1".into(),
-            created_ms: 5,
-            config: config.clone(),
-            secret_hashes: ByColor::new("x".into(), "y".into()),
-            creator: "addr:1.2.3.4".into(),
-        };
-        store.create(game.clone()).await.unwrap();
-        assert!(store.create(game.clone()).await.is_err(), "ids are unique");
-        store.append("g1", &event(1, 3), 1).await.unwrap();
-        assert!(store.append("g1", &event(1, 4), 1).await.is_err());
-        assert!(
-            store.append("nope", &event(1, 4), 1).await.is_err(),
-            "events need their game"
-        );
-        let (loaded, events) = store.load("g1").await.unwrap().unwrap();
-        assert_eq!(loaded, game);
-        assert_eq!(events, vec![event(1, 3)]);
-        assert_eq!(store.unfinished().await.unwrap(), vec!["g1".to_string()]);
-        store.finish("g1", "B+R".into()).await.unwrap();
-        assert!(store.unfinished().await.unwrap().is_empty());
-        let list = store.list(10).await.unwrap();
-        assert_eq!(list[0].result.as_deref(), Some("B+R"));
-        assert_eq!(list[0].moves, 1);
-        assert_eq!(list[0].end, "tromp");
-    }
-
-    #[tokio::test]
-    async fn the_cap_on_unfinished_games_and_the_games_due_to_close() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("t.db")).unwrap();
-        let config = GameConfig {
-            width: 9,
-            height: 9,
-            rules: "tromp-taylor".into(),
-            komi: 7.5,
-            time: TimeControl::None,
-            end: Protocol::Tromp,
-            black: "a".into(),
-            white: "b".into(),
-            handicap: 0,
-            players: None,
-            rated: false,
-        };
-        let game = |id: &str, created_ms: u64, creator: &str| StoredGame {
-            id: id.into(),
-            created_ms,
-            config: config.clone(),
-            secret_hashes: ByColor::new("x".into(), "y".into()),
-            creator: creator.into(),
-        };
-        for (id, created) in [("a1", 100), ("a2", 200)] {
-            let done = store.create_limited(game(id, created, "addr:a"), 2);
-            assert_eq!(done.await.unwrap(), Created::Stored);
-        }
-        let full = store.create_limited(game("a3", 300, "addr:a"), 2).await;
-        assert_eq!(full.unwrap(), Created::CreatorFull(2));
-        assert!(store.load("a3").await.unwrap().is_none(), "nothing stored");
-        let other = store.create_limited(game("b1", 300, "addr:b"), 2).await;
-        assert_eq!(other.unwrap(), Created::Stored);
-        // a1 starts at 1 (event at_ms 1); a2 finishes: a's cap has room again.
-        store.append("a1", &event(1, 3), 1).await.unwrap();
-        store.finish("a2", "Void".into()).await.unwrap();
-        let again = store.create_limited(game("a3", 300, "addr:a"), 2).await;
-        assert_eq!(again.unwrap(), Created::Stored);
-        assert_eq!(store.started().await.unwrap(), vec!["a1".to_string()]);
-        let mut due = store.due_to_close(301, 0, 10).await.unwrap();
-        due.sort();
-        assert_eq!(
-            due,
-            vec!["a3".to_string(), "b1".to_string()],
-            "never started"
-        );
-        assert_eq!(store.due_to_close(0, 2, 10).await.unwrap(), vec!["a1"]);
-        assert!(store.due_to_close(300, 1, 10).await.unwrap().is_empty());
-        assert_eq!(
-            store
-                .due_to_close(u64::MAX, u64::MAX, 1)
-                .await
-                .unwrap()
-                .len(),
-            1
-        );
-    }
-}
+mod suite;

@@ -7,6 +7,11 @@
 //!
 //!     cargo test --release -p goref-server --test load -- --ignored --nocapture
 //!
+//! The `postgres` ones run on PostgreSQL (`PgStore`) when it is there (`PGDATABASE` set), and
+//! are skipped otherwise (unless GOREF_REQUIRE_PG is set); both back ends in one run:
+//!
+//!     pg_virtualenv cargo test --release -p goref-server --test load -- --nocapture --test-threads 1
+//!
 //! `GOREF_LOAD_THINK_MS` (default 50) is how long each scripted player waits after seeing its
 //! turn before moving (spread over 50-150 % of it); `GOREF_LOAD_MOVES` (default 40, at most 72) the moves of each game.
 
@@ -14,8 +19,11 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use common::*;
 use goref_server::client::{create_game, Player};
+use goref_server::Store;
 use serde_json::json;
 
 struct Report {
@@ -38,17 +46,21 @@ fn point(n: usize) -> (usize, usize) {
     }
 }
 
-async fn run(games: usize, moves: usize, think: Duration) -> Report {
+/// On a fresh SQLite file when `store` is `None`.
+async fn run(games: usize, moves: usize, think: Duration, store: Option<Arc<dyn Store>>) -> Report {
     assert!(moves <= 72);
-    let s = server_with(goref_server::Options {
+    let opts = goref_server::Options {
         messages_per_second: 10_000,
         // One client address creates and plays every game.
         create_per_minute: 0,
         max_unfinished_per_creator: usize::MAX,
         max_connections_per_address: usize::MAX,
         ..goref_server::Options::default()
-    })
-    .await;
+    };
+    let s = match store {
+        Some(store) => server_on(store, opts).await,
+        None => server_with(opts).await,
+    };
     let addr = s.addr;
     // Set every game up first (connections included), then start them together.
     let mut tables = Vec::with_capacity(games);
@@ -137,9 +149,9 @@ fn think() -> Duration {
     )
 }
 
-fn print(r: &Report) {
+fn print(back_end: &str, r: &Report) {
     println!(
-        "load: {} games, {} moves acknowledged in {:.1} s ({:.0} moves/s): ack latency median {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        "load ({back_end}): {} games, {} moves acknowledged in {:.1} s ({:.0} moves/s): ack latency median {:.2} ms, p99 {:.2} ms, max {:.2} ms",
         r.games,
         r.moves,
         r.wall_s,
@@ -152,23 +164,55 @@ fn print(r: &Report) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn load_20_games() {
-    let r = run(20, 20, Duration::from_millis(5)).await;
-    print(&r);
+    let r = run(20, 20, Duration::from_millis(5), None).await;
+    print("sqlite", &r);
+    assert_eq!(r.moves, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_20_games_postgres() {
+    let Some(store) = pg_store("load20").await else {
+        return;
+    };
+    let r = run(20, 20, Duration::from_millis(5), Some(store)).await;
+    print("postgres", &r);
     assert_eq!(r.moves, 400);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "load test: run with --ignored --release"]
 async fn load_100_games() {
-    let r = run(100, moves(), think()).await;
-    print(&r);
+    let r = run(100, moves(), think(), None).await;
+    print("sqlite", &r);
     assert_eq!(r.moves, 100 * moves());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "load test: run with --ignored --release"]
 async fn load_1000_games() {
-    let r = run(1000, moves(), think()).await;
-    print(&r);
+    let r = run(1000, moves(), think(), None).await;
+    print("sqlite", &r);
+    assert_eq!(r.moves, 1000 * moves());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "load test: run with --ignored --release"]
+async fn load_100_games_postgres() {
+    let Some(store) = pg_store("load100").await else {
+        return;
+    };
+    let r = run(100, moves(), think(), Some(store)).await;
+    print("postgres", &r);
+    assert_eq!(r.moves, 100 * moves());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "load test: run with --ignored --release"]
+async fn load_1000_games_postgres() {
+    let Some(store) = pg_store("load1000").await else {
+        return;
+    };
+    let r = run(1000, moves(), think(), Some(store)).await;
+    print("postgres", &r);
     assert_eq!(r.moves, 1000 * moves());
 }

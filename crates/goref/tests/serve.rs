@@ -1,10 +1,13 @@
 //! `goref serve` as a process: killed with SIGKILL and started again on the same database, it
 //! resumes every unfinished game with every acknowledged move and the clocks as they were at
-//! the last stored move.
+//! the last stored move. On SQLite always, and on PostgreSQL when it is there (`PGDATABASE`
+//! set, as under `pg_virtualenv`; skipped otherwise, unless GOREF_REQUIRE_PG is set):
+//!
+//!     pg_virtualenv cargo test -p goref --test serve
 
+use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use goref_server::client::{create_game, http, Player};
@@ -15,7 +18,8 @@ struct Server {
     addr: SocketAddr,
 }
 
-fn serve(db: &Path) -> Server {
+/// `goref serve --db DB`: an SQLite file or a `postgres://` URL.
+fn serve(db: &OsStr) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_goref"))
         .args([
             "serve",
@@ -52,17 +56,61 @@ impl Server {
     }
 }
 
-fn temp_db(name: &str) -> std::path::PathBuf {
+fn temp_db(name: &str) -> OsString {
     let dir = std::env::temp_dir().join(format!("goref-serve-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir.join("goref.db")
+    dir.join("goref.db").into_os_string()
+}
+
+/// A new PostgreSQL database of its own (`createdb`), as a URL; `None` (the test skips)
+/// without PostgreSQL, unless GOREF_REQUIRE_PG is set.
+fn pg_db(name: &str) -> Option<OsString> {
+    let there = std::env::var("PGDATABASE").is_ok_and(|d| !d.is_empty());
+    assert!(
+        there || std::env::var_os("GOREF_REQUIRE_PG").is_none(),
+        "no PostgreSQL: run under pg_virtualenv (.ci/run does)"
+    );
+    if !there {
+        eprintln!("skipping: no PostgreSQL (run under pg_virtualenv)");
+        return None;
+    }
+    let db = format!("goref_serve_{}_{name}", std::process::id());
+    let _ = Command::new("dropdb")
+        .args(["--if-exists", &db])
+        .stderr(Stdio::null())
+        .status();
+    let created = Command::new("createdb").arg(&db).status().unwrap();
+    assert!(created.success(), "createdb {db}");
+    Some(format!("postgres:///{db}").into())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_and_restart_resume_every_unfinished_game_with_its_clocks() {
-    let db = temp_db("resume");
-    let server = serve(&db);
+    resume_after_sigkill(&temp_db("resume")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_sigkill_and_restart_resume_every_unfinished_game_with_its_clocks() {
+    if let Some(db) = pg_db("resume") {
+        resume_after_sigkill(&db).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_acknowledged_move_is_lost_to_a_sigkill_in_the_middle_of_play() {
+    no_acknowledged_move_lost(&temp_db("flurry")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_no_acknowledged_move_is_lost_to_a_sigkill_in_the_middle_of_play() {
+    if let Some(db) = pg_db("flurry") {
+        no_acknowledged_move_lost(&db).await;
+    }
+}
+
+async fn resume_after_sigkill(db: &OsStr) {
+    let server = serve(db);
     let addr = server.addr;
 
     // A finished game, and an unfinished one with a clock.
@@ -114,7 +162,7 @@ async fn sigkill_and_restart_resume_every_unfinished_game_with_its_clocks() {
     server.kill();
     tokio::time::sleep(std::time::Duration::from_millis(700)).await;
 
-    let server = serve(&db);
+    let server = serve(db);
     let addr = server.addr;
     let mut white = Player::connect(addr, id, game["white"]["secret"].as_str())
         .await
@@ -148,10 +196,8 @@ async fn sigkill_and_restart_resume_every_unfinished_game_with_its_clocks() {
     server.kill();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn no_acknowledged_move_is_lost_to_a_sigkill_in_the_middle_of_play() {
-    let db = temp_db("flurry");
-    let server = serve(&db);
+async fn no_acknowledged_move_lost(db: &OsStr) {
+    let server = serve(db);
     let addr = server.addr;
     let game = create_game(addr, &json!({"width": 19, "height": 19}))
         .await
@@ -198,7 +244,7 @@ async fn no_acknowledged_move_is_lost_to_a_sigkill_in_the_middle_of_play() {
     let _ = player_task.await;
     let acked = *acked_rx.borrow();
 
-    let server = serve(&db);
+    let server = serve(db);
     let spectator = Player::connect(server.addr, &id, None).await.unwrap();
     let stored = spectator.state["version"].as_u64().unwrap();
     assert!(

@@ -33,6 +33,50 @@ pub async fn server_with(opts: Options) -> TestServer {
     }
 }
 
+/// A server on `store`.
+pub async fn server_on(store: Arc<dyn Store>, opts: Options) -> TestServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(listener, store, opts).await.unwrap();
+    TestServer {
+        addr: running.addr,
+        task: running.task,
+        dir: None,
+    }
+}
+
+/// A fresh PostgreSQL database (`createdb`) as a store, when PostgreSQL is there
+/// (`PGDATABASE` set, as under `pg_virtualenv`); `None` otherwise, unless GOREF_REQUIRE_PG is
+/// set, then it panics.
+pub async fn pg_store(name: &str) -> Option<Arc<dyn Store>> {
+    let url = pg_database(name)?;
+    let store = goref_server::PgStore::connect(&url).await.unwrap();
+    Some(Arc::new(store))
+}
+
+/// A fresh PostgreSQL database (`createdb`), its URL; as [`pg_store`].
+pub fn pg_database(name: &str) -> Option<String> {
+    let there = std::env::var("PGDATABASE").is_ok_and(|d| !d.is_empty());
+    assert!(
+        there || std::env::var_os("GOREF_REQUIRE_PG").is_none(),
+        "no PostgreSQL: run under pg_virtualenv"
+    );
+    if !there {
+        eprintln!("skipping: no PostgreSQL (run under pg_virtualenv)");
+        return None;
+    }
+    let db = format!("goref_test_{}_{name}", std::process::id());
+    let _ = std::process::Command::new("dropdb")
+        .args(["--if-exists", &db])
+        .stderr(std::process::Stdio::null())
+        .status();
+    let created = std::process::Command::new("createdb")
+        .arg(&db)
+        .status()
+        .unwrap();
+    assert!(created.success(), "createdb {db}");
+    Some(format!("postgres:///{db}"))
+}
+
 pub async fn server() -> TestServer {
     server_with(Options::default()).await
 }

@@ -17,7 +17,9 @@ pub struct Args {
     /// Address to listen on (port 0: any free port; the address is printed).
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: String,
-    /// SQLite database file (created if missing).
+    /// SQLite database file (created if missing), or a PostgreSQL database:
+    /// `postgres://user@host/db` (what it leaves out comes from the PG* variables; the schema
+    /// is created or brought up to date at start).
     #[arg(long, default_value = "goref.db")]
     pub db: PathBuf,
     /// Time forgiven per turn for network lag, in milliseconds.
@@ -165,7 +167,8 @@ impl Args {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    goref_server::run(&args.listen, &args.db, args.options()?)?;
+    let db = goref_server::Database::from_arg(&args.db);
+    goref_server::run(&args.listen, &db, args.options()?)?;
     Ok(ExitCode::SUCCESS)
 }
 

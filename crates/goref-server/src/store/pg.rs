@@ -1,0 +1,944 @@
+//! [`PgStore`]: the server's games in PostgreSQL (`goref serve --db postgres://…`).
+//!
+//! It keeps the promises of [`Store`] as [`SqliteStore`](super::SqliteStore) does:
+//!
+//! - every write is one PostgreSQL transaction, and a call returns only once it is committed;
+//!   each connection sets `synchronous_commit = on`, so a commit is answered once its WAL is
+//!   flushed (an acknowledged event survives the server, or PostgreSQL, being killed);
+//!   PostgreSQL groups the flushes of concurrent commits itself;
+//! - `append` stores the event and updates its game in one statement; the primary key
+//!   `(game_id, seq)` refuses a taken `seq`, the foreign key an unknown game;
+//! - `create_limited` counts the creator's unfinished games and inserts the new one in one
+//!   transaction holding a transaction-scoped advisory lock keyed by the creator: two creations
+//!   by one creator (from this server or another on the same database) run one after the
+//!   other, and the count, taken under the lock in READ COMMITTED, sees every game committed
+//!   before it. A row lock would not do: there may be no row to lock, and a `FOR UPDATE` read
+//!   does not see rows inserted meanwhile. The same kind of lock makes "the first account is
+//!   the tournament director" and "an account keeps its latest [`MAX_SESSIONS`] sessions" exact.
+//!
+//! The schema is versioned ([`MIGRATIONS`]) and applied at start under an advisory lock, each
+//! version in a transaction of its own, as goref-queue does. Connections come from a small pool
+//! ([`POOL_SIZE`], or `GOREF_PG_POOL`); a closed one is replaced on the next use.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use anyhow::{anyhow, Context, Result};
+use goref_rules::ByColor;
+use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, NoTls, Row, Statement};
+
+use super::{
+    Created, GameSummary, NewAccount, SeqTaken, Store, StoreFuture, StoredGame, MAX_SESSIONS,
+};
+use crate::accounts::Account;
+use crate::room::{Event, GameConfig};
+
+/// Connections to the database at most, unless `GOREF_PG_POOL` says otherwise (1-1000).
+pub const POOL_SIZE: usize = 8;
+
+fn pool_size() -> Result<usize> {
+    match std::env::var("GOREF_PG_POOL") {
+        Err(_) => Ok(POOL_SIZE),
+        Ok(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=1000).contains(n))
+            .ok_or_else(|| {
+                anyhow!("GOREF_PG_POOL={v:?}: expected a number of connections, 1-1000")
+            }),
+    }
+}
+
+/// The advisory lock held while migrating (distinct from goref-queue's 7216403).
+const MIGRATION_LOCK: i64 = 7216404;
+/// The first key of the two-key advisory locks: creations by one creator, account creation,
+/// an account's sessions. (Two-key locks live apart from one-key ones.)
+const LOCK_CREATOR: i32 = 4_711_001;
+const LOCK_ACCOUNTS: i32 = 4_711_002;
+const LOCK_SESSIONS: i32 = 4_711_003;
+
+/// The schema, version by version; [`PgStore::connect`] applies those not yet applied. Names
+/// are compared without regard to (ASCII) case, as SQLite's `NOCASE` does: account names are
+/// ASCII, and the indexes are on `lower(…)`.
+pub const MIGRATIONS: &[&str] = &["
+CREATE TABLE games (
+    id TEXT PRIMARY KEY,
+    created_ms BIGINT NOT NULL,
+    config TEXT NOT NULL,
+    black_secret TEXT NOT NULL,
+    white_secret TEXT NOT NULL,
+    creator TEXT NOT NULL DEFAULT '',
+    black_account TEXT,
+    white_account TEXT,
+    rated BOOLEAN NOT NULL DEFAULT false,
+    moves BIGINT NOT NULL DEFAULT 0,
+    last_ms BIGINT,
+    result TEXT
+);
+CREATE INDEX games_created ON games (created_ms);
+CREATE INDEX games_black ON games (lower(black_account));
+CREATE INDEX games_white ON games (lower(white_account));
+CREATE INDEX games_live_by_creator ON games (creator) WHERE result IS NULL;
+CREATE INDEX games_live_created ON games (created_ms) WHERE result IS NULL;
+CREATE INDEX games_live_last ON games (last_ms) WHERE result IS NULL;
+CREATE TABLE events (
+    game_id TEXT NOT NULL REFERENCES games (id),
+    seq BIGINT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE accounts (
+    name TEXT PRIMARY KEY,
+    password TEXT NOT NULL,
+    program BOOLEAN NOT NULL,
+    td BOOLEAN NOT NULL,
+    created_ms BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX accounts_lower_name ON accounts (lower(name));
+CREATE TABLE sessions (
+    token TEXT PRIMARY KEY,
+    name TEXT NOT NULL REFERENCES accounts (name),
+    created_ms BIGINT NOT NULL
+);
+CREATE INDEX sessions_name ON sessions (name, created_ms);
+CREATE TABLE tournaments (
+    id TEXT PRIMARY KEY,
+    created_ms BIGINT NOT NULL,
+    body TEXT NOT NULL
+);
+"];
+
+/// A database error as one line: PostgreSQL's message and detail when it sent them.
+fn db(e: tokio_postgres::Error) -> anyhow::Error {
+    match e.as_db_error() {
+        Some(d) => match d.detail() {
+            Some(detail) => anyhow!("PostgreSQL: {} ({detail})", d.message()),
+            None => anyhow!("PostgreSQL: {}", d.message()),
+        },
+        None => anyhow!("PostgreSQL: {e}"),
+    }
+}
+
+fn int(v: u64, what: &str) -> Result<i64> {
+    i64::try_from(v).map_err(|_| anyhow!("{what} {v} is too large to store"))
+}
+
+fn uint(v: i64, what: &str) -> Result<u64> {
+    u64::try_from(v).map_err(|_| anyhow!("stored {what} {v} is negative"))
+}
+
+/// `url` without the password it may hold (`postgres://user:…@host/db`), for messages.
+#[must_use]
+pub fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rsplit_once('@') {
+        Some((userinfo, _)) => match userinfo.split_once(':') {
+            Some((user, _)) => format!("{scheme}://{user}:…{}", &rest[userinfo.len()..]),
+            None => url.to_string(),
+        },
+        None => url.to_string(),
+    }
+}
+
+/// The connection settings of `url` (`postgres://…`, `postgresql://…` or `key=value …`),
+/// completed from the `PG*` environment variables as libpq would (as `pg_virtualenv` sets
+/// them).
+pub fn pg_config(url: &str) -> Result<tokio_postgres::Config> {
+    let mut config: tokio_postgres::Config = url
+        .parse()
+        .map_err(|e| anyhow!("the database address {} cannot be read: {e}", redacted(url)))?;
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    if config.get_hosts().is_empty() {
+        config.host(env("PGHOST").unwrap_or_else(|| "localhost".into()));
+    }
+    if config.get_ports().is_empty() {
+        if let Some(p) = env("PGPORT").and_then(|p| p.parse().ok()) {
+            config.port(p);
+        }
+    }
+    if config.get_user().is_none() {
+        if let Some(u) = env("PGUSER").or_else(|| env("USER")) {
+            config.user(&u);
+        }
+    }
+    if config.get_password().is_none() {
+        if let Some(p) = env("PGPASSWORD") {
+            config.password(p);
+        }
+    }
+    if config.get_dbname().is_none() {
+        if let Some(d) = env("PGDATABASE") {
+            config.dbname(&d);
+        }
+    }
+    if config.get_application_name().is_none() {
+        config.application_name("goref serve");
+    }
+    Ok(config)
+}
+
+/// One connection and the statements prepared on it.
+struct Conn {
+    client: Client,
+    statements: HashMap<&'static str, Statement>,
+}
+
+impl Conn {
+    async fn prepare(&mut self, sql: &'static str) -> Result<Statement> {
+        if let Some(s) = self.statements.get(sql) {
+            return Ok(s.clone());
+        }
+        let s = self.client.prepare(sql).await.map_err(db)?;
+        self.statements.insert(sql, s.clone());
+        Ok(s)
+    }
+
+    async fn query(&mut self, sql: &'static str, args: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
+        let s = self.prepare(sql).await?;
+        self.client.query(&s, args).await.map_err(db)
+    }
+
+    async fn execute(&mut self, sql: &'static str, args: &[&(dyn ToSql + Sync)]) -> Result<u64> {
+        let s = self.prepare(sql).await?;
+        self.client.execute(&s, args).await.map_err(db)
+    }
+}
+
+/// A connection taken from the pool, given back when dropped (unless it is closed).
+struct Pooled<'a> {
+    pool: &'a Pool,
+    conn: Option<Conn>,
+    _permit: SemaphorePermit<'a>,
+}
+
+impl std::ops::Deref for Pooled<'_> {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        self.conn.as_ref().expect("held until dropped")
+    }
+}
+
+impl std::ops::DerefMut for Pooled<'_> {
+    fn deref_mut(&mut self) -> &mut Conn {
+        self.conn.as_mut().expect("held until dropped")
+    }
+}
+
+impl Drop for Pooled<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            // A transaction left open by a cancelled call has its ROLLBACK queued by
+            // tokio-postgres before the connection is used again.
+            if !conn.client.is_closed() {
+                if let Ok(mut idle) = self.pool.idle.lock() {
+                    idle.push(conn);
+                }
+            }
+        }
+    }
+}
+
+struct Pool {
+    config: tokio_postgres::Config,
+    idle: Mutex<Vec<Conn>>,
+    permits: Semaphore,
+}
+
+impl Pool {
+    async fn connect(&self) -> Result<Conn> {
+        let (client, connection) = self.config.connect(NoTls).await.map_err(db)?;
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                eprintln!("goref serve: the connection to PostgreSQL ended: {e}");
+            }
+        });
+        // Acknowledge nothing before its WAL is on disk, whatever the server's default.
+        client
+            .batch_execute("SET synchronous_commit = on")
+            .await
+            .map_err(db)?;
+        Ok(Conn {
+            client,
+            statements: HashMap::new(),
+        })
+    }
+
+    async fn get(&self) -> Result<Pooled<'_>> {
+        let permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|_| anyhow!("the PostgreSQL pool is closed"))?;
+        let idle = loop {
+            let next = self
+                .idle
+                .lock()
+                .map_err(|_| anyhow!("the PostgreSQL pool is poisoned"))?
+                .pop();
+            match next {
+                Some(conn) if conn.client.is_closed() => continue,
+                other => break other,
+            }
+        };
+        let conn = match idle {
+            Some(conn) => conn,
+            None => self.connect().await.context("connecting to PostgreSQL")?,
+        };
+        Ok(Pooled {
+            pool: self,
+            conn: Some(conn),
+            _permit: permit,
+        })
+    }
+}
+
+/// The server's store in PostgreSQL; see the [module](self).
+pub struct PgStore {
+    pool: Pool,
+    /// Where, for messages (without the password).
+    name: String,
+}
+
+impl PgStore {
+    /// Connects to `url` (completed from the `PG*` variables) and applies the migrations not
+    /// yet applied.
+    ///
+    /// # Errors
+    ///
+    /// The address cannot be read, the database cannot be reached, or a migration fails.
+    pub async fn connect(url: &str) -> Result<PgStore> {
+        PgStore::connect_config(pg_config(url)?).await
+    }
+
+    /// As [`connect`](Self::connect), with settings already made.
+    ///
+    /// # Errors
+    ///
+    /// The database cannot be reached, or a migration fails.
+    pub async fn connect_config(config: tokio_postgres::Config) -> Result<PgStore> {
+        let name = describe(&config);
+        let store = PgStore {
+            pool: Pool {
+                config,
+                idle: Mutex::new(Vec::new()),
+                permits: Semaphore::new(pool_size()?),
+            },
+            name,
+        };
+        let mut conn = store
+            .pool
+            .get()
+            .await
+            .with_context(|| format!("opening database {}", store.name))?;
+        migrate(&mut conn.client)
+            .await
+            .with_context(|| format!("migrating database {}", store.name))?;
+        drop(conn);
+        Ok(store)
+    }
+
+    /// The database, as `postgres://user@host:port/dbname` (no password).
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+fn describe(config: &tokio_postgres::Config) -> String {
+    let host = match config.get_hosts().first() {
+        Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+        #[cfg(unix)]
+        Some(tokio_postgres::config::Host::Unix(p)) => p.display().to_string(),
+        None => String::new(),
+    };
+    let port = config
+        .get_ports()
+        .first()
+        .map_or(String::new(), |p| format!(":{p}"));
+    let user = config.get_user().map_or(String::new(), |u| format!("{u}@"));
+    let db = config.get_dbname().unwrap_or_default();
+    format!("postgres://{user}{host}{port}/{db}")
+}
+
+/// Applies the versions of [`MIGRATIONS`] not yet applied, each in a transaction, under an
+/// advisory lock (servers starting together do not both apply one).
+async fn migrate(client: &mut Client) -> Result<()> {
+    client
+        .batch_execute(&format!(
+            "SELECT pg_advisory_lock({MIGRATION_LOCK});
+             CREATE TABLE IF NOT EXISTS goref_server_migrations (
+                 version INTEGER PRIMARY KEY,
+                 applied_at TIMESTAMPTZ NOT NULL DEFAULT now());"
+        ))
+        .await
+        .map_err(db)?;
+    let result = async {
+        let row = client
+            .query_one(
+                "SELECT COALESCE(MAX(version), 0) FROM goref_server_migrations",
+                &[],
+            )
+            .await
+            .map_err(db)?;
+        let applied: i32 = row.get(0);
+        if usize::try_from(applied).unwrap_or(usize::MAX) > MIGRATIONS.len() {
+            return Err(anyhow!(
+                "the schema is at version {applied}, newer than this goref knows ({}): \
+                 run a newer goref",
+                MIGRATIONS.len()
+            ));
+        }
+        for (version, sql) in (1..).zip(MIGRATIONS.iter()) {
+            if version <= applied {
+                continue;
+            }
+            let tx = client.transaction().await.map_err(db)?;
+            tx.batch_execute(sql)
+                .await
+                .map_err(db)
+                .with_context(|| format!("schema version {version}"))?;
+            tx.execute(
+                "INSERT INTO goref_server_migrations (version) VALUES ($1)",
+                &[&version],
+            )
+            .await
+            .map_err(db)?;
+            tx.commit().await.map_err(db)?;
+        }
+        Ok(())
+    }
+    .await;
+    let _ = client
+        .batch_execute(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"))
+        .await;
+    result
+}
+
+const INSERT_GAME: &str = "INSERT INTO games (id, created_ms, config, black_secret, \
+    white_secret, creator, black_account, white_account, rated) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+
+/// The parameters of [`INSERT_GAME`].
+struct GameRow {
+    id: String,
+    created_ms: i64,
+    config: String,
+    black: String,
+    white: String,
+    creator: String,
+    black_account: Option<String>,
+    white_account: Option<String>,
+    rated: bool,
+}
+
+impl GameRow {
+    fn new(game: &StoredGame) -> Result<GameRow> {
+        Ok(GameRow {
+            id: game.id.clone(),
+            created_ms: int(game.created_ms, "creation time")?,
+            config: serde_json::to_string(&game.config)?,
+            black: game.secret_hashes.black.clone(),
+            white: game.secret_hashes.white.clone(),
+            creator: game.creator.clone(),
+            black_account: game.config.players.as_ref().map(|p| p.black.clone()),
+            white_account: game.config.players.as_ref().map(|p| p.white.clone()),
+            rated: game.config.rated,
+        })
+    }
+
+    fn args(&self) -> [&(dyn ToSql + Sync); 9] {
+        [
+            &self.id,
+            &self.created_ms,
+            &self.config,
+            &self.black,
+            &self.white,
+            &self.creator,
+            &self.black_account,
+            &self.white_account,
+            &self.rated,
+        ]
+    }
+}
+
+fn account_row(r: &Row) -> Result<Account> {
+    Ok(Account {
+        name: r.try_get(0)?,
+        program: r.try_get(1)?,
+        td: r.try_get(2)?,
+        created_ms: uint(r.try_get(3)?, "account creation time")?,
+    })
+}
+
+fn ids(rows: &[Row]) -> Result<Vec<String>> {
+    rows.iter()
+        .map(|r| r.try_get::<_, String>(0).map_err(Into::into))
+        .collect()
+}
+
+/// Lines of the list of games from rows of `id, created_ms, config, moves, result`.
+fn summaries(rows: &[Row]) -> Result<Vec<GameSummary>> {
+    rows.iter()
+        .map(|r| {
+            let id: String = r.try_get(0)?;
+            let config: String = r.try_get(2)?;
+            let config: GameConfig = serde_json::from_str(&config)
+                .with_context(|| format!("the stored configuration of game {id}"))?;
+            Ok(GameSummary {
+                created_ms: uint(r.try_get(1)?, "creation time")?,
+                width: config.width,
+                height: config.height,
+                rules: config.rules,
+                end: serde_json::to_value(config.end)?
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                black: config.black,
+                white: config.white,
+                rated: config.rated,
+                accounts: config.players.is_some(),
+                moves: uint(r.try_get(3)?, "move count")?,
+                result: r.try_get(4)?,
+                id,
+            })
+        })
+        .collect()
+}
+
+fn limit(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+impl Store for PgStore {
+    fn create(&self, game: StoredGame) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let row = GameRow::new(&game)?;
+            let mut conn = self.pool.get().await?;
+            conn.execute(INSERT_GAME, &row.args())
+                .await
+                .with_context(|| format!("storing game {}", game.id))?;
+            Ok(())
+        })
+    }
+
+    fn create_limited(&self, game: StoredGame, max_unfinished: usize) -> StoreFuture<'_, Created> {
+        Box::pin(async move {
+            let row = GameRow::new(&game)?;
+            let mut conn = self.pool.get().await?;
+            let insert = conn.prepare(INSERT_GAME).await?;
+            let lock = conn
+                .prepare("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+                .await?;
+            let count = conn
+                .prepare("SELECT COUNT(*) FROM games WHERE creator = $1 AND result IS NULL")
+                .await?;
+            let tx = conn.client.transaction().await.map_err(db)?;
+            tx.execute(&lock, &[&LOCK_CREATOR, &game.creator])
+                .await
+                .map_err(db)?;
+            // READ COMMITTED: this statement's snapshot is taken after the lock is held, so it
+            // sees every creation by this creator that finished before.
+            let unfinished: i64 = tx
+                .query_one(&count, &[&game.creator])
+                .await
+                .map_err(db)?
+                .get(0);
+            let unfinished = usize::try_from(unfinished).unwrap_or(usize::MAX);
+            if unfinished >= max_unfinished {
+                tx.rollback().await.map_err(db)?;
+                return Ok(Created::CreatorFull(unfinished));
+            }
+            tx.execute(&insert, &row.args())
+                .await
+                .map_err(db)
+                .with_context(|| format!("storing game {}", game.id))?;
+            tx.commit().await.map_err(db)?;
+            Ok(Created::Stored)
+        })
+    }
+
+    fn append(&self, id: &str, event: &Event, moves: u64) -> StoreFuture<'_, ()> {
+        let id = id.to_string();
+        let event_seq = event.seq;
+        let event = (
+            int(event.seq, "sequence number"),
+            int(event.at_ms, "event time"),
+            serde_json::to_string(event),
+        );
+        Box::pin(async move {
+            let (seq, at_ms, body) = (event.0?, event.1?, event.2?);
+            let moves = int(moves, "move count")?;
+            let mut conn = self.pool.get().await?;
+            let statement = conn
+                .prepare(
+                    "WITH e AS (INSERT INTO events (game_id, seq, body) VALUES ($1, $2, $3) \
+                     RETURNING game_id) \
+                     UPDATE games SET moves = $4, last_ms = $5 \
+                     WHERE id = (SELECT game_id FROM e)",
+                )
+                .await?;
+            // One statement, one transaction: the event and its game's line together.
+            let done = conn
+                .client
+                .execute(&statement, &[&id, &seq, &body, &moves, &at_ms])
+                .await;
+            match done {
+                Ok(_) => Ok(()),
+                Err(e)
+                    if e.as_db_error().is_some_and(|d| {
+                        *d.code() == tokio_postgres::error::SqlState::UNIQUE_VIOLATION
+                            && d.constraint() == Some("events_pkey")
+                    }) =>
+                {
+                    Err(SeqTaken { id, seq: event_seq }.into())
+                }
+                Err(e) => Err(db(e)).with_context(|| format!("storing event {seq} of game {id}")),
+            }
+        })
+    }
+
+    fn finish(&self, id: &str, result: String) -> StoreFuture<'_, ()> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            conn.execute(
+                "UPDATE games SET result = $2 WHERE id = $1",
+                &[&id, &result],
+            )
+            .await
+            .with_context(|| format!("storing the result of game {id}"))?;
+            Ok(())
+        })
+    }
+
+    fn load(&self, id: &str) -> StoreFuture<'_, Option<(StoredGame, Vec<Event>)>> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query(
+                    "SELECT created_ms, config, black_secret, white_secret, creator \
+                     FROM games WHERE id = $1",
+                    &[&id],
+                )
+                .await?;
+            let Some(r) = rows.first() else {
+                return Ok(None);
+            };
+            let config: String = r.try_get(1)?;
+            let game = StoredGame {
+                id: id.clone(),
+                created_ms: uint(r.try_get(0)?, "creation time")?,
+                config: serde_json::from_str(&config)
+                    .with_context(|| format!("the stored configuration of game {id}"))?,
+                secret_hashes: ByColor::new(r.try_get(2)?, r.try_get(3)?),
+                creator: r.try_get(4)?,
+            };
+            let rows = conn
+                .query(
+                    "SELECT seq, body FROM events WHERE game_id = $1 ORDER BY seq",
+                    &[&id],
+                )
+                .await?;
+            let events = rows
+                .iter()
+                .map(|r| {
+                    let seq: i64 = r.try_get(0)?;
+                    let body: String = r.try_get(1)?;
+                    serde_json::from_str::<Event>(&body)
+                        .with_context(|| format!("stored event {seq} of game {id}"))
+                })
+                .collect::<Result<Vec<Event>>>()?;
+            Ok(Some((game, events)))
+        })
+    }
+
+    fn unfinished(&self) -> StoreFuture<'_, Vec<String>> {
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            ids(&conn
+                .query("SELECT id FROM games WHERE result IS NULL", &[])
+                .await?)
+        })
+    }
+
+    fn started(&self) -> StoreFuture<'_, Vec<String>> {
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            ids(&conn
+                .query(
+                    "SELECT id FROM games WHERE result IS NULL AND last_ms IS NOT NULL",
+                    &[],
+                )
+                .await?)
+        })
+    }
+
+    fn due_to_close(
+        &self,
+        unstarted_before_ms: u64,
+        idle_before_ms: u64,
+        n: usize,
+    ) -> StoreFuture<'_, Vec<String>> {
+        let as_i64 = |ms: u64| i64::try_from(ms).unwrap_or(i64::MAX);
+        let (unstarted, idle, n) = (
+            as_i64(unstarted_before_ms),
+            as_i64(idle_before_ms),
+            limit(n),
+        );
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            ids(&conn
+                .query(
+                    "(SELECT id FROM games WHERE result IS NULL AND last_ms IS NULL \
+                      AND created_ms < $1 \
+                     UNION ALL \
+                     SELECT id FROM games WHERE result IS NULL AND last_ms < $2) \
+                     LIMIT $3",
+                    &[&unstarted, &idle, &n],
+                )
+                .await?)
+        })
+    }
+
+    fn list(&self, n: usize) -> StoreFuture<'_, Vec<GameSummary>> {
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            summaries(
+                &conn
+                    .query(
+                        "SELECT id, created_ms, config, moves, result FROM games \
+                         ORDER BY created_ms DESC, id COLLATE \"C\" LIMIT $1",
+                        &[&limit(n)],
+                    )
+                    .await?,
+            )
+        })
+    }
+
+    fn account(&self, name: &str) -> StoreFuture<'_, Option<(Account, String)>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query(
+                    "SELECT name, program, td, created_ms, password FROM accounts \
+                     WHERE lower(name) = lower($1)",
+                    &[&name],
+                )
+                .await?;
+            match rows.first() {
+                Some(r) => Ok(Some((account_row(r)?, r.try_get(4)?))),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn create_account(
+        &self,
+        account: NewAccount,
+        td: Option<String>,
+    ) -> StoreFuture<'_, Option<Account>> {
+        Box::pin(async move {
+            let created_ms = int(account.created_ms, "account creation time")?;
+            let mut conn = self.pool.get().await?;
+            let tx = conn.client.transaction().await.map_err(db)?;
+            // One account created at a time: "the first account" is then well defined.
+            tx.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_ACCOUNTS])
+                .await
+                .map_err(db)?;
+            let taken: bool = tx
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM accounts WHERE lower(name) = lower($1))",
+                    &[&account.name],
+                )
+                .await
+                .map_err(db)?
+                .get(0);
+            if taken {
+                tx.rollback().await.map_err(db)?;
+                return Ok(None);
+            }
+            let td = match &td {
+                Some(td) => td.eq_ignore_ascii_case(&account.name),
+                None => tx
+                    .query_one("SELECT NOT EXISTS (SELECT 1 FROM accounts)", &[])
+                    .await
+                    .map_err(db)?
+                    .get(0),
+            };
+            tx.execute(
+                "INSERT INTO accounts (name, password, program, td, created_ms) \
+                 VALUES ($1, $2, $3, $4, $5)",
+                &[
+                    &account.name,
+                    &account.phc,
+                    &account.program,
+                    &td,
+                    &created_ms,
+                ],
+            )
+            .await
+            .map_err(db)
+            .with_context(|| format!("creating account {}", account.name))?;
+            tx.commit().await.map_err(db)?;
+            Ok(Some(Account {
+                name: account.name,
+                program: account.program,
+                td,
+                created_ms: account.created_ms,
+            }))
+        })
+    }
+
+    fn create_session(&self, token_hash: String, name: String, now_ms: u64) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let now = int(now_ms, "session time")?;
+            let keep = limit(MAX_SESSIONS);
+            let mut conn = self.pool.get().await?;
+            let tx = conn.client.transaction().await.map_err(db)?;
+            tx.execute(
+                "SELECT pg_advisory_xact_lock($1, hashtext(lower($2)))",
+                &[&LOCK_SESSIONS, &name],
+            )
+            .await
+            .map_err(db)?;
+            // The account's own spelling of its name, as the foreign key wants it.
+            let stored = tx
+                .execute(
+                    "INSERT INTO sessions (token, name, created_ms) \
+                     SELECT $1, name, $3 FROM accounts WHERE lower(name) = lower($2)",
+                    &[&token_hash, &name, &now],
+                )
+                .await
+                .map_err(db)
+                .with_context(|| format!("storing a session of {name}"))?;
+            if stored == 0 {
+                return Err(anyhow!("storing a session: no account is named {name}"));
+            }
+            // An account keeps its latest sessions only.
+            tx.execute(
+                "DELETE FROM sessions WHERE lower(name) = lower($1) AND token NOT IN \
+                 (SELECT token FROM sessions WHERE lower(name) = lower($1) \
+                  ORDER BY created_ms DESC, token COLLATE \"C\" LIMIT $2)",
+                &[&name, &keep],
+            )
+            .await
+            .map_err(db)?;
+            tx.commit().await.map_err(db)?;
+            Ok(())
+        })
+    }
+
+    fn session(&self, token_hash: &str) -> StoreFuture<'_, Option<Account>> {
+        let token_hash = token_hash.to_string();
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query(
+                    "SELECT a.name, a.program, a.td, a.created_ms FROM sessions s \
+                     JOIN accounts a ON a.name = s.name WHERE s.token = $1",
+                    &[&token_hash],
+                )
+                .await?;
+            rows.first().map(account_row).transpose()
+        })
+    }
+
+    fn accounts(&self) -> StoreFuture<'_, Vec<Account>> {
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query(
+                    "SELECT name, program, td, created_ms FROM accounts ORDER BY created_ms",
+                    &[],
+                )
+                .await?;
+            rows.iter().map(account_row).collect()
+        })
+    }
+
+    fn rated_results(&self) -> StoreFuture<'_, Vec<(String, String, String)>> {
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query(
+                    "SELECT black_account, white_account, result FROM games \
+                     WHERE rated AND result IS NOT NULL AND black_account IS NOT NULL \
+                     AND white_account IS NOT NULL ORDER BY created_ms, id COLLATE \"C\"",
+                    &[],
+                )
+                .await?;
+            rows.iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+                .collect()
+        })
+    }
+
+    fn games_of(&self, name: &str, n: usize) -> StoreFuture<'_, Vec<GameSummary>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            summaries(
+                &conn
+                    .query(
+                        "SELECT id, created_ms, config, moves, result FROM games \
+                         WHERE lower(black_account) = lower($1) \
+                         OR lower(white_account) = lower($1) \
+                         ORDER BY created_ms DESC, id COLLATE \"C\" LIMIT $2",
+                        &[&name, &limit(n)],
+                    )
+                    .await?,
+            )
+        })
+    }
+
+    fn live_games_of(&self, name: &str) -> StoreFuture<'_, Vec<String>> {
+        let name = name.to_string();
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            ids(&conn
+                .query(
+                    "SELECT id FROM games WHERE result IS NULL AND \
+                     (lower(black_account) = lower($1) OR lower(white_account) = lower($1)) \
+                     ORDER BY created_ms",
+                    &[&name],
+                )
+                .await?)
+        })
+    }
+
+    fn save_tournament(&self, id: &str, created_ms: u64, body: String) -> StoreFuture<'_, ()> {
+        let id = id.to_string();
+        Box::pin(async move {
+            let created_ms = int(created_ms, "tournament creation time")?;
+            let mut conn = self.pool.get().await?;
+            conn.execute(
+                "INSERT INTO tournaments (id, created_ms, body) VALUES ($1, $2, $3) \
+                 ON CONFLICT (id) DO UPDATE SET body = excluded.body",
+                &[&id, &created_ms, &body],
+            )
+            .await
+            .with_context(|| format!("storing tournament {id}"))?;
+            Ok(())
+        })
+    }
+
+    fn tournaments(&self) -> StoreFuture<'_, Vec<String>> {
+        Box::pin(async move {
+            let mut conn = self.pool.get().await?;
+            ids(&conn
+                .query(
+                    "SELECT body FROM tournaments ORDER BY created_ms, id COLLATE \"C\"",
+                    &[],
+                )
+                .await?)
+        })
+    }
+}

@@ -1,0 +1,521 @@
+//! One test suite for every [`Store`]: each check runs on a fresh [`SqliteStore`] always and on
+//! a fresh [`PgStore`] (a schema of its own) when PostgreSQL is there: `PGDATABASE` set, as
+//! `pg_virtualenv` sets it. Without it the PostgreSQL tests are skipped, unless
+//! `GOREF_REQUIRE_PG` is set (as in CI), then they fail.
+//!
+//!     pg_virtualenv cargo test -p goref-server --lib store::
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use goref_clock::{PlayerClock, TimeControl};
+use goref_referee::Protocol;
+use goref_rules::ByColor;
+
+use super::*;
+use crate::room::{Act, Players, Side};
+
+fn event(seq: u64, at_ms: u64, x: usize) -> Event {
+    Event {
+        seq,
+        at_ms,
+        by: Some(Side::B),
+        act: Act::Play { x, y: 0 },
+        think_ms: None,
+        clocks: [PlayerClock::default(); 2],
+    }
+}
+
+fn config() -> GameConfig {
+    GameConfig {
+        width: 9,
+        height: 9,
+        rules: "tromp-taylor".into(),
+        komi: 7.5,
+        time: TimeControl::None,
+        end: Protocol::Tromp,
+        black: "a".into(),
+        white: "b".into(),
+        handicap: 0,
+        players: None,
+        rated: false,
+    }
+}
+
+fn game(id: &str, created_ms: u64, creator: &str) -> StoredGame {
+    StoredGame {
+        id: id.into(),
+        created_ms,
+        config: config(),
+        secret_hashes: ByColor::new("x".into(), "y".into()),
+        creator: creator.into(),
+    }
+}
+
+/// A game between two accounts.
+fn played(id: &str, created_ms: u64, black: &str, white: &str, rated: bool) -> StoredGame {
+    let mut g = game(id, created_ms, "addr:1");
+    g.config.players = Some(Players {
+        black: black.into(),
+        white: white.into(),
+    });
+    g.config.black = black.into();
+    g.config.white = white.into();
+    g.config.rated = rated;
+    g
+}
+
+fn new_account(name: &str, created_ms: u64) -> NewAccount {
+    NewAccount {
+        name: name.into(),
+        phc: format!("phc-of-{name}"),
+        program: false,
+        created_ms,
+    }
+}
+
+async fn sequence_numbers_and_the_event_log(store: Arc<dyn Store>) {
+    let g = game("g1", 5, "addr:1.2.3.4");
+    store.create(g.clone()).await.unwrap();
+    assert!(store.create(g.clone()).await.is_err(), "ids are unique");
+    store.append("g1", &event(1, 10, 3), 1).await.unwrap();
+    let taken = store.append("g1", &event(1, 11, 4), 1).await.unwrap_err();
+    assert_eq!(
+        taken.downcast_ref::<SeqTaken>(),
+        Some(&SeqTaken {
+            id: "g1".into(),
+            seq: 1
+        }),
+        "a taken seq is refused as such: {taken:#}"
+    );
+    let orphan = store.append("nope", &event(1, 10, 4), 1).await.unwrap_err();
+    assert!(
+        orphan.downcast_ref::<SeqTaken>().is_none(),
+        "events need their game: {orphan:#}"
+    );
+    store.append("g1", &event(2, 12, 5), 2).await.unwrap();
+    store.append("g1", &event(3, 13, 6), 3).await.unwrap();
+    let (loaded, events) = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(loaded, g);
+    assert_eq!(
+        events,
+        vec![event(1, 10, 3), event(2, 12, 5), event(3, 13, 6)],
+        "the first event with seq 1 stays, and events come back in order"
+    );
+    assert!(store.load("nope").await.unwrap().is_none());
+    assert_eq!(store.unfinished().await.unwrap(), vec!["g1".to_string()]);
+    store.finish("g1", "B+R".into()).await.unwrap();
+    assert!(store.unfinished().await.unwrap().is_empty());
+    let list = store.list(10).await.unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].result.as_deref(), Some("B+R"));
+    assert_eq!(list[0].moves, 3);
+    assert_eq!(list[0].end, "tromp");
+    assert_eq!((list[0].width, list[0].created_ms), (9, 5));
+}
+
+/// Two writers racing for one seq: exactly one wins, and its event is the one stored.
+async fn one_of_two_racing_appends_wins(store: Arc<dyn Store>) {
+    store.create(game("race", 1, "")).await.unwrap();
+    for seq in 1..=20u64 {
+        let (a, b) = (store.clone(), store.clone());
+        let one = tokio::spawn(async move { a.append("race", &event(seq, seq, 1), seq).await });
+        let two = tokio::spawn(async move { b.append("race", &event(seq, seq, 2), seq).await });
+        let (one, two) = (one.await.unwrap(), two.await.unwrap());
+        assert!(
+            one.is_ok() != two.is_ok(),
+            "seq {seq}: exactly one append wins ({one:?}, {two:?})"
+        );
+        let loser = one.as_ref().err().or(two.as_ref().err()).unwrap();
+        assert!(loser.downcast_ref::<SeqTaken>().is_some(), "{loser:#}");
+        let winner = if one.is_ok() { 1 } else { 2 };
+        let (_, events) = store.load("race").await.unwrap().unwrap();
+        assert_eq!(events.last(), Some(&event(seq, seq, winner)));
+    }
+}
+
+async fn the_cap_on_unfinished_games_and_the_games_due_to_close(store: Arc<dyn Store>) {
+    for (id, created) in [("a1", 100), ("a2", 200)] {
+        let done = store.create_limited(game(id, created, "addr:a"), 2);
+        assert_eq!(done.await.unwrap(), Created::Stored);
+    }
+    let full = store.create_limited(game("a3", 300, "addr:a"), 2).await;
+    assert_eq!(full.unwrap(), Created::CreatorFull(2));
+    assert!(store.load("a3").await.unwrap().is_none(), "nothing stored");
+    let other = store.create_limited(game("b1", 300, "addr:b"), 2).await;
+    assert_eq!(other.unwrap(), Created::Stored);
+    // a1 starts at 1 (event at_ms 1); a2 finishes: a's cap has room again.
+    store.append("a1", &event(1, 1, 3), 1).await.unwrap();
+    store.finish("a2", "Void".into()).await.unwrap();
+    let again = store.create_limited(game("a3", 300, "addr:a"), 2).await;
+    assert_eq!(again.unwrap(), Created::Stored);
+    assert_eq!(store.started().await.unwrap(), vec!["a1".to_string()]);
+    let mut unfinished = store.unfinished().await.unwrap();
+    unfinished.sort();
+    assert_eq!(unfinished, ["a1", "a3", "b1"]);
+    let mut due = store.due_to_close(301, 0, 10).await.unwrap();
+    due.sort();
+    assert_eq!(due, ["a3", "b1"], "never started");
+    assert_eq!(store.due_to_close(0, 2, 10).await.unwrap(), vec!["a1"]);
+    assert!(store.due_to_close(300, 1, 10).await.unwrap().is_empty());
+    let mut all = store.due_to_close(u64::MAX, u64::MAX, 10).await.unwrap();
+    all.sort();
+    assert_eq!(all, ["a1", "a3", "b1"], "finished games are never due");
+    assert_eq!(
+        store
+            .due_to_close(u64::MAX, u64::MAX, 1)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+/// Many simultaneous creations by one creator never overshoot its cap.
+async fn the_cap_holds_under_concurrent_creates(store: Arc<dyn Store>) {
+    const CAP: usize = 5;
+    let tasks: Vec<_> = (0..24)
+        .map(|i| {
+            let store = store.clone();
+            let creator = if i % 3 == 0 { "addr:other" } else { "addr:c" };
+            tokio::spawn(async move {
+                store
+                    .create_limited(game(&format!("c{i}"), i, creator), CAP)
+                    .await
+            })
+        })
+        .collect();
+    let mut stored = 0;
+    let mut refused = 0;
+    for t in tasks {
+        match t.await.unwrap().unwrap() {
+            Created::Stored => stored += 1,
+            Created::CreatorFull(n) => {
+                assert_eq!(n, CAP, "refused at the cap, not past it");
+                refused += 1;
+            }
+        }
+    }
+    // 16 creations by addr:c, 8 by addr:other: CAP of each stored.
+    assert_eq!((stored, refused), (2 * CAP, 24 - 2 * CAP));
+    let unfinished = store.unfinished().await.unwrap();
+    assert_eq!(unfinished.len(), 2 * CAP);
+    let mut by_c = 0;
+    for id in &unfinished {
+        let (g, _) = store.load(id).await.unwrap().unwrap();
+        by_c += usize::from(g.creator == "addr:c");
+    }
+    assert_eq!(by_c, CAP);
+}
+
+async fn accounts_and_sessions(store: Arc<dyn Store>) {
+    let alice = store
+        .create_account(new_account("Alice", 10), None)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(alice.td, "the first account directs tournaments");
+    let bob = store
+        .create_account(new_account("bob", 20), None)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!bob.td);
+    let taken = store.create_account(new_account("ALICE", 30), None).await;
+    assert_eq!(
+        taken.unwrap(),
+        None,
+        "names are unique without regard to case"
+    );
+    let carol = store
+        .create_account(new_account("carol", 40), Some("CAROL".into()))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(carol.td, "named by --td");
+    let (found, phc) = store.account("aLiCe").await.unwrap().unwrap();
+    assert_eq!((found, phc.as_str()), (alice.clone(), "phc-of-Alice"));
+    assert!(store.account("dave").await.unwrap().is_none());
+    let names: Vec<String> = store
+        .accounts()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.name)
+        .collect();
+    assert_eq!(names, ["Alice", "bob", "carol"]);
+
+    // Sessions: the latest MAX_SESSIONS of an account are kept.
+    let extra = 5;
+    // (The server names the account as stored; SQLite's sessions table compares names with
+    // their case, so this is not a place to vary it.)
+    for i in 0..MAX_SESSIONS + extra {
+        store
+            .create_session(format!("t{i:02}"), "Alice".into(), 1000 + i as u64)
+            .await
+            .unwrap();
+    }
+    store
+        .create_session("bob-token".into(), "bob".into(), 1)
+        .await
+        .unwrap();
+    for i in 0..MAX_SESSIONS + extra {
+        let session = store.session(&format!("t{i:02}")).await.unwrap();
+        if i < extra {
+            assert_eq!(session, None, "session {i} is among the oldest: ended");
+        } else {
+            assert_eq!(session.as_ref(), Some(&alice), "session {i} is kept");
+        }
+    }
+    assert_eq!(store.session("bob-token").await.unwrap(), Some(bob));
+    assert_eq!(store.session("nobody").await.unwrap(), None);
+    assert!(
+        store
+            .create_session("x".into(), "dave".into(), 1)
+            .await
+            .is_err(),
+        "a session needs its account"
+    );
+}
+
+/// Accounts created at once: one of them, exactly, is the first.
+async fn one_first_account_among_simultaneous_ones(store: Arc<dyn Store>) {
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                store
+                    .create_account(new_account(&format!("p{i}"), i), None)
+                    .await
+            })
+        })
+        .collect();
+    let mut tds = 0;
+    for t in tasks {
+        tds += usize::from(t.await.unwrap().unwrap().unwrap().td);
+    }
+    assert_eq!(tds, 1);
+    let same: Vec<_> = (0..4)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move { store.create_account(new_account("Same", 9), None).await })
+        })
+        .collect();
+    let mut created = 0;
+    for t in same {
+        created += usize::from(t.await.unwrap().unwrap().is_some());
+    }
+    assert_eq!(created, 1, "one name, one account");
+}
+
+async fn tournaments_are_replaced_by_id(store: Arc<dyn Store>) {
+    assert!(store.tournaments().await.unwrap().is_empty());
+    store
+        .save_tournament("t1", 10, "{\"v\":1}".into())
+        .await
+        .unwrap();
+    store
+        .save_tournament("t2", 5, "{\"w\":1}".into())
+        .await
+        .unwrap();
+    store
+        .save_tournament("t1", 99, "{\"v\":2}".into())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.tournaments().await.unwrap(),
+        ["{\"w\":1}", "{\"v\":2}"],
+        "oldest first; saving again replaces the body and keeps the creation time"
+    );
+}
+
+async fn lists_of_games_and_of_players(store: Arc<dyn Store>) {
+    store
+        .create(played("r1", 100, "Alice", "bob", true))
+        .await
+        .unwrap();
+    store
+        .create(played("r2", 200, "bob", "carol", true))
+        .await
+        .unwrap();
+    store
+        .create(played("f1", 300, "alice", "carol", false))
+        .await
+        .unwrap();
+    store.create(game("guest", 400, "addr:1")).await.unwrap();
+    store
+        .create(played("r3", 500, "carol", "alice", true))
+        .await
+        .unwrap();
+    store.append("r1", &event(1, 150, 0), 1).await.unwrap();
+    store.finish("r1", "B+R".into()).await.unwrap();
+    store.finish("f1", "W+3.5".into()).await.unwrap();
+    store.finish("r3", "W+T".into()).await.unwrap();
+
+    let list = store.list(3).await.unwrap();
+    let ids: Vec<&str> = list.iter().map(|g| g.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["r3", "guest", "f1"],
+        "newest first, at most the limit"
+    );
+    assert!(list[0].rated && list[0].accounts);
+    assert!(!list[1].rated && !list[1].accounts);
+    assert_eq!(list[0].black, "carol");
+    assert_eq!(store.list(100).await.unwrap().len(), 5);
+
+    let of_alice: Vec<String> = store
+        .games_of("ALICE", 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|g| g.id)
+        .collect();
+    assert_eq!(of_alice, ["r3", "f1", "r1"], "either colour, any case");
+    assert_eq!(store.games_of("alice", 1).await.unwrap().len(), 1);
+    assert_eq!(store.live_games_of("Bob").await.unwrap(), ["r2"]);
+    assert!(store.live_games_of("alice").await.unwrap().is_empty());
+    assert_eq!(
+        store.rated_results().await.unwrap(),
+        [
+            ("Alice".to_string(), "bob".to_string(), "B+R".to_string()),
+            ("carol".to_string(), "alice".to_string(), "W+T".to_string()),
+        ],
+        "finished rated games between accounts, oldest first"
+    );
+    let r1 = &store.list(100).await.unwrap()[4];
+    assert_eq!((r1.id.as_str(), r1.moves), ("r1", 1));
+}
+
+static SCHEMAS: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether PostgreSQL is there; panics if it must be and is not.
+fn postgres_there() -> bool {
+    let there = std::env::var("PGDATABASE").is_ok_and(|d| !d.is_empty());
+    assert!(
+        there || std::env::var_os("GOREF_REQUIRE_PG").is_none(),
+        "no PostgreSQL: run under pg_virtualenv (.ci/run does)"
+    );
+    if !there {
+        eprintln!("skipping: no PostgreSQL (run under pg_virtualenv)");
+    }
+    there
+}
+
+/// A fresh [`PgStore`] in a schema of its own, and the schema's name.
+async fn pg_store() -> (Arc<dyn Store>, String) {
+    let config = pg::pg_config("").unwrap();
+    let schema = format!(
+        "goref_test_{}_{}",
+        std::process::id(),
+        SCHEMAS.fetch_add(1, Ordering::Relaxed)
+    );
+    let (client, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    client
+        .batch_execute(&format!(
+            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+        ))
+        .await
+        .unwrap();
+    let mut config = config;
+    config.options(format!("-c search_path={schema}"));
+    let store = PgStore::connect_config(config).await.unwrap();
+    (Arc::new(store), schema)
+}
+
+async fn drop_schema(schema: &str) {
+    let config = pg::pg_config("").unwrap();
+    let (client, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    client
+        .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+        .await
+        .unwrap();
+}
+
+macro_rules! suite {
+    ($($check:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $check() {
+                    let dir = tempfile::tempdir().unwrap();
+                    let store = super::SqliteStore::open(&dir.path().join("t.db")).unwrap();
+                    super::$check(std::sync::Arc::new(store)).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $check() {
+                    if !super::postgres_there() {
+                        return;
+                    }
+                    let (store, schema) = super::pg_store().await;
+                    super::$check(store).await;
+                    super::drop_schema(&schema).await;
+                }
+            )*
+        }
+    };
+}
+
+suite!(
+    sequence_numbers_and_the_event_log,
+    one_of_two_racing_appends_wins,
+    the_cap_on_unfinished_games_and_the_games_due_to_close,
+    the_cap_holds_under_concurrent_creates,
+    accounts_and_sessions,
+    one_first_account_among_simultaneous_ones,
+    tournaments_are_replaced_by_id,
+    lists_of_games_and_of_players,
+);
+
+/// The migrations leave a database that a second start finds up to date, and a database from
+/// a newer goref is refused with a message that says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_migrations_apply_once_and_refuse_a_newer_schema() {
+    if !postgres_there() {
+        return;
+    }
+    let (store, schema) = pg_store().await;
+    store.create(game("m1", 1, "")).await.unwrap();
+    let mut config = pg::pg_config("").unwrap();
+    config.options(format!("-c search_path={schema}"));
+    let again = PgStore::connect_config(config.clone()).await.unwrap();
+    assert!(again.load("m1").await.unwrap().is_some(), "data kept");
+    let (client, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    client
+        .batch_execute("INSERT INTO goref_server_migrations (version) VALUES (999)")
+        .await
+        .unwrap();
+    let newer = PgStore::connect_config(config).await;
+    let message = format!("{:#}", newer.err().expect("a newer schema is refused"));
+    assert!(message.contains("version 999"), "{message}");
+    drop_schema(&schema).await;
+}
+
+#[tokio::test]
+async fn an_unreadable_postgres_address_is_an_error_naming_it() {
+    let err = PgStore::connect("postgres://[::1").await.err().unwrap();
+    assert!(format!("{err:#}").contains("postgres://[::1"), "{err:#}");
+}
+
+#[test]
+fn passwords_are_left_out_of_messages() {
+    assert_eq!(
+        pg::redacted("postgres://u:secret@db:5432/g?x=1"),
+        "postgres://u:…@db:5432/g?x=1"
+    );
+    assert_eq!(pg::redacted("postgres://u@db/g"), "postgres://u@db/g");
+    assert_eq!(pg::redacted("postgres:///g"), "postgres:///g");
+    assert_eq!(
+        pg::redacted("postgresql://a:b:c@h/x"),
+        "postgresql://a:…@h/x"
+    );
+    let err = pg::pg_config("postgres://u:secret@[::1").err().unwrap();
+    assert!(!err.to_string().contains("secret"), "{err}");
+}

@@ -1,0 +1,77 @@
+//! Two servers on one PostgreSQL database (the first step of issue 13 item 2): a move that
+//! reaches a server whose room is behind the database is refused as `stale`, never stored
+//! twice, and that server reads the game again and tells its players. Skipped without
+//! PostgreSQL (`PGDATABASE`), unless GOREF_REQUIRE_PG is set:
+//!
+//!     pg_virtualenv cargo test -p goref-server --test two_servers
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use goref_server::client::{create_game, Player};
+use goref_server::{Options, PgStore};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_on_a_stale_server_is_refused_and_that_server_catches_up() {
+    let Some(url) = pg_database("two") else {
+        return;
+    };
+    let one = server_on(
+        Arc::new(PgStore::connect(&url).await.unwrap()),
+        Options::default(),
+    )
+    .await;
+    let two = server_on(
+        Arc::new(PgStore::connect(&url).await.unwrap()),
+        Options::default(),
+    )
+    .await;
+    let game = create_game(one.addr, &json!({"width": 9, "height": 9}))
+        .await
+        .unwrap();
+    let id = game["id"].as_str().unwrap();
+    let (b, w) = (
+        game["black"]["secret"].as_str(),
+        game["white"]["secret"].as_str(),
+    );
+    // Black is connected to both servers (two pages); White to the second.
+    let mut black_one = Player::connect(one.addr, id, b).await.unwrap();
+    let mut black_two = Player::connect(two.addr, id, b).await.unwrap();
+    let mut white_two = Player::connect(two.addr, id, w).await.unwrap();
+    assert_eq!(black_two.state["version"], 0);
+
+    assert_eq!(
+        black_one
+            .must(json!({"type": "play", "x": 2, "y": 2, "version": 0}))
+            .await
+            .unwrap(),
+        1
+    );
+    // The second server has not heard of it (no LISTEN/NOTIFY yet): its room is at version
+    // 0, and the database refuses a second event 1.
+    let answer = black_two
+        .act(json!({"type": "play", "x": 6, "y": 6, "version": 0}))
+        .await
+        .unwrap();
+    assert_eq!(answer["type"], "error", "{answer}");
+    assert_eq!(answer["code"], "stale", "{answer}");
+    // It read the game again and told its players.
+    let state = white_two.wait_version(1).await.unwrap();
+    assert_eq!(state["version"], 1);
+    assert_eq!(state["moves"].as_array().unwrap().len(), 1, "{state}");
+    // Play goes on there, from the stored game.
+    assert_eq!(
+        white_two
+            .must(json!({"type": "play", "x": 6, "y": 6, "version": 1}))
+            .await
+            .unwrap(),
+        2
+    );
+    let fresh = Player::connect(two.addr, id, None).await.unwrap();
+    assert_eq!(fresh.state["version"], 2);
+    let moves = fresh.state["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 2, "one move 1, one move 2: {moves:?}");
+}
