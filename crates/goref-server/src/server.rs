@@ -277,6 +277,9 @@ pub async fn start(
         tournaments: tokio::sync::Mutex::new(tournaments),
     });
     lobby::start_pairing(&state);
+    if let Some(changes) = state.store.changes() {
+        tokio::spawn(follow_changes(Arc::downgrade(&state), changes));
+    }
     let addr = listener.local_addr()?;
     let app = router(state.clone());
     let limits = state.opts.conn_limits();
@@ -519,6 +522,41 @@ async fn replay(state: &Arc<AppState>, id: &str) -> Result<Option<(StoredGame, R
         room.restart_turn_at(state.started_ms.max(room.last_event_ms().unwrap_or(0)));
     }
     Ok(Some((stored, room)))
+}
+
+/// Games other servers on the same database extended: each one held here is read again and
+/// shown to everyone connected here (an empty id: every game held).
+async fn follow_changes(
+    state: std::sync::Weak<AppState>,
+    mut changes: tokio::sync::mpsc::UnboundedReceiver<(String, u64)>,
+) {
+    while let Some((id, seq)) = changes.recv().await {
+        let Some(state) = state.upgrade() else { return };
+        let held: Vec<Arc<RoomHandle>> = {
+            let rooms = state.rooms.lock().expect("rooms");
+            if id.is_empty() {
+                rooms.values().cloned().collect()
+            } else {
+                rooms.get(&id).cloned().into_iter().collect()
+            }
+        };
+        for handle in held {
+            let mut inner = handle.inner.lock().await;
+            if !id.is_empty() && inner.room.version() >= seq {
+                continue; // stored here, or already read
+            }
+            match replay(&state, &handle.id).await {
+                Ok(Some((_, room))) if room.version() > inner.room.version() => {
+                    inner.room = room;
+                    schedule_timer(&state, &handle, &mut inner);
+                    let view: Arc<str> = inner.room.view(&handle.id, now_ms()).to_string().into();
+                    let _ = handle.tx.send(view);
+                }
+                Ok(_) => {}
+                Err(e) => eprintln!("goref serve: game {}: not read again: {e:#}", handle.id),
+            }
+        }
+    }
 }
 
 /// The room of game `id`, loaded from the store (events replayed) when not in memory.

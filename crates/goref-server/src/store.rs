@@ -149,6 +149,13 @@ pub trait Store: Send + Sync {
     fn save_tournament(&self, id: &str, created_ms: u64, body: String) -> StoreFuture<'_, ()>;
     /// Every tournament's stored JSON, oldest first.
     fn tournaments(&self) -> StoreFuture<'_, Vec<String>>;
+    /// For a store that several servers share: the games another writer extended (the game's
+    /// id and its new version), as they are committed. An empty id means some may have been
+    /// missed (the listener connected again): every game held should be read again. `None`
+    /// (the default) when this server is the only writer, as with SQLite.
+    fn changes(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<(String, u64)>> {
+        None
+    }
 }
 
 /// The sessions an account keeps; a login beyond them ends the oldest.

@@ -1,6 +1,7 @@
-//! Two servers on one PostgreSQL database (the first step of issue 13 item 2): a move that
-//! reaches a server whose room is behind the database is refused as `stale`, never stored
-//! twice, and that server reads the game again and tells its players. Skipped without
+//! Two servers on one PostgreSQL database (issue 13 item 2): a move that reaches a server whose
+//! room is behind the database is refused as `stale`, never stored twice, and that server
+//! reads the game again and tells its players; a move through one server reaches the pages on
+//! the other by LISTEN/NOTIFY. Skipped without
 //! PostgreSQL (`PGDATABASE`), unless GOREF_REQUIRE_PG is set:
 //!
 //!     pg_virtualenv cargo test -p goref-server --test two_servers
@@ -50,8 +51,8 @@ async fn a_move_on_a_stale_server_is_refused_and_that_server_catches_up() {
             .unwrap(),
         1
     );
-    // The second server has not heard of it (no LISTEN/NOTIFY yet): its room is at version
-    // 0, and the database refuses a second event 1.
+    // Whether or not the second server has heard of it yet, a move that answers version 0 is
+    // stale there (refused by its room, or by the database when its room is behind).
     let answer = black_two
         .act(json!({"type": "play", "x": 6, "y": 6, "version": 0}))
         .await
@@ -74,4 +75,59 @@ async fn a_move_on_a_stale_server_is_refused_and_that_server_catches_up() {
     assert_eq!(fresh.state["version"], 2);
     let moves = fresh.state["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 2, "one move 1, one move 2: {moves:?}");
+}
+
+/// Issue 13 §2: a move played through one server reaches a spectator connected to the other
+/// within a second (LISTEN/NOTIFY), and two conflicting moves sent to the two servers at
+/// once give one ack and one `stale`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_through_one_server_reaches_a_spectator_on_the_other() {
+    let Some(url) = pg_database("notify") else {
+        return;
+    };
+    let one = server_on(
+        Arc::new(PgStore::connect(&url).await.unwrap()),
+        Options::default(),
+    )
+    .await;
+    let two = server_on(
+        Arc::new(PgStore::connect(&url).await.unwrap()),
+        Options::default(),
+    )
+    .await;
+    let game = create_game(one.addr, &json!({"width": 9, "height": 9}))
+        .await
+        .unwrap();
+    let id = game["id"].as_str().unwrap();
+    let (b, w) = (
+        game["black"]["secret"].as_str(),
+        game["white"]["secret"].as_str(),
+    );
+    let mut black = Player::connect(one.addr, id, b).await.unwrap();
+    let mut watcher = Player::connect(two.addr, id, None).await.unwrap();
+    assert_eq!(watcher.state["version"], 0);
+    let sent = std::time::Instant::now();
+    black
+        .must(json!({"type": "play", "x": 2, "y": 2, "version": 0}))
+        .await
+        .unwrap();
+    let seen = tokio::time::timeout(std::time::Duration::from_secs(1), watcher.wait_version(1))
+        .await
+        .expect("the spectator on the other server saw the move within a second")
+        .unwrap();
+    assert_eq!(seen["moves"].as_array().unwrap().len(), 1);
+    eprintln!("seen on the other server after {:?}", sent.elapsed());
+    // White, connected to both servers, answers twice at once with different moves.
+    let mut white_one = Player::connect(one.addr, id, w).await.unwrap();
+    let mut white_two = Player::connect(two.addr, id, w).await.unwrap();
+    let (a, b) = tokio::join!(
+        white_one.act(json!({"type": "play", "x": 6, "y": 6, "version": 1})),
+        white_two.act(json!({"type": "play", "x": 5, "y": 5, "version": 1})),
+    );
+    let answers = [a.unwrap(), b.unwrap()];
+    let acks = answers.iter().filter(|a| a["type"] == "ack").count();
+    let stale = answers.iter().filter(|a| a["code"] == "stale").count();
+    assert_eq!((acks, stale), (1, 1), "{answers:?}");
+    let fresh = Player::connect(two.addr, id, None).await.unwrap();
+    assert_eq!(fresh.state["moves"].as_array().unwrap().len(), 2);
 }

@@ -298,6 +298,49 @@ impl Pool {
     }
 }
 
+/// Listens to `goref_events` on a connection of its own and passes `(game, version)` on;
+/// after a lost connection it connects again and says that some may have been missed.
+async fn listen(
+    config: tokio_postgres::Config,
+    tx: tokio::sync::mpsc::UnboundedSender<(String, u64)>,
+) {
+    use futures_util::StreamExt;
+    loop {
+        if let Ok((client, mut connection)) = config.connect(NoTls).await {
+            let (notes_tx, mut notes) = tokio::sync::mpsc::unbounded_channel();
+            let driver = tokio::spawn(async move {
+                let mut messages =
+                    futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
+                while let Some(Ok(message)) = messages.next().await {
+                    if let tokio_postgres::AsyncMessage::Notification(n) = message {
+                        let _ = notes_tx.send(n.payload().to_string());
+                    }
+                }
+            });
+            if client.batch_execute("LISTEN goref_events").await.is_ok() {
+                // Connected (again): what happened meanwhile is read from the store.
+                if tx.send((String::new(), 0)).is_err() {
+                    return;
+                }
+                while let Some(payload) = notes.recv().await {
+                    let Some((id, seq)) = payload.rsplit_once(':') else {
+                        continue;
+                    };
+                    let Ok(seq) = seq.parse() else { continue };
+                    if tx.send((id.to_string(), seq)).is_err() {
+                        return;
+                    }
+                }
+            }
+            driver.abort();
+        }
+        if tx.is_closed() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+}
+
 /// The server's store in PostgreSQL; see the [module](self).
 pub struct PgStore {
     pool: Pool,
@@ -516,6 +559,13 @@ fn limit(n: usize) -> i64 {
 }
 
 impl Store for PgStore {
+    fn changes(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<(String, u64)>> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let config = self.pool.config.clone();
+        tokio::spawn(listen(config, tx));
+        Some(rx)
+    }
+
     fn create(&self, game: StoredGame) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             let row = GameRow::new(&game)?;
@@ -578,12 +628,14 @@ impl Store for PgStore {
             let statement = conn
                 .prepare(
                     "WITH e AS (INSERT INTO events (game_id, seq, body) VALUES ($1, $2, $3) \
-                     RETURNING game_id) \
-                     UPDATE games SET moves = $4, last_ms = $5 \
-                     WHERE id = (SELECT game_id FROM e)",
+                     RETURNING game_id, seq), \
+                     g AS (UPDATE games SET moves = $4, last_ms = $5 \
+                     WHERE id = (SELECT game_id FROM e)) \
+                     SELECT pg_notify('goref_events', game_id || ':' || seq) FROM e",
                 )
                 .await?;
-            // One statement, one transaction: the event and its game's line together.
+            // One statement, one transaction: the event, its game's line and the notification
+            // to the other servers on this database (delivered at the commit) together.
             let done = conn
                 .client
                 .execute(&statement, &[&id, &seq, &body, &moves, &at_ms])
