@@ -926,8 +926,11 @@ pub(crate) fn start_pairing(state: &Arc<AppState>) {
     });
 }
 
-/// One round of continuous pairing.
+/// One round of continuous pairing (by the server that leads, when several share a database).
 async fn pair_round(state: &Arc<AppState>) {
+    if !state.leads() {
+        return;
+    }
     let candidates: Vec<String> = {
         let lobby = state.lobby.lock().expect("lobby");
         let mut names: Vec<String> = lobby

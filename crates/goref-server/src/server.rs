@@ -151,6 +151,9 @@ pub(crate) struct AppState {
     /// The clock timer of each game whose clock runs, by game id. A timer holds the game's
     /// id, not its room: a room nobody holds leaves memory even while its clock runs.
     timers: Mutex<HashMap<String, JoinHandle<()>>>,
+    /// With a store several servers share: whether this one fires timers, closes expired
+    /// games and pairs the lobby (see [`Store::leader`]); `None`: it is the only one.
+    leader: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 struct RoomHandle {
@@ -261,6 +264,7 @@ pub async fn start(
 ) -> Result<Running> {
     let lobby = Lobby::new(&store.rated_results().await?);
     let tournaments = Tournaments::load(store.as_ref()).await?;
+    let store_leader = store.leader();
     let creations = RateLimiter::new(opts.create_burst, opts.create_per_minute, MAX_LIMITER_KEYS);
     // Logins share the creation limits: a club's page logs in now and then, a flood is refused.
     let opts_logins = (opts.create_burst, opts.create_per_minute);
@@ -272,11 +276,13 @@ pub async fn start(
         creations,
         logins: RateLimiter::new(opts_logins.0, opts_logins.1, MAX_LIMITER_KEYS),
         timers: Mutex::new(HashMap::new()),
+        leader: store_leader,
         lobby: Mutex::new(lobby),
         hashing: tokio::sync::Semaphore::new(2),
         tournaments: tokio::sync::Mutex::new(tournaments),
     });
     lobby::start_pairing(&state);
+    tokio::spawn(follow_leadership(Arc::downgrade(&state)));
     if let Some(changes) = state.store.changes() {
         tokio::spawn(follow_changes(Arc::downgrade(&state), changes));
     }
@@ -522,6 +528,44 @@ async fn replay(state: &Arc<AppState>, id: &str) -> Result<Option<(StoredGame, R
         room.restart_turn_at(state.started_ms.max(room.last_event_ms().unwrap_or(0)));
     }
     Ok(Some((stored, room)))
+}
+
+impl AppState {
+    /// Whether this server fires timers, closes expired games and pairs the lobby.
+    pub(crate) fn leads(&self) -> bool {
+        self.leader.as_ref().is_none_or(|l| *l.borrow())
+    }
+}
+
+/// Follows the leadership among servers sharing a database: taking it, this server arms the
+/// timers of every game it holds and resumes the started ones (as after a restart); losing
+/// it, it disarms its timers.
+async fn follow_leadership(state: std::sync::Weak<AppState>) {
+    let Some(mut leader) = state.upgrade().and_then(|s| s.leader.clone()) else {
+        return;
+    };
+    while leader.changed().await.is_ok() {
+        let Some(state) = state.upgrade() else { return };
+        if *leader.borrow() {
+            eprintln!("goref serve: this server now fires the clocks and the upkeep");
+            let held: Vec<Arc<RoomHandle>> = state
+                .rooms
+                .lock()
+                .expect("rooms")
+                .values()
+                .cloned()
+                .collect();
+            for handle in held {
+                let mut inner = handle.inner.lock().await;
+                schedule_timer(&state, &handle, &mut inner);
+            }
+            upkeep::take_over(&state).await;
+        } else {
+            for (_, t) in state.timers.lock().expect("timers").drain() {
+                t.abort();
+            }
+        }
+    }
 }
 
 /// Games other servers on the same database extended: each one held here is read again and
@@ -1038,6 +1082,9 @@ fn schedule_timer(state: &Arc<AppState>, handle: &Arc<RoomHandle>, inner: &mut R
     let mut timers = state.timers.lock().expect("timers");
     if let Some(t) = timers.remove(&handle.id) {
         t.abort();
+    }
+    if !state.leads() {
+        return;
     }
     let Some(deadline) = inner.room.deadline_ms() else {
         return;

@@ -156,6 +156,13 @@ pub trait Store: Send + Sync {
     fn changes(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<(String, u64)>> {
         None
     }
+
+    /// For a store that several servers share: whether this server is the one that fires the
+    /// clocks' timers, closes expired games and pairs the lobby (exactly one at a time; another
+    /// takes over when it dies). `None` (the default): this server is the only one.
+    fn leader(&self) -> Option<tokio::sync::watch::Receiver<bool>> {
+        None
+    }
 }
 
 /// The sessions an account keeps; a login beyond them ends the oldest.

@@ -257,3 +257,48 @@ async fn no_acknowledged_move_lost(db: &OsStr) {
     );
     server.kill();
 }
+
+/// Issue 13 §2: of two servers on one PostgreSQL database exactly one fires the clocks; when
+/// it is killed with SIGKILL the other takes over and flags the player whose time ran out,
+/// which a spectator connected to it sees.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_killing_the_server_that_fires_clocks_lets_the_other_fire_them() {
+    let Some(db) = pg_db("leader") else { return };
+    let first = serve(&db);
+    // The first server takes the leader's lock at once; the second waits for it.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let second = serve(&db);
+    let created = create_game(
+        first.addr,
+        &json!({"width": 9, "height": 9, "time": {"kind": "sudden_death", "main_s": 2}}),
+    )
+    .await
+    .unwrap();
+    let id = created["id"].as_str().unwrap();
+    let mut black = Player::connect(first.addr, id, created["black"]["secret"].as_str())
+        .await
+        .unwrap();
+    // Black's first move starts White's clock: 2 s, plus the lag allowance of 1 s.
+    black
+        .must(json!({"type": "play", "x": 2, "y": 2}))
+        .await
+        .unwrap();
+    let mut watcher = Player::connect(second.addr, id, None).await.unwrap();
+    watcher.wait_version(1).await.unwrap();
+    let killed_at = std::time::Instant::now();
+    first.kill();
+    let deadline = killed_at + std::time::Duration::from_secs(20);
+    while watcher.state["result"].is_null() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nobody flagged White: {}",
+            watcher.state
+        );
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), watcher.recv()).await;
+    }
+    assert_eq!(watcher.state["result"], "B+T", "{}", watcher.state);
+    assert_eq!(watcher.state["version"], 2, "one timeout event");
+    let (_, list) = http(second.addr, "GET", "/api/games", None).await.unwrap();
+    assert!(list.contains("B+T"), "{list}");
+    second.kill();
+}

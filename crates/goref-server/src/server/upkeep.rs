@@ -20,21 +20,31 @@ const BATCH: usize = 1_000;
 const AT_ONCE: usize = 32;
 
 pub(super) async fn run(state: Arc<AppState>) {
-    let t = std::time::Instant::now();
-    let closed = close_due(&state).await;
-    let resumed = resume_started(&state).await;
-    if closed + resumed > 0 {
-        eprintln!(
-            "goref serve: {closed} games closed, {resumed} started games resumed in {:.1} s",
-            t.elapsed().as_secs_f64()
-        );
+    if state.leads() {
+        take_over(&state).await;
     }
     let every = state.opts.upkeep_interval.max(Duration::from_millis(10));
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     loop {
         tick.tick().await;
-        close_due(&state).await;
+        if state.leads() {
+            close_due(&state).await;
+        }
         evict_idle(&state);
+    }
+}
+
+/// What the server that fires the clocks does when it starts (or takes over from another on
+/// the same database): closes the games due to close, resumes the started ones.
+pub(super) async fn take_over(state: &Arc<AppState>) {
+    let t = std::time::Instant::now();
+    let closed = close_due(state).await;
+    let resumed = resume_started(state).await;
+    if closed + resumed > 0 {
+        eprintln!(
+            "goref serve: {closed} games closed, {resumed} started games resumed in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
     }
 }
 

@@ -298,6 +298,56 @@ impl Pool {
     }
 }
 
+/// The advisory lock held by the server that fires timers.
+const LEADER_LOCK: i64 = 7_216_405;
+
+/// Tries every 2 s to take the leader's lock on a connection of its own, and holds it while
+/// that connection lives: the lock is the session's, so PostgreSQL releases it when the
+/// server dies or its connection breaks, and another server takes it.
+async fn lead(config: tokio_postgres::Config, tx: tokio::sync::watch::Sender<bool>) {
+    loop {
+        if let Ok((client, connection)) = config.connect(NoTls).await {
+            let mut driver = tokio::spawn(connection);
+            loop {
+                let taken = client
+                    .query_one("SELECT pg_try_advisory_lock($1)", &[&LEADER_LOCK])
+                    .await
+                    .map(|row| row.get::<_, bool>(0));
+                match taken {
+                    Ok(true) => {
+                        let _ = tx.send(true);
+                        // Held until the connection ends; checked now and then, so that a
+                        // broken network is noticed.
+                        loop {
+                            tokio::select! {
+                                _ = &mut driver => break,
+                                () = tokio::time::sleep(std::time::Duration::from_secs(5)) => {
+                                    if client.simple_query("SELECT 1").await.is_err() {
+                                        break;
+                                    }
+                                }
+                            }
+                        }
+                        let _ = tx.send(false);
+                        break;
+                    }
+                    Ok(false) => {}
+                    Err(_) => break,
+                }
+                if tx.is_closed() {
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+            }
+            driver.abort();
+        }
+        if tx.is_closed() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+}
+
 /// Listens to `goref_events` on a connection of its own and passes `(game, version)` on;
 /// after a lost connection it connects again and says that some may have been missed.
 async fn listen(
@@ -559,6 +609,12 @@ fn limit(n: usize) -> i64 {
 }
 
 impl Store for PgStore {
+    fn leader(&self) -> Option<tokio::sync::watch::Receiver<bool>> {
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        tokio::spawn(lead(self.pool.config.clone(), tx));
+        Some(rx)
+    }
+
     fn changes(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<(String, u64)>> {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let config = self.pool.config.clone();
