@@ -15,24 +15,27 @@ use goref_server::client::{create_game, Player};
 use goref_server::{Options, PgStore};
 use serde_json::json;
 
+/// Two servers on the database at `url`, and a 9×9 game created through the first.
+async fn two_servers_and_a_game(url: &str) -> (TestServer, TestServer, serde_json::Value) {
+    let mut servers = Vec::new();
+    for _ in 0..2 {
+        let store = Arc::new(PgStore::connect(url).await.unwrap());
+        servers.push(server_on(store, Options::default()).await);
+    }
+    let two = servers.pop().unwrap();
+    let one = servers.pop().unwrap();
+    let game = create_game(one.addr, &json!({"width": 9, "height": 9}))
+        .await
+        .unwrap();
+    (one, two, game)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_move_on_a_stale_server_is_refused_and_that_server_catches_up() {
     let Some(url) = pg_database("two") else {
         return;
     };
-    let one = server_on(
-        Arc::new(PgStore::connect(&url).await.unwrap()),
-        Options::default(),
-    )
-    .await;
-    let two = server_on(
-        Arc::new(PgStore::connect(&url).await.unwrap()),
-        Options::default(),
-    )
-    .await;
-    let game = create_game(one.addr, &json!({"width": 9, "height": 9}))
-        .await
-        .unwrap();
+    let (one, two, game) = two_servers_and_a_game(&url).await;
     let id = game["id"].as_str().unwrap();
     let (b, w) = (
         game["black"]["secret"].as_str(),
@@ -85,19 +88,7 @@ async fn a_move_through_one_server_reaches_a_spectator_on_the_other() {
     let Some(url) = pg_database("notify") else {
         return;
     };
-    let one = server_on(
-        Arc::new(PgStore::connect(&url).await.unwrap()),
-        Options::default(),
-    )
-    .await;
-    let two = server_on(
-        Arc::new(PgStore::connect(&url).await.unwrap()),
-        Options::default(),
-    )
-    .await;
-    let game = create_game(one.addr, &json!({"width": 9, "height": 9}))
-        .await
-        .unwrap();
+    let (one, two, game) = two_servers_and_a_game(&url).await;
     let id = game["id"].as_str().unwrap();
     let (b, w) = (
         game["black"]["secret"].as_str(),
