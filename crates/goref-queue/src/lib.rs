@@ -726,6 +726,8 @@ pub struct WorkerStatus {
     pub games: i32,
     /// Seconds since it was last heard of.
     pub seen_seconds_ago: f64,
+    /// Games a minute, from its start to when it was last heard of.
+    pub games_per_minute: f64,
     /// Why it was refused, if it was.
     pub refused: Option<String>,
 }
@@ -770,7 +772,8 @@ pub async fn status(client: &Client) -> Result<Status, QueueError> {
     let workers = client
         .query(
             "SELECT id, host, version, tournament, games, \
-               EXTRACT(EPOCH FROM now() - seen_at)::FLOAT8, refused \
+               EXTRACT(EPOCH FROM now() - seen_at)::FLOAT8, refused, \
+               EXTRACT(EPOCH FROM seen_at - started_at)::FLOAT8 \
              FROM queue_workers ORDER BY started_at, id",
             &[],
         )
@@ -785,6 +788,14 @@ pub async fn status(client: &Client) -> Result<Status, QueueError> {
             games: r.get(4),
             seen_seconds_ago: r.get(5),
             refused: r.get(6),
+            games_per_minute: {
+                let (games, seconds): (i32, f64) = (r.get(4), r.get(7));
+                if seconds > 0.0 {
+                    60.0 * f64::from(games) / seconds
+                } else {
+                    0.0
+                }
+            },
         })
         .collect();
     Ok(Status {

@@ -225,6 +225,15 @@ async fn three_workers_one_killed_mid_game_every_game_lands_exactly_once() {
             .any(|l| l.contains(" done ") && l.trim_end().ends_with('6')),
         "{text}"
     );
+    // Each worker's line: its games and its throughput.
+    assert!(text.contains("games/min"), "{text}");
+    let busy = text
+        .lines()
+        .filter(|l| l.contains(&id))
+        .filter_map(|l| l.split_whitespace().nth(5)?.parse::<f64>().ok())
+        .filter(|&rate| rate > 0.0)
+        .count();
+    assert!(busy >= 1, "some worker has a throughput: {text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -197,17 +197,18 @@ pub fn print_status(url: &str) -> anyhow::Result<ExitCode> {
         );
     }
     println!(
-        "{:<22} {:<16} {:<10} {:<18} {:>6} {:>9}  refused",
-        "worker", "host", "version", "tournament", "games", "seen (s)"
+        "{:<22} {:<16} {:<10} {:<18} {:>6} {:>9} {:>9}  refused",
+        "worker", "host", "version", "tournament", "games", "games/min", "seen (s)"
     );
     for w in &status.workers {
         println!(
-            "{:<22} {:<16} {:<10} {:<18} {:>6} {:>9.1}  {}",
+            "{:<22} {:<16} {:<10} {:<18} {:>6} {:>9.1} {:>9.1}  {}",
             w.id,
             w.host,
             w.version,
             w.tournament,
             w.games,
+            w.games_per_minute,
             w.seen_seconds_ago,
             w.refused.as_deref().unwrap_or("")
         );
