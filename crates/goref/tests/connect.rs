@@ -37,7 +37,7 @@ impl Drop for Process {
 
 /// `goref serve` on a free port with a fresh database in `dir`; its address.
 fn serve(dir: &Path, args: &[&str]) -> (Server, SocketAddr) {
-    let server = common::serve(&dir.join("goref.db"), args);
+    let server = common::serve(dir.join("goref.db"), args);
     let addr = server.addr;
     (server, addr)
 }

@@ -5,55 +5,18 @@
 //!
 //!     pg_virtualenv cargo test -p goref --test serve
 
-use std::ffi::{OsStr, OsString};
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+mod common;
 
+use std::ffi::{OsStr, OsString};
+use std::process::{Command, Stdio};
+
+use common::Server;
 use goref_server::client::{create_game, http, Player};
 use serde_json::json;
 
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
 /// `goref serve --db DB`: an SQLite file or a `postgres://` URL.
 fn serve(db: &OsStr) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_goref"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--rate",
-            "10000",
-            "--db",
-        ])
-        .arg(db)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("goref serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no address in '{line}'"))
-        .parse()
-        .unwrap();
-    Server { child, addr }
-}
-
-impl Server {
-    fn kill(mut self) {
-        // Child::kill sends SIGKILL on Unix: no chance to flush or clean up.
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
+    common::serve(db, &["--rate", "10000"])
 }
 
 fn temp_db(name: &str) -> OsString {

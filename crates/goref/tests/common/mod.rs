@@ -30,8 +30,9 @@ pub struct Server {
     pub addr: SocketAddr,
 }
 
-/// Starts `goref serve --db DB EXTRA…` and waits for its address.
-pub fn serve(db: &Path, extra: &[&str]) -> Server {
+/// Starts `goref serve --db DB EXTRA…` (an SQLite file or a `postgres://` URL) and waits for
+/// its address.
+pub fn serve(db: impl AsRef<std::ffi::OsStr>, extra: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_goref"))
         .args(["serve", "--listen", "127.0.0.1:0", "--db"])
         .arg(db)
