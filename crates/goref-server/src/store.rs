@@ -91,6 +91,40 @@ pub struct GameSummary {
     pub result: Option<String>,
 }
 
+impl GameSummary {
+    /// The line of game `id`, created at `created_ms` with `config`, after `moves` moves, with
+    /// its result once over (both back ends build it so).
+    ///
+    /// # Errors
+    ///
+    /// The end protocol does not serialise to a name (it always does).
+    pub fn of(
+        id: String,
+        created_ms: u64,
+        config: GameConfig,
+        moves: u64,
+        result: Option<String>,
+    ) -> Result<GameSummary> {
+        Ok(GameSummary {
+            id,
+            created_ms,
+            width: config.width,
+            height: config.height,
+            end: serde_json::to_value(config.end)?
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            rules: config.rules,
+            black: config.black,
+            white: config.white,
+            rated: config.rated,
+            accounts: config.players.is_some(),
+            moves,
+            result,
+        })
+    }
+}
+
 /// Where games live.
 pub trait Store: Send + Sync {
     /// Stores a new game.
@@ -765,23 +799,7 @@ fn summaries(
     rows.into_iter()
         .map(|(id, created_ms, config, moves, result)| {
             let config: GameConfig = serde_json::from_str(&config)?;
-            Ok(GameSummary {
-                id,
-                created_ms: created_ms as u64,
-                width: config.width,
-                height: config.height,
-                rules: config.rules,
-                end: serde_json::to_value(config.end)?
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-                black: config.black,
-                white: config.white,
-                rated: config.rated,
-                accounts: config.players.is_some(),
-                moves: moves as u64,
-                result,
-            })
+            GameSummary::of(id, created_ms as u64, config, moves as u64, result)
         })
         .collect()
 }

@@ -583,23 +583,13 @@ fn summaries(rows: &[Row]) -> Result<Vec<GameSummary>> {
             let config: String = r.try_get(2)?;
             let config: GameConfig = serde_json::from_str(&config)
                 .with_context(|| format!("the stored configuration of game {id}"))?;
-            Ok(GameSummary {
-                created_ms: uint(r.try_get(1)?, "creation time")?,
-                width: config.width,
-                height: config.height,
-                rules: config.rules,
-                end: serde_json::to_value(config.end)?
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-                black: config.black,
-                white: config.white,
-                rated: config.rated,
-                accounts: config.players.is_some(),
-                moves: uint(r.try_get(3)?, "move count")?,
-                result: r.try_get(4)?,
+            GameSummary::of(
                 id,
-            })
+                uint(r.try_get(1)?, "creation time")?,
+                config,
+                uint(r.try_get(3)?, "move count")?,
+                r.try_get(4)?,
+            )
         })
         .collect()
 }
