@@ -670,17 +670,18 @@ impl Search<'_, '_> {
         None
     }
 
-    /// A necessary condition for the block to be pass-alive, cheaper than Benson's algorithm:
-    /// two of its liberties lie in different regions (maximal connected sets of points not of
-    /// its colour) whose points (every point when suicide is legal, else every empty one) all
-    /// touch the block, as vital regions must.
-    fn two_vital_candidates(&mut self, board: &Board) -> bool {
+    /// A necessary condition for the block of `stone` to be pass-alive, cheaper than Benson's
+    /// algorithm: two of its liberties lie in different regions (maximal connected sets of
+    /// points not of its colour) whose points (every point when suicide is legal, else every
+    /// empty one) all touch the block, as vital regions must.
+    fn two_vital_candidates(&mut self, board: &Board, stone: Point) -> bool {
         let geometry = board.geometry();
         let n = geometry.len();
         if self.mark.len() != n {
             self.mark = vec![0; n];
         }
-        let block = board.string(self.stone);
+        let color = board.get(stone);
+        let block = board.string(stone);
         let mut touches = vec![false; n];
         for &s in &block {
             for &q in geometry.neighbors(s) {
@@ -715,7 +716,7 @@ impl Search<'_, '_> {
                         break;
                     }
                     for &q in geometry.neighbors(p) {
-                        if board.get(q) != Some(self.color) && self.mark[q.index()] < g {
+                        if board.get(q) != color && self.mark[q.index()] < g {
                             self.mark[q.index()] = g;
                             stack.push(q);
                         }
@@ -818,7 +819,22 @@ impl Search<'_, '_> {
                 return false;
             }
         }
-        true
+        // Every attacking block next to the region must be pass-alive: it needs two regions
+        // that look vital.
+        let mut border: Vec<Point> = Vec::new();
+        for &p in &region {
+            for &q in geometry.neighbors(p) {
+                if board.get(q) == attacker && self.mark[q.index()] != g + 1 {
+                    for s in board.string(q) {
+                        self.mark[s.index()] = g + 1;
+                    }
+                    border.push(q);
+                }
+            }
+        }
+        border
+            .into_iter()
+            .all(|b| self.two_vital_candidates(board, b))
     }
 
     /// Case (b) of [`Search::territory_leaf`]: the points of `region` that touch no attacking
@@ -926,7 +942,7 @@ impl Search<'_, '_> {
         let attacker = to_move != self.color;
         let searched = self.tt.get(&key).is_some_and(|e| e.searched);
         // Leaf knowledge: a pass-alive block is never removed (3.9.1).
-        let may_live = !searched && self.two_vital_candidates(board);
+        let may_live = !searched && self.two_vital_candidates(board, self.stone);
         if may_live {
             self.benson.run(
                 board.geometry(),
