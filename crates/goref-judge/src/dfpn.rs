@@ -184,6 +184,9 @@ pub(crate) struct Search<'c, 'h> {
     /// Scratch marks for flood fills, and the current mark.
     mark: Vec<u32>,
     generation: u32,
+    /// The simple liberties (see [`simple_liberties`]): per point, and in point order.
+    in_simple: Vec<bool>,
+    simple: Vec<Point>,
 }
 
 fn stones(board: &Board) -> u32 {
@@ -203,6 +206,11 @@ pub(crate) fn locally_capturable(
     for p in points {
         in_region[p.index()] = true;
     }
+    let in_simple = simple_liberties(board, stone, &in_region, ctx);
+    let simple = (0..in_simple.len())
+        .filter(|&i| in_simple[i])
+        .map(Point::new)
+        .collect();
     let mut search = Search {
         ctx,
         color,
@@ -217,30 +225,165 @@ pub(crate) fn locally_capturable(
         benson: Benson::default(),
         mark: Vec::new(),
         generation: 0,
+        in_simple,
+        simple,
     };
+    let (hash, packed) = search.canonical(board.hash(), board.packed().into());
     search.path.push(PathEntry {
-        hash: salted(board.hash(), color, ctx.rules.ko),
-        packed: board.packed().into(),
+        hash: salted(hash, color, ctx.rules.ko),
+        packed: packed.clone(),
         stones: stones(board),
     });
     let key = Key {
-        hash: board.hash(),
-        packed: board.packed().into(),
+        hash,
+        packed,
         to_move: color,
         ko: ctx.ko,
         passed: false,
     };
     match search.mid(board, key, INF - 1, INF - 1, 0) {
-        Ok(out) if out.pn == 0 => Answer::Yes(out.line),
+        Ok(out) if out.pn == 0 => Answer::Yes(search.real_line(board, out.line)),
         Ok(out) if out.dn == 0 => Answer::No,
         Ok(_) => Answer::Undecided("locally capturable: the proof search stopped".into()),
         Err(why) => Answer::Undecided(why),
     }
 }
 
+/// The block's *simple liberties*: the largest set `T` of points of the local region, empty
+/// now and in every earlier position of the game, each of which touches a stone of the block
+/// and a stone of an immortal attacking block (one with an empty liberty outside the local
+/// region, which local moving never fills), and touches nothing else but such stones and
+/// points of `T`.
+///
+/// Until the block is removed, those stones stay (the block's stones go only with it), so `T`
+/// is the same in every position of the search, and a point of `T` holds nothing but a stone
+/// joined to the block, a stone joined to an immortal block, or an empty point that is a
+/// liberty of the block. A play on an empty point of `T`, by either colour, takes one liberty
+/// of the block and does nothing else: it captures nothing (unless it takes the block's last
+/// liberty), is never suicide for the attacker, and gives the defender no new liberty. So two
+/// positions that agree outside `T` and have as many empty points in `T` have the same
+/// moves, up to which point of `T` is played, and the same outcome: the search keys them
+/// alike ([`Search::canonical`]) and tries one play in `T` per node. Along one line the
+/// points of `T` only fill, so two positions of a line with the same key are the same
+/// position, and repetition is decided exactly; positions of the game never match a position
+/// with a filled point of `T`, and match all of a key's positions alike when `T` is empty.
+fn simple_liberties(board: &Board, stone: Point, in_region: &[bool], ctx: &Context) -> Vec<bool> {
+    let geometry = board.geometry();
+    let n = geometry.len();
+    let color = board.get(stone);
+    let attacker = color.map(Color::opponent);
+    let mut block = vec![false; n];
+    for s in board.string(stone) {
+        block[s.index()] = true;
+    }
+    // Attacking stones whose block has an empty liberty outside the local region.
+    let mut immortal = vec![false; n];
+    let mut seen = vec![false; n];
+    for i in 0..n {
+        let p = Point::new(i);
+        if seen[i] || board.get(p) != attacker {
+            continue;
+        }
+        let stones = board.string(p);
+        let free = stones.iter().any(|&s| {
+            geometry
+                .neighbors(s)
+                .iter()
+                .any(|&q| board.get(q).is_none() && !in_region[q.index()])
+        });
+        for s in stones {
+            seen[s.index()] = true;
+            immortal[s.index()] = free;
+        }
+    }
+    let code = |packed: &[u64], i: usize| (packed[i / 32] >> (2 * (i % 32))) & 3;
+    let mut in_t: Vec<bool> = (0..n)
+        .map(|i| {
+            let p = Point::new(i);
+            in_region[i]
+                && board.get(p).is_none()
+                && geometry.neighbors(p).iter().any(|q| block[q.index()])
+                && geometry.neighbors(p).iter().any(|q| immortal[q.index()])
+                && ctx.history.is_none_or(|h| {
+                    (0..h.occurrences().len()).all(|k| code(h.colouring(k), i) == 0)
+                })
+        })
+        .collect();
+    loop {
+        let mut changed = false;
+        for i in 0..n {
+            if in_t[i]
+                && !geometry.neighbors(Point::new(i)).iter().all(|q| {
+                    let j = q.index();
+                    in_t[j] || block[j] || immortal[j]
+                })
+            {
+                in_t[i] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            return in_t;
+        }
+    }
+}
+
 impl Search<'_, '_> {
     fn attacker(&self) -> Color {
         self.color.opponent()
+    }
+
+    /// The key of a colouring (its Zobrist hash and packed form): the colouring itself when
+    /// the block has no simple liberties; else every simple liberty marked alike (the
+    /// packed form's unused code 3) and the number of empty ones appended, hashed anew (see
+    /// [`simple_liberties`]).
+    fn canonical(&self, hash: u64, mut packed: Box<[u64]>) -> (u64, Box<[u64]>) {
+        if self.simple.is_empty() {
+            return (hash, packed);
+        }
+        let mut empty = 0u64;
+        for p in &self.simple {
+            let i = p.index();
+            let shift = 2 * (i % 32);
+            if (packed[i / 32] >> shift) & 3 == 0 {
+                empty += 1;
+            }
+            packed[i / 32] |= 3 << shift;
+        }
+        let mut words = packed.into_vec();
+        words.push(empty);
+        let mut hasher = KeyHasher::default();
+        for &w in &words {
+            hasher.write_u64(w);
+        }
+        (hasher.finish(), words.into_boxed_slice())
+    }
+
+    /// The capturing line as played from `board`: a stored line may come from another
+    /// position with the same key, where a play on a simple liberty may be on one that is
+    /// filled here; any empty simple liberty does the same.
+    fn real_line(&self, board: &Board, line: Vec<(Color, Move)>) -> Vec<(Color, Move)> {
+        if self.simple.is_empty() {
+            return line;
+        }
+        let mut b = board.clone();
+        line.into_iter()
+            .map(|(c, mv)| {
+                let mv =
+                    match mv {
+                        Move::Play(p) if self.in_simple[p.index()] && b.get(p).is_some() => {
+                            Move::Play(*self.simple.iter().find(|q| b.get(**q).is_none()).expect(
+                                "as many empty simple liberties as where the line was found",
+                            ))
+                        }
+                        mv => mv,
+                    };
+                if let Move::Play(p) = mv {
+                    b.play_unchecked(p, c);
+                }
+                (c, mv)
+            })
+            .collect()
     }
 
     /// Whether a stored solved result may be used on the current line: what it rests on is
@@ -294,9 +437,17 @@ impl Search<'_, '_> {
     fn moves(&self, board: &Board, libs: &[Point], to_move: Color, passed: bool) -> Vec<Move> {
         let geometry = board.geometry();
         let mut scored: Vec<(i32, Move)> = Vec::new();
+        let mut simple_seen = false;
         for &p in &self.points {
             if board.get(p).is_some() {
                 continue;
+            }
+            if self.in_simple[p.index()] {
+                // Every empty simple liberty is the same play.
+                if simple_seen {
+                    continue;
+                }
+                simple_seen = true;
             }
             let empty_neighbours = geometry
                 .neighbors(p)
@@ -388,13 +539,8 @@ impl Search<'_, '_> {
 
     /// Builds the children of a node: leaves are solved at once, the rest are looked up in
     /// the table. Returns them and whether an illegal move depended on the line above.
-    fn children(
-        &self,
-        board: &Board,
-        to_move: Color,
-        ko: Option<KoBan>,
-        passed: bool,
-    ) -> (Vec<Child>, Vec<Dep>) {
+    fn children(&self, board: &Board, here: &Key) -> (Vec<Child>, Vec<Dep>) {
+        let (to_move, ko, passed) = (here.to_move, here.ko, here.passed);
         let rules = self.ctx.rules;
         let next_color = to_move.opponent();
         let mut out = Vec::new();
@@ -410,8 +556,8 @@ impl Search<'_, '_> {
                         None
                     };
                     let key = Key {
-                        hash: board.hash(),
-                        packed: board.packed().into(),
+                        hash: here.hash,
+                        packed: here.packed.clone(),
                         to_move: next_color,
                         ko,
                         passed: to_move == self.color,
@@ -443,9 +589,10 @@ impl Search<'_, '_> {
                         // The block goes when the play takes its last liberty.
                         to_move == self.attacker() && libs.len() == 1 && libs[0] == p
                     };
-                    let hash = effect.hash_after;
+                    let in_game = rules.ko != KoRule::Simple
+                        && self.repeats_game(effect.hash_after, &packed, next_color);
+                    let (hash, packed) = self.canonical(effect.hash_after, packed);
                     if rules.ko != KoRule::Simple {
-                        let in_game = self.repeats_game(hash, &packed, next_color);
                         let salted_hash = salted(hash, next_color, rules.ko);
                         let in_path = !in_game
                             && self
@@ -633,7 +780,7 @@ impl Search<'_, '_> {
         if key.ko.is_some_and(|ban| in_r[ban.point.index()]) {
             return None;
         }
-        if self.ctx.rules.ko != KoRule::Simple && !self.no_repetition_possible(board) {
+        if self.ctx.rules.ko != KoRule::Simple && !self.no_repetition_possible(board, key) {
             return None;
         }
         // The line: the attacker fills the block's liberties, the defender passes.
@@ -864,7 +1011,7 @@ impl Search<'_, '_> {
     /// Whether every earlier position of the game and of the line differs from `board` on a
     /// point that local moving from here can never change (see [`Search::territory_leaf`]);
     /// needs the attacker's Benson run on `board`.
-    fn no_repetition_possible(&self, board: &Board) -> bool {
+    fn no_repetition_possible(&self, board: &Board, key: &Key) -> bool {
         let geometry = board.geometry();
         let n = geometry.len();
         // Blocks with a liberty outside the local region are never captured.
@@ -873,7 +1020,11 @@ impl Search<'_, '_> {
         for i in 0..n {
             let p = Point::new(i);
             if self.in_region[i] {
-                if board.get(p) == Some(self.attacker()) && self.benson.is_alive(p) {
+                // Simple liberties are marked alike in the line's keys: never compared.
+                if board.get(p) == Some(self.attacker())
+                    && self.benson.is_alive(p)
+                    && !self.in_simple[i]
+                {
                     fixed.push(i);
                 }
                 continue;
@@ -900,16 +1051,16 @@ impl Search<'_, '_> {
                 }
             }
         }
-        let now = board.packed();
         let code = |packed: &[u64], i: usize| (packed[i / 32] >> (2 * (i % 32))) & 3;
-        let differs = |y: &[u64]| y == now || fixed.iter().any(|&i| code(y, i) != code(now, i));
-        if !self.path.iter().all(|y| differs(&y.packed)) {
+        // The line's positions are keyed (simple liberties marked alike), the game's are not.
+        let differs =
+            |y: &[u64], now: &[u64]| y == now || fixed.iter().any(|&i| code(y, i) != code(now, i));
+        if !self.path.iter().all(|y| differs(&y.packed, &key.packed)) {
             return false;
         }
         match self.ctx.history {
-            Some(history) => {
-                (0..history.occurrences().len()).all(|i| differs(history.colouring(i)))
-            }
+            Some(history) => (0..history.occurrences().len())
+                .all(|i| differs(history.colouring(i), board.packed())),
             None => true,
         }
     }
@@ -982,7 +1133,7 @@ impl Search<'_, '_> {
             self.store(&key, &out, false);
             return Ok(out);
         }
-        let (mut children, illegal_by_path) = self.children(board, to_move, key.ko, key.passed);
+        let (mut children, illegal_by_path) = self.children(board, &key);
         if !attacker && children.is_empty() {
             unreachable!("the defender can always pass");
         }

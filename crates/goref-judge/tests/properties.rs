@@ -402,3 +402,68 @@ fn territory_leaves_agree_with_the_naive_solver() {
         }
     }
 }
+
+/// Boards whose two left columns are a Black wall with two eyes (pass-alive, so its eyes are
+/// empty points outside any White block's local region and the wall is immortal in local
+/// moving), the rest random: White blocks along the wall then have *simple liberties*, which
+/// the search keys alike.
+fn walled_boards() -> impl Strategy<Value = Board> {
+    (4usize..=5, 3usize..=4)
+        .prop_flat_map(|(w, h)| {
+            (
+                Just(w),
+                Just(h),
+                prop::collection::vec(0u8..10, (w - 2) * h),
+            )
+        })
+        .prop_map(|(w, h, cells)| {
+            let mut all = Vec::with_capacity(w * h);
+            for y in 0..h {
+                // 0 is empty and 2 is Black in `position`'s mapping.
+                all.push(if y % 2 == 0 { 0 } else { 2 });
+                all.push(2);
+                all.extend_from_slice(&cells[y * (w - 2)..(y + 1) * (w - 2)]);
+            }
+            position(w, h, &all)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(60), ..ProptestConfig::default() })]
+
+    /// Beside an immortal wall (simple liberties keyed alike, one play among them tried), the
+    /// search still answers as the naive solver does, and its capturing lines replay.
+    #[test]
+    fn capture_search_beside_a_living_wall_agrees_with_a_naive_solver(board in walled_boards(), preset in 0usize..3) {
+        let rules = [Ruleset::TROMP_TAYLOR, Ruleset::NSTT, Ruleset::OLYMPIAD][preset];
+        let ctx = Context::fresh(rules);
+        let color = Color::White;
+        let opp = pass_alive(board.geometry(), board.colors(), Color::Black, rules.suicide_allowed);
+        for p in board.geometry().points() {
+            if board.get(p) != Some(color) || board.string(p)[0] != p {
+                continue;
+            }
+            let region = maximal_local_region(&board, p, &opp, &ctx, 100_000);
+            let game = Game::from_position(board.clone(), color, rules);
+            let mut nodes = 0;
+            let naive = naive_capturable(&game, color, p, &region.points, &mut Vec::new(), &mut nodes, 200_000);
+            let Some(naive) = naive else { continue };
+            match locally_capturable(&board, p, &region, &ctx, 100_000) {
+                Answer::Yes(line) => {
+                    prop_assert!(naive, "search says capturable\n{}", board.to_ascii());
+                    let mut g = Game::from_position(board.clone(), color, rules);
+                    for &(c, mv) in &line {
+                        if g.end() == Some(End::TwoPasses) {
+                            g.resume();
+                        }
+                        prop_assert_eq!(g.to_move(), c);
+                        prop_assert!(g.play(mv).is_ok(), "illegal {:?} in {:?}\n{}", mv, line, board.to_ascii());
+                    }
+                    prop_assert!(g.board().get(p) != Some(color), "line {:?} does not capture\n{}", line, board.to_ascii());
+                }
+                Answer::No => prop_assert!(!naive, "search says not capturable\n{}", board.to_ascii()),
+                Answer::Undecided(_) => {}
+            }
+        }
+    }
+}
