@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use goref_rules::history::KeyHasher;
-use goref_rules::{Board, Color, KoBan, KoRule, Move, Point};
+use goref_rules::{Board, Color, Effect, KoBan, KoRule, Move, Point};
 
 use crate::benson::Benson;
 use crate::search::{count_node, Answer, Context, MAX_LINE};
@@ -434,9 +434,15 @@ impl Search<'_, '_> {
     /// leaving its own stone more liberties first), then other plays, then a pass; the
     /// defender captures attacking stones, extends the block's liberties, passes, then plays
     /// elsewhere.
-    fn moves(&self, board: &Board, libs: &[Point], to_move: Color, passed: bool) -> Vec<Move> {
+    fn moves(
+        &self,
+        board: &Board,
+        libs: &[Point],
+        to_move: Color,
+        passed: bool,
+    ) -> Vec<(Move, Option<Effect>)> {
         let geometry = board.geometry();
-        let mut scored: Vec<(i32, Move)> = Vec::new();
+        let mut scored: Vec<(i32, Move, Option<Effect>)> = Vec::new();
         let mut simple_seen = false;
         for &p in &self.points {
             if board.get(p).is_some() {
@@ -474,21 +480,21 @@ impl Search<'_, '_> {
                 }
                 s + empty_neighbours
             };
-            scored.push((score, Move::Play(p)));
+            scored.push((score, Move::Play(p), Some(effect)));
         }
         scored.sort_by_key(|s| std::cmp::Reverse(s.0));
-        let mut moves: Vec<Move> = Vec::with_capacity(scored.len() + 1);
+        let mut moves: Vec<(Move, Option<Effect>)> = Vec::with_capacity(scored.len() + 1);
         if to_move == self.color {
             let split = scored.iter().position(|s| s.0 < 50).unwrap_or(scored.len());
-            moves.extend(scored[..split].iter().map(|s| s.1));
-            moves.push(Move::Pass);
-            moves.extend(scored[split..].iter().map(|s| s.1));
+            moves.extend(scored[..split].iter().map(|s| (s.1, s.2)));
+            moves.push((Move::Pass, None));
+            moves.extend(scored[split..].iter().map(|s| (s.1, s.2)));
         } else {
-            moves.extend(scored.iter().map(|s| s.1));
+            moves.extend(scored.iter().map(|s| (s.1, s.2)));
             // The attacker's pass right after the defender's is never needed: the defender
             // could pass again and bring back the same state.
             if !passed {
-                moves.push(Move::Pass);
+                moves.push((Move::Pass, None));
             }
         }
         moves
@@ -547,7 +553,7 @@ impl Search<'_, '_> {
         let mut illegal_by_path: Vec<Dep> = Vec::new();
         let now_stones = stones(board);
         let libs = self.liberty_points(board);
-        for mv in self.moves(board, &libs, to_move, passed) {
+        for (mv, effect) in self.moves(board, &libs, to_move, passed) {
             let (key, child_stones, records, removed) = match mv {
                 Move::Pass => {
                     let ko = if rules.ko == KoRule::LongCycle {
@@ -566,7 +572,7 @@ impl Search<'_, '_> {
                     (key, now_stones, records, false)
                 }
                 Move::Play(p) => {
-                    let effect = board.effect(p, to_move);
+                    let effect = effect.expect("a play's effect");
                     if let Some(ban) = ko {
                         if ban.point == p && ban.forbidden == to_move && effect.captured == 1 {
                             continue;
