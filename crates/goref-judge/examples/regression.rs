@@ -2,7 +2,7 @@
 //! 3.9's verdicts with GNU Go's expected answers.
 //!
 //!     GNUGO_REGRESSION=/tmp/gnugo-regression \
-//!         cargo run --release -p goref-judge --example regression -- [--budget N] [--rules R] [-v]
+//!         cargo run --release -p goref-judge --example regression -- [--budget N] [--rules R] [--ko K] [-v]
 //!
 //! The directory (also accepted as the first argument) holds `unconditional.tst` and the
 //! `games/unconditional/*.sgf` files it loads, copied from GNU Go's `regression/` directory
@@ -146,7 +146,7 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .cloned()
         .or_else(|| std::env::var("GNUGO_REGRESSION").ok())
-        .expect("usage: GNUGO_REGRESSION=DIR regression [--budget N] [--rules R] [-v]");
+        .expect("usage: GNUGO_REGRESSION=DIR regression [--budget N] [--rules R] [--ko K] [-v]");
     let verbose = args.iter().any(|a| a == "-v");
     let mut budget = Budget::default();
     if let Some(n) = value("--budget") {
@@ -158,7 +158,10 @@ fn main() {
         };
     }
     let preset: Preset = value("--rules").map_or(Preset::Olympiad, |r| r.parse().unwrap());
-    let rules = Ruleset::preset(preset);
+    let mut rules = Ruleset::preset(preset);
+    if let Some(ko) = value("--ko") {
+        rules.ko = ko.parse().unwrap();
+    }
     let positions = parse_tst(Path::new(&dir));
     let mut times = Vec::new();
     let mut all_nodes = Vec::new();

@@ -184,6 +184,9 @@ pub(crate) struct Search<'c, 'h> {
     /// Scratch marks for flood fills, and the current mark.
     mark: Vec<u32>,
     generation: u32,
+    /// Marks of the points next to a block, and the current mark.
+    touch: Vec<u32>,
+    touch_generation: u32,
     /// The simple liberties (see [`simple_liberties`]): per point, and in point order.
     in_simple: Vec<bool>,
     simple: Vec<Point>,
@@ -225,6 +228,8 @@ pub(crate) fn locally_capturable(
         benson: Benson::default(),
         mark: Vec::new(),
         generation: 0,
+        touch: Vec::new(),
+        touch_generation: 0,
         in_simple,
         simple,
     };
@@ -273,7 +278,7 @@ fn simple_liberties(board: &Board, stone: Point, in_region: &[bool], ctx: &Conte
     let color = board.get(stone);
     let attacker = color.map(Color::opponent);
     let mut block = vec![false; n];
-    for s in board.string(stone) {
+    for s in board.string_stones(stone) {
         block[s.index()] = true;
     }
     // Attacking stones whose block has an empty liberty outside the local region.
@@ -420,7 +425,7 @@ impl Search<'_, '_> {
     fn liberty_points(&self, board: &Board) -> Vec<Point> {
         let geometry = board.geometry();
         let mut libs: Vec<Point> = Vec::new();
-        for s in board.string(self.stone) {
+        for s in board.string_stones(self.stone) {
             for &q in geometry.neighbors(s) {
                 if board.get(q).is_none() && !libs.contains(&q) {
                     libs.push(q);
@@ -522,7 +527,7 @@ impl Search<'_, '_> {
         if suicide {
             for &n in geometry.neighbors(p) {
                 if board.get(n) == Some(to_move) {
-                    for s in board.string(n) {
+                    for s in board.string_stones(n) {
                         set(&mut packed, s, None);
                     }
                 }
@@ -535,7 +540,7 @@ impl Search<'_, '_> {
         }
         for &n in geometry.neighbors(p) {
             if board.get(n) == Some(to_move.opponent()) && board.liberty_count_at_most_one(n) {
-                for s in board.string(n) {
+                for s in board.string_stones(n) {
                     set(&mut packed, s, None);
                 }
             }
@@ -834,11 +839,14 @@ impl Search<'_, '_> {
             self.mark = vec![0; n];
         }
         let color = board.get(stone);
-        let block = board.string(stone);
-        let mut touches = vec![false; n];
-        for &s in &block {
+        if self.touch.len() != n {
+            self.touch = vec![0; n];
+        }
+        self.touch_generation += 1;
+        let t = self.touch_generation;
+        for s in board.string_stones(stone) {
             for &q in geometry.neighbors(s) {
-                touches[q.index()] = true;
+                self.touch[q.index()] = t;
             }
         }
         let suicide = self.ctx.rules.suicide_allowed;
@@ -846,7 +854,7 @@ impl Search<'_, '_> {
         let mut stack = Vec::new();
         // The points of the vital-looking region found so far.
         let mut counted: Vec<Point> = Vec::new();
-        for &l in &block {
+        for l in board.string_stones(stone) {
             for &start in geometry.neighbors(l) {
                 if board.get(start).is_some() || counted.contains(&start) {
                     continue;
@@ -861,7 +869,7 @@ impl Search<'_, '_> {
                 let mut size = 0;
                 while let Some(p) = stack.pop() {
                     size += 1;
-                    if (suicide || board.get(p).is_none()) && !touches[p.index()] {
+                    if (suicide || board.get(p).is_none()) && self.touch[p.index()] != t {
                         vital = false;
                     }
                     if !vital || size > 64 {
@@ -947,19 +955,19 @@ impl Search<'_, '_> {
                 if board.get(q) != attacker {
                     continue;
                 }
-                let stones = board.string(q);
-                let head = stones[0];
-                let known = outside_liberty.iter().find(|(h, _)| stones.contains(h));
+                let known = outside_liberty
+                    .iter()
+                    .find(|(h, _)| board.same_string(*h, q));
                 let free = match known {
                     Some(&(_, free)) => free,
                     None => {
-                        let free = stones.iter().any(|&s| {
+                        let free = board.string_stones(q).any(|s| {
                             geometry
                                 .neighbors(s)
                                 .iter()
                                 .any(|&r| board.get(r).is_none() && self.mark[r.index()] != g)
                         });
-                        outside_liberty.push((head, free));
+                        outside_liberty.push((q, free));
                         free
                     }
                 };
@@ -978,7 +986,7 @@ impl Search<'_, '_> {
         for &p in &region {
             for &q in geometry.neighbors(p) {
                 if board.get(q) == attacker && self.mark[q.index()] != g + 1 {
-                    for s in board.string(q) {
+                    for s in board.string_stones(q) {
                         self.mark[s.index()] = g + 1;
                     }
                     border.push(q);

@@ -27,6 +27,24 @@ pub struct Effect {
     pub hash_after: u64,
 }
 
+/// The stones of one string, from [`Board::string_stones`].
+pub struct StringStones<'a> {
+    next: &'a [u16],
+    start: usize,
+    at: Option<usize>,
+}
+
+impl Iterator for StringStones<'_> {
+    type Item = Point;
+
+    fn next(&mut self) -> Option<Point> {
+        let at = self.at?;
+        let following = self.next[at] as usize;
+        self.at = (following != self.start).then_some(following);
+        Some(Point::new(at))
+    }
+}
+
 /// A colouring of the points (TT rule 2) with the strings of each colour.
 #[derive(Clone)]
 pub struct Board {
@@ -197,25 +215,33 @@ impl Board {
     /// The stones of the string through `p` (empty when `p` is empty).
     #[must_use]
     pub fn string(&self, p: Point) -> Vec<Point> {
-        if self.cells[p.index()].is_none() {
-            return Vec::new();
+        self.string_stones(p).collect()
+    }
+
+    /// The stones of the string through `p`, `p` first, without allocating (none when `p`
+    /// is empty).
+    #[must_use]
+    pub fn string_stones(&self, p: Point) -> StringStones<'_> {
+        StringStones {
+            next: &self.next,
+            start: p.index(),
+            at: self.cells[p.index()].map(|_| p.index()),
         }
-        let mut out = Vec::new();
-        let mut s = p.index();
-        loop {
-            out.push(Point::new(s));
-            s = self.next[s] as usize;
-            if s == p.index() {
-                return out;
-            }
-        }
+    }
+
+    /// Whether `a` and `b` are stones of the same string.
+    #[must_use]
+    pub fn same_string(&self, a: Point, b: Point) -> bool {
+        self.cells[a.index()].is_some()
+            && self.cells[b.index()].is_some()
+            && self.head[a.index()] == self.head[b.index()]
     }
 
     /// Whether the string through stone `p` has exactly one liberty, or none.
     #[must_use]
     pub fn liberty_count_at_most_one(&self, p: Point) -> bool {
         let mut seen: Option<Point> = None;
-        for s in self.string(p) {
+        for s in self.string_stones(p) {
             for &n in self.geometry.neighbors(s) {
                 if self.cells[n.index()].is_none() {
                     match seen {

@@ -34,7 +34,7 @@ pub mod perft;
 pub mod playout;
 mod ruleset;
 
-pub use board::{Board, Effect, SetupError};
+pub use board::{Board, Effect, SetupError, StringStones};
 pub use color::{ByColor, Color};
 pub use game::{End, Game, Illegal, IllegalMove, KoBan, Move, Played};
 pub use geometry::{Geometry, GeometryError, Point, Shape, MAX_POINTS, MAX_SIDE};
