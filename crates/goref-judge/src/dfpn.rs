@@ -13,16 +13,23 @@
 //!
 //! A node is keyed exactly: the colouring packed two bits a point, the player to move, the
 //! basic-ko ban, and whether the block's colour just passed; the Zobrist hash only indexes the
-//! table. Under superko and the long cycle rule a result can depend on the positions of the line
-//! that led to the node (the graph-history interaction). Each solved result carries a summary of
-//! the positions its proof visited (the smallest stone count and a 256-bit Bloom filter) and is
-//! *tainted* when a repetition of a position of the line above decided part of it; a tainted
-//! result is never stored, and a stored result is reused only when no position of the current
-//! line can occur in its proof (the line's position has fewer stones than any position of the
-//! proof, or is not in its filter). Unsolved proof and disproof numbers are only estimates and
-//! may be shared freely. A solved child's result is kept in its parent's own list of children for
-//! as long as the parent is being searched, so a result valid on the current line is never lost
-//! to the table's reuse test.
+//! table. The block's *simple liberties* (see [`simple_liberties`]) are keyed alike, so
+//! positions that differ only in which of them are filled share one key, and one play among
+//! them is tried per node.
+//!
+//! Under superko and the long cycle rule a result can depend on the positions of the line
+//! that led to the node (the graph-history interaction). Each solved result keeps what of the
+//! line above it rests on: a position of the line whose repetition made a play illegal or
+//! ended the moving, a state whose recurrence was an endless line, or the territory leaf's
+//! condition that every position of the line differs from the leaf's where nothing changes any
+//! more. It also keeps a summary of the positions its proof visited (the smallest stone count
+//! and a 256-bit Bloom filter). A stored result is reused on another line only when what it
+//! rests on holds there and no position of that line can occur in its proof (the line's
+//! position has fewer stones than any position of the proof, or is not in its filter).
+//! Unsolved proof and disproof numbers are only estimates and may be shared freely. A solved
+//! child's result is kept in its parent's own list of children for as long as the parent is
+//! being searched, so a result valid on the current line is never lost to the table's reuse
+//! test.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -113,8 +120,11 @@ enum Dep {
     Position(u64, Box<[u64]>),
     /// A state of the line: reaching it again was an endless line.
     State(Key),
-    /// A check of every earlier position (the territory leaf): never reused elsewhere.
-    Guard,
+    /// The territory leaf's condition on the line above: every position of the line equals
+    /// this keyed colouring or differs from it on one of these points of the local region
+    /// (points outside it never change in local moving, and the game's earlier positions
+    /// were checked when the leaf was found).
+    Differs(Box<[u64]>, Box<[u32]>),
 }
 
 struct Entry {
@@ -397,7 +407,20 @@ impl Search<'_, '_> {
         let mut dep_positions: Vec<usize> = Vec::new();
         for dep in &solved.deps {
             match dep {
-                Dep::Guard => return false,
+                Dep::Differs(position, fixed) => {
+                    let code = |packed: &[u64], i: u32| {
+                        let i = i as usize;
+                        (packed[i / 32] >> (2 * (i % 32))) & 3
+                    };
+                    if !self.path.iter().all(|y| {
+                        *y.packed == **position
+                            || fixed
+                                .iter()
+                                .any(|&i| code(&y.packed, i) != code(position, i))
+                    }) {
+                        return false;
+                    }
+                }
                 Dep::State(k) => {
                     if !self.states.contains(k) {
                         return false;
@@ -765,7 +788,11 @@ impl Search<'_, '_> {
     /// - every empty point of `R` must be a point of the local region.
     ///
     /// Returns the capturing line with the defender passing (replayed here, so it is legal).
-    fn territory_leaf(&mut self, board: &Board, key: &Key) -> Option<Vec<(Color, Move)>> {
+    fn territory_leaf(
+        &mut self,
+        board: &Board,
+        key: &Key,
+    ) -> Option<(Vec<(Color, Move)>, Option<Box<[u32]>>)> {
         let geometry = board.geometry();
         let attacker = self.attacker();
         if !self.enclosed_by_attacker(board) {
@@ -791,9 +818,11 @@ impl Search<'_, '_> {
         if key.ko.is_some_and(|ban| in_r[ban.point.index()]) {
             return None;
         }
-        if self.ctx.rules.ko != KoRule::Simple && !self.no_repetition_possible(board, key) {
-            return None;
-        }
+        let fixed = if self.ctx.rules.ko == KoRule::Simple {
+            None
+        } else {
+            Some(self.no_repetition_possible(board, key)?)
+        };
         // The line: the attacker fills the block's liberties, the defender passes.
         let mut b = board.clone();
         let mut to_move = key.to_move;
@@ -820,7 +849,7 @@ impl Search<'_, '_> {
             b.play_unchecked(l, attacker);
             line.push((attacker, Move::Play(l)));
             if b.get(self.stone) != Some(self.color) {
-                return Some(line);
+                return Some((line, fixed));
             }
             ban = None;
             to_move = self.color;
@@ -1025,7 +1054,7 @@ impl Search<'_, '_> {
     /// Whether every earlier position of the game and of the line differs from `board` on a
     /// point that local moving from here can never change (see [`Search::territory_leaf`]);
     /// needs the attacker's Benson run on `board`.
-    fn no_repetition_possible(&self, board: &Board, key: &Key) -> bool {
+    fn no_repetition_possible(&self, board: &Board, key: &Key) -> Option<Box<[u32]>> {
         let geometry = board.geometry();
         let n = geometry.len();
         // Blocks with a liberty outside the local region are never captured.
@@ -1070,13 +1099,20 @@ impl Search<'_, '_> {
         let differs =
             |y: &[u64], now: &[u64]| y == now || fixed.iter().any(|&i| code(y, i) != code(now, i));
         if !self.path.iter().all(|y| differs(&y.packed, &key.packed)) {
-            return false;
+            return None;
         }
-        match self.ctx.history {
+        let game = match self.ctx.history {
             Some(history) => (0..history.occurrences().len())
                 .all(|i| differs(history.colouring(i), board.packed())),
             None => true,
-        }
+        };
+        game.then(|| {
+            fixed
+                .iter()
+                .filter(|&&i| self.in_region[i])
+                .map(|&i| i as u32)
+                .collect()
+        })
     }
 
     /// Multiple-iterative deepening: searches the node until its proof number reaches
@@ -1127,20 +1163,18 @@ impl Search<'_, '_> {
             self.store(&key, &out, false);
             return Ok(out);
         }
-        if let Some(line) = (!searched)
+        if let Some((line, fixed)) = (!searched)
             .then(|| self.territory_leaf(board, &key))
             .flatten()
         {
             // Proven by the argument of `territory_leaf`; it rests on the line's positions
-            // (no repetition), so it is kept on this line only.
+            // differing from this one where nothing changes any more.
             let out = Out {
                 pn: 0,
                 dn: INF,
-                deps: if self.ctx.rules.ko == KoRule::Simple {
-                    Vec::new()
-                } else {
-                    vec![Dep::Guard]
-                },
+                deps: fixed
+                    .map(|fixed| vec![Dep::Differs(key.packed.clone(), fixed)])
+                    .unwrap_or_default(),
                 summary: Summary::EMPTY,
                 line,
             };
@@ -1209,7 +1243,7 @@ impl Search<'_, '_> {
         out.deps.retain(|d| match d {
             Dep::Position(h, packed) => here.as_ref() != Some(&(*h, packed.clone())),
             Dep::State(k) => *k != key,
-            Dep::Guard => true,
+            Dep::Differs(..) => true,
         });
         self.store(&key, &out, true);
         Ok(out)
@@ -1299,17 +1333,6 @@ impl Search<'_, '_> {
 
     fn store(&mut self, key: &Key, out: &Out, searched: bool) {
         let solved = out.pn == 0 || out.dn == 0;
-        if solved && out.deps.contains(&Dep::Guard) {
-            // Valid on this line only: keep an estimate.
-            let entry = Entry {
-                pn: 1,
-                dn: 1,
-                solved: None,
-                searched,
-            };
-            self.tt.insert(key.clone(), entry);
-            return;
-        }
         self.tt.insert(
             key.clone(),
             Entry {
