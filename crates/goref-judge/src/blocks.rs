@@ -26,7 +26,7 @@ impl Block {
 /// Every block of a colouring.
 #[derive(Clone, Debug)]
 pub struct Blocks {
-    /// For each point, the index of its block in `list`, or [`NO_BLOCK`].
+    /// For each point, the index of its block in `list`, or `NO_BLOCK`.
     pub of: Vec<u32>,
     /// The blocks, ordered by their first stone.
     pub list: Vec<Block>,

@@ -42,6 +42,9 @@ use crate::search::{count_node, Answer, Context, MAX_LINE};
 
 const INF: u64 = u64::MAX / 4;
 
+/// A line of moves, each with its colour.
+type Line = Vec<(Color, Move)>;
+
 /// The exact identity of a node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Key {
@@ -788,11 +791,7 @@ impl Search<'_, '_> {
     /// - every empty point of `R` must be a point of the local region.
     ///
     /// Returns the capturing line with the defender passing (replayed here, so it is legal).
-    fn territory_leaf(
-        &mut self,
-        board: &Board,
-        key: &Key,
-    ) -> Option<(Vec<(Color, Move)>, Option<Box<[u32]>>)> {
+    fn territory_leaf(&mut self, board: &Board, key: &Key) -> Option<(Line, Option<Box<[u32]>>)> {
         let geometry = board.geometry();
         let attacker = self.attacker();
         if !self.enclosed_by_attacker(board) {
