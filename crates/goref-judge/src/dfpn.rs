@@ -33,6 +33,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::rc::Rc;
 
 use goref_rules::history::KeyHasher;
 use goref_rules::{Board, Color, Effect, KoBan, KoRule, Move, Point};
@@ -44,6 +45,44 @@ const INF: u64 = u64::MAX / 4;
 
 /// A line of moves, each with its colour.
 type Line = Vec<(Color, Move)>;
+
+/// A line shared between the results that contain it: a list whose tails are shared, so a
+/// result's line is its move followed by its child's line, without copying.
+#[derive(Clone, Default)]
+struct Shared(Option<Rc<Link>>);
+
+struct Link {
+    mv: (Color, Move),
+    rest: Shared,
+    len: usize,
+}
+
+impl Shared {
+    fn cons(mv: (Color, Move), rest: Shared) -> Shared {
+        let len = rest.len() + 1;
+        Shared(Some(Rc::new(Link { mv, rest, len })))
+    }
+
+    fn from_vec(line: Line) -> Shared {
+        line.into_iter()
+            .rev()
+            .fold(Shared::default(), |rest, mv| Shared::cons(mv, rest))
+    }
+
+    fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |l| l.len)
+    }
+
+    fn to_vec(&self) -> Line {
+        let mut out = Vec::with_capacity(self.len());
+        let mut at = &self.0;
+        while let Some(link) = at {
+            out.push(link.mv);
+            at = &link.rest.0;
+        }
+        out
+    }
+}
 
 /// The exact identity of a node.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,7 +181,7 @@ struct Entry {
 
 struct Solved {
     summary: Summary,
-    line: Vec<(Color, Move)>,
+    line: Shared,
     deps: Vec<Dep>,
 }
 
@@ -161,7 +200,7 @@ struct Child {
     /// child.
     deps: Vec<Dep>,
     summary: Summary,
-    line: Vec<(Color, Move)>,
+    line: Shared,
     next: Option<Next>,
 }
 
@@ -179,7 +218,7 @@ struct Out {
     dn: u64,
     deps: Vec<Dep>,
     summary: Summary,
-    line: Vec<(Color, Move)>,
+    line: Shared,
 }
 
 pub(crate) struct Search<'c, 'h> {
@@ -260,7 +299,7 @@ pub(crate) fn locally_capturable(
         passed: false,
     };
     match search.mid(board, key, INF - 1, INF - 1, 0) {
-        Ok(out) if out.pn == 0 => Answer::Yes(search.real_line(board, out.line)),
+        Ok(out) if out.pn == 0 => Answer::Yes(search.real_line(board, out.line.to_vec())),
         Ok(out) if out.dn == 0 => Answer::No,
         Ok(_) => Answer::Undecided("locally capturable: the proof search stopped".into()),
         Err(why) => Answer::Undecided(why),
@@ -651,7 +690,7 @@ impl Search<'_, '_> {
                                         Vec::new()
                                     },
                                     summary,
-                                    line: Vec::new(),
+                                    line: Shared::default(),
                                     next: None,
                                 });
                             } else if in_path {
@@ -689,7 +728,7 @@ impl Search<'_, '_> {
                     dn: INF,
                     deps: Vec::new(),
                     summary,
-                    line: Vec::new(),
+                    line: Shared::default(),
                     next: None,
                 });
                 continue;
@@ -702,13 +741,13 @@ impl Search<'_, '_> {
                     dn: 0,
                     deps: vec![Dep::State(key)],
                     summary,
-                    line: Vec::new(),
+                    line: Shared::default(),
                     next: None,
                 });
                 continue;
             }
             let (mut pn, mut dn) = (1, 1);
-            let mut line = Vec::new();
+            let mut line = Shared::default();
             let mut deps = Vec::new();
             if let Some(entry) = self.tt.get(&key) {
                 match &entry.solved {
@@ -1157,7 +1196,7 @@ impl Search<'_, '_> {
                 dn: 0,
                 deps: Vec::new(),
                 summary: Summary::EMPTY,
-                line: Vec::new(),
+                line: Shared::default(),
             };
             self.store(&key, &out, false);
             return Ok(out);
@@ -1175,7 +1214,7 @@ impl Search<'_, '_> {
                     .map(|fixed| vec![Dep::Differs(key.packed.clone(), fixed)])
                     .unwrap_or_default(),
                 summary: Summary::EMPTY,
-                line,
+                line: Shared::from_vec(line),
             };
             self.store(&key, &out, false);
             return Ok(out);
@@ -1194,7 +1233,7 @@ impl Search<'_, '_> {
             dn,
             deps: Vec::new(),
             summary: Summary::EMPTY,
-            line: Vec::new(),
+            line: Shared::default(),
         };
         let proven = pn == 0;
         let disproven = dn == 0;
@@ -1210,8 +1249,7 @@ impl Search<'_, '_> {
                 out.deps = c.deps.clone();
                 out.summary = c.summary;
                 if attacker_won {
-                    out.line.push((to_move, c.mv));
-                    out.line.extend_from_slice(&c.line);
+                    out.line = Shared::cons((to_move, c.mv), c.line.clone());
                 }
             } else {
                 out.deps = illegal_by_path;
@@ -1231,8 +1269,7 @@ impl Search<'_, '_> {
                             c = d;
                         }
                     }
-                    out.line.push((to_move, c.mv));
-                    out.line.extend_from_slice(&c.line);
+                    out.line = Shared::cons((to_move, c.mv), c.line.clone());
                 }
             }
         }
