@@ -13,7 +13,7 @@
 //!
 //! A node is keyed exactly: the colouring packed two bits a point, the player to move, the
 //! basic-ko ban, and whether the block's colour just passed; the Zobrist hash only indexes the
-//! table. The block's *simple liberties* (see [`simple_liberties`]) are keyed alike, so
+//! table. The block's *simple liberties* (see [`Simple`]) are keyed alike, so
 //! positions that differ only in which of them are filled share one key, and one play among
 //! them is tried per node.
 //!
@@ -239,9 +239,8 @@ pub(crate) struct Search<'c, 'h> {
     /// Marks of the points next to a block, and the current mark.
     touch: Vec<u32>,
     touch_generation: u32,
-    /// The simple liberties (see [`simple_liberties`]): per point, and in point order.
-    in_simple: Vec<bool>,
-    simple: Vec<Point>,
+    /// What the block's simple liberties are computed from (see [`Simple`]).
+    simple: Simple,
 }
 
 fn stones(board: &Board) -> u32 {
@@ -261,11 +260,7 @@ pub(crate) fn locally_capturable(
     for p in points {
         in_region[p.index()] = true;
     }
-    let in_simple = simple_liberties(board, stone, &in_region, ctx);
-    let simple = (0..in_simple.len())
-        .filter(|&i| in_simple[i])
-        .map(Point::new)
-        .collect();
+    let simple = Simple::new(board, stone, &in_region, ctx);
     let mut search = Search {
         ctx,
         color,
@@ -282,10 +277,9 @@ pub(crate) fn locally_capturable(
         generation: 0,
         touch: Vec::new(),
         touch_generation: 0,
-        in_simple,
         simple,
     };
-    let (hash, packed) = search.canonical(board.hash(), board.packed().into());
+    let (hash, packed) = search.canonical(board.geometry(), board.hash(), board.packed().into());
     search.path.push(PathEntry {
         hash: salted(hash, color, ctx.rules.ko),
         packed: packed.clone(),
@@ -306,81 +300,140 @@ pub(crate) fn locally_capturable(
     }
 }
 
-/// The block's *simple liberties*: the largest set `T` of points of the local region, empty
-/// now and in every earlier position of the game, each of which touches a stone of the block
-/// and a stone of an immortal attacking block (one with an empty liberty outside the local
-/// region, which local moving never fills), and touches nothing else but such stones and
-/// points of `T`.
+/// What the block's *simple liberties* are computed from, fixed for the search.
 ///
-/// Until the block is removed, those stones stay (the block's stones go only with it), so `T`
-/// is the same in every position of the search, and a point of `T` holds nothing but a stone
-/// joined to the block, a stone joined to an immortal block, or an empty point that is a
-/// liberty of the block. A play on an empty point of `T`, by either colour, takes one liberty
-/// of the block and does nothing else: it captures nothing (unless it takes the block's last
-/// liberty), is never suicide for the attacker, and gives the defender no new liberty. So two
-/// positions that agree outside `T` and have as many empty points in `T` have the same
-/// moves, up to which point of `T` is played, and the same outcome: the search keys them
-/// alike ([`Search::canonical`]) and tries one play in `T` per node. Along one line the
-/// points of `T` only fill, so two positions of a line with the same key are the same
-/// position, and repetition is decided exactly; positions of the game never match a position
-/// with a filled point of `T`, and match all of a key's positions alike when `T` is empty.
-fn simple_liberties(board: &Board, stone: Point, in_region: &[bool], ctx: &Context) -> Vec<bool> {
-    let geometry = board.geometry();
-    let n = geometry.len();
-    let color = board.get(stone);
-    let attacker = color.map(Color::opponent);
-    let mut block = vec![false; n];
-    for s in board.string_stones(stone) {
-        block[s.index()] = true;
-    }
-    // Attacking stones whose block has an empty liberty outside the local region.
-    let mut immortal = vec![false; n];
-    let mut seen = vec![false; n];
-    for i in 0..n {
-        let p = Point::new(i);
-        if seen[i] || board.get(p) != attacker {
-            continue;
+/// The simple liberties of a position are the largest set `T` of *candidates* (points of the
+/// local region next to the block, empty now and in every earlier position of the game) each
+/// of which touches a *living* attacking stone on a point that is not a candidate, and
+/// touches nothing but the block's stones (as they are now), living attacking stones and
+/// points of `T`. A living stone is an attacking stone of a block that has, at the start, an
+/// empty liberty outside the local region (which local moving never fills, so it is never
+/// captured), or an attacking stone next to one (joined to it).
+///
+/// Until the block is removed, its stones and the living stones stay, and `T` only grows. A
+/// point of `T` holds nothing but a stone joined to the block, a stone joined to a living
+/// block, or an empty point that is a liberty of the block. A play on an empty point of `T`,
+/// by either colour, takes one liberty of the block and does nothing else: it captures
+/// nothing (unless it takes the block's last liberty), is never suicide for the attacker,
+/// and gives the defender no new liberty. So two positions with the same `T`, the same
+/// colours outside it and as many empty points in it have the same moves, up to which point
+/// of `T` is played, and the same outcome (the stones outside `T` next to it are the block's
+/// or living in both, so nothing else differs): the search keys them alike
+/// ([`Search::canonical`]) and tries one play in `T` per node. Along one line the points of
+/// `T` only fill, so two positions of a line with the same key are the same position, and
+/// repetition is decided exactly; positions of the game never match a position with a
+/// filled point of `T`, and match all of a key's positions alike when none is filled.
+struct Simple {
+    /// Per point: a candidate.
+    candidate: Vec<bool>,
+    /// The candidates, in point order.
+    candidates: Vec<Point>,
+    /// Per point: a stone of the block.
+    block: Vec<bool>,
+    /// Per point: an attacking stone whose block has an empty liberty outside the region.
+    living: Vec<bool>,
+    /// The attacker's code in a packed colouring.
+    attacker_code: u64,
+}
+
+fn code(packed: &[u64], i: usize) -> u64 {
+    (packed[i / 32] >> (2 * (i % 32))) & 3
+}
+
+impl Simple {
+    fn new(board: &Board, stone: Point, in_region: &[bool], ctx: &Context) -> Simple {
+        let geometry = board.geometry();
+        let n = geometry.len();
+        let attacker = board.get(stone).map(Color::opponent);
+        let mut block = vec![false; n];
+        for s in board.string_stones(stone) {
+            block[s.index()] = true;
         }
-        let stones = board.string(p);
-        let free = stones.iter().any(|&s| {
-            geometry
-                .neighbors(s)
-                .iter()
-                .any(|&q| board.get(q).is_none() && !in_region[q.index()])
-        });
-        for s in stones {
-            seen[s.index()] = true;
-            immortal[s.index()] = free;
-        }
-    }
-    let code = |packed: &[u64], i: usize| (packed[i / 32] >> (2 * (i % 32))) & 3;
-    let mut in_t: Vec<bool> = (0..n)
-        .map(|i| {
-            let p = Point::new(i);
-            in_region[i]
-                && board.get(p).is_none()
-                && geometry.neighbors(p).iter().any(|q| block[q.index()])
-                && geometry.neighbors(p).iter().any(|q| immortal[q.index()])
-                && ctx.history.is_none_or(|h| {
-                    (0..h.occurrences().len()).all(|k| code(h.colouring(k), i) == 0)
-                })
-        })
-        .collect();
-    loop {
-        let mut changed = false;
+        let mut living = vec![false; n];
+        let mut seen = vec![false; n];
         for i in 0..n {
-            if in_t[i]
-                && !geometry.neighbors(Point::new(i)).iter().all(|q| {
-                    let j = q.index();
-                    in_t[j] || block[j] || immortal[j]
-                })
-            {
-                in_t[i] = false;
-                changed = true;
+            let p = Point::new(i);
+            if seen[i] || board.get(p) != attacker {
+                continue;
+            }
+            let free = board.string_stones(p).any(|s| {
+                geometry
+                    .neighbors(s)
+                    .iter()
+                    .any(|&q| board.get(q).is_none() && !in_region[q.index()])
+            });
+            for s in board.string_stones(p) {
+                seen[s.index()] = true;
+                living[s.index()] = free;
             }
         }
-        if !changed {
+        let candidate: Vec<bool> = (0..n)
+            .map(|i| {
+                in_region[i]
+                    && board.get(Point::new(i)).is_none()
+                    && geometry
+                        .neighbors(Point::new(i))
+                        .iter()
+                        .any(|q| block[q.index()])
+                    && ctx.history.is_none_or(|h| {
+                        (0..h.occurrences().len()).all(|k| code(h.colouring(k), i) == 0)
+                    })
+            })
+            .collect();
+        let candidates = (0..n).filter(|&i| candidate[i]).map(Point::new).collect();
+        Simple {
+            candidate,
+            candidates,
+            block,
+            living,
+            attacker_code: attacker.map_or(0, |c| 1 + c.index() as u64),
+        }
+    }
+
+    /// The simple liberties of a packed colouring, in point order.
+    fn of(&self, geometry: &goref_rules::Geometry, packed: &[u64]) -> Vec<Point> {
+        let mut in_t: Vec<Point> = Vec::new();
+        if self.candidates.is_empty() {
             return in_t;
+        }
+        // A stone lives for this purpose if it lived at the start or touches one that did
+        // (the same block): a function of its own point and colour only.
+        let lives = |q: usize| -> bool {
+            self.living[q]
+                || geometry
+                    .neighbors(Point::new(q))
+                    .iter()
+                    .any(|r| self.living[r.index()])
+        };
+        for &p in &self.candidates {
+            let mut touches_living = false;
+            let ok = geometry.neighbors(p).iter().all(|q| {
+                let j = q.index();
+                if self.candidate[j] || self.block[j] {
+                    return true;
+                }
+                let living = code(packed, j) == self.attacker_code && lives(j);
+                touches_living |= living;
+                living
+            });
+            if ok && touches_living {
+                in_t.push(p);
+            }
+        }
+        // Remove points next to a candidate outside the set, until none is.
+        loop {
+            let out = in_t.iter().position(|&p| {
+                geometry
+                    .neighbors(p)
+                    .iter()
+                    .any(|q| self.candidate[q.index()] && !in_t.contains(q))
+            });
+            match out {
+                Some(i) => {
+                    in_t.remove(i);
+                }
+                None => return in_t,
+            }
         }
     }
 }
@@ -393,13 +446,19 @@ impl Search<'_, '_> {
     /// The key of a colouring (its Zobrist hash and packed form): the colouring itself when
     /// the block has no simple liberties; else every simple liberty marked alike (the
     /// packed form's unused code 3) and the number of empty ones appended, hashed anew (see
-    /// [`simple_liberties`]).
-    fn canonical(&self, hash: u64, mut packed: Box<[u64]>) -> (u64, Box<[u64]>) {
-        if self.simple.is_empty() {
+    /// [`Simple`]).
+    fn canonical(
+        &self,
+        geometry: &goref_rules::Geometry,
+        hash: u64,
+        mut packed: Box<[u64]>,
+    ) -> (u64, Box<[u64]>) {
+        let simple = self.simple.of(geometry, &packed);
+        if simple.is_empty() {
             return (hash, packed);
         }
         let mut empty = 0u64;
-        for p in &self.simple {
+        for p in &simple {
             let i = p.index();
             let shift = 2 * (i % 32);
             if (packed[i / 32] >> shift) & 3 == 0 {
@@ -420,21 +479,25 @@ impl Search<'_, '_> {
     /// position with the same key, where a play on a simple liberty may be on one that is
     /// filled here; any empty simple liberty does the same.
     fn real_line(&self, board: &Board, line: Vec<(Color, Move)>) -> Vec<(Color, Move)> {
-        if self.simple.is_empty() {
+        if self.simple.candidates.is_empty() {
             return line;
         }
         let mut b = board.clone();
         line.into_iter()
             .map(|(c, mv)| {
-                let mv =
-                    match mv {
-                        Move::Play(p) if self.in_simple[p.index()] && b.get(p).is_some() => {
-                            Move::Play(*self.simple.iter().find(|q| b.get(**q).is_none()).expect(
-                                "as many empty simple liberties as where the line was found",
-                            ))
-                        }
-                        mv => mv,
-                    };
+                let mv = match mv {
+                    Move::Play(p) if b.get(p).is_some() => {
+                        let simple = self.simple.of(b.geometry(), b.packed());
+                        debug_assert!(simple.contains(&p), "only simple liberties move");
+                        Move::Play(
+                            *simple
+                                .iter()
+                                .find(|q| b.get(**q).is_none())
+                                .expect("as many empty simple liberties as where it was found"),
+                        )
+                    }
+                    mv => mv,
+                };
                 if let Move::Play(p) = mv {
                     b.play_unchecked(p, c);
                 }
@@ -507,6 +570,7 @@ impl Search<'_, '_> {
     fn moves(
         &self,
         board: &Board,
+        here: &[u64],
         libs: &[Point],
         to_move: Color,
         passed: bool,
@@ -518,7 +582,7 @@ impl Search<'_, '_> {
             if board.get(p).is_some() {
                 continue;
             }
-            if self.in_simple[p.index()] {
+            if code(here, p.index()) == 3 {
                 // Every empty simple liberty is the same play.
                 if simple_seen {
                     continue;
@@ -623,7 +687,7 @@ impl Search<'_, '_> {
         let mut illegal_by_path: Vec<Dep> = Vec::new();
         let now_stones = stones(board);
         let libs = self.liberty_points(board);
-        for (mv, effect) in self.moves(board, &libs, to_move, passed) {
+        for (mv, effect) in self.moves(board, &here.packed, &libs, to_move, passed) {
             let (key, child_stones, records, removed) = match mv {
                 Move::Pass => {
                     let ko = if rules.ko == KoRule::LongCycle {
@@ -667,7 +731,8 @@ impl Search<'_, '_> {
                     };
                     let in_game = rules.ko != KoRule::Simple
                         && self.repeats_game(effect.hash_after, &packed, next_color);
-                    let (hash, packed) = self.canonical(effect.hash_after, packed);
+                    let (hash, packed) =
+                        self.canonical(board.geometry(), effect.hash_after, packed);
                     if rules.ko != KoRule::Simple {
                         let salted_hash = salted(hash, next_color, rules.ko);
                         let in_path = !in_game
@@ -1104,7 +1169,7 @@ impl Search<'_, '_> {
                 // Simple liberties are marked alike in the line's keys: never compared.
                 if board.get(p) == Some(self.attacker())
                     && self.benson.is_alive(p)
-                    && !self.in_simple[i]
+                    && code(&key.packed, i) != 3
                 {
                     fixed.push(i);
                 }
