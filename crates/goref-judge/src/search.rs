@@ -126,7 +126,7 @@ impl Default for Budget {
         Budget {
             region_nodes: 20_000,
             eye_nodes: 20_000,
-            capture_nodes: 200_000,
+            capture_nodes: 1_000_000,
         }
     }
 }
