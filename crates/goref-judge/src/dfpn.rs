@@ -241,6 +241,8 @@ pub(crate) struct Search<'c, 'h> {
     touch_generation: u32,
     /// What the block's simple liberties are computed from (see [`Simple`]).
     simple: Simple,
+    /// Boards to reuse for the children searched.
+    spare: Vec<Board>,
 }
 
 fn stones(board: &Board) -> u32 {
@@ -278,6 +280,7 @@ pub(crate) fn locally_capturable(
         touch: Vec::new(),
         touch_generation: 0,
         simple,
+        spare: Vec::new(),
     };
     let (hash, packed) = search.canonical(board.geometry(), board.hash(), board.packed().into());
     search.path.push(PathEntry {
@@ -1400,7 +1403,14 @@ impl Search<'_, '_> {
             let key = next.key.clone();
             let records = next.records;
             let child_stones = next.stones;
-            let mut after = board.clone();
+            // A board to reuse: searching the child clones into it without allocating.
+            let mut after = match self.spare.pop() {
+                Some(mut spare) => {
+                    spare.clone_from(board);
+                    spare
+                }
+                None => board.clone(),
+            };
             let to_move = if attacker {
                 self.attacker()
             } else {
@@ -1417,6 +1427,7 @@ impl Search<'_, '_> {
                 });
             }
             let r = self.mid(&after, key, child_th_pn, child_th_dn, depth + 1);
+            self.spare.push(after);
             if records {
                 self.path.pop();
             }

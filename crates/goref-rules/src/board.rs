@@ -46,7 +46,6 @@ impl Iterator for StringStones<'_> {
 }
 
 /// A colouring of the points (TT rule 2) with the strings of each colour.
-#[derive(Clone)]
 pub struct Board {
     geometry: Arc<Geometry>,
     cells: Vec<Option<Color>>,
@@ -62,6 +61,42 @@ pub struct Board {
     /// The empty points in no particular order, and where each sits in that list.
     empties: Vec<u16>,
     empty_at: Vec<u16>,
+}
+
+impl Clone for Board {
+    fn clone(&self) -> Board {
+        Board {
+            geometry: Arc::clone(&self.geometry),
+            cells: self.cells.clone(),
+            head: self.head.clone(),
+            next: self.next.clone(),
+            liberties: self.liberties.clone(),
+            stones: self.stones.clone(),
+            string_hash: self.string_hash.clone(),
+            hash: self.hash,
+            counts: self.counts,
+            packed: self.packed.clone(),
+            empties: self.empties.clone(),
+            empty_at: self.empty_at.clone(),
+        }
+    }
+
+    /// Copies `source` into this board's buffers, without allocating when the sizes agree
+    /// (a search that clones a board at every node keeps a few to reuse).
+    fn clone_from(&mut self, source: &Board) {
+        self.geometry.clone_from(&source.geometry);
+        self.cells.clone_from(&source.cells);
+        self.head.clone_from(&source.head);
+        self.next.clone_from(&source.next);
+        self.liberties.clone_from(&source.liberties);
+        self.stones.clone_from(&source.stones);
+        self.string_hash.clone_from(&source.string_hash);
+        self.hash = source.hash;
+        self.counts = source.counts;
+        self.packed.clone_from(&source.packed);
+        self.empties.clone_from(&source.empties);
+        self.empty_at.clone_from(&source.empty_at);
+    }
 }
 
 impl PartialEq for Board {
