@@ -619,6 +619,24 @@ mod tests {
     use crate::playout::{playout, Rng};
     use crate::{Game, Ruleset};
 
+    /// `clone_from` into a board of another position gives the source position, strings and
+    /// all: the same plays then capture the same stones on both.
+    #[test]
+    fn clone_from_copies_the_position_and_its_strings() {
+        let source = Board::from_ascii(&["OX..", ".XO.", "..O.", "...."]).unwrap();
+        let mut target = Board::from_ascii(&["XXXX", "....", "OOOO", "...."]).unwrap();
+        target.clone_from(&source);
+        assert!(target == source);
+        assert_eq!(target.hash(), source.hash());
+        assert_eq!(target.string(Point::new(1)), source.string(Point::new(1)));
+        let mut a = source.clone();
+        let p = a.geometry().at(0, 1).unwrap();
+        assert_eq!(a.play_unchecked(p, Color::Black), (1, 0));
+        assert_eq!(target.play_unchecked(p, Color::Black), (1, 0));
+        assert!(a == target);
+        assert_eq!(a.packed(), target.packed());
+    }
+
     /// Reference 004, rule 9 example (3×2, after 1.B[b1] 2.W[a2] 3.B[b2]): the empty points a1
     /// and c1, c2 each reach only Black once the white stone at a2 is taken off.
     #[test]
