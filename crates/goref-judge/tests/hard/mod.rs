@@ -3,12 +3,16 @@
 //! whose problem sits inside a wall of the other colour made pass-alive by one-point eyes, and
 //! the verdicts 3.9 gives the blocks named by (column, row from the top).
 
-/// A position and the verdict names (`pass-alive`, `dead`, `alive`) expected for some blocks.
+/// A position and the verdict names (`pass-alive`, `dead`, `alive`) expected for some blocks,
+/// under the Olympiad rules and, where the ko rule changes them, under positional superko.
 pub struct Hard {
     pub name: &'static str,
     pub diagram: &'static str,
     #[allow(dead_code)] // read by the tests, not the benchmark
     pub expected: &'static [((usize, usize), &'static str)],
+    /// The verdicts that differ under positional superko (`nstt`), if any.
+    #[allow(dead_code)]
+    pub superko: &'static [((usize, usize), &'static str)],
 }
 
 pub const HARD: &[Hard] = &[
@@ -23,6 +27,7 @@ pub const HARD: &[Hard] = &[
             X X X X X O . O .
             . X . X X O O O O
             X X X X X O . O .",
+        superko: &[],
         expected: &[((3, 0), "alive"), ((5, 0), "alive"), ((1, 0), "pass-alive")],
     },
     // Seki with six shared liberties: White's ring has no eye and no outside liberty; its
@@ -41,6 +46,7 @@ pub const HARD: &[Hard] = &[
             X O O . O O X X X
             X O O O O O X . X
             . X X X X X X X X",
+        superko: &[],
         expected: &[((1, 1), "alive"), ((3, 3), "alive"), ((0, 0), "pass-alive")],
     },
     // Bent four in the corner (footnote 4): White moving alone lives (b1 leaves a1-a2 and c1),
@@ -54,6 +60,7 @@ pub const HARD: &[Hard] = &[
             X X X X X X
             . X . X . X
             X X X X X X",
+        superko: &[],
         expected: &[((3, 0), "alive"), ((4, 0), "pass-alive")],
     },
     // Moonshine life (footnote 4): two ko-shaped eyes White can never both keep: removed.
@@ -66,6 +73,7 @@ pub const HARD: &[Hard] = &[
             X X X X X X
             . X . X . X
             X X X X X X",
+        superko: &[],
         expected: &[
             ((0, 0), "dead"),
             ((2, 0), "dead"),
@@ -84,6 +92,7 @@ pub const HARD: &[Hard] = &[
             X X X X X X
             . X . X . X
             X X X X X X",
+        superko: &[],
         expected: &[((2, 0), "alive")],
     },
     // Bulky five with Black on the vital point a6: White moving alone captures it and keeps
@@ -100,6 +109,7 @@ pub const HARD: &[Hard] = &[
             X X X X X X
             . X . X . X
             X X X X X X",
+        superko: &[],
         expected: &[((2, 0), "alive"), ((0, 1), "alive")],
     },
     // Flower five (a plus-shaped eye space): White's play in the centre makes four eyes.
@@ -112,6 +122,7 @@ pub const HARD: &[Hard] = &[
             X O O O X X X X
             X X X X X X . X
             . X . X . X X X",
+        superko: &[],
         expected: &[((0, 0), "alive")],
     },
     // Straight three with Black in the middle: White's only way to capture it fills both
@@ -124,6 +135,7 @@ pub const HARD: &[Hard] = &[
             O O O O X X X
             X X X X X . X
             . X . X X X X",
+        superko: &[],
         expected: &[((3, 0), "dead"), ((1, 0), "alive")],
     },
     // The carpenter's square: White's corner wall around a 3x4 corner, with Black's wall
@@ -137,6 +149,38 @@ pub const HARD: &[Hard] = &[
             O O O O . X X X
             X X X X X X . X
             . X . X . X X X",
+        superko: &[],
         expected: &[((4, 0), "alive"), ((0, 3), "alive")],
+    },
+    // A seki that hangs on a ko: White's eyeless group has one liberty, e3, shared with
+    // Black's stone at e4, and can take Black's stone at d1 (c1) for a second. Black's retake
+    // at d1 is a ko recapture. Under the Olympiad's basic ko the ban survives passes (3.5,
+    // footnote 2), and under positional superko, once White has also taken e4, Black's next
+    // retake would repeat a position; so Black never wins the ko and White stays (footnote 4:
+    // seki is not removed). Under simple ko Black would win it (`tests/properties.rs`).
+    Hard {
+        name: "seki that hangs on a ko",
+        diagram: "
+            . X O O X
+            X X X O .
+            . X X O O
+            X X . X O",
+        superko: &[],
+        expected: &[((2, 0), "alive"), ((4, 0), "alive"), ((1, 0), "pass-alive")],
+    },
+    // A long cycle: Black's play at e3 takes three White stones (d1, e1, e2) and White takes
+    // the one back at e2, and the exchange can bring back a position. Under the long cycle
+    // rule (3.6) the play that repeats ends the local moving with White's c4 group on the
+    // board, so it is not locally capturable and stays; under positional superko that play
+    // is illegal and Black captures it, so 3.9.2 removes it.
+    Hard {
+        name: "long cycle (three taken, one back)",
+        diagram: "
+            . X O . O
+            X X O O .
+            . X X X O
+            X X . O .",
+        superko: &[((2, 0), "dead"), ((4, 0), "dead")],
+        expected: &[((2, 0), "alive"), ((4, 0), "alive"), ((3, 3), "dead")],
     },
 ];
