@@ -468,12 +468,13 @@ proptest! {
     }
 }
 
-/// The two ko positions of `tests/hard`, where the ko rule decides whether White's group is
+/// The ko positions of `tests/hard`, where the ko rule decides whether White's group is
 /// locally capturable, agree with the naive solver under every ko rule: the seki that hangs
 /// on a ko is captured only under simple ko (the Olympiad's ban survives passes, 001 3.5
-/// footnote 2; positional superko forbids the repeating retake), and the long cycle is not
+/// footnote 2; positional superko forbids the repeating retake); the long cycle is not
 /// captured only under the long cycle rule (001 3.6: the repeating play ends the moving with
-/// the block on the board).
+/// the block on the board); the double ko is captured under every ko rule (two ko-shaped
+/// eyes are not two eyes).
 #[test]
 fn ko_rule_decides_as_the_naive_solver_does() {
     let simple = Ruleset {
@@ -487,6 +488,7 @@ fn ko_rule_decides_as_the_naive_solver_does() {
             X X X O .
             . X X O O
             X X . X O",
+            (2, 0),
             [
                 (Ruleset::OLYMPIAD, false),
                 (Ruleset::NSTT, false),
@@ -499,16 +501,30 @@ fn ko_rule_decides_as_the_naive_solver_does() {
             X X O O .
             . X X X O
             X X . O .",
+            (2, 0),
             [
                 (Ruleset::OLYMPIAD, false),
                 (Ruleset::NSTT, true),
                 (simple, true),
             ],
         ),
+        (
+            "
+            . X O . O
+            X X X O O
+            . X O . O
+            X X X O O",
+            (4, 0),
+            [
+                (Ruleset::OLYMPIAD, true),
+                (Ruleset::NSTT, true),
+                (simple, true),
+            ],
+        ),
     ];
-    for (text, expected) in cases {
+    for (text, (x, y), expected) in cases {
         let board = goref_judge::board_from_diagram(text).unwrap();
-        let stone = board.geometry().at(2, 0).unwrap();
+        let stone = board.geometry().at(x, y).unwrap();
         for (rules, capturable) in expected {
             let ctx = Context::fresh(rules);
             let opp = pass_alive(board.geometry(), board.colors(), Color::Black, false);

@@ -183,4 +183,18 @@ pub const HARD: &[Hard] = &[
         superko: &[((2, 0), "dead"), ((4, 0), "dead")],
         expected: &[((2, 0), "alive"), ((4, 0), "alive"), ((3, 3), "dead")],
     },
+    // A double ko: White's group has two ko-shaped eyes, d4 and d2, each next to a single
+    // White stone Black can take. White moving alone cannot make either eye real (at most one
+    // eye), and Black captures the group under local alternate moving under each ko rule
+    // (`tests/properties.rs`), so 3.9.2 removes it, as it removes moonshine life.
+    Hard {
+        name: "double ko",
+        diagram: "
+            . X O . O
+            X X X O O
+            . X O . O
+            X X X O O",
+        superko: &[],
+        expected: &[((4, 0), "dead"), ((2, 0), "dead"), ((2, 2), "dead")],
+    },
 ];
