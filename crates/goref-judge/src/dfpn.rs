@@ -32,7 +32,7 @@
 //! test.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 use goref_rules::history::KeyHasher;
@@ -94,13 +94,53 @@ struct Key {
     passed: bool,
 }
 
-impl Hash for Key {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        // The Zobrist hash indexes; equality compares the whole key.
+impl Key {
+    fn as_ref(&self) -> KeyRef<'_> {
+        KeyRef {
+            hash: self.hash,
+            packed: &self.packed,
+            to_move: self.to_move,
+            ko: self.ko,
+            passed: self.passed,
+        }
+    }
+}
+
+/// A key whose colouring is borrowed: children are looked up without allocating theirs.
+#[derive(Clone, Copy)]
+struct KeyRef<'a> {
+    hash: u64,
+    packed: &'a [u64],
+    to_move: Color,
+    ko: Option<KoBan>,
+    passed: bool,
+}
+
+impl KeyRef<'_> {
+    /// The table's index: the hash indexes; equality compares the whole key.
+    fn index(&self) -> u64 {
         let salt = u64::from(self.to_move == Color::White)
             | u64::from(self.passed) << 1
             | self.ko.map_or(0, |k| (k.point.index() as u64 + 1) << 2);
-        state.write_u64(self.hash ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        self.hash ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn matches(&self, key: &Key) -> bool {
+        self.hash == key.hash
+            && self.to_move == key.to_move
+            && self.ko == key.ko
+            && self.passed == key.passed
+            && *self.packed == *key.packed
+    }
+
+    fn to_key(self) -> Key {
+        Key {
+            hash: self.hash,
+            packed: self.packed.into(),
+            to_move: self.to_move,
+            ko: self.ko,
+            passed: self.passed,
+        }
     }
 }
 
@@ -204,9 +244,13 @@ struct Child {
     next: Option<Next>,
 }
 
-/// The state after a move that leads to a node searched further.
+/// The state after a move that leads to a node searched further (its colouring is rebuilt
+/// when it is searched).
 struct Next {
-    key: Key,
+    hash: u64,
+    to_move: Color,
+    ko: Option<KoBan>,
+    passed: bool,
     stones: u32,
     /// Whether the position after the move joins the line's list of positions.
     records: bool,
@@ -227,7 +271,8 @@ pub(crate) struct Search<'c, 'h> {
     stone: Point,
     points: Vec<Point>,
     in_region: Vec<bool>,
-    tt: HashMap<Key, Entry, BuildHasherDefault<KeyHasher>>,
+    /// The transposition table: entries by [`KeyRef::index`], each checked in full.
+    tt: HashMap<u64, Vec<(Key, Entry)>, BuildHasherDefault<KeyHasher>>,
     nodes: u64,
     budget: u64,
     path: Vec<PathEntry>,
@@ -454,28 +499,55 @@ impl Search<'_, '_> {
         &self,
         geometry: &goref_rules::Geometry,
         hash: u64,
-        mut packed: Box<[u64]>,
+        packed: Box<[u64]>,
     ) -> (u64, Box<[u64]>) {
-        let simple = self.simple.of(geometry, &packed);
+        let mut words = packed.into_vec();
+        let hash = self.canonical_in_place(geometry, hash, &mut words);
+        (hash, words.into_boxed_slice())
+    }
+
+    /// [`Search::canonical`] on a buffer holding the colouring; returns the key's hash.
+    fn canonical_in_place(
+        &self,
+        geometry: &goref_rules::Geometry,
+        hash: u64,
+        words: &mut Vec<u64>,
+    ) -> u64 {
+        let simple = self.simple.of(geometry, words);
         if simple.is_empty() {
-            return (hash, packed);
+            return hash;
         }
         let mut empty = 0u64;
         for p in &simple {
             let i = p.index();
             let shift = 2 * (i % 32);
-            if (packed[i / 32] >> shift) & 3 == 0 {
+            if (words[i / 32] >> shift) & 3 == 0 {
                 empty += 1;
             }
-            packed[i / 32] |= 3 << shift;
+            words[i / 32] |= 3 << shift;
         }
-        let mut words = packed.into_vec();
         words.push(empty);
         let mut hasher = KeyHasher::default();
-        for &w in &words {
+        for &w in words.iter() {
             hasher.write_u64(w);
         }
-        (hasher.finish(), words.into_boxed_slice())
+        hasher.finish()
+    }
+
+    fn tt_get(&self, key: &KeyRef) -> Option<&Entry> {
+        self.tt
+            .get(&key.index())?
+            .iter()
+            .find(|(k, _)| key.matches(k))
+            .map(|(_, e)| e)
+    }
+
+    fn tt_insert(&mut self, key: &Key, entry: Entry) {
+        let bucket = self.tt.entry(key.as_ref().index()).or_default();
+        match bucket.iter_mut().find(|(k, _)| key.as_ref().matches(k)) {
+            Some(slot) => slot.1 = entry,
+            None => bucket.push((key.clone(), entry)),
+        }
     }
 
     /// The capturing line as played from `board`: a stored line may come from another
@@ -646,8 +718,10 @@ impl Search<'_, '_> {
         to_move: Color,
         suicide: bool,
         captures: bool,
-    ) -> Box<[u64]> {
-        let mut packed: Box<[u64]> = board.packed().into();
+        packed: &mut Vec<u64>,
+    ) {
+        packed.clear();
+        packed.extend_from_slice(board.packed());
         let set = |packed: &mut [u64], q: Point, c: Option<Color>| {
             let i = q.index();
             packed[i / 32] &= !(3 << (2 * (i % 32)));
@@ -660,24 +734,23 @@ impl Search<'_, '_> {
             for &n in geometry.neighbors(p) {
                 if board.get(n) == Some(to_move) {
                     for s in board.string_stones(n) {
-                        set(&mut packed, s, None);
+                        set(packed, s, None);
                     }
                 }
             }
-            return packed;
+            return;
         }
-        set(&mut packed, p, Some(to_move));
+        set(packed, p, Some(to_move));
         if !captures {
-            return packed;
+            return;
         }
         for &n in geometry.neighbors(p) {
             if board.get(n) == Some(to_move.opponent()) && board.liberty_count_at_most_one(n) {
                 for s in board.string_stones(n) {
-                    set(&mut packed, s, None);
+                    set(packed, s, None);
                 }
             }
         }
-        packed
     }
 
     /// Builds the children of a node: leaves are solved at once, the rest are looked up in
@@ -690,6 +763,7 @@ impl Search<'_, '_> {
         let mut illegal_by_path: Vec<Dep> = Vec::new();
         let now_stones = stones(board);
         let libs = self.liberty_points(board);
+        let mut buf: Vec<u64> = Vec::with_capacity(here.packed.len() + 1);
         for (mv, effect) in self.moves(board, &here.packed, &libs, to_move, passed) {
             let (key, child_stones, records, removed) = match mv {
                 Move::Pass => {
@@ -698,9 +772,9 @@ impl Search<'_, '_> {
                     } else {
                         None
                     };
-                    let key = Key {
+                    let key = KeyRef {
                         hash: here.hash,
-                        packed: here.packed.clone(),
+                        packed: &here.packed,
                         to_move: next_color,
                         ko,
                         passed: to_move == self.color,
@@ -719,7 +793,7 @@ impl Search<'_, '_> {
                     if suicide && !rules.suicide_allowed {
                         continue;
                     }
-                    let packed = self.packed_after(board, p, to_move, suicide, effect.captured > 0);
+                    self.packed_after(board, p, to_move, suicide, effect.captured > 0, &mut buf);
                     let after_stones = if suicide {
                         now_stones + 1 - effect.suicided
                     } else {
@@ -733,17 +807,18 @@ impl Search<'_, '_> {
                         to_move == self.attacker() && libs.len() == 1 && libs[0] == p
                     };
                     let in_game = rules.ko != KoRule::Simple
-                        && self.repeats_game(effect.hash_after, &packed, next_color);
-                    let (hash, packed) =
-                        self.canonical(board.geometry(), effect.hash_after, packed);
+                        && self.repeats_game(effect.hash_after, &buf, next_color);
+                    let hash =
+                        self.canonical_in_place(board.geometry(), effect.hash_after, &mut buf);
                     if rules.ko != KoRule::Simple {
                         let salted_hash = salted(hash, next_color, rules.ko);
                         let in_path = !in_game
                             && self
                                 .path
                                 .iter()
-                                .any(|y| y.hash == salted_hash && *y.packed == *packed);
+                                .any(|y| y.hash == salted_hash && *y.packed == *buf);
                         if in_game || in_path {
+                            let position = || Dep::Position(salted_hash, buf.as_slice().into());
                             if rules.ko == KoRule::LongCycle {
                                 // 3.6: the play ends the moving; removed only if it removed.
                                 let mut summary = Summary::EMPTY;
@@ -753,7 +828,7 @@ impl Search<'_, '_> {
                                     pn: if removed { 0 } else { INF },
                                     dn: if removed { INF } else { 0 },
                                     deps: if in_path {
-                                        vec![Dep::Position(salted_hash, packed)]
+                                        vec![position()]
                                     } else {
                                         Vec::new()
                                     },
@@ -762,7 +837,7 @@ impl Search<'_, '_> {
                                     next: None,
                                 });
                             } else if in_path {
-                                illegal_by_path.push(Dep::Position(salted_hash, packed));
+                                illegal_by_path.push(position());
                             }
                             continue;
                         }
@@ -775,9 +850,9 @@ impl Search<'_, '_> {
                     } else {
                         None
                     };
-                    let key = Key {
+                    let key = KeyRef {
                         hash,
-                        packed,
+                        packed: &buf,
                         to_move: next_color,
                         ko: child_ko,
                         passed: false,
@@ -801,13 +876,13 @@ impl Search<'_, '_> {
                 });
                 continue;
             }
-            if self.states.contains(&key) {
+            if self.states.iter().any(|k| key.matches(k)) {
                 // The same state again on this line: endless moving, the block stays.
                 out.push(Child {
                     mv,
                     pn: INF,
                     dn: 0,
-                    deps: vec![Dep::State(key)],
+                    deps: vec![Dep::State(key.to_key())],
                     summary,
                     line: Shared::default(),
                     next: None,
@@ -817,7 +892,7 @@ impl Search<'_, '_> {
             let (mut pn, mut dn) = (1, 1);
             let mut line = Shared::default();
             let mut deps = Vec::new();
-            if let Some(entry) = self.tt.get(&key) {
+            if let Some(entry) = self.tt_get(&key) {
                 match &entry.solved {
                     Some(solved) if self.reusable(solved) => {
                         summary.merge(&solved.summary);
@@ -845,7 +920,10 @@ impl Search<'_, '_> {
                 summary,
                 line,
                 next: Some(Next {
-                    key,
+                    hash: key.hash,
+                    to_move: key.to_move,
+                    ko: key.ko,
+                    passed: key.passed,
                     stones: child_stones,
                     records,
                 }),
@@ -1247,7 +1325,7 @@ impl Search<'_, '_> {
         }
         let to_move = key.to_move;
         let attacker = to_move != self.color;
-        let searched = self.tt.get(&key).is_some_and(|e| e.searched);
+        let searched = self.tt_get(&key.as_ref()).is_some_and(|e| e.searched);
         // Leaf knowledge: a pass-alive block is never removed (3.9.1).
         let may_live = !searched && self.two_vital_candidates(board, self.stone);
         if may_live {
@@ -1400,7 +1478,8 @@ impl Search<'_, '_> {
                 )
             };
             let next = c.next.as_ref().expect("an open child");
-            let key = next.key.clone();
+            let (next_hash, next_to_move, next_ko, next_passed) =
+                (next.hash, next.to_move, next.ko, next.passed);
             let records = next.records;
             let child_stones = next.stones;
             // A board to reuse: searching the child clones into it without allocating.
@@ -1419,6 +1498,19 @@ impl Search<'_, '_> {
             if let Move::Play(p) = c.mv {
                 after.play_unchecked(p, to_move);
             }
+            let (hash, packed) =
+                self.canonical(after.geometry(), after.hash(), after.packed().into());
+            debug_assert_eq!(
+                hash, next_hash,
+                "the child's key is rebuilt as it was found"
+            );
+            let key = Key {
+                hash: next_hash,
+                packed,
+                to_move: next_to_move,
+                ko: next_ko,
+                passed: next_passed,
+            };
             if records {
                 self.path.push(PathEntry {
                     hash: salted(key.hash, key.to_move, self.ctx.rules.ko),
@@ -1445,19 +1537,17 @@ impl Search<'_, '_> {
 
     fn store(&mut self, key: &Key, out: &Out, searched: bool) {
         let solved = out.pn == 0 || out.dn == 0;
-        self.tt.insert(
-            key.clone(),
-            Entry {
-                pn: out.pn,
-                dn: out.dn,
-                solved: solved.then(|| Solved {
-                    summary: out.summary,
-                    line: out.line.clone(),
-                    deps: out.deps.clone(),
-                }),
-                searched,
-            },
-        );
+        let entry = Entry {
+            pn: out.pn,
+            dn: out.dn,
+            solved: solved.then(|| Solved {
+                summary: out.summary,
+                line: out.line.clone(),
+                deps: out.deps.clone(),
+            }),
+            searched,
+        };
+        self.tt_insert(key, entry);
     }
 }
 
