@@ -199,24 +199,6 @@ impl Benson {
         }));
     }
 
-    /// After [`Benson::run`]: the points of the region holding `p` and whether it is vital to
-    /// one of its blocks, when every block bordering it is pass-alive; `None` otherwise.
-    pub(crate) fn healthy_region(&self, p: Point) -> Option<(Vec<Point>, bool)> {
-        let r = self.region_of[p.index()];
-        if r == NONE {
-            return None;
-        }
-        let r = r as usize;
-        if self.border[r].is_empty() || !self.border[r].iter().all(|&b| self.alive[b as usize]) {
-            return None;
-        }
-        let points = (0..self.region_of.len())
-            .filter(|&i| self.region_of[i] == r as u32)
-            .map(Point::new)
-            .collect();
-        Some((points, self.territory[r]))
-    }
-
     /// After [`Benson::run`]: whether the stone at `p` is in a pass-alive block.
     pub(crate) fn is_alive(&self, p: Point) -> bool {
         let b = self.block_of[p.index()];

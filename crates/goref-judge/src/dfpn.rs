@@ -979,16 +979,31 @@ impl Search<'_, '_> {
     fn territory_leaf(&mut self, board: &Board, key: &Key) -> Option<(Line, Option<Box<[u32]>>)> {
         let geometry = board.geometry();
         let attacker = self.attacker();
-        if !self.enclosed_by_attacker(board) {
-            return None;
+        let (r, border, need_benson) = self.enclosed_by_attacker(board)?;
+        let benson_run = !need_benson.is_empty();
+        if benson_run {
+            self.benson.run(
+                geometry,
+                board.colors(),
+                attacker,
+                self.ctx.rules.suicide_allowed,
+            );
+            if !need_benson.iter().all(|&q| self.benson.is_alive(q)) {
+                return None;
+            }
         }
-        self.benson.run(
-            geometry,
-            board.colors(),
-            attacker,
-            self.ctx.rules.suicide_allowed,
-        );
-        let (r, vital) = self.benson.healthy_region(self.stone)?;
+        // Vital to one of the blocks: every point that counts (every point when suicide is
+        // legal, else every empty one) touches it.
+        let suicide = self.ctx.rules.suicide_allowed;
+        let vital = border.iter().any(|&x| {
+            r.iter().all(|&p| {
+                !(suicide || board.get(p).is_none())
+                    || geometry
+                        .neighbors(p)
+                        .iter()
+                        .any(|&q| board.same_string(q, x))
+            })
+        });
         if !vital && !self.inner_points_allow_capture(board, &r) {
             return None;
         }
@@ -1005,7 +1020,7 @@ impl Search<'_, '_> {
         let fixed = if self.ctx.rules.ko == KoRule::Simple {
             None
         } else {
-            Some(self.no_repetition_possible(board, key)?)
+            Some(self.no_repetition_possible(board, key, benson_run)?)
         };
         // The line: the attacker fills the block's liberties, the defender passes.
         let mut b = board.clone();
@@ -1114,7 +1129,10 @@ impl Search<'_, '_> {
     /// two of its empty points touch no attacking stone, and every attacking block next to an
     /// empty point of it has a liberty outside the region (a pass-alive block has a vital
     /// region other than this one, hence such a liberty).
-    fn enclosed_by_attacker(&mut self, board: &Board) -> bool {
+    fn enclosed_by_attacker(
+        &mut self,
+        board: &Board,
+    ) -> Option<(Vec<Point>, Vec<Point>, Vec<Point>)> {
         let geometry = board.geometry();
         let n = geometry.len();
         if self.mark.len() != n {
@@ -1129,7 +1147,7 @@ impl Search<'_, '_> {
         while let Some(p) = stack.pop() {
             region.push(p);
             if region.len() > 128 {
-                return false;
+                return None;
             }
             for &q in geometry.neighbors(p) {
                 if board.get(q) != attacker && self.mark[q.index()] != g {
@@ -1150,7 +1168,7 @@ impl Search<'_, '_> {
             })
             .count();
         if inner > 2 {
-            return false;
+            return None;
         }
         // Attacking blocks next to the region, and whether each has a liberty outside it.
         let mut outside_liberty: Vec<(Point, bool)> = Vec::new();
@@ -1190,12 +1208,15 @@ impl Search<'_, '_> {
                 }
             }
             if !ok {
-                return false;
+                return None;
             }
         }
-        // Every attacking block next to the region must be pass-alive: it needs two regions
-        // that look vital.
+        // Every attacking block next to the region must never be captured: it has an empty
+        // liberty outside the local region (which local moving never fills), or it is
+        // pass-alive, for which it needs two regions that look vital (Benson's algorithm
+        // decides those afterwards).
         let mut border: Vec<Point> = Vec::new();
+        let mut need_benson: Vec<Point> = Vec::new();
         for &p in &region {
             for &q in geometry.neighbors(p) {
                 if board.get(q) == attacker && self.mark[q.index()] != g + 1 {
@@ -1206,9 +1227,21 @@ impl Search<'_, '_> {
                 }
             }
         }
-        border
-            .into_iter()
-            .all(|b| self.two_vital_candidates(board, b))
+        for &b in &border {
+            let living = board.string_stones(b).any(|s| {
+                geometry
+                    .neighbors(s)
+                    .iter()
+                    .any(|&t| board.get(t).is_none() && !self.in_region[t.index()])
+            });
+            if !living {
+                if !self.two_vital_candidates(board, b) {
+                    return None;
+                }
+                need_benson.push(b);
+            }
+        }
+        Some((region, border, need_benson))
     }
 
     /// Case (b) of [`Search::territory_leaf`]: the points of `region` that touch no attacking
@@ -1238,7 +1271,12 @@ impl Search<'_, '_> {
     /// Whether every earlier position of the game and of the line differs from `board` on a
     /// point that local moving from here can never change (see [`Search::territory_leaf`]);
     /// needs the attacker's Benson run on `board`.
-    fn no_repetition_possible(&self, board: &Board, key: &Key) -> Option<Box<[u32]>> {
+    fn no_repetition_possible(
+        &self,
+        board: &Board,
+        key: &Key,
+        benson_run: bool,
+    ) -> Option<Box<[u32]>> {
         let geometry = board.geometry();
         let n = geometry.len();
         // Blocks with a liberty outside the local region are never captured.
@@ -1248,7 +1286,8 @@ impl Search<'_, '_> {
             let p = Point::new(i);
             if self.in_region[i] {
                 // Simple liberties are marked alike in the line's keys: never compared.
-                if board.get(p) == Some(self.attacker())
+                if benson_run
+                    && board.get(p) == Some(self.attacker())
                     && self.benson.is_alive(p)
                     && code(&key.packed, i) != 3
                 {
@@ -1271,7 +1310,8 @@ impl Search<'_, '_> {
                     });
                     for s in &stones {
                         seen[s.index()] = true;
-                        if free || (c == self.attacker() && self.benson.is_alive(*s)) {
+                        if free || (benson_run && c == self.attacker() && self.benson.is_alive(*s))
+                        {
                             fixed.push(s.index());
                         }
                     }
