@@ -947,22 +947,24 @@ impl Search<'_, '_> {
     }
 
     /// Leaf knowledge for the attacker: the block lies in a region `R` (a maximal connected set
-    /// of points not of the attacker's colour) enclosed by the attacker's pass-alive blocks,
-    /// and either (a) `R` is vital to one of them, `X`: every empty point of `R` is a liberty
-    /// of `X`; or (b) the *inner* points of `R` (those touching no attacking stone), the
-    /// block's own stones aside, are at most two, and adjacent if two. Then the attacker
-    /// captures the block by filling its liberties, whatever the defence:
+    /// of points not of the attacker's colour) enclosed by attacking blocks that are never
+    /// captured (*immortal*): each is pass-alive or has an empty liberty outside the local
+    /// region, which local moving never fills. And either (a) `R` is vital to one of them,
+    /// `X`: every empty point of `R` is a liberty of `X`; or (b) the *inner* points of `R`
+    /// (those touching no attacking stone), the block's own stones aside, are at most two, and
+    /// adjacent if two. Then the attacker captures the block by filling its liberties,
+    /// whatever the defence:
     ///
-    /// - in case (b) every point of `R` but the inner ones touches a pass-alive block, which
-    ///   has a vital region other than `R` that the attacker never fills, so it is never
-    ///   captured; a fill there joins it and is never taken. The attacker fills the block's
+    /// - in case (b) every point of `R` but the inner ones touches an immortal block (a
+    ///   pass-alive one has a vital region other than `R` that the attacker never fills, so it
+    ///   is never captured); a fill there joins it and is never taken. The attacker fills the block's
     ///   liberties outside the inner points first; then the block's liberties are inner
     ///   points: one, which the attacker takes, or two adjacent ones `i1`, `i2`: the attacker
     ///   plays `i1`, and the defender either lets it take `i2` or captures at `i2`, which joins
     ///   the block (no ko ban) and leaves `i1` its only liberty, which the attacker takes;
     /// - in case (a):
-    /// - each fill touches `X`, so it joins `X`, and `X` is never captured: `X` has another
-    ///   vital region `R2`, and the defender's play on the last empty point of `R2` would be
+    /// - each fill touches `X`, so it joins `X`, and `X` is never captured: it has an empty
+    ///   liberty outside the local region, or it is pass-alive and has another vital region `R2`, and the defender's play on the last empty point of `R2` would be
     ///   suicide while `R` still holds an empty point (a liberty of the block, hence of `X`);
     ///   so a fill is never suicide, and attacking stones in `R` are never taken, so the
     ///   number of empty points of `R` falls with every fill until the block is removed
