@@ -964,8 +964,9 @@ impl Search<'_, '_> {
     ///   the block (no ko ban) and leaves `i1` its only liberty, which the attacker takes;
     /// - in case (a):
     /// - each fill touches `X`, so it joins `X`, and `X` is never captured: it has an empty
-    ///   liberty outside the local region, or it is pass-alive and has another vital region `R2`, and the defender's play on the last empty point of `R2` would be
-    ///   suicide while `R` still holds an empty point (a liberty of the block, hence of `X`);
+    ///   liberty outside the local region, or it is pass-alive and has another vital region
+    ///   `R2`, and the defender's play on the last empty point of `R2` would be suicide while
+    ///   `R` still holds an empty point (a liberty of the block, hence of `X`);
     ///   so a fill is never suicide, and attacking stones in `R` are never taken, so the
     ///   number of empty points of `R` falls with every fill until the block is removed
     ///   (its liberties all lie in `R`);
