@@ -2,7 +2,8 @@
 //! 3.9's verdicts with GNU Go's expected answers.
 //!
 //!     GNUGO_REGRESSION=/tmp/gnugo-regression \
-//!         cargo run --release -p goref-judge --example regression -- [--budget N] [--rules R] [--ko K] [-v]
+//!         cargo run --release -p goref-judge --example regression -- \
+//!             [--budget N] [--rules R] [--ko K] [--threads T] [-v]
 //!
 //! The directory (also accepted as the first argument) holds `unconditional.tst` and the
 //! `games/unconditional/*.sgf` files it loads, copied from GNU Go's `regression/` directory
@@ -16,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use goref_judge::{default_removal, nodes_visited, Budget, Disputes, Judge, Keep, Verdict};
+use goref_judge::{default_removal, Budget, Disputes, Judge, Keep, Verdict};
 use goref_rules::{Color, Game, Move, Preset, Ruleset};
 
 struct Item {
@@ -146,8 +147,12 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .cloned()
         .or_else(|| std::env::var("GNUGO_REGRESSION").ok())
-        .expect("usage: GNUGO_REGRESSION=DIR regression [--budget N] [--rules R] [--ko K] [-v]");
+        .expect("usage: GNUGO_REGRESSION=DIR regression [--budget N] [--rules R] [--ko K] [--threads T] [-v]");
     let verbose = args.iter().any(|a| a == "-v");
+    let threads: usize = value("--threads").map_or_else(
+        || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        |t| t.parse().expect("--threads T"),
+    );
     let mut budget = Budget::default();
     if let Some(n) = value("--budget") {
         let n: u64 = n.parse().expect("--budget N");
@@ -169,12 +174,11 @@ fn main() {
     let mut differences = Vec::new();
     for position in &positions {
         let game = game_of(position, rules);
-        let nodes_before = nodes_visited();
         let start = Instant::now();
-        let judge = Judge::of_game(&game, budget);
+        let judge = Judge::of_game(&game, budget).with_threads(threads);
         let removal = default_removal(&judge, Disputes::All);
         let seconds = start.elapsed().as_secs_f64();
-        let nodes = nodes_visited() - nodes_before;
+        let nodes: u64 = removal.disputed.iter().map(|v| v.nodes).sum();
         let mut counts = [0usize; 5];
         for v in &removal.disputed {
             let i = match kind(&v.verdict) {
@@ -203,7 +207,6 @@ fn main() {
         if verbose {
             // Each block judged again alone, for its own nodes and time.
             for v in &removal.disputed {
-                let before = nodes_visited();
                 let start = Instant::now();
                 let alone = Judge::of_game(&game, budget).judge_block(v.block.anchor());
                 let seconds = start.elapsed().as_secs_f64();
@@ -216,7 +219,7 @@ fn main() {
                         Verdict::Undecided { reason } => format!("undecided: {reason}"),
                         other => kind(other).to_string(),
                     },
-                    nodes_visited() - before,
+                    alone.nodes,
                     seconds
                 );
             }

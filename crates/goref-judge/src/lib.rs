@@ -62,7 +62,8 @@ pub mod region;
 pub mod removal;
 pub mod search;
 
-use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use goref_rules::{Board, ByColor, Color, Game, Move, Point};
 
@@ -125,6 +126,8 @@ pub struct BlockVerdict {
     /// Points in the block's maximal local region (0 when it was not needed: pass-alive
     /// blocks and blocks that can become pass-alive).
     pub region_points: usize,
+    /// Search nodes the judgement visited (see [`nodes_visited`]).
+    pub nodes: u64,
     pub verdict: Verdict,
 }
 
@@ -137,7 +140,9 @@ pub struct Judge<'a> {
     blocks: Blocks,
     /// Witnesses found so far: plays of one colour from this position and the pass-alive
     /// points after them (blocks sharing the set `K` usually share a witness).
-    witnesses: RefCell<Vec<Witness>>,
+    witnesses: Mutex<Vec<Witness>>,
+    /// Threads [`Judge::judge_blocks`] may use.
+    threads: usize,
 }
 
 struct Witness {
@@ -159,7 +164,8 @@ impl<'a> Judge<'a> {
             budget,
             alive,
             blocks: Blocks::new(board.geometry(), board.colors()),
-            witnesses: RefCell::new(Vec::new()),
+            witnesses: Mutex::new(Vec::new()),
+            threads: std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
         }
     }
 
@@ -209,6 +215,91 @@ impl<'a> Judge<'a> {
     /// The verdict on the block holding `stone`. Panics if `stone` is empty.
     #[must_use]
     pub fn judge_block(&self, stone: Point) -> BlockVerdict {
+        let before = nodes_visited();
+        let mut verdict = self.judge_block_here(stone);
+        verdict.nodes = nodes_visited() - before;
+        verdict
+    }
+
+    /// The verdicts on the blocks holding `stones`, in that order, judged on up to
+    /// [`Judge::threads`] threads at once. Blocks of one colour in the same set `K` (which
+    /// share the witnesses of "can become pass-alive") are judged one after another in the
+    /// given order, so the verdicts and their evidence do not depend on the threads.
+    #[must_use]
+    pub fn judge_blocks(&self, stones: &[Point]) -> Vec<BlockVerdict> {
+        // Groups of indices into `stones`, each a colour and a set `K`, in first-seen order.
+        let mut groups: Vec<(Color, Vec<bool>, Vec<usize>)> = Vec::new();
+        for (i, &stone) in stones.iter().enumerate() {
+            let color = self.board.get(stone).expect("a block is named by a stone");
+            let reach = region::reach(self.board, stone, &self.alive[color.opponent()]);
+            match groups
+                .iter_mut()
+                .find(|(c, r, _)| *c == color && *r == reach)
+            {
+                Some(group) => group.2.push(i),
+                None => groups.push((color, reach, vec![i])),
+            }
+        }
+        let threads = self.threads.min(groups.len());
+        if threads <= 1 {
+            return stones.iter().map(|&p| self.judge_block(p)).collect();
+        }
+        let next = AtomicUsize::new(0);
+        let mut verdicts: Vec<Option<BlockVerdict>> = vec![None; stones.len()];
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut mine = Vec::new();
+                        loop {
+                            let g = next.fetch_add(1, Ordering::Relaxed);
+                            let Some((_, _, members)) = groups.get(g) else {
+                                return mine;
+                            };
+                            for &i in members {
+                                mine.push((i, self.judge_block(stones[i])));
+                            }
+                        }
+                    })
+                })
+                .collect();
+            for worker in workers {
+                let judged = worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                for (i, verdict) in judged {
+                    verdicts[i] = Some(verdict);
+                }
+            }
+        });
+        verdicts
+            .into_iter()
+            .map(|v| v.expect("every block is judged"))
+            .collect()
+    }
+
+    /// Judges on at most `threads` threads (at least one); the default is the machine's
+    /// available parallelism.
+    #[must_use]
+    pub fn with_threads(mut self, threads: usize) -> Judge<'a> {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// How many threads [`Judge::judge_blocks`] uses at most.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    fn witnesses(&self) -> std::sync::MutexGuard<'_, Vec<Witness>> {
+        // A panic while holding the lock leaves the list as it was: still usable.
+        self.witnesses
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn judge_block_here(&self, stone: Point) -> BlockVerdict {
         let index = self.blocks.at(stone).expect("a block is named by a stone");
         let block = self.blocks.list[index].clone();
         let anchor = block.anchor();
@@ -216,12 +307,13 @@ impl<'a> Judge<'a> {
             return BlockVerdict {
                 block,
                 region_points: 0,
+                nodes: 0,
                 verdict: Verdict::PassAlive,
             };
         }
         let opponent = &self.alive[block.color.opponent()];
         let reach = region::reach(self.board, anchor, opponent);
-        let cached = self.witnesses.borrow().iter().find_map(|w| {
+        let cached = self.witnesses().iter().find_map(|w| {
             (w.color == block.color && w.reach == reach && w.alive_after[anchor.index()])
                 .then(|| w.plays.clone())
         });
@@ -232,7 +324,9 @@ impl<'a> Judge<'a> {
             }
         };
         if let Answer::Yes(plays) = eye {
-            if !plays.is_empty() && cached_miss(&self.witnesses.borrow(), block.color, &reach) {
+            // (Two threads may both record a witness for the same set: harmless.)
+            let miss = !plays.is_empty() && cached_miss(&self.witnesses(), block.color, &reach);
+            if miss {
                 let mut after = self.board.clone();
                 for &p in &plays {
                     after.play_unchecked(p, block.color);
@@ -244,7 +338,7 @@ impl<'a> Judge<'a> {
                     self.ctx.rules.suicide_allowed,
                 )
                 .alive;
-                self.witnesses.borrow_mut().push(Witness {
+                self.witnesses().push(Witness {
                     color: block.color,
                     reach: reach.clone(),
                     plays: plays.clone(),
@@ -254,6 +348,7 @@ impl<'a> Judge<'a> {
             return BlockVerdict {
                 block,
                 region_points: 0,
+                nodes: 0,
                 verdict: Verdict::AliveByDefault(Keep::CanBecomePassAlive { plays }),
             };
         }
@@ -263,6 +358,7 @@ impl<'a> Judge<'a> {
             return BlockVerdict {
                 block,
                 region_points,
+                nodes: 0,
                 verdict: Verdict::Undecided {
                     reason: format!(
                         "maximal local region: one-sided moving reaches more than {} positions",
@@ -291,6 +387,7 @@ impl<'a> Judge<'a> {
         BlockVerdict {
             block,
             region_points,
+            nodes: 0,
             verdict,
         }
     }
@@ -298,11 +395,8 @@ impl<'a> Judge<'a> {
     /// The verdicts on every block, in the order of [`Judge::blocks`].
     #[must_use]
     pub fn judge_all(&self) -> Vec<BlockVerdict> {
-        self.blocks
-            .list
-            .iter()
-            .map(|b| self.judge_block(b.anchor()))
-            .collect()
+        let anchors: Vec<Point> = self.blocks.list.iter().map(Block::anchor).collect();
+        self.judge_blocks(&anchors)
     }
 }
 

@@ -72,10 +72,11 @@ pub fn default_removal(judge: &Judge, disputes: Disputes) -> Removal {
             )
         }
     };
-    let disputed: Vec<BlockVerdict> = disputed_ids
+    let anchors: Vec<Point> = disputed_ids
         .iter()
-        .map(|&i| judge.judge_block(blocks.list[i].anchor()))
+        .map(|&i| blocks.list[i].anchor())
         .collect();
+    let disputed: Vec<BlockVerdict> = judge.judge_blocks(&anchors);
     let mut removed: Vec<Point> = agreed_ids
         .iter()
         .flat_map(|&i| blocks.list[i].stones.iter().copied())

@@ -154,3 +154,24 @@ fn every_colour_of_the_hard_positions_is_judged() {
         );
     }
 }
+
+/// Judging on several threads gives the same verdicts, evidence and node counts, in the same
+/// order, as judging on one: blocks that could share evidence are judged in turn.
+#[test]
+fn threads_do_not_change_the_verdicts() {
+    let mut searched = 0;
+    for h in HARD {
+        let board = board_from_diagram(h.diagram).unwrap();
+        for rules in [Ruleset::OLYMPIAD, Ruleset::TROMP_TAYLOR] {
+            let judge = |threads| {
+                Judge::new(&board, Context::fresh(rules), Budget::default())
+                    .with_threads(threads)
+                    .judge_all()
+            };
+            let one = judge(1);
+            searched += one.iter().filter(|v| v.nodes > 0).count();
+            assert_eq!(one, judge(4), "{} ({rules})", h.name);
+        }
+    }
+    assert!(searched > 10, "the verdicts record their search nodes");
+}
