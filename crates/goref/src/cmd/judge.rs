@@ -30,7 +30,8 @@ pub struct Args {
     /// Komi (default: the file's KM, else 0).
     #[arg(long, allow_hyphen_values = true)]
     komi: Option<Komi>,
-    /// Nodes each search may visit before its block is judged undecided.
+    /// Nodes each search may visit before its block is judged undecided (default: 20,000
+    /// for the local region and for "at most one eye", 1,000,000 for "locally capturable")
     #[arg(long)]
     budget: Option<u64>,
     /// Print one JSON object instead of the text report.
@@ -141,6 +142,8 @@ struct BlockReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     line: Option<Vec<String>>,
     region_points: usize,
+    /// Search nodes the verdict took.
+    nodes: u64,
 }
 
 /// Runs `goref judge`.
@@ -232,6 +235,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 reason,
                 line,
                 region_points: v.region_points,
+                nodes: v.nodes,
             }
         })
         .collect();
@@ -391,4 +395,42 @@ fn drawing(
         s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: super::Args,
+    }
+
+    /// The `--budget` help states the library's default budget.
+    #[test]
+    fn budget_help_states_the_default() {
+        let budget = goref_judge::Budget::default();
+        let help = Cli::command().render_long_help().to_string();
+        let with_commas = |n: u64| {
+            let digits = n.to_string();
+            let mut out = String::new();
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i) % 3 == 0 {
+                    out.push(',');
+                }
+                out.push(c);
+            }
+            out
+        };
+        assert_eq!(budget.region_nodes, budget.eye_nodes);
+        assert!(help.contains(&format!(
+            "{} for the local region",
+            with_commas(budget.region_nodes)
+        )));
+        assert!(help.contains(&format!(
+            "{} for \"locally capturable\"",
+            with_commas(budget.capture_nodes)
+        )));
+    }
 }
