@@ -62,7 +62,6 @@ pub mod region;
 pub mod removal;
 pub mod search;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use goref_rules::{Board, ByColor, Color, Game, Move, Point};
@@ -216,62 +215,77 @@ impl<'a> Judge<'a> {
     #[must_use]
     pub fn judge_block(&self, stone: Point) -> BlockVerdict {
         let before = nodes_visited();
-        let mut verdict = self.judge_block_here(stone);
+        let mut verdict = match self.judge_eyes(stone) {
+            Stage::Done(verdict) => verdict,
+            Stage::Capture { block, eye } => self.judge_capture(block, eye),
+        };
         verdict.nodes = nodes_visited() - before;
         verdict
     }
 
-    /// The verdicts on the blocks holding `stones`, in that order, judged on up to
-    /// [`Judge::threads`] threads at once. Blocks of one colour in the same set `K` (which
-    /// share the witnesses of "can become pass-alive") are judged one after another in the
-    /// given order, so the verdicts and their evidence do not depend on the threads.
+    /// The verdicts on the blocks holding `stones`, in that order. The first stage (pass-alive,
+    /// "at most one eye", whose witnesses blocks share) runs in order; the searches for
+    /// "locally capturable", independent of each other, run on up to [`Judge::threads`]
+    /// threads at once. The verdicts, their evidence and their node counts do not depend on
+    /// the threads.
     #[must_use]
     pub fn judge_blocks(&self, stones: &[Point]) -> Vec<BlockVerdict> {
-        // Groups of indices into `stones`, each a colour and a set `K`, in first-seen order.
-        let mut groups: Vec<(Color, Vec<bool>, Vec<usize>)> = Vec::new();
+        let mut verdicts: Vec<Option<BlockVerdict>> = Vec::with_capacity(stones.len());
+        let mut searches: Vec<(usize, Block, Answer<Vec<Point>>, u64)> = Vec::new();
         for (i, &stone) in stones.iter().enumerate() {
-            let color = self.board.get(stone).expect("a block is named by a stone");
-            let reach = region::reach(self.board, stone, &self.alive[color.opponent()]);
-            match groups
-                .iter_mut()
-                .find(|(c, r, _)| *c == color && *r == reach)
-            {
-                Some(group) => group.2.push(i),
-                None => groups.push((color, reach, vec![i])),
-            }
-        }
-        let threads = self.threads.min(groups.len());
-        if threads <= 1 {
-            return stones.iter().map(|&p| self.judge_block(p)).collect();
-        }
-        let next = AtomicUsize::new(0);
-        let mut verdicts: Vec<Option<BlockVerdict>> = vec![None; stones.len()];
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut mine = Vec::new();
-                        loop {
-                            let g = next.fetch_add(1, Ordering::Relaxed);
-                            let Some((_, _, members)) = groups.get(g) else {
-                                return mine;
-                            };
-                            for &i in members {
-                                mine.push((i, self.judge_block(stones[i])));
-                            }
-                        }
-                    })
-                })
-                .collect();
-            for worker in workers {
-                let judged = worker
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                for (i, verdict) in judged {
-                    verdicts[i] = Some(verdict);
+            let before = nodes_visited();
+            match self.judge_eyes(stone) {
+                Stage::Done(mut verdict) => {
+                    verdict.nodes = nodes_visited() - before;
+                    verdicts.push(Some(verdict));
+                }
+                Stage::Capture { block, eye } => {
+                    searches.push((i, block, eye, nodes_visited() - before));
+                    verdicts.push(None);
                 }
             }
-        });
+        }
+        let capture = |(i, block, eye, nodes): (usize, Block, Answer<Vec<Point>>, u64)| {
+            let before = nodes_visited();
+            let mut verdict = self.judge_capture(block, eye);
+            verdict.nodes = nodes + nodes_visited() - before;
+            (i, verdict)
+        };
+        let threads = self.threads.min(searches.len());
+        if threads <= 1 {
+            for (i, verdict) in searches.into_iter().map(capture) {
+                verdicts[i] = Some(verdict);
+            }
+        } else {
+            let queue = Mutex::new(searches.into_iter());
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = (0..threads)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            let mut mine = Vec::new();
+                            loop {
+                                let next = queue
+                                    .lock()
+                                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                    .next();
+                                let Some(search) = next else {
+                                    return mine;
+                                };
+                                mine.push(capture(search));
+                            }
+                        })
+                    })
+                    .collect();
+                for worker in workers {
+                    let judged = worker
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                    for (i, verdict) in judged {
+                        verdicts[i] = Some(verdict);
+                    }
+                }
+            });
+        }
         verdicts
             .into_iter()
             .map(|v| v.expect("every block is judged"))
@@ -299,17 +313,19 @@ impl<'a> Judge<'a> {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn judge_block_here(&self, stone: Point) -> BlockVerdict {
+    /// The first stage of a block's judgement: pass-alive, or "at most one eye" (which shares
+    /// witnesses between blocks, so it runs in the blocks' order).
+    fn judge_eyes(&self, stone: Point) -> Stage {
         let index = self.blocks.at(stone).expect("a block is named by a stone");
         let block = self.blocks.list[index].clone();
         let anchor = block.anchor();
         if self.alive[block.color].is_alive(anchor) {
-            return BlockVerdict {
+            return Stage::Done(BlockVerdict {
                 block,
                 region_points: 0,
                 nodes: 0,
                 verdict: Verdict::PassAlive,
-            };
+            });
         }
         let opponent = &self.alive[block.color.opponent()];
         let reach = region::reach(self.board, anchor, opponent);
@@ -345,13 +361,20 @@ impl<'a> Judge<'a> {
                     alive_after,
                 });
             }
-            return BlockVerdict {
+            return Stage::Done(BlockVerdict {
                 block,
                 region_points: 0,
                 nodes: 0,
                 verdict: Verdict::AliveByDefault(Keep::CanBecomePassAlive { plays }),
-            };
+            });
         }
+        Stage::Capture { block, eye }
+    }
+
+    /// The second stage of a block's judgement: its maximal local region and whether it is
+    /// locally capturable, given the answer on "at most one eye" (not yes).
+    fn judge_capture(&self, block: Block, eye: Answer<Vec<Point>>) -> BlockVerdict {
+        let anchor = block.anchor();
         let region = self.region(anchor);
         let region_points = region.points.len();
         if !region.exact {
@@ -398,6 +421,17 @@ impl<'a> Judge<'a> {
         let anchors: Vec<Point> = self.blocks.list.iter().map(Block::anchor).collect();
         self.judge_blocks(&anchors)
     }
+}
+
+/// How far the first stage of a block's judgement got.
+enum Stage {
+    /// Judged: pass-alive, or it can become pass-alive.
+    Done(BlockVerdict),
+    /// Its searches for "locally capturable" remain, with the answer on "at most one eye".
+    Capture {
+        block: Block,
+        eye: Answer<Vec<Point>>,
+    },
 }
 
 /// Whether no witness is cached for this colour and set `K`.
