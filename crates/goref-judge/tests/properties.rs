@@ -11,6 +11,7 @@ use goref_judge::{
 };
 use goref_rules::{Board, Color, End, Game, Geometry, Move, Point, Ruleset, SetupError};
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 
 /// A legal position from arbitrary colours: strings without liberties are emptied.
 fn position(width: usize, height: usize, cells: &[u8]) -> Board {
@@ -294,6 +295,109 @@ fn naive_capturable(
     Some(result)
 }
 
+/// Compares the capture search with the naive solver on every block of `colors` (blocks
+/// the naive solver cannot finish within `cap` nodes are skipped, and an undecided search is
+/// allowed: a decided answer must agree); with `replay`, each capturing line is replayed on a
+/// `Game` and must capture.
+fn agrees_with_the_naive_solver(
+    board: &Board,
+    rules: Ruleset,
+    colors: &[Color],
+    cap: u64,
+    replay: bool,
+) -> Result<(), TestCaseError> {
+    let ctx = Context::fresh(rules);
+    for &color in colors {
+        let opp = pass_alive(
+            board.geometry(),
+            board.colors(),
+            color.opponent(),
+            rules.suicide_allowed,
+        );
+        for p in board.geometry().points() {
+            if board.get(p) != Some(color) || board.string(p)[0] != p {
+                continue;
+            }
+            let region = maximal_local_region(board, p, &opp, &ctx, 100_000);
+            let game = Game::from_position(board.clone(), color, rules);
+            let mut nodes = 0;
+            let naive = naive_capturable(
+                &game,
+                color,
+                p,
+                &region.points,
+                &mut Vec::new(),
+                &mut nodes,
+                cap,
+            );
+            let Some(naive) = naive else { continue };
+            match locally_capturable(board, p, &region, &ctx, 100_000) {
+                Answer::Yes(line) => {
+                    prop_assert!(naive, "search says capturable\n{}", board.to_ascii());
+                    if !replay {
+                        continue;
+                    }
+                    let mut g = Game::from_position(board.clone(), color, rules);
+                    for &(c, mv) in &line {
+                        if g.end() == Some(End::TwoPasses) {
+                            g.resume();
+                        }
+                        prop_assert_eq!(g.to_move(), c);
+                        prop_assert!(
+                            g.play(mv).is_ok(),
+                            "illegal {:?} in {:?}\n{}",
+                            mv,
+                            line,
+                            board.to_ascii()
+                        );
+                    }
+                    prop_assert!(
+                        g.board().get(p) != Some(color),
+                        "line {:?} does not capture\n{}",
+                        line,
+                        board.to_ascii()
+                    );
+                }
+                Answer::No => {
+                    prop_assert!(!naive, "search says not capturable\n{}", board.to_ascii())
+                }
+                Answer::Undecided(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The maximal local region of the White block of `stone` under `rules`, and the naive
+/// solver's answer on whether it is locally capturable (`None` past `cap` nodes).
+fn naive_for_white(
+    board: &Board,
+    stone: Point,
+    rules: Ruleset,
+    cap: u64,
+) -> (goref_judge::LocalRegion, Option<bool>) {
+    let ctx = Context::fresh(rules);
+    let opp = pass_alive(
+        board.geometry(),
+        board.colors(),
+        Color::Black,
+        rules.suicide_allowed,
+    );
+    let region = maximal_local_region(board, stone, &opp, &ctx, 100_000);
+    let game = Game::from_position(board.clone(), Color::White, rules);
+    let mut nodes = 0;
+    let naive = naive_capturable(
+        &game,
+        Color::White,
+        stone,
+        &region.points,
+        &mut Vec::new(),
+        &mut nodes,
+        cap,
+    );
+    (region, naive)
+}
+
 fn small_boards() -> impl Strategy<Value = Board> {
     (2usize..=3, 2usize..=4)
         .prop_flat_map(|(w, h)| (Just(w), Just(h), prop::collection::vec(0u8..10, w * h)))
@@ -309,26 +413,7 @@ proptest! {
     #[test]
     fn capture_search_agrees_with_a_naive_solver(board in small_boards(), preset in 0usize..3) {
         let rules = [Ruleset::TROMP_TAYLOR, Ruleset::NSTT, Ruleset::OLYMPIAD][preset];
-        let ctx = Context::fresh(rules);
-        for color in Color::ALL {
-            let opp = pass_alive(board.geometry(), board.colors(), color.opponent(), rules.suicide_allowed);
-            for p in board.geometry().points() {
-                if board.get(p) != Some(color) || board.string(p)[0] != p {
-                    continue;
-                }
-                let region = maximal_local_region(&board, p, &opp, &ctx, 100_000);
-                let game = Game::from_position(board.clone(), color, rules);
-                let mut nodes = 0;
-                let naive = naive_capturable(&game, color, p, &region.points, &mut Vec::new(), &mut nodes, 40_000);
-                let Some(naive) = naive else { continue };
-                // Undecided is an allowed answer (the budget ran out); a decided one must agree.
-                match locally_capturable(&board, p, &region, &ctx, 100_000) {
-                    Answer::Yes(_) => prop_assert!(naive, "search says capturable\n{}", board.to_ascii()),
-                    Answer::No => prop_assert!(!naive, "search says not capturable\n{}", board.to_ascii()),
-                    Answer::Undecided(_) => {}
-                }
-            }
-        }
+        agrees_with_the_naive_solver(&board, rules, &Color::ALL, 40_000, false)?;
     }
 }
 
@@ -364,25 +449,8 @@ fn territory_leaves_agree_with_the_naive_solver() {
             .unwrap();
         for rules in [Ruleset::TROMP_TAYLOR, Ruleset::NSTT, Ruleset::OLYMPIAD] {
             let ctx = Context::fresh(rules);
-            let opp = pass_alive(
-                board.geometry(),
-                board.colors(),
-                Color::Black,
-                rules.suicide_allowed,
-            );
-            let region = maximal_local_region(&board, stone, &opp, &ctx, 100_000);
-            let game = Game::from_position(board.clone(), Color::White, rules);
-            let mut nodes = 0;
-            let naive = naive_capturable(
-                &game,
-                Color::White,
-                stone,
-                &region.points,
-                &mut Vec::new(),
-                &mut nodes,
-                5_000_000,
-            )
-            .expect("the naive solver finishes");
+            let (region, naive) = naive_for_white(&board, stone, rules, 5_000_000);
+            let naive = naive.expect("the naive solver finishes");
             let answer = locally_capturable(&board, stone, &region, &ctx, 100_000);
             match answer {
                 Answer::Yes(line) => {
@@ -436,35 +504,7 @@ proptest! {
     #[test]
     fn capture_search_beside_a_living_wall_agrees_with_a_naive_solver(board in walled_boards(), preset in 0usize..3) {
         let rules = [Ruleset::TROMP_TAYLOR, Ruleset::NSTT, Ruleset::OLYMPIAD][preset];
-        let ctx = Context::fresh(rules);
-        let color = Color::White;
-        let opp = pass_alive(board.geometry(), board.colors(), Color::Black, rules.suicide_allowed);
-        for p in board.geometry().points() {
-            if board.get(p) != Some(color) || board.string(p)[0] != p {
-                continue;
-            }
-            let region = maximal_local_region(&board, p, &opp, &ctx, 100_000);
-            let game = Game::from_position(board.clone(), color, rules);
-            let mut nodes = 0;
-            let naive = naive_capturable(&game, color, p, &region.points, &mut Vec::new(), &mut nodes, 200_000);
-            let Some(naive) = naive else { continue };
-            match locally_capturable(&board, p, &region, &ctx, 100_000) {
-                Answer::Yes(line) => {
-                    prop_assert!(naive, "search says capturable\n{}", board.to_ascii());
-                    let mut g = Game::from_position(board.clone(), color, rules);
-                    for &(c, mv) in &line {
-                        if g.end() == Some(End::TwoPasses) {
-                            g.resume();
-                        }
-                        prop_assert_eq!(g.to_move(), c);
-                        prop_assert!(g.play(mv).is_ok(), "illegal {:?} in {:?}\n{}", mv, line, board.to_ascii());
-                    }
-                    prop_assert!(g.board().get(p) != Some(color), "line {:?} does not capture\n{}", line, board.to_ascii());
-                }
-                Answer::No => prop_assert!(!naive, "search says not capturable\n{}", board.to_ascii()),
-                Answer::Undecided(_) => {}
-            }
-        }
+        agrees_with_the_naive_solver(&board, rules, &[Color::White], 200_000, true)?;
     }
 }
 
@@ -527,19 +567,7 @@ fn ko_rule_decides_as_the_naive_solver_does() {
         let stone = board.geometry().at(x, y).unwrap();
         for (rules, capturable) in expected {
             let ctx = Context::fresh(rules);
-            let opp = pass_alive(board.geometry(), board.colors(), Color::Black, false);
-            let region = maximal_local_region(&board, stone, &opp, &ctx, 100_000);
-            let game = Game::from_position(board.clone(), Color::White, rules);
-            let mut nodes = 0;
-            let naive = naive_capturable(
-                &game,
-                Color::White,
-                stone,
-                &region.points,
-                &mut Vec::new(),
-                &mut nodes,
-                1_000_000,
-            );
+            let (region, naive) = naive_for_white(&board, stone, rules, 1_000_000);
             assert_eq!(naive, Some(capturable), "naive, {rules}\n{text}");
             let answer = locally_capturable(&board, stone, &region, &ctx, 1_000_000);
             match answer {
