@@ -22,10 +22,11 @@
 //! line above it rests on: a position of the line whose repetition made a play illegal or
 //! ended the moving, a state whose recurrence was an endless line, or the territory leaf's
 //! condition that every position of the line differs from the leaf's where nothing changes any
-//! more. It also keeps a summary of the positions its proof visited (the smallest stone count
-//! and a 256-bit Bloom filter). A stored result is reused on another line only when what it
-//! rests on holds there and no position of that line can occur in its proof (the line's
-//! position has fewer stones than any position of the proof, or is not in its filter).
+//! more. It also keeps a summary of the positions its proof visited (the fewest stones of each
+//! colour among them and a 256-bit Bloom filter). A stored result is reused on another line
+//! only when what it rests on holds there and no position of that line can occur in its proof
+//! (the line's position has fewer stones of a colour than every position of the proof, or is
+//! not in its filter).
 //! Unsolved proof and disproof numbers are only estimates and may be shared freely. A solved
 //! child's result is kept in its parent's own list of children for as long as the parent is
 //! being searched, so a result valid on the current line is never lost to the table's reuse
@@ -144,35 +145,80 @@ impl KeyRef<'_> {
     }
 }
 
-/// What a solved result depends on: the positions its proof visited.
+/// A position's stone counts, Black's and White's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Counts {
+    black: u32,
+    white: u32,
+}
+
+impl Counts {
+    fn of(board: &Board) -> Counts {
+        Counts {
+            black: board.stone_count(Color::Black),
+            white: board.stone_count(Color::White),
+        }
+    }
+
+    /// After `color` plays, taking `captured` stones or, as suicide, losing `suicided`.
+    fn after(self, color: Color, captured: u32, suicided: u32) -> Counts {
+        let (mut mover, mut other) = match color {
+            Color::Black => (self.black, self.white),
+            Color::White => (self.white, self.black),
+        };
+        mover = mover + 1 - suicided;
+        other -= captured;
+        match color {
+            Color::Black => Counts {
+                black: mover,
+                white: other,
+            },
+            Color::White => Counts {
+                black: other,
+                white: mover,
+            },
+        }
+    }
+}
+
+/// What a solved result depends on: the positions its proof visited, summarised by the
+/// fewest stones of each colour among them and a 256-bit Bloom filter of their hashes. A
+/// position of the line can recur in the proof only if it has at least as many stones of each
+/// colour as those fewest and is in the filter.
 #[derive(Clone, Copy, Debug)]
 struct Summary {
-    min_stones: u32,
+    min: Counts,
     bloom: [u64; 4],
 }
 
 impl Summary {
     const EMPTY: Summary = Summary {
-        min_stones: u32::MAX,
+        min: Counts {
+            black: u32::MAX,
+            white: u32::MAX,
+        },
         bloom: [0; 4],
     };
 
-    fn add_position(&mut self, hash: u64, stones: u32) {
-        self.min_stones = self.min_stones.min(stones);
+    fn add_position(&mut self, hash: u64, counts: Counts) {
+        self.min.black = self.min.black.min(counts.black);
+        self.min.white = self.min.white.min(counts.white);
         for (w, bit) in bloom_bits(hash) {
             self.bloom[w] |= bit;
         }
     }
 
     fn merge(&mut self, other: &Summary) {
-        self.min_stones = self.min_stones.min(other.min_stones);
+        self.min.black = self.min.black.min(other.min.black);
+        self.min.white = self.min.white.min(other.min.white);
         for w in 0..4 {
             self.bloom[w] |= other.bloom[w];
         }
     }
 
-    fn may_hold(&self, hash: u64, stones: u32) -> bool {
-        stones >= self.min_stones
+    fn may_hold(&self, hash: u64, counts: Counts) -> bool {
+        counts.black >= self.min.black
+            && counts.white >= self.min.white
             && bloom_bits(hash)
                 .iter()
                 .all(|&(w, bit)| self.bloom[w] & bit != 0)
@@ -228,7 +274,7 @@ struct Solved {
 struct PathEntry {
     hash: u64,
     packed: Box<[u64]>,
-    stones: u32,
+    counts: Counts,
 }
 
 /// One move of a node, with what is known of its result.
@@ -251,7 +297,7 @@ struct Next {
     to_move: Color,
     ko: Option<KoBan>,
     passed: bool,
-    stones: u32,
+    counts: Counts,
     /// Whether the position after the move joins the line's list of positions.
     records: bool,
 }
@@ -288,10 +334,6 @@ pub(crate) struct Search<'c, 'h> {
     simple: Simple,
     /// Boards to reuse for the children searched.
     spare: Vec<Board>,
-}
-
-fn stones(board: &Board) -> u32 {
-    board.stone_count(Color::Black) + board.stone_count(Color::White)
 }
 
 /// Whether the block of `stone` is locally capturable inside the region `points`.
@@ -331,7 +373,7 @@ pub(crate) fn locally_capturable(
     search.path.push(PathEntry {
         hash: salted(hash, color, ctx.rules.ko),
         packed: packed.clone(),
-        stones: stones(board),
+        counts: Counts::of(board),
     });
     let key = Key {
         hash,
@@ -621,7 +663,7 @@ impl Search<'_, '_> {
         self.path
             .iter()
             .enumerate()
-            .all(|(i, y)| dep_positions.contains(&i) || !solved.summary.may_hold(y.hash, y.stones))
+            .all(|(i, y)| dep_positions.contains(&i) || !solved.summary.may_hold(y.hash, y.counts))
     }
 
     /// The block's liberties.
@@ -761,11 +803,11 @@ impl Search<'_, '_> {
         let next_color = to_move.opponent();
         let mut out = Vec::new();
         let mut illegal_by_path: Vec<Dep> = Vec::new();
-        let now_stones = stones(board);
+        let now = Counts::of(board);
         let libs = self.liberty_points(board);
         let mut buf: Vec<u64> = Vec::with_capacity(here.packed.len() + 1);
         for (mv, effect) in self.moves(board, &here.packed, &libs, to_move, passed) {
-            let (key, child_stones, records, removed) = match mv {
+            let (key, child_counts, records, removed) = match mv {
                 Move::Pass => {
                     let ko = if rules.ko == KoRule::LongCycle {
                         ko
@@ -780,7 +822,7 @@ impl Search<'_, '_> {
                         passed: to_move == self.color,
                     };
                     let records = rules.ko == KoRule::SituationalSuperko;
-                    (key, now_stones, records, false)
+                    (key, now, records, false)
                 }
                 Move::Play(p) => {
                     let effect = effect.expect("a play's effect");
@@ -794,10 +836,10 @@ impl Search<'_, '_> {
                         continue;
                     }
                     self.packed_after(board, p, to_move, suicide, effect.captured > 0, &mut buf);
-                    let after_stones = if suicide {
-                        now_stones + 1 - effect.suicided
+                    let after = if suicide {
+                        now.after(to_move, 0, effect.suicided)
                     } else {
-                        now_stones + 1 - effect.captured
+                        now.after(to_move, effect.captured, 0)
                     };
                     let removed = if suicide {
                         // A suicide removes every string of its colour next to the point.
@@ -822,7 +864,7 @@ impl Search<'_, '_> {
                             if rules.ko == KoRule::LongCycle {
                                 // 3.6: the play ends the moving; removed only if it removed.
                                 let mut summary = Summary::EMPTY;
-                                summary.add_position(salted_hash, after_stones);
+                                summary.add_position(salted_hash, after);
                                 out.push(Child {
                                     mv,
                                     pn: if removed { 0 } else { INF },
@@ -857,12 +899,12 @@ impl Search<'_, '_> {
                         ko: child_ko,
                         passed: false,
                     };
-                    (key, after_stones, true, removed)
+                    (key, after, true, removed)
                 }
             };
             let mut summary = Summary::EMPTY;
             if records {
-                summary.add_position(salted(key.hash, next_color, rules.ko), child_stones);
+                summary.add_position(salted(key.hash, next_color, rules.ko), child_counts);
             }
             if removed {
                 out.push(Child {
@@ -924,7 +966,7 @@ impl Search<'_, '_> {
                     to_move: key.to_move,
                     ko: key.ko,
                     passed: key.passed,
-                    stones: child_stones,
+                    counts: child_counts,
                     records,
                 }),
             });
@@ -1524,7 +1566,7 @@ impl Search<'_, '_> {
             let (next_hash, next_to_move, next_ko, next_passed) =
                 (next.hash, next.to_move, next.ko, next.passed);
             let records = next.records;
-            let child_stones = next.stones;
+            let child_counts = next.counts;
             // A board to reuse: searching the child clones into it without allocating.
             let mut after = match self.spare.pop() {
                 Some(mut spare) => {
@@ -1558,7 +1600,7 @@ impl Search<'_, '_> {
                 self.path.push(PathEntry {
                     hash: salted(key.hash, key.to_move, self.ctx.rules.ko),
                     packed: key.packed.clone(),
-                    stones: child_stones,
+                    counts: child_counts,
                 });
             }
             let r = self.mid(&after, key, child_th_pn, child_th_dn, depth + 1);
