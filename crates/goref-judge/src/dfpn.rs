@@ -23,7 +23,7 @@
 //! ended the moving, a state whose recurrence was an endless line, or the territory leaf's
 //! condition that every position of the line differs from the leaf's where nothing changes any
 //! more. It also keeps a summary of the positions its proof visited (the fewest stones of each
-//! colour among them and a 256-bit Bloom filter). A stored result is reused on another line
+//! colour among them and a 1024-bit Bloom filter). A stored result is reused on another line
 //! only when what it rests on holds there and no position of that line can occur in its proof
 //! (the line's position has fewer stones of a colour than every position of the proof, or is
 //! not in its filter).
@@ -182,13 +182,13 @@ impl Counts {
 }
 
 /// What a solved result depends on: the positions its proof visited, summarised by the
-/// fewest stones of each colour among them and a 256-bit Bloom filter of their hashes. A
+/// fewest stones of each colour among them and a 1024-bit Bloom filter of their hashes. A
 /// position of the line can recur in the proof only if it has at least as many stones of each
 /// colour as those fewest and is in the filter.
 #[derive(Clone, Copy, Debug)]
 struct Summary {
     min: Counts,
-    bloom: [u64; 4],
+    bloom: [u64; 16],
 }
 
 impl Summary {
@@ -197,7 +197,7 @@ impl Summary {
             black: u32::MAX,
             white: u32::MAX,
         },
-        bloom: [0; 4],
+        bloom: [0; 16],
     };
 
     fn add_position(&mut self, hash: u64, counts: Counts) {
@@ -211,7 +211,7 @@ impl Summary {
     fn merge(&mut self, other: &Summary) {
         self.min.black = self.min.black.min(other.min.black);
         self.min.white = self.min.white.min(other.min.white);
-        for w in 0..4 {
+        for w in 0..16 {
             self.bloom[w] |= other.bloom[w];
         }
     }
@@ -226,8 +226,8 @@ impl Summary {
 }
 
 fn bloom_bits(hash: u64) -> [(usize, u64); 2] {
-    let a = (hash & 255) as usize;
-    let b = ((hash >> 23) & 255) as usize;
+    let a = (hash & 1023) as usize;
+    let b = ((hash >> 23) & 1023) as usize;
     [(a / 64, 1 << (a % 64)), (b / 64, 1 << (b % 64))]
 }
 
