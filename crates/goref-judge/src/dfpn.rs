@@ -681,9 +681,9 @@ impl Search<'_, '_> {
     }
 
     /// The moves of a node, best first: the attacker takes the block's liberties (those
-    /// leaving its own stone more liberties first), then other plays, then a pass; the
-    /// defender captures attacking stones, extends the block's liberties, passes, then plays
-    /// elsewhere.
+    /// leaving its own stone more liberties first, simple liberties after the others), then
+    /// other plays, then a pass; the defender captures attacking stones, extends the block's
+    /// liberties, passes, then plays elsewhere, and fills a simple liberty last.
     fn moves(
         &self,
         board: &Board,
@@ -730,6 +730,13 @@ impl Search<'_, '_> {
                     s += 20;
                 }
                 s + empty_neighbours
+            };
+            // A simple liberty only takes a liberty (or gives a tempo): the attacker tries it
+            // after its other plays on the block's liberties, the defender after everything.
+            let score = match (code(here, p.index()) == 3, to_move == self.color) {
+                (true, false) => 30,
+                (true, true) => -1,
+                (false, _) => score,
             };
             scored.push((score, Move::Play(p), Some(effect)));
         }
@@ -801,12 +808,13 @@ impl Search<'_, '_> {
         let (to_move, ko, passed) = (here.to_move, here.ko, here.passed);
         let rules = self.ctx.rules;
         let next_color = to_move.opponent();
-        let mut out = Vec::new();
         let mut illegal_by_path: Vec<Dep> = Vec::new();
         let now = Counts::of(board);
         let libs = self.liberty_points(board);
         let mut buf: Vec<u64> = Vec::with_capacity(here.packed.len() + 1);
-        for (mv, effect) in self.moves(board, &here.packed, &libs, to_move, passed) {
+        let moves = self.moves(board, &here.packed, &libs, to_move, passed);
+        let mut out = Vec::with_capacity(moves.len());
+        for (mv, effect) in moves {
             let (key, child_counts, records, removed) = match mv {
                 Move::Pass => {
                     let ko = if rules.ko == KoRule::LongCycle {
