@@ -369,7 +369,7 @@ pub(crate) fn locally_capturable(
         simple,
         spare: Vec::new(),
     };
-    let (hash, packed) = search.canonical(board.geometry(), board.hash(), board.packed().into());
+    let (hash, packed) = search.canonical(board.hash(), board.packed().into());
     search.path.push(PathEntry {
         hash: salted(hash, color, ctx.rules.ko),
         packed: packed.clone(),
@@ -414,16 +414,17 @@ pub(crate) fn locally_capturable(
 /// repetition is decided exactly; positions of the game never match a position with a
 /// filled point of `T`, and match all of a key's positions alike when none is filled.
 struct Simple {
-    /// Per point: a candidate.
-    candidate: Vec<bool>,
     /// The candidates, in point order.
     candidates: Vec<Point>,
-    /// Per point: a stone of the block.
-    block: Vec<bool>,
-    /// Per point: an attacking stone whose block has an empty liberty outside the region.
-    living: Vec<bool>,
     /// The attacker's code in a packed colouring.
     attacker_code: u64,
+    /// Per point: an attacking stone there would live (it lived at the start or touches one
+    /// that did, and is then in the same block): a function of the point alone.
+    lives: Vec<bool>,
+    /// Per candidate: its neighbours that are neither candidates nor the block's stones, and
+    /// the indices of its neighbours among the candidates.
+    others: Vec<Vec<usize>>,
+    candidate_neighbours: Vec<Vec<usize>>,
 }
 
 fn code(packed: &[u64], i: usize) -> u64 {
@@ -471,58 +472,80 @@ impl Simple {
             })
             .collect();
         let candidates = (0..n).filter(|&i| candidate[i]).map(Point::new).collect();
+        let lives: Vec<bool> = (0..n)
+            .map(|i| {
+                living[i]
+                    || geometry
+                        .neighbors(Point::new(i))
+                        .iter()
+                        .any(|r| living[r.index()])
+            })
+            .collect();
+        let candidates: Vec<Point> = candidates;
+        let others = candidates
+            .iter()
+            .map(|&p| {
+                geometry
+                    .neighbors(p)
+                    .iter()
+                    .map(|q| q.index())
+                    .filter(|&j| !candidate[j] && !block[j])
+                    .collect()
+            })
+            .collect();
+        let candidate_neighbours = candidates
+            .iter()
+            .map(|&p| {
+                geometry
+                    .neighbors(p)
+                    .iter()
+                    .filter_map(|q| candidates.iter().position(|c| c == q))
+                    .collect()
+            })
+            .collect();
         Simple {
-            candidate,
+            lives,
+            others,
+            candidate_neighbours,
             candidates,
-            block,
-            living,
             attacker_code: attacker.map_or(0, |c| 1 + c.index() as u64),
         }
     }
 
     /// The simple liberties of a packed colouring, in point order.
-    fn of(&self, geometry: &goref_rules::Geometry, packed: &[u64]) -> Vec<Point> {
-        let mut in_t: Vec<Point> = Vec::new();
+    fn of(&self, packed: &[u64]) -> Vec<Point> {
         if self.candidates.is_empty() {
-            return in_t;
+            return Vec::new();
         }
-        // A stone lives for this purpose if it lived at the start or touches one that did
-        // (the same block): a function of its own point and colour only.
-        let lives = |q: usize| -> bool {
-            self.living[q]
-                || geometry
-                    .neighbors(Point::new(q))
-                    .iter()
-                    .any(|r| self.living[r.index()])
-        };
-        for &p in &self.candidates {
-            let mut touches_living = false;
-            let ok = geometry.neighbors(p).iter().all(|q| {
-                let j = q.index();
-                if self.candidate[j] || self.block[j] {
-                    return true;
-                }
-                let living = code(packed, j) == self.attacker_code && lives(j);
-                touches_living |= living;
-                living
-            });
-            if ok && touches_living {
-                in_t.push(p);
-            }
-        }
-        // Remove points next to a candidate outside the set, until none is.
+        // A candidate is in unless one of its neighbours outside the candidates is not a
+        // living attacking stone (the block's stones aside), or none is.
+        let mut in_t: Vec<bool> = self
+            .others
+            .iter()
+            .map(|others| {
+                !others.is_empty()
+                    && others
+                        .iter()
+                        .all(|&q| code(packed, q) == self.attacker_code && self.lives[q])
+            })
+            .collect();
+        // Remove candidates next to a candidate outside the set, until none is.
         loop {
-            let out = in_t.iter().position(|&p| {
-                geometry
-                    .neighbors(p)
-                    .iter()
-                    .any(|q| self.candidate[q.index()] && !in_t.contains(q))
-            });
-            match out {
-                Some(i) => {
-                    in_t.remove(i);
+            let mut changed = false;
+            for i in 0..in_t.len() {
+                if in_t[i] && self.candidate_neighbours[i].iter().any(|&j| !in_t[j]) {
+                    in_t[i] = false;
+                    changed = true;
                 }
-                None => return in_t,
+            }
+            if !changed {
+                return self
+                    .candidates
+                    .iter()
+                    .zip(&in_t)
+                    .filter(|(_, &t)| t)
+                    .map(|(&p, _)| p)
+                    .collect();
             }
         }
     }
@@ -537,25 +560,15 @@ impl Search<'_, '_> {
     /// the block has no simple liberties; else every simple liberty marked alike (the
     /// packed form's unused code 3) and the number of empty ones appended, hashed anew (see
     /// [`Simple`]).
-    fn canonical(
-        &self,
-        geometry: &goref_rules::Geometry,
-        hash: u64,
-        packed: Box<[u64]>,
-    ) -> (u64, Box<[u64]>) {
+    fn canonical(&self, hash: u64, packed: Box<[u64]>) -> (u64, Box<[u64]>) {
         let mut words = packed.into_vec();
-        let hash = self.canonical_in_place(geometry, hash, &mut words);
+        let hash = self.canonical_in_place(hash, &mut words);
         (hash, words.into_boxed_slice())
     }
 
     /// [`Search::canonical`] on a buffer holding the colouring; returns the key's hash.
-    fn canonical_in_place(
-        &self,
-        geometry: &goref_rules::Geometry,
-        hash: u64,
-        words: &mut Vec<u64>,
-    ) -> u64 {
-        let simple = self.simple.of(geometry, words);
+    fn canonical_in_place(&self, hash: u64, words: &mut Vec<u64>) -> u64 {
+        let simple = self.simple.of(words);
         if simple.is_empty() {
             return hash;
         }
@@ -604,7 +617,7 @@ impl Search<'_, '_> {
             .map(|(c, mv)| {
                 let mv = match mv {
                     Move::Play(p) if b.get(p).is_some() => {
-                        let simple = self.simple.of(b.geometry(), b.packed());
+                        let simple = self.simple.of(b.packed());
                         debug_assert!(simple.contains(&p), "only simple liberties move");
                         Move::Play(
                             *simple
@@ -858,8 +871,7 @@ impl Search<'_, '_> {
                     };
                     let in_game = rules.ko != KoRule::Simple
                         && self.repeats_game(effect.hash_after, &buf, next_color);
-                    let hash =
-                        self.canonical_in_place(board.geometry(), effect.hash_after, &mut buf);
+                    let hash = self.canonical_in_place(effect.hash_after, &mut buf);
                     if rules.ko != KoRule::Simple {
                         let salted_hash = salted(hash, next_color, rules.ko);
                         let in_path = !in_game
@@ -1591,8 +1603,7 @@ impl Search<'_, '_> {
             if let Move::Play(p) = c.mv {
                 after.play_unchecked(p, to_move);
             }
-            let (hash, packed) =
-                self.canonical(after.geometry(), after.hash(), after.packed().into());
+            let (hash, packed) = self.canonical(after.hash(), after.packed().into());
             debug_assert_eq!(
                 hash, next_hash,
                 "the child's key is rebuilt as it was found"
