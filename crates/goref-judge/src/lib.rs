@@ -36,6 +36,10 @@
 //! proof, and the tests compare every definition with brute-force enumeration on small boards
 //! and replay the evidence on a `goref_rules::Game`.
 //!
+//! [`Judge::judge_blocks`] (and [`Judge::judge_all`], [`default_removal`]) runs the blocks'
+//! capture searches on the machine's threads ([`Judge::with_threads`] sets how many); the
+//! verdicts, their evidence and the search nodes each records do not depend on the threads.
+//!
 //! ```
 //! use goref_judge::{board_from_diagram, Budget, Context, Judge, Verdict};
 //! use goref_rules::{Point, Ruleset};
