@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long, allow_hyphen_values = true)]
     komi: Option<Komi>,
     /// Nodes each search may visit before its block is judged undecided (default: 20,000
-    /// for the local region and for "at most one eye", 1,000,000 for "locally capturable")
+    /// for the local region and for "at most one eye", 300,000 for "locally capturable")
     #[arg(long)]
     budget: Option<u64>,
     /// Print one JSON object instead of the text report.
