@@ -32,8 +32,8 @@
 //! being searched, so a result valid on the current line is never lost to the table's reuse
 //! test.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use hashbrown::HashTable;
+use std::hash::Hasher;
 use std::rc::Rc;
 
 use goref_rules::history::KeyHasher;
@@ -260,7 +260,7 @@ struct Entry {
     dn: u64,
     /// For a solved node: the summary, the line (the attacker's winning line, or empty) and
     /// what of the line above it rests on.
-    solved: Option<Solved>,
+    solved: Option<Box<Solved>>,
     /// The leaf tests (pass-alive block, attacker's territory) failed here already.
     searched: bool,
 }
@@ -317,8 +317,8 @@ pub(crate) struct Search<'c, 'h> {
     stone: Point,
     points: Vec<Point>,
     in_region: Vec<bool>,
-    /// The transposition table: entries by [`KeyRef::index`], each checked in full.
-    tt: HashMap<u64, Vec<(Key, Entry)>, BuildHasherDefault<KeyHasher>>,
+    /// The transposition table: entries hashed by [`KeyRef::index`], each checked in full.
+    tt: HashTable<(Key, Entry)>,
     nodes: u64,
     budget: u64,
     path: Vec<PathEntry>,
@@ -356,7 +356,7 @@ pub(crate) fn locally_capturable(
         stone,
         points: points.to_vec(),
         in_region,
-        tt: HashMap::default(),
+        tt: HashTable::new(),
         nodes: 0,
         budget,
         path: Vec::new(),
@@ -591,17 +591,20 @@ impl Search<'_, '_> {
 
     fn tt_get(&self, key: &KeyRef) -> Option<&Entry> {
         self.tt
-            .get(&key.index())?
-            .iter()
-            .find(|(k, _)| key.matches(k))
+            .find(key.index(), |(k, _)| key.matches(k))
             .map(|(_, e)| e)
     }
 
     fn tt_insert(&mut self, key: &Key, entry: Entry) {
-        let bucket = self.tt.entry(key.as_ref().index()).or_default();
-        match bucket.iter_mut().find(|(k, _)| key.as_ref().matches(k)) {
+        let at = key.as_ref();
+        match self.tt.find_mut(at.index(), |(k, _)| at.matches(k)) {
             Some(slot) => slot.1 = entry,
-            None => bucket.push((key.clone(), entry)),
+            None => {
+                self.tt
+                    .insert_unique(at.index(), (key.clone(), entry), |(k, _)| {
+                        k.as_ref().index()
+                    });
+            }
         }
     }
 
@@ -1644,10 +1647,12 @@ impl Search<'_, '_> {
         let entry = Entry {
             pn: out.pn,
             dn: out.dn,
-            solved: solved.then(|| Solved {
-                summary: out.summary,
-                line: out.line.clone(),
-                deps: out.deps.clone(),
+            solved: solved.then(|| {
+                Box::new(Solved {
+                    summary: out.summary,
+                    line: out.line.clone(),
+                    deps: out.deps.clone(),
+                })
             }),
             searched,
         };

@@ -118,8 +118,8 @@ pub struct Budget {
     /// Positions of one-sided moving examined for "at most one eye".
     pub eye_nodes: u64,
     /// Nodes of the alternate-moving search for "locally capturable". Its table holds about
-    /// 600 bytes a node (measured on 19×19), so the default of 300,000 bounds one search to
-    /// about 180 MB; the hardest block of GNU Go's unconditional-status positions needs 84,062.
+    /// 250 bytes a node (measured on 19×19), so the default of 300,000 bounds one search to
+    /// about 75 MB; the hardest block of GNU Go's unconditional-status positions needs 84,062.
     pub capture_nodes: u64,
 }
 
