@@ -471,7 +471,7 @@ impl Simple {
                     })
             })
             .collect();
-        let candidates = (0..n).filter(|&i| candidate[i]).map(Point::new).collect();
+        let candidates: Vec<Point> = (0..n).filter(|&i| candidate[i]).map(Point::new).collect();
         let lives: Vec<bool> = (0..n)
             .map(|i| {
                 living[i]
@@ -481,7 +481,6 @@ impl Simple {
                         .any(|r| living[r.index()])
             })
             .collect();
-        let candidates: Vec<Point> = candidates;
         let others = candidates
             .iter()
             .map(|&p| {
