@@ -131,39 +131,7 @@ pub async fn connect(url: &str) -> Result<Connection, QueueError> {
 
 /// The connection settings of `url`, completed from the `PG*` environment variables.
 fn pg_config(url: &str) -> Result<tokio_postgres::Config, QueueError> {
-    let mut config: tokio_postgres::Config = url.parse().map_err(QueueError::db)?;
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    if config.get_hosts().is_empty() {
-        match env("PGHOST") {
-            Some(h) => {
-                config.host(&h);
-            }
-            None => {
-                config.host("localhost");
-            }
-        }
-    }
-    if config.get_ports().is_empty() {
-        if let Some(p) = env("PGPORT").and_then(|p| p.parse().ok()) {
-            config.port(p);
-        }
-    }
-    if config.get_user().is_none() {
-        if let Some(u) = env("PGUSER") {
-            config.user(&u);
-        }
-    }
-    if config.get_password().is_none() {
-        if let Some(p) = env("PGPASSWORD") {
-            config.password(p);
-        }
-    }
-    if config.get_dbname().is_none() {
-        if let Some(d) = env("PGDATABASE") {
-            config.dbname(&d);
-        }
-    }
-    Ok(config)
+    goref_pg::config(url).map_err(QueueError::db)
 }
 
 /// The schema, version by version; [`migrate`] applies those not yet applied.

@@ -148,33 +148,14 @@ pub fn redacted(url: &str) -> String {
 
 /// The connection settings of `url` (`postgres://…`, `postgresql://…` or `key=value …`),
 /// completed from the `PG*` environment variables as libpq would (as `pg_virtualenv` sets
-/// them).
+/// them; [`goref_pg::config`]), with the operating system's user when neither names one, and
+/// the application name `goref serve`.
 pub fn pg_config(url: &str) -> Result<tokio_postgres::Config> {
-    let mut config: tokio_postgres::Config = url
-        .parse()
+    let mut config = goref_pg::config(url)
         .map_err(|e| anyhow!("the database address {} cannot be read: {e}", redacted(url)))?;
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    if config.get_hosts().is_empty() {
-        config.host(env("PGHOST").unwrap_or_else(|| "localhost".into()));
-    }
-    if config.get_ports().is_empty() {
-        if let Some(p) = env("PGPORT").and_then(|p| p.parse().ok()) {
-            config.port(p);
-        }
-    }
     if config.get_user().is_none() {
-        if let Some(u) = env("PGUSER").or_else(|| env("USER")) {
+        if let Some(u) = std::env::var("USER").ok().filter(|v| !v.is_empty()) {
             config.user(&u);
-        }
-    }
-    if config.get_password().is_none() {
-        if let Some(p) = env("PGPASSWORD") {
-            config.password(p);
-        }
-    }
-    if config.get_dbname().is_none() {
-        if let Some(d) = env("PGDATABASE") {
-            config.dbname(&d);
         }
     }
     if config.get_application_name().is_none() {

@@ -1,0 +1,108 @@
+//! Connection settings for PostgreSQL, completed from the `PG*` environment variables as libpq
+//! completes them (as `pg_virtualenv` sets them), so that `postgres:///db` or an empty
+//! `key=value` string reaches the cluster the environment names.
+//!
+//! ```
+//! // An address with everything given needs nothing from the environment.
+//! let config = goref_pg::config("postgres://me@db.example:5433/games").unwrap();
+//! assert_eq!(config.get_user(), Some("me"));
+//! assert_eq!(config.get_ports(), [5433]);
+//! assert_eq!(config.get_dbname(), Some("games"));
+//! ```
+
+#![deny(missing_docs)]
+
+/// The connection settings of `url` (`postgres://…`, `postgresql://…` or `key=value …`); what
+/// it leaves out is taken from `PGHOST` (else `localhost`), `PGPORT`, `PGUSER`, `PGPASSWORD`
+/// and `PGDATABASE` when they are set and not empty.
+///
+/// # Errors
+///
+/// When `url` cannot be read as connection settings.
+pub fn config(url: &str) -> Result<tokio_postgres::Config, tokio_postgres::Error> {
+    let mut config: tokio_postgres::Config = url.parse()?;
+    complete(&mut config, |k| {
+        std::env::var(k).ok().filter(|v| !v.is_empty())
+    });
+    Ok(config)
+}
+
+fn complete(config: &mut tokio_postgres::Config, env: impl Fn(&str) -> Option<String>) {
+    if config.get_hosts().is_empty() {
+        config.host(env("PGHOST").as_deref().unwrap_or("localhost"));
+    }
+    if config.get_ports().is_empty() {
+        if let Some(p) = env("PGPORT").and_then(|p| p.parse().ok()) {
+            config.port(p);
+        }
+    }
+    if config.get_user().is_none() {
+        if let Some(u) = env("PGUSER") {
+            config.user(&u);
+        }
+    }
+    if config.get_password().is_none() {
+        if let Some(p) = env("PGPASSWORD") {
+            config.password(p);
+        }
+    }
+    if config.get_dbname().is_none() {
+        if let Some(d) = env("PGDATABASE") {
+            config.dbname(&d);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio_postgres::config::Host;
+
+    fn completed(url: &str, vars: &[(&str, &str)]) -> tokio_postgres::Config {
+        let mut config: tokio_postgres::Config = url.parse().unwrap();
+        complete(&mut config, |k| {
+            vars.iter()
+                .find(|(name, _)| *name == k)
+                .map(|(_, v)| v.to_string())
+        });
+        config
+    }
+
+    /// What the address leaves out comes from the environment; what it gives stays.
+    #[test]
+    fn the_environment_fills_what_the_address_leaves_out() {
+        let vars = [
+            ("PGHOST", "/run/pg"),
+            ("PGPORT", "6543"),
+            ("PGUSER", "env-user"),
+            ("PGPASSWORD", "pw"),
+            ("PGDATABASE", "envdb"),
+        ];
+        let c = completed("postgres:///", &vars);
+        assert_eq!(c.get_hosts(), [Host::Unix("/run/pg".into())]);
+        assert_eq!(c.get_ports(), [6543]);
+        assert_eq!(c.get_user(), Some("env-user"));
+        assert_eq!(c.get_password(), Some(&b"pw"[..]));
+        assert_eq!(c.get_dbname(), Some("envdb"));
+        let c = completed("postgres://me:secret@h:5000/mine", &vars);
+        assert_eq!(c.get_hosts(), [Host::Tcp("h".into())]);
+        assert_eq!(c.get_ports(), [5000]);
+        assert_eq!(c.get_user(), Some("me"));
+        assert_eq!(c.get_password(), Some(&b"secret"[..]));
+        assert_eq!(c.get_dbname(), Some("mine"));
+    }
+
+    /// With nothing in the environment the host is `localhost`, and nothing else is set.
+    #[test]
+    fn without_environment_the_host_is_localhost() {
+        let c = completed("postgres:///", &[]);
+        assert_eq!(c.get_hosts(), [Host::Tcp("localhost".into())]);
+        assert!(c.get_ports().is_empty());
+        assert_eq!(c.get_user(), None);
+    }
+
+    #[test]
+    fn an_unreadable_address_is_an_error() {
+        assert!(config("postgres://h:notaport/db").is_err());
+    }
+}
