@@ -362,43 +362,37 @@ pub(crate) async fn create(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     body: Bytes,
-) -> Response {
-    let td = match require_td(&state, &headers).await {
-        Ok(td) => td,
-        Err(r) => return r,
-    };
-    let request: CreateTournament = match serde_json::from_slice(&body) {
-        Ok(r) => r,
-        Err(e) => return malformed(&e),
-    };
+) -> Result<Response, Response> {
+    let td = require_td(&state, &headers).await?;
+    let request: CreateTournament = serde_json::from_slice(&body).map_err(|e| malformed(&e))?;
     let name = request.name.trim().to_string();
     if name.is_empty() || name.chars().count() > 80 || name.chars().any(char::is_control) {
-        return error(
+        return Err(error(
             StatusCode::BAD_REQUEST,
             "invalid",
             "a name of 1 to 80 characters",
-        );
+        ));
     }
     if let Err(e) = request.format.check() {
-        return error(StatusCode::BAD_REQUEST, "invalid", e);
+        return Err(error(StatusCode::BAD_REQUEST, "invalid", e));
     }
     if request.game.black.is_some() || request.game.white.is_some() {
-        return error(
+        return Err(error(
             StatusCode::BAD_REQUEST,
             "invalid",
             "the players are the tournament's",
-        );
+        ));
     }
     if let Err(e) = request.game.config() {
-        return error(StatusCode::BAD_REQUEST, "invalid", e);
+        return Err(error(StatusCode::BAD_REQUEST, "invalid", e));
     }
     let mut all = state.tournaments.lock().await;
     if all.all.values().filter(|t| t.stage != Stage::Over).count() >= MAX_OPEN {
-        return error(
+        return Err(error(
             StatusCode::TOO_MANY_REQUESTS,
             "too_many",
             "too many tournaments under way",
-        );
+        ));
     }
     let mut t = Tournament {
         id: random_hex(5),
@@ -414,12 +408,10 @@ pub(crate) async fn create(
         log: Vec::new(),
     };
     t.log(format!("created by the TD ({td})"));
-    if let Err(r) = save(&state, &t).await {
-        return r;
-    }
+    save(&state, &t).await?;
     let id = t.id.clone();
     all.insert(t);
-    (StatusCode::CREATED, axum::Json(json!({"id": id}))).into_response()
+    Ok((StatusCode::CREATED, axum::Json(json!({"id": id}))).into_response())
 }
 
 /// Tournament `id`, still open to players (404 or 409 otherwise).
@@ -445,28 +437,24 @@ pub(crate) async fn join(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
     headers: HeaderMap,
-) -> Response {
-    let account = match account_of_request(&state, &headers).await {
-        Ok(a) => a,
-        Err(r) => return r,
-    };
+) -> Result<Response, Response> {
+    let account = account_of_request(&state, &headers).await?;
     let mut all = state.tournaments.lock().await;
-    let t = match open_one(&mut all, &id) {
-        Ok(t) => t,
-        Err(r) => return r,
-    };
+    let t = open_one(&mut all, &id)?;
     if t.index_of(&account.name).is_none() {
         if t.players.len() >= MAX_PLAYERS {
-            return error(StatusCode::CONFLICT, "full", "the tournament is full");
+            return Err(error(
+                StatusCode::CONFLICT,
+                "full",
+                "the tournament is full",
+            ));
         }
         t.players.push(account.name.clone());
         t.withdrawn.push(false);
         t.log(format!("{} joins", account.name));
-        if let Err(r) = save(&state, t).await {
-            return r;
-        }
+        save(&state, t).await?;
     }
-    axum::Json(json!({"joined": id, "players": t.players})).into_response()
+    Ok(axum::Json(json!({"joined": id, "players": t.players})).into_response())
 }
 
 /// `POST /api/tournaments/{id}/start` (the TD): seeds the players by rating and starts round 1.
@@ -474,23 +462,17 @@ pub(crate) async fn start(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
     headers: HeaderMap,
-) -> Response {
-    let td = match require_td(&state, &headers).await {
-        Ok(td) => td,
-        Err(r) => return r,
-    };
+) -> Result<Response, Response> {
+    let td = require_td(&state, &headers).await?;
     {
         let mut all = state.tournaments.lock().await;
-        let t = match open_one(&mut all, &id) {
-            Ok(t) => t,
-            Err(r) => return r,
-        };
+        let t = open_one(&mut all, &id)?;
         if t.players.len() < 2 {
-            return error(
+            return Err(error(
                 StatusCode::CONFLICT,
                 "too_few",
                 "a tournament needs two players",
-            );
+            ));
         }
         // Seeding: by rating, best first; equal ratings keep the order of joining.
         let ratings = state.lobby.lock().expect("lobby").standings();
@@ -504,12 +486,10 @@ pub(crate) async fn start(
         t.stage = Stage::Running;
         let seeding = t.players.join(", ");
         t.log(format!("started by the TD ({td}); seeding: {seeding}"));
-        if let Err(r) = save(&state, t).await {
-            return r;
-        }
+        save(&state, t).await?;
     }
     advance(&state, &id).await;
-    show(State(state), Path(id)).await
+    Ok(show(State(state), Path(id)).await)
 }
 
 #[derive(Deserialize)]
@@ -527,29 +507,31 @@ pub(crate) async fn withdraw(
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
-) -> Response {
-    let td = match require_td(&state, &headers).await {
-        Ok(td) => td,
-        Err(r) => return r,
-    };
-    let request: Withdraw = match serde_json::from_slice(&body) {
-        Ok(r) => r,
-        Err(e) => return malformed(&e),
-    };
+) -> Result<Response, Response> {
+    let td = require_td(&state, &headers).await?;
+    let request: Withdraw = serde_json::from_slice(&body).map_err(|e| malformed(&e))?;
     let live: Vec<(String, char)> = {
         let mut all = state.tournaments.lock().await;
         let Some(t) = all.all.get_mut(&id) else {
-            return error(StatusCode::NOT_FOUND, "not_found", "no such tournament");
+            return Err(error(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "no such tournament",
+            ));
         };
         let Some(k) = t.index_of(&request.player) else {
-            return error(
+            return Err(error(
                 StatusCode::NOT_FOUND,
                 "not_found",
                 "no such player in this tournament",
-            );
+            ));
         };
         if t.withdrawn[k] {
-            return error(StatusCode::CONFLICT, "withdrawn", "already withdrawn");
+            return Err(error(
+                StatusCode::CONFLICT,
+                "withdrawn",
+                "already withdrawn",
+            ));
         }
         t.withdrawn[k] = true;
         let name = t.players[k].clone();
@@ -557,9 +539,7 @@ pub(crate) async fn withdraw(
             "the TD ({td}) withdraws {name}: {}",
             request.reason
         ));
-        if let Err(r) = save(&state, t).await {
-            return r;
-        }
+        save(&state, t).await?;
         t.games
             .iter()
             .filter(|g| g.result.is_none() && (g.black == k || g.white == k))
@@ -581,7 +561,7 @@ pub(crate) async fn withdraw(
         let _ = act_as_server(&state, &game, act).await;
     }
     advance(&state, &id).await;
-    show(State(state), Path(id)).await
+    Ok(show(State(state), Path(id)).await)
 }
 
 /// `POST /api/games/{id}/td` (the TD): a [`TdAction`] on a game.
@@ -590,19 +570,11 @@ pub(crate) async fn td_act(
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
-) -> Response {
-    let td = match require_td(&state, &headers).await {
-        Ok(td) => td,
-        Err(r) => return r,
-    };
-    let action: TdAction = match serde_json::from_slice(&body) {
-        Ok(a) => a,
-        Err(e) => return malformed(&e),
-    };
-    match act_as_server(&state, &id, Act::Td { td, action }).await {
-        Ok(version) => axum::Json(json!({"version": version})).into_response(),
-        Err(r) => r,
-    }
+) -> Result<Response, Response> {
+    let td = require_td(&state, &headers).await?;
+    let action: TdAction = serde_json::from_slice(&body).map_err(|e| malformed(&e))?;
+    let version = act_as_server(&state, &id, Act::Td { td, action }).await?;
+    Ok(axum::Json(json!({"version": version})).into_response())
 }
 
 /// A server game ended: if it is a tournament's, record it and go on.
