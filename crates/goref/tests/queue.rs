@@ -11,20 +11,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod common;
+
+/// The cluster's own database (`PGDATABASE`), as a URL; `None` (the test skips) without
+/// PostgreSQL, unless GOREF_REQUIRE_PG is set.
 fn database() -> Option<String> {
-    let there = std::env::var("PGDATABASE").is_ok_and(|d| !d.is_empty());
-    assert!(
-        there || std::env::var_os("GOREF_REQUIRE_PG").is_none(),
-        "no PostgreSQL: run under pg_virtualenv (.ci/run does)"
-    );
-    if !there {
-        eprintln!("skipping: no PostgreSQL (run under pg_virtualenv)");
-        return None;
-    }
-    Some(format!(
-        "postgres:///{}",
-        std::env::var("PGDATABASE").unwrap()
-    ))
+    common::postgres_there().then(|| {
+        format!(
+            "postgres:///{}",
+            std::env::var("PGDATABASE").expect("PGDATABASE")
+        )
+    })
 }
 
 /// A process killed when the test ends.

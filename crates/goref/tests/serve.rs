@@ -8,7 +8,6 @@
 mod common;
 
 use std::ffi::{OsStr, OsString};
-use std::process::{Command, Stdio};
 
 use common::Server;
 use goref_server::client::{create_game, http, Player};
@@ -26,26 +25,8 @@ fn temp_db(name: &str) -> OsString {
     dir.join("goref.db").into_os_string()
 }
 
-/// A new PostgreSQL database of its own (`createdb`), as a URL; `None` (the test skips)
-/// without PostgreSQL, unless GOREF_REQUIRE_PG is set.
 fn pg_db(name: &str) -> Option<OsString> {
-    let there = std::env::var("PGDATABASE").is_ok_and(|d| !d.is_empty());
-    assert!(
-        there || std::env::var_os("GOREF_REQUIRE_PG").is_none(),
-        "no PostgreSQL: run under pg_virtualenv (.ci/run does)"
-    );
-    if !there {
-        eprintln!("skipping: no PostgreSQL (run under pg_virtualenv)");
-        return None;
-    }
-    let db = format!("goref_serve_{}_{name}", std::process::id());
-    let _ = Command::new("dropdb")
-        .args(["--if-exists", &db])
-        .stderr(Stdio::null())
-        .status();
-    let created = Command::new("createdb").arg(&db).status().unwrap();
-    assert!(created.success(), "createdb {db}");
-    Some(format!("postgres:///{db}").into())
+    common::pg_database(name).map(Into::into)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
