@@ -345,12 +345,19 @@ impl<const W: usize> Memo<W> {
     }
 }
 
-impl<const W: usize> PositionGraph<W> {
-    fn build(game: &Game) -> Option<PositionGraph<W>> {
+/// Every position reachable from `game`'s by plays of either colour (suicide as its rules
+/// say; no ko or repetition rule), breadth first from it, with each position's plays by
+/// colour; `None` when there are more than `limit`.
+struct Reachable {
+    boards: Vec<crate::Board>,
+    index: HashMap<Vec<Option<Color>>, u32>,
+    /// `edges[position][color]`.
+    edges: Vec<[Vec<Edge>; 2]>,
+}
+
+impl Reachable {
+    fn of(game: &Game, limit: usize) -> Option<Reachable> {
         let rules = *game.rules();
-        let situational = rules.ko == KoRule::SituationalSuperko;
-        let nodes = (64 * W).min(MAX_GRAPH_NODES);
-        let limit = if situational { nodes / 2 } else { nodes };
         let mut boards = vec![game.board().clone()];
         let mut index: HashMap<Vec<Option<Color>>, u32> = HashMap::new();
         index.insert(game.board().colors().to_vec(), 0);
@@ -389,6 +396,21 @@ impl<const W: usize> PositionGraph<W> {
             edges.push(out);
             at += 1;
         }
+        Some(Reachable {
+            boards,
+            index,
+            edges,
+        })
+    }
+}
+
+impl<const W: usize> PositionGraph<W> {
+    fn build(game: &Game) -> Option<PositionGraph<W>> {
+        let rules = *game.rules();
+        let situational = rules.ko == KoRule::SituationalSuperko;
+        let nodes = (64 * W).min(MAX_GRAPH_NODES);
+        let limit = if situational { nodes / 2 } else { nodes };
+        let edges = Reachable::of(game, limit)?.edges;
         let mut graph = PositionGraph {
             ko_rule: rules.ko,
             edges,

@@ -116,45 +116,29 @@ fn automorphisms(game: &Game, cap: usize) -> Vec<Vec<usize>> {
 impl<const W: usize> PathGraph<W> {
     /// The graph of `game`'s positions, if there are at most `64 * W`.
     pub(crate) fn build(game: &Game) -> Option<PathGraph<W>> {
-        let rules = *game.rules();
-        let mut boards = vec![game.board().clone()];
-        let mut index: HashMap<Vec<Option<Color>>, u32> = HashMap::new();
-        index.insert(game.board().colors().to_vec(), 0);
-        let mut adj = Vec::new();
-        let mut at = 0;
-        while at < boards.len() {
-            let board = boards[at].clone();
-            let mut out: Vec<(u32, u32)> = Vec::new();
-            for color in Color::ALL {
-                for p in board.geometry().points() {
-                    if board.get(p).is_some() {
+        let super::Reachable {
+            boards,
+            index,
+            edges,
+        } = super::Reachable::of(game, 64 * W)?;
+        // The other positions one play away, with the number of plays leading to each.
+        let adj: Vec<Vec<(u32, u32)>> = edges
+            .iter()
+            .enumerate()
+            .map(|(at, plays)| {
+                let mut out: Vec<(u32, u32)> = Vec::new();
+                for edge in plays.iter().flatten() {
+                    if edge.to as usize == at {
                         continue;
                     }
-                    if !rules.suicide_allowed && board.effect(p, color).suicided > 0 {
-                        continue;
-                    }
-                    let mut next = board.clone();
-                    next.play_unchecked(p, color);
-                    let count = index.len() as u32;
-                    let to = *index.entry(next.colors().to_vec()).or_insert(count);
-                    if to == count {
-                        if boards.len() >= 64 * W {
-                            return None;
-                        }
-                        boards.push(next);
-                    }
-                    if to as usize == at {
-                        continue;
-                    }
-                    match out.iter_mut().find(|e| e.0 == to) {
+                    match out.iter_mut().find(|e| e.0 == edge.to) {
                         Some(e) => e.1 += 1,
-                        None => out.push((to, 1)),
+                        None => out.push((edge.to, 1)),
                     }
                 }
-            }
-            adj.push(out);
-            at += 1;
-        }
+                out
+            })
+            .collect();
         let succ = adj
             .iter()
             .map(|out| out.iter().fold([0; W], |s, &(to, _)| with(s, to as usize)))
