@@ -33,6 +33,7 @@
 //! test.
 
 use hashbrown::HashTable;
+use std::cell::RefCell;
 use std::hash::Hasher;
 use std::rc::Rc;
 
@@ -89,7 +90,7 @@ impl Shared {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Key {
     hash: u64,
-    packed: Box<[u64]>,
+    packed: Rc<[u64]>,
     to_move: Color,
     ko: Option<KoBan>,
     passed: bool,
@@ -245,14 +246,14 @@ fn salted(hash: u64, to_move: Color, ko: KoRule) -> u64 {
 enum Dep {
     /// A position of the line (salted hash, colouring): a play repeating it was illegal or
     /// ended the moving.
-    Position(u64, Box<[u64]>),
+    Position(u64, Rc<[u64]>),
     /// A state of the line: reaching it again was an endless line.
     State(Key),
     /// The territory leaf's condition on the line above: every position of the line equals
     /// this keyed colouring or differs from it on one of these points of the local region
     /// (points outside it never change in local moving, and the game's earlier positions
     /// were checked when the leaf was found).
-    Differs(Box<[u64]>, Box<[u32]>),
+    Differs(Rc<[u64]>, Box<[u32]>),
 }
 
 struct Entry {
@@ -273,7 +274,7 @@ struct Solved {
 
 struct PathEntry {
     hash: u64,
-    packed: Box<[u64]>,
+    packed: Rc<[u64]>,
     counts: Counts,
 }
 
@@ -285,7 +286,7 @@ struct Child {
     /// Set once solved: what of the line above it rests on, the summary, the line from the
     /// child.
     deps: Vec<Dep>,
-    summary: Summary,
+    summary: Option<Box<Summary>>,
     line: Shared,
     next: Option<Next>,
 }
@@ -326,6 +327,9 @@ pub(crate) struct Search<'c, 'h> {
     benson: Benson,
     /// Scratch marks for flood fills, and the current mark.
     mark: Vec<u32>,
+    /// A scratch stack for flood fills, and a scratch region.
+    stack: Vec<Point>,
+    region_buf: Vec<Point>,
     generation: u32,
     /// Marks of the points next to a block, and the current mark.
     touch: Vec<u32>,
@@ -334,6 +338,13 @@ pub(crate) struct Search<'c, 'h> {
     simple: Simple,
     /// Boards to reuse for the children searched.
     spare: Vec<Board>,
+    /// Buffers to reuse: lists of children, and [`Search::children`]'s scratch.
+    child_lists: RefCell<Vec<Vec<Child>>>,
+    scored: RefCell<Vec<(i32, Move, Option<Effect>)>>,
+    move_list: RefCell<Vec<(Move, Option<Effect>)>>,
+    buf: RefCell<Vec<u64>>,
+    /// Marks of the liberties found so far, and the current mark.
+    liberty_marks: RefCell<(Vec<u32>, u32)>,
 }
 
 /// Whether the block of `stone` is locally capturable inside the region `points`.
@@ -363,13 +374,20 @@ pub(crate) fn locally_capturable(
         states: Vec::new(),
         benson: Benson::default(),
         mark: Vec::new(),
+        stack: Vec::new(),
+        region_buf: Vec::new(),
         generation: 0,
         touch: Vec::new(),
         touch_generation: 0,
         simple,
         spare: Vec::new(),
+        child_lists: RefCell::new(Vec::new()),
+        scored: RefCell::new(Vec::new()),
+        move_list: RefCell::new(Vec::new()),
+        buf: RefCell::new(Vec::new()),
+        liberty_marks: RefCell::new((Vec::new(), 0)),
     };
-    let (hash, packed) = search.canonical(board.hash(), board.packed().into());
+    let (hash, packed) = search.canonical(board.hash(), board.packed());
     search.path.push(PathEntry {
         hash: salted(hash, color, ctx.rules.ko),
         packed: packed.clone(),
@@ -418,13 +436,20 @@ struct Simple {
     candidates: Vec<Point>,
     /// The attacker's code in a packed colouring.
     attacker_code: u64,
-    /// Per point: an attacking stone there would live (it lived at the start or touches one
-    /// that did, and is then in the same block): a function of the point alone.
-    lives: Vec<bool>,
-    /// Per candidate: its neighbours that are neither candidates nor the block's stones, and
-    /// the indices of its neighbours among the candidates.
-    others: Vec<Vec<usize>>,
-    candidate_neighbours: Vec<Vec<usize>>,
+    /// Per candidate `k`: its neighbours that are neither candidates nor the block's stones
+    /// (all points where an attacking stone would live, else the candidate is in `never`) are
+    /// `others[others_start[k]..others_start[k + 1]]`.
+    others: Vec<u32>,
+    others_start: Vec<u32>,
+    /// Per candidate: its neighbours among the candidates, a bit set over the candidates.
+    candidate_neighbours: Vec<Box<[u64]>>,
+    /// The candidates that are never simple: one of their other neighbours is a point where
+    /// an attacking stone would not live, or they have none.
+    never: Box<[u64]>,
+    /// Scratch bit sets over the candidates: the members; the candidates just removed and
+    /// their neighbours.
+    scratch: RefCell<Vec<u64>>,
+    work: RefCell<(Vec<u64>, Vec<u64>)>,
 }
 
 fn code(packed: &[u64], i: usize) -> u64 {
@@ -481,7 +506,7 @@ impl Simple {
                         .any(|r| living[r.index()])
             })
             .collect();
-        let others = candidates
+        let others: Vec<Vec<usize>> = candidates
             .iter()
             .map(|&p| {
                 geometry
@@ -492,18 +517,44 @@ impl Simple {
                     .collect()
             })
             .collect();
+        let words = candidates.len().div_ceil(64);
+        let bits = |members: &mut dyn Iterator<Item = usize>| {
+            let mut set = vec![0u64; words].into_boxed_slice();
+            for k in members {
+                set[k / 64] |= 1 << (k % 64);
+            }
+            set
+        };
         let candidate_neighbours = candidates
             .iter()
             .map(|&p| {
-                geometry
-                    .neighbors(p)
-                    .iter()
-                    .filter_map(|q| candidates.iter().position(|c| c == q))
-                    .collect()
+                bits(
+                    &mut geometry
+                        .neighbors(p)
+                        .iter()
+                        .filter_map(|q| candidates.iter().position(|c| c == q)),
+                )
             })
             .collect();
+        let never = bits(
+            &mut others
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| o.is_empty() || o.iter().any(|&q| !lives[q]))
+                .map(|(k, _)| k),
+        );
+        let others_start = std::iter::once(0)
+            .chain(others.iter().scan(0u32, |at, o| {
+                *at += o.len() as u32;
+                Some(*at)
+            }))
+            .collect();
+        let others = others.iter().flatten().map(|&q| q as u32).collect();
         Simple {
-            lives,
+            scratch: RefCell::new(vec![0; words]),
+            work: RefCell::new((vec![0; words], vec![0; words])),
+            others_start,
+            never,
             others,
             candidate_neighbours,
             candidates,
@@ -513,38 +564,75 @@ impl Simple {
 
     /// The simple liberties of a packed colouring, in point order.
     fn of(&self, packed: &[u64]) -> Vec<Point> {
-        if self.candidates.is_empty() {
-            return Vec::new();
-        }
+        let set = self.members(packed);
+        self.candidates
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| set[k / 64] & (1 << (k % 64)) != 0)
+            .map(|(_, &p)| p)
+            .collect()
+    }
+
+    /// The simple liberties of a packed colouring: a bit set over the candidates (in the
+    /// scratch buffer).
+    fn members(&self, packed: &[u64]) -> std::cell::RefMut<'_, Vec<u64>> {
+        let mut in_t = self.scratch.borrow_mut();
+        let mut work = self.work.borrow_mut();
+        let (removed, touched) = &mut *work;
+        let n = self.candidates.len();
         // A candidate is in unless one of its neighbours outside the candidates is not a
         // living attacking stone (the block's stones aside), or none is.
-        let mut in_t: Vec<bool> = self
-            .others
-            .iter()
-            .map(|others| {
-                !others.is_empty()
-                    && others
-                        .iter()
-                        .all(|&q| code(packed, q) == self.attacker_code && self.lives[q])
-            })
-            .collect();
-        // Remove candidates next to a candidate outside the set, until none is.
-        loop {
-            let mut changed = false;
-            for i in 0..in_t.len() {
-                if in_t[i] && self.candidate_neighbours[i].iter().any(|&j| !in_t[j]) {
-                    in_t[i] = false;
-                    changed = true;
+        for (w, word) in in_t.iter_mut().enumerate() {
+            let all = if (w + 1) * 64 > n {
+                (1 << (n % 64)) - 1
+            } else {
+                u64::MAX
+            };
+            let mut bits = all & !self.never[w];
+            let mut left = bits;
+            while left != 0 {
+                let b = left.trailing_zeros() as usize;
+                left &= left - 1;
+                let k = w * 64 + b;
+                let (from, to) = (
+                    self.others_start[k] as usize,
+                    self.others_start[k + 1] as usize,
+                );
+                if self.others[from..to]
+                    .iter()
+                    .any(|&q| code(packed, q as usize) != self.attacker_code)
+                {
+                    bits &= !(1 << b);
                 }
             }
-            if !changed {
-                return self
-                    .candidates
-                    .iter()
-                    .zip(&in_t)
-                    .filter(|(_, &t)| t)
-                    .map(|(&p, _)| p)
-                    .collect();
+            *word = bits;
+            removed[w] = all & !bits;
+        }
+        // Remove candidates next to a candidate outside the set, until none is: each round
+        // removes the members next to the candidates the round before removed.
+        loop {
+            touched.iter_mut().for_each(|t| *t = 0);
+            for (w, &gone) in removed.iter().enumerate() {
+                let mut left = gone;
+                while left != 0 {
+                    let b = left.trailing_zeros() as usize;
+                    left &= left - 1;
+                    for (t, nb) in touched
+                        .iter_mut()
+                        .zip(self.candidate_neighbours[w * 64 + b].iter())
+                    {
+                        *t |= nb;
+                    }
+                }
+            }
+            let mut any = false;
+            for ((r, t), m) in removed.iter_mut().zip(touched.iter()).zip(in_t.iter_mut()) {
+                *r = *m & t;
+                *m &= !t;
+                any |= *r != 0;
+            }
+            if !any {
+                return in_t;
             }
         }
     }
@@ -559,27 +647,37 @@ impl Search<'_, '_> {
     /// the block has no simple liberties; else every simple liberty marked alike (the
     /// packed form's unused code 3) and the number of empty ones appended, hashed anew (see
     /// [`Simple`]).
-    fn canonical(&self, hash: u64, packed: Box<[u64]>) -> (u64, Box<[u64]>) {
-        let mut words = packed.into_vec();
+    fn canonical(&self, hash: u64, packed: &[u64]) -> (u64, Rc<[u64]>) {
+        let mut words = Vec::with_capacity(packed.len() + 1);
+        words.extend_from_slice(packed);
         let hash = self.canonical_in_place(hash, &mut words);
-        (hash, words.into_boxed_slice())
+        (hash, words.into())
     }
 
     /// [`Search::canonical`] on a buffer holding the colouring; returns the key's hash.
     fn canonical_in_place(&self, hash: u64, words: &mut Vec<u64>) -> u64 {
-        let simple = self.simple.of(words);
-        if simple.is_empty() {
+        if self.simple.candidates.is_empty() {
+            return hash;
+        }
+        let set = self.simple.members(words);
+        if set.iter().all(|&w| w == 0) {
             return hash;
         }
         let mut empty = 0u64;
-        for p in &simple {
-            let i = p.index();
-            let shift = 2 * (i % 32);
-            if (words[i / 32] >> shift) & 3 == 0 {
-                empty += 1;
+        for (w, &bits) in set.iter().enumerate() {
+            let mut left = bits;
+            while left != 0 {
+                let b = left.trailing_zeros() as usize;
+                left &= left - 1;
+                let i = self.simple.candidates[w * 64 + b].index();
+                let shift = 2 * (i % 32);
+                if (words[i / 32] >> shift) & 3 == 0 {
+                    empty += 1;
+                }
+                words[i / 32] |= 3 << shift;
             }
-            words[i / 32] |= 3 << shift;
         }
+        drop(set);
         words.push(empty);
         let mut hasher = KeyHasher::default();
         for &w in words.iter() {
@@ -684,10 +782,16 @@ impl Search<'_, '_> {
     /// The block's liberties.
     fn liberty_points(&self, board: &Board) -> Vec<Point> {
         let geometry = board.geometry();
-        let mut libs: Vec<Point> = Vec::new();
+        let (marks, generation) = &mut *self.liberty_marks.borrow_mut();
+        if marks.len() != geometry.len() {
+            *marks = vec![0; geometry.len()];
+        }
+        *generation += 1;
+        let mut libs: Vec<Point> = Vec::with_capacity(16);
         for s in board.string_stones(self.stone) {
             for &q in geometry.neighbors(s) {
-                if board.get(q).is_none() && !libs.contains(&q) {
+                if board.get(q).is_none() && marks[q.index()] != *generation {
+                    marks[q.index()] = *generation;
                     libs.push(q);
                 }
             }
@@ -706,9 +810,11 @@ impl Search<'_, '_> {
         libs: &[Point],
         to_move: Color,
         passed: bool,
-    ) -> Vec<(Move, Option<Effect>)> {
+        moves: &mut Vec<(Move, Option<Effect>)>,
+    ) {
         let geometry = board.geometry();
-        let mut scored: Vec<(i32, Move, Option<Effect>)> = Vec::new();
+        let mut scored = self.scored.borrow_mut();
+        scored.clear();
         let mut simple_seen = false;
         for &p in &self.points {
             if board.get(p).is_some() {
@@ -756,7 +862,7 @@ impl Search<'_, '_> {
             scored.push((score, Move::Play(p), Some(effect)));
         }
         scored.sort_by_key(|s| std::cmp::Reverse(s.0));
-        let mut moves: Vec<(Move, Option<Effect>)> = Vec::with_capacity(scored.len() + 1);
+        moves.clear();
         if to_move == self.color {
             let split = scored.iter().position(|s| s.0 < 50).unwrap_or(scored.len());
             moves.extend(scored[..split].iter().map(|s| (s.1, s.2)));
@@ -770,7 +876,6 @@ impl Search<'_, '_> {
                 moves.push((Move::Pass, None));
             }
         }
-        moves
     }
 
     /// The colouring after `to_move` plays `p` (legal but for ko and repetition), packed, and
@@ -826,10 +931,11 @@ impl Search<'_, '_> {
         let mut illegal_by_path: Vec<Dep> = Vec::new();
         let now = Counts::of(board);
         let libs = self.liberty_points(board);
-        let mut buf: Vec<u64> = Vec::with_capacity(here.packed.len() + 1);
-        let moves = self.moves(board, &here.packed, &libs, to_move, passed);
-        let mut out = Vec::with_capacity(moves.len());
-        for (mv, effect) in moves {
+        let mut buf = std::mem::take(&mut *self.buf.borrow_mut());
+        let mut moves = std::mem::take(&mut *self.move_list.borrow_mut());
+        self.moves(board, &here.packed, &libs, to_move, passed, &mut moves);
+        let mut out = self.child_lists.borrow_mut().pop().unwrap_or_default();
+        for &(mv, effect) in &moves {
             let (key, child_counts, records, removed) = match mv {
                 Move::Pass => {
                     let ko = if rules.ko == KoRule::LongCycle {
@@ -896,7 +1002,7 @@ impl Search<'_, '_> {
                                     } else {
                                         Vec::new()
                                     },
-                                    summary,
+                                    summary: Some(Box::new(summary)),
                                     line: Shared::default(),
                                     next: None,
                                 });
@@ -924,17 +1030,20 @@ impl Search<'_, '_> {
                     (key, after, true, removed)
                 }
             };
-            let mut summary = Summary::EMPTY;
-            if records {
-                summary.add_position(salted(key.hash, next_color, rules.ko), child_counts);
-            }
+            let own = || {
+                let mut summary = Summary::EMPTY;
+                if records {
+                    summary.add_position(salted(key.hash, next_color, rules.ko), child_counts);
+                }
+                Box::new(summary)
+            };
             if removed {
                 out.push(Child {
                     mv,
                     pn: 0,
                     dn: INF,
                     deps: Vec::new(),
-                    summary,
+                    summary: Some(own()),
                     line: Shared::default(),
                     next: None,
                 });
@@ -947,7 +1056,7 @@ impl Search<'_, '_> {
                     pn: INF,
                     dn: 0,
                     deps: vec![Dep::State(key.to_key())],
-                    summary,
+                    summary: Some(own()),
                     line: Shared::default(),
                     next: None,
                 });
@@ -956,10 +1065,13 @@ impl Search<'_, '_> {
             let (mut pn, mut dn) = (1, 1);
             let mut line = Shared::default();
             let mut deps = Vec::new();
+            let mut summary = None;
             if let Some(entry) = self.tt_get(&key) {
                 match &entry.solved {
                     Some(solved) if self.reusable(solved) => {
-                        summary.merge(&solved.summary);
+                        let mut own = own();
+                        own.merge(&solved.summary);
+                        summary = Some(own);
                         line = solved.line.clone();
                         deps = solved.deps.clone();
                         pn = entry.pn;
@@ -993,6 +1105,8 @@ impl Search<'_, '_> {
                 }),
             });
         }
+        *self.buf.borrow_mut() = buf;
+        *self.move_list.borrow_mut() = moves;
         (out, illegal_by_path)
     }
 
@@ -1146,48 +1260,52 @@ impl Search<'_, '_> {
         }
         let suicide = self.ctx.rules.suicide_allowed;
         let mut found = 0;
-        let mut stack = Vec::new();
-        // The points of the vital-looking region found so far.
-        let mut counted: Vec<Point> = Vec::new();
+        let mut stack = std::mem::take(&mut self.stack);
+        // Marks above this one are this call's: a start already reached is in a region
+        // judged already (a region's verdict does not depend on where its flood starts).
+        let before = self.generation;
         for l in board.string_stones(stone) {
             for &start in geometry.neighbors(l) {
-                if board.get(start).is_some() || counted.contains(&start) {
+                if board.get(start).is_some() || self.mark[start.index()] > before {
                     continue;
                 }
-                // Flood the region of `start` (fresh marks for each region).
+                // Flood the region of `start` (fresh marks for each region), breadth first,
+                // and stop at the first point that counts and does not touch the block.
                 self.generation += 2;
                 let g = self.generation;
-                let mut vital = true;
+                let counts_away =
+                    |q: Point| (suicide || board.get(q).is_none()) && self.touch[q.index()] != t;
+                let mut vital = !counts_away(start);
                 self.mark[start.index()] = g;
                 stack.clear();
                 stack.push(start);
-                let mut size = 0;
-                while let Some(p) = stack.pop() {
-                    size += 1;
-                    if (suicide || board.get(p).is_none()) && self.touch[p.index()] != t {
-                        vital = false;
-                    }
-                    if !vital || size > 64 {
-                        vital = false;
-                        break;
-                    }
+                let mut head = 0;
+                'flood: while let Some(&p) = stack.get(head) {
+                    head += 1;
                     for &q in geometry.neighbors(p) {
                         if board.get(q) != color && self.mark[q.index()] < g {
                             self.mark[q.index()] = g;
+                            if counts_away(q) || stack.len() >= 64 {
+                                vital = false;
+                                break 'flood;
+                            }
                             stack.push(q);
                         }
                     }
+                    if !vital {
+                        break;
+                    }
                 }
                 if vital {
-                    // Remember the region so that it is counted once.
-                    counted.extend((0..n).filter(|&i| self.mark[i] == g).map(Point::new));
                     found += 1;
                     if found >= 2 {
+                        self.stack = stack;
                         return true;
                     }
                 }
             }
         }
+        self.stack = stack;
         false
     }
 
@@ -1200,6 +1318,21 @@ impl Search<'_, '_> {
         &mut self,
         board: &Board,
     ) -> Option<(Vec<Point>, Vec<Point>, Vec<Point>)> {
+        let mut stack = std::mem::take(&mut self.stack);
+        let mut region = std::mem::take(&mut self.region_buf);
+        let out = self.enclosed_in(board, &mut stack, &mut region);
+        self.stack = stack;
+        self.region_buf = region;
+        out
+    }
+
+    /// [`Search::enclosed_by_attacker`] with buffers for the flood and the region.
+    fn enclosed_in(
+        &mut self,
+        board: &Board,
+        stack: &mut Vec<Point>,
+        region: &mut Vec<Point>,
+    ) -> Option<(Vec<Point>, Vec<Point>, Vec<Point>)> {
         let geometry = board.geometry();
         let n = geometry.len();
         if self.mark.len() != n {
@@ -1208,8 +1341,9 @@ impl Search<'_, '_> {
         self.generation += 2;
         let g = self.generation;
         let attacker = Some(self.attacker());
-        let mut stack = vec![self.stone];
-        let mut region = Vec::new();
+        stack.clear();
+        stack.push(self.stone);
+        region.clear();
         self.mark[self.stone.index()] = g;
         while let Some(p) = stack.pop() {
             region.push(p);
@@ -1239,7 +1373,7 @@ impl Search<'_, '_> {
         }
         // Attacking blocks next to the region, and whether each has a liberty outside it.
         let mut outside_liberty: Vec<(Point, bool)> = Vec::new();
-        for &p in &region {
+        for &p in region.iter() {
             if board.get(p).is_some()
                 || !geometry
                     .neighbors(p)
@@ -1284,7 +1418,7 @@ impl Search<'_, '_> {
         // decides those afterwards).
         let mut border: Vec<Point> = Vec::new();
         let mut need_benson: Vec<Point> = Vec::new();
-        for &p in &region {
+        for &p in region.iter() {
             for &q in geometry.neighbors(p) {
                 if board.get(q) == attacker && self.mark[q.index()] != g + 1 {
                     for s in board.string_stones(q) {
@@ -1308,7 +1442,7 @@ impl Search<'_, '_> {
                 need_benson.push(b);
             }
         }
-        Some((region, border, need_benson))
+        Some((region.clone(), border, need_benson))
     }
 
     /// Case (b) of [`Search::territory_leaf`]: the points of `region` that touch no attacking
@@ -1500,7 +1634,7 @@ impl Search<'_, '_> {
                     .find(|c| if attacker_won { c.pn == 0 } else { c.dn == 0 })
                     .expect("a solved child");
                 out.deps = c.deps.clone();
-                out.summary = c.summary;
+                out.summary = **c.summary.as_ref().expect("a solved child's summary");
                 if attacker_won {
                     out.line = Shared::cons((to_move, c.mv), c.line.clone());
                 }
@@ -1512,7 +1646,8 @@ impl Search<'_, '_> {
                             out.deps.push(d.clone());
                         }
                     }
-                    out.summary.merge(&c.summary);
+                    out.summary
+                        .merge(c.summary.as_ref().expect("a solved child's summary"));
                 }
                 if attacker_won {
                     // The defender resists as long as it can.
@@ -1534,6 +1669,8 @@ impl Search<'_, '_> {
             Dep::State(k) => *k != key,
             Dep::Differs(..) => true,
         });
+        children.clear();
+        self.child_lists.get_mut().push(children);
         self.store(&key, &out, true);
         Ok(out)
     }
@@ -1605,7 +1742,7 @@ impl Search<'_, '_> {
             if let Move::Play(p) = c.mv {
                 after.play_unchecked(p, to_move);
             }
-            let (hash, packed) = self.canonical(after.hash(), after.packed().into());
+            let (hash, packed) = self.canonical(after.hash(), after.packed());
             debug_assert_eq!(
                 hash, next_hash,
                 "the child's key is rebuilt as it was found"
@@ -1635,7 +1772,15 @@ impl Search<'_, '_> {
             c.dn = r.dn;
             if r.pn == 0 || r.dn == 0 {
                 c.deps = r.deps;
-                c.summary.merge(&r.summary);
+                let mut summary = Summary::EMPTY;
+                if records {
+                    summary.add_position(
+                        salted(next_hash, next_to_move, self.ctx.rules.ko),
+                        child_counts,
+                    );
+                }
+                summary.merge(&r.summary);
+                c.summary = Some(Box::new(summary));
                 c.line = r.line;
             }
         }
