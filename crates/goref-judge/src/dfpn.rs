@@ -436,20 +436,22 @@ struct Simple {
     candidates: Vec<Point>,
     /// The attacker's code in a packed colouring.
     attacker_code: u64,
-    /// Per candidate `k`: its neighbours that are neither candidates nor the block's stones
-    /// (all points where an attacking stone would live, else the candidate is in `never`) are
-    /// `others[others_start[k]..others_start[k + 1]]`.
-    others: Vec<u32>,
-    others_start: Vec<u32>,
-    /// Per candidate: its neighbours among the candidates, a bit set over the candidates.
-    candidate_neighbours: Vec<Box<[u64]>>,
-    /// The candidates that are never simple: one of their other neighbours is a point where
-    /// an attacking stone would not live, or they have none.
-    never: Box<[u64]>,
-    /// Scratch bit sets over the candidates: the members; the candidates just removed and
-    /// their neighbours.
+    /// The components of the candidates (joined when neighbours) that can be simple: each
+    /// candidate of one has other neighbours (neither candidates nor the block's stones), all
+    /// points where an attacking stone would live. A candidate is simple exactly when every
+    /// other neighbour of every candidate of its component holds an attacking stone: one
+    /// that fails takes its neighbours out of `T`, and so on through the component.
+    components: Vec<Component>,
+    /// Scratch: a bit set over the candidates.
     scratch: RefCell<Vec<u64>>,
-    work: RefCell<(Vec<u64>, Vec<u64>)>,
+}
+
+/// A component of the candidates (see [`Simple::components`]).
+struct Component {
+    /// Its candidates' indices.
+    members: Vec<u32>,
+    /// Its candidates' other neighbours (point indices).
+    others: Vec<u32>,
 }
 
 fn code(packed: &[u64], i: usize) -> u64 {
@@ -517,46 +519,42 @@ impl Simple {
                     .collect()
             })
             .collect();
-        let words = candidates.len().div_ceil(64);
-        let bits = |members: &mut dyn Iterator<Item = usize>| {
-            let mut set = vec![0u64; words].into_boxed_slice();
-            for k in members {
-                set[k / 64] |= 1 << (k % 64);
+        let mut component = vec![usize::MAX; candidates.len()];
+        let mut components = Vec::new();
+        for first in 0..candidates.len() {
+            if component[first] != usize::MAX {
+                continue;
             }
-            set
-        };
-        let candidate_neighbours = candidates
-            .iter()
-            .map(|&p| {
-                bits(
-                    &mut geometry
-                        .neighbors(p)
-                        .iter()
-                        .filter_map(|q| candidates.iter().position(|c| c == q)),
-                )
-            })
-            .collect();
-        let never = bits(
-            &mut others
+            let mut members = vec![first];
+            component[first] = first;
+            let mut at = 0;
+            while let Some(&k) = members.get(at) {
+                at += 1;
+                for q in geometry.neighbors(candidates[k]) {
+                    if let Some(j) = candidates.iter().position(|c| c == q) {
+                        if component[j] == usize::MAX {
+                            component[j] = first;
+                            members.push(j);
+                        }
+                    }
+                }
+            }
+            let can_be_simple = members
                 .iter()
-                .enumerate()
-                .filter(|(_, o)| o.is_empty() || o.iter().any(|&q| !lives[q]))
-                .map(|(k, _)| k),
-        );
-        let others_start = std::iter::once(0)
-            .chain(others.iter().scan(0u32, |at, o| {
-                *at += o.len() as u32;
-                Some(*at)
-            }))
-            .collect();
-        let others = others.iter().flatten().map(|&q| q as u32).collect();
+                .all(|&k| !others[k].is_empty() && others[k].iter().all(|&q| lives[q]));
+            if can_be_simple {
+                components.push(Component {
+                    others: members
+                        .iter()
+                        .flat_map(|&k| others[k].iter().map(|&q| q as u32))
+                        .collect(),
+                    members: members.iter().map(|&k| k as u32).collect(),
+                });
+            }
+        }
         Simple {
-            scratch: RefCell::new(vec![0; words]),
-            work: RefCell::new((vec![0; words], vec![0; words])),
-            others_start,
-            never,
-            others,
-            candidate_neighbours,
+            scratch: RefCell::new(vec![0; candidates.len().div_ceil(64)]),
+            components,
             candidates,
             attacker_code: attacker.map_or(0, |c| 1 + c.index() as u64),
         }
@@ -576,65 +574,19 @@ impl Simple {
     /// The simple liberties of a packed colouring: a bit set over the candidates (in the
     /// scratch buffer).
     fn members(&self, packed: &[u64]) -> std::cell::RefMut<'_, Vec<u64>> {
-        let mut in_t = self.scratch.borrow_mut();
-        let mut work = self.work.borrow_mut();
-        let (removed, touched) = &mut *work;
-        let n = self.candidates.len();
-        // A candidate is in unless one of its neighbours outside the candidates is not a
-        // living attacking stone (the block's stones aside), or none is.
-        for (w, word) in in_t.iter_mut().enumerate() {
-            let all = if (w + 1) * 64 > n {
-                (1 << (n % 64)) - 1
-            } else {
-                u64::MAX
-            };
-            let mut bits = all & !self.never[w];
-            let mut left = bits;
-            while left != 0 {
-                let b = left.trailing_zeros() as usize;
-                left &= left - 1;
-                let k = w * 64 + b;
-                let (from, to) = (
-                    self.others_start[k] as usize,
-                    self.others_start[k + 1] as usize,
-                );
-                if self.others[from..to]
-                    .iter()
-                    .any(|&q| code(packed, q as usize) != self.attacker_code)
-                {
-                    bits &= !(1 << b);
+        let mut set = self.scratch.borrow_mut();
+        set.iter_mut().for_each(|w| *w = 0);
+        for c in &self.components {
+            if c.others
+                .iter()
+                .all(|&q| code(packed, q as usize) == self.attacker_code)
+            {
+                for &k in &c.members {
+                    set[k as usize / 64] |= 1 << (k % 64);
                 }
             }
-            *word = bits;
-            removed[w] = all & !bits;
         }
-        // Remove candidates next to a candidate outside the set, until none is: each round
-        // removes the members next to the candidates the round before removed.
-        loop {
-            touched.iter_mut().for_each(|t| *t = 0);
-            for (w, &gone) in removed.iter().enumerate() {
-                let mut left = gone;
-                while left != 0 {
-                    let b = left.trailing_zeros() as usize;
-                    left &= left - 1;
-                    for (t, nb) in touched
-                        .iter_mut()
-                        .zip(self.candidate_neighbours[w * 64 + b].iter())
-                    {
-                        *t |= nb;
-                    }
-                }
-            }
-            let mut any = false;
-            for ((r, t), m) in removed.iter_mut().zip(touched.iter()).zip(in_t.iter_mut()) {
-                *r = *m & t;
-                *m &= !t;
-                any |= *r != 0;
-            }
-            if !any {
-                return in_t;
-            }
-        }
+        set
     }
 }
 
@@ -656,7 +608,7 @@ impl Search<'_, '_> {
 
     /// [`Search::canonical`] on a buffer holding the colouring; returns the key's hash.
     fn canonical_in_place(&self, hash: u64, words: &mut Vec<u64>) -> u64 {
-        if self.simple.candidates.is_empty() {
+        if self.simple.components.is_empty() {
             return hash;
         }
         let set = self.simple.members(words);
