@@ -45,6 +45,13 @@ use crate::search::{count_node, Answer, Context, MAX_LINE};
 
 const INF: u64 = u64::MAX / 4;
 
+/// Buckets of the counting filters of the line's positions and states.
+const BUCKETS: usize = 4096;
+
+fn bucket(hash: u64) -> usize {
+    (hash >> 40) as usize % BUCKETS
+}
+
 /// A line of moves, each with its colour.
 type Line = Vec<(Color, Move)>;
 
@@ -338,6 +345,10 @@ pub(crate) struct Search<'c, 'h> {
     simple: Simple,
     /// Boards to reuse for the children searched.
     spare: Vec<Board>,
+    /// How many positions of `path` and states of `states` fall in each bucket of their
+    /// hashes ([`bucket`]): a position or state is looked for only when its bucket is used.
+    on_path: Box<[u32; BUCKETS]>,
+    on_line: Box<[u32; BUCKETS]>,
     /// Buffers to reuse: lists of children, and [`Search::children`]'s scratch.
     child_lists: RefCell<Vec<Vec<Child>>>,
     scored: RefCell<Vec<(i32, Move, Option<Effect>)>>,
@@ -381,6 +392,8 @@ pub(crate) fn locally_capturable(
         touch_generation: 0,
         simple,
         spare: Vec::new(),
+        on_path: Box::new([0; BUCKETS]),
+        on_line: Box::new([0; BUCKETS]),
         child_lists: RefCell::new(Vec::new()),
         scored: RefCell::new(Vec::new()),
         move_list: RefCell::new(Vec::new()),
@@ -388,7 +401,7 @@ pub(crate) fn locally_capturable(
         liberty_marks: RefCell::new((Vec::new(), 0)),
     };
     let (hash, packed) = search.canonical(board.hash(), board.packed());
-    search.path.push(PathEntry {
+    search.push_path(PathEntry {
         hash: salted(hash, color, ctx.rules.ko),
         packed: packed.clone(),
         counts: Counts::of(board),
@@ -593,6 +606,16 @@ impl Simple {
 impl Search<'_, '_> {
     fn attacker(&self) -> Color {
         self.color.opponent()
+    }
+
+    fn push_path(&mut self, entry: PathEntry) {
+        self.on_path[bucket(entry.hash)] += 1;
+        self.path.push(entry);
+    }
+
+    fn pop_path(&mut self) {
+        let entry = self.path.pop().expect("a position of the line");
+        self.on_path[bucket(entry.hash)] -= 1;
     }
 
     /// The key of a colouring (its Zobrist hash and packed form): the colouring itself when
@@ -935,6 +958,7 @@ impl Search<'_, '_> {
                     if rules.ko != KoRule::Simple {
                         let salted_hash = salted(hash, next_color, rules.ko);
                         let in_path = !in_game
+                            && self.on_path[bucket(salted_hash)] > 0
                             && self
                                 .path
                                 .iter()
@@ -1001,7 +1025,7 @@ impl Search<'_, '_> {
                 });
                 continue;
             }
-            if self.states.iter().any(|k| key.matches(k)) {
+            if self.on_line[bucket(key.hash)] > 0 && self.states.iter().any(|k| key.matches(k)) {
                 // The same state again on this line: endless moving, the block stays.
                 out.push(Child {
                     mv,
@@ -1562,9 +1586,11 @@ impl Search<'_, '_> {
         if !attacker && children.is_empty() {
             unreachable!("the defender can always pass");
         }
+        self.on_line[bucket(key.hash)] += 1;
         self.states.push(key.clone());
         let result = self.mid_loop(board, &mut children, attacker, th_pn, th_dn, depth);
         self.states.pop();
+        self.on_line[bucket(key.hash)] -= 1;
         result?;
         let (pn, dn) = numbers(&children, attacker);
         let mut out = Out {
@@ -1707,7 +1733,7 @@ impl Search<'_, '_> {
                 passed: next_passed,
             };
             if records {
-                self.path.push(PathEntry {
+                self.push_path(PathEntry {
                     hash: salted(key.hash, key.to_move, self.ctx.rules.ko),
                     packed: key.packed.clone(),
                     counts: child_counts,
@@ -1716,7 +1742,7 @@ impl Search<'_, '_> {
             let r = self.mid(&after, key, child_th_pn, child_th_dn, depth + 1);
             self.spare.push(after);
             if records {
-                self.path.pop();
+                self.pop_path();
             }
             let r = r?;
             let c = &mut children[best];
