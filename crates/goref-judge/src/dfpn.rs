@@ -46,7 +46,7 @@ use crate::search::{count_node, Answer, Context, MAX_LINE};
 const INF: u64 = u64::MAX / 4;
 
 /// Buckets of the counting filters of the line's positions and states.
-const BUCKETS: usize = 4096;
+const BUCKETS: usize = 1024;
 
 fn bucket(hash: u64) -> usize {
     (hash >> 40) as usize % BUCKETS
@@ -347,8 +347,8 @@ pub(crate) struct Search<'c, 'h> {
     spare: Vec<Board>,
     /// How many positions of `path` and states of `states` fall in each bucket of their
     /// hashes ([`bucket`]): a position or state is looked for only when its bucket is used.
-    on_path: Box<[u32; BUCKETS]>,
-    on_line: Box<[u32; BUCKETS]>,
+    on_path: Box<[u16; BUCKETS]>,
+    on_line: Box<[u16; BUCKETS]>,
     /// Buffers to reuse: lists of children, and [`Search::children`]'s scratch.
     child_lists: RefCell<Vec<Vec<Child>>>,
     scored: RefCell<Vec<(i32, Move, Option<Effect>)>>,
