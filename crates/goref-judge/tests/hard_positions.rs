@@ -42,6 +42,76 @@ fn six_liberty_seki_is_kept_for_the_right_reasons() {
     }
 }
 
+/// The ten-thousand-year ko is one: whoever starts the ko gives the other colour the first
+/// take. If White fills e1, Black takes a1 at b1; White's retake is then a ko recapture and
+/// its fill at d2 is suicide, so White needs a ko threat or loses its inner group. If Black
+/// takes first, it must still fill e1 to threaten; White then retakes at a1, with Black's
+/// group in atari and Black's retake a ko recapture.
+#[test]
+fn ten_thousand_year_ko_gives_the_first_take_to_the_colour_that_did_not_start() {
+    let h = HARD
+        .iter()
+        .find(|h| h.name == "ten-thousand-year ko")
+        .unwrap();
+    let board = board_from_diagram(h.diagram).unwrap();
+    let point = |x, y| board.geometry().at(x, y).unwrap();
+    let (a1, b1, e1, a2, b2, d2) = (
+        point(0, 0),
+        point(1, 0),
+        point(4, 0),
+        point(0, 1),
+        point(1, 1),
+        point(3, 1),
+    );
+    let play = |game: &mut Game, p| game.play(Move::Play(p));
+
+    // White starts.
+    let mut game = Game::from_position(board.clone(), Color::White, Ruleset::OLYMPIAD);
+    play(&mut game, e1).unwrap();
+    play(&mut game, b1).unwrap();
+    assert_eq!(game.board().get(a1), None, "Black's b1 takes a1");
+    assert!(
+        play(&mut game, a1).is_err(),
+        "White's retake is a ko recapture"
+    );
+    assert!(
+        play(&mut game, d2).is_err(),
+        "White's fill at d2 is suicide"
+    );
+    game.play(Move::Pass).unwrap();
+    play(&mut game, d2).unwrap();
+    assert_eq!(
+        game.board().get(b2),
+        None,
+        "without a threat White's group is taken"
+    );
+
+    // Black starts.
+    let mut game = Game::from_position(board.clone(), Color::Black, Ruleset::OLYMPIAD);
+    play(&mut game, b1).unwrap();
+    game.play(Move::Pass).unwrap();
+    play(&mut game, e1).unwrap();
+    play(&mut game, a1).unwrap();
+    assert_eq!(game.board().get(b1), None, "White's a1 retakes b1");
+    assert!(
+        play(&mut game, b1).is_err(),
+        "Black's retake is a ko recapture"
+    );
+    game.play(Move::Pass).unwrap();
+    play(&mut game, d2).unwrap();
+    assert_eq!(
+        game.board().get(a2),
+        None,
+        "without a threat Black's group is taken"
+    );
+
+    // Neither starts: a fill of a shared liberty puts the filler's group in atari first.
+    let mut game = Game::from_position(board.clone(), Color::Black, Ruleset::OLYMPIAD);
+    play(&mut game, d2).unwrap();
+    play(&mut game, e1).unwrap();
+    assert_eq!(game.board().get(a2), None, "Black's fill loses its group");
+}
+
 #[test]
 fn hard_positions_have_their_status_under_3_9() {
     let mut failures = Vec::new();

@@ -376,19 +376,31 @@ fn naive_for_white(
     rules: Ruleset,
     cap: u64,
 ) -> (goref_judge::LocalRegion, Option<bool>) {
+    naive_for(board, stone, rules, cap)
+}
+
+/// The block of `stone`'s maximal local region and whether the naive solver finds it locally
+/// capturable (`None`: more than `cap` nodes).
+fn naive_for(
+    board: &Board,
+    stone: Point,
+    rules: Ruleset,
+    cap: u64,
+) -> (goref_judge::LocalRegion, Option<bool>) {
+    let color = board.get(stone).expect("a stone");
     let ctx = Context::fresh(rules);
     let opp = pass_alive(
         board.geometry(),
         board.colors(),
-        Color::Black,
+        color.opponent(),
         rules.suicide_allowed,
     );
     let region = maximal_local_region(board, stone, &opp, &ctx, 100_000);
-    let game = Game::from_position(board.clone(), Color::White, rules);
+    let game = Game::from_position(board.clone(), color, rules);
     let mut nodes = 0;
     let naive = naive_capturable(
         &game,
-        Color::White,
+        color,
         stone,
         &region.points,
         &mut Vec::new(),
@@ -574,6 +586,47 @@ fn ko_rule_decides_as_the_naive_solver_does() {
                 Answer::Yes(_) => assert!(capturable, "{rules}\n{text}"),
                 Answer::No => assert!(!capturable, "{rules}\n{text}"),
                 Answer::Undecided(why) => panic!("{why}"),
+            }
+        }
+    }
+}
+
+/// The ten-thousand-year ko of `tests/hard` is a seki with a ko in it: no block of it is
+/// locally capturable, whatever the ko rule (its colour, moving first, connects the ko, or
+/// takes it and connects). The naive solver confirms it for Black's group under the Olympiad
+/// rules and positional superko (White's blocks' region is the whole board, beyond it).
+#[test]
+fn ten_thousand_year_ko_is_not_locally_capturable() {
+    let simple = Ruleset {
+        ko: goref_rules::KoRule::Simple,
+        ..Ruleset::OLYMPIAD
+    };
+    let board = goref_judge::board_from_diagram(
+        "
+        O . O O . X O
+        X O O . X X O
+        X X X X X X O
+        O O O O O O O
+        . O . O . O .",
+    )
+    .unwrap();
+    for (x, y) in [(0, 0), (1, 1), (0, 1)] {
+        let stone = board.geometry().at(x, y).unwrap();
+        let color = board.get(stone).unwrap();
+        for rules in [Ruleset::OLYMPIAD, Ruleset::NSTT, simple] {
+            let ctx = Context::fresh(rules);
+            let opp = pass_alive(
+                board.geometry(),
+                board.colors(),
+                color.opponent(),
+                rules.suicide_allowed,
+            );
+            let region = maximal_local_region(&board, stone, &opp, &ctx, 100_000);
+            let answer = locally_capturable(&board, stone, &region, &ctx, 1_000_000);
+            assert_eq!(answer, Answer::No, "({x},{y}) {rules}");
+            if color == Color::Black && rules != simple {
+                let (_, naive) = naive_for(&board, stone, rules, 5_000_000);
+                assert_eq!(naive, Some(false), "naive, {rules}");
             }
         }
     }

@@ -183,6 +183,28 @@ pub const HARD: &[Hard] = &[
         superko: &[((2, 0), "dead"), ((4, 0), "dead")],
         expected: &[((2, 0), "alive"), ((4, 0), "alive"), ((3, 3), "dead")],
     },
+    // A ten-thousand-year ko: Black's group (a2) and White's inner group (b2) share two
+    // liberties, e1 and d2, and White's a1 stone hangs on the ko point b1. Whoever starts the
+    // ko gives the other colour the first take (`tests/hard_positions.rs`), so with no ko
+    // threats neither starts and it is a seki. Each colour moving alone captures the other
+    // and lives (Black takes a1 and fills; White fills e1 and d2), so no block has at most one
+    // eye, and all stay, as a seki does (footnote 4).
+    Hard {
+        name: "ten-thousand-year ko",
+        diagram: "
+            O . O O . X O
+            X O O . X X O
+            X X X X X X O
+            O O O O O O O
+            . O . O . O .",
+        superko: &[],
+        expected: &[
+            ((0, 0), "alive"),
+            ((1, 1), "alive"),
+            ((0, 1), "alive"),
+            ((6, 0), "pass-alive"),
+        ],
+    },
     // A double ko: White's group has two ko-shaped eyes, d4 and d2, each next to a single
     // White stone Black can take. White moving alone cannot make either eye real (at most one
     // eye), and Black captures the group under local alternate moving under each ko rule
