@@ -447,8 +447,6 @@ pub(crate) fn locally_capturable(
 struct Simple {
     /// The candidates, in point order.
     candidates: Vec<Point>,
-    /// The attacker's code in a packed colouring.
-    attacker_code: u64,
     /// The components of the candidates (joined when neighbours) that can be simple: each
     /// candidate of one has other neighbours (neither candidates nor the block's stones), all
     /// points where an attacking stone would live. A candidate is simple exactly when every
@@ -463,8 +461,9 @@ struct Simple {
 struct Component {
     /// Its candidates' indices.
     members: Vec<u32>,
-    /// Its candidates' other neighbours (point indices).
-    others: Vec<u32>,
+    /// Its candidates' other neighbours as tests on the packed colouring: per word (index,
+    /// mask, value), the neighbours' codes under the mask equal the attacker's.
+    others: Vec<(u32, u64, u64)>,
 }
 
 fn code(packed: &[u64], i: usize) -> u64 {
@@ -556,11 +555,22 @@ impl Simple {
                 .iter()
                 .all(|&k| !others[k].is_empty() && others[k].iter().all(|&q| lives[q]));
             if can_be_simple {
+                let attacker_code = attacker.map_or(0, |c| 1 + c.index() as u64);
+                let mut tests: Vec<(u32, u64, u64)> = Vec::new();
+                for &q in members.iter().flat_map(|&k| others[k].iter()) {
+                    let (w, shift) = ((q / 32) as u32, 2 * (q % 32));
+                    let at = match tests.iter().position(|t| t.0 == w) {
+                        Some(at) => at,
+                        None => {
+                            tests.push((w, 0, 0));
+                            tests.len() - 1
+                        }
+                    };
+                    tests[at].1 |= 3 << shift;
+                    tests[at].2 |= attacker_code << shift;
+                }
                 components.push(Component {
-                    others: members
-                        .iter()
-                        .flat_map(|&k| others[k].iter().map(|&q| q as u32))
-                        .collect(),
+                    others: tests,
                     members: members.iter().map(|&k| k as u32).collect(),
                 });
             }
@@ -569,7 +579,6 @@ impl Simple {
             scratch: RefCell::new(vec![0; candidates.len().div_ceil(64)]),
             components,
             candidates,
-            attacker_code: attacker.map_or(0, |c| 1 + c.index() as u64),
         }
     }
 
@@ -592,7 +601,7 @@ impl Simple {
         for c in &self.components {
             if c.others
                 .iter()
-                .all(|&q| code(packed, q as usize) == self.attacker_code)
+                .all(|&(w, mask, value)| packed[w as usize] & mask == value)
             {
                 for &k in &c.members {
                     set[k as usize / 64] |= 1 << (k % 64);
