@@ -379,6 +379,18 @@ fn naive_for_white(
     naive_for(board, stone, rules, cap)
 }
 
+/// The maximal local region of the block of `stone` on a fresh board.
+fn region_of(board: &Board, stone: Point, rules: Ruleset) -> goref_judge::LocalRegion {
+    let color = board.get(stone).expect("a stone");
+    let opp = pass_alive(
+        board.geometry(),
+        board.colors(),
+        color.opponent(),
+        rules.suicide_allowed,
+    );
+    maximal_local_region(board, stone, &opp, &Context::fresh(rules), 100_000)
+}
+
 /// The block of `stone`'s maximal local region and whether the naive solver finds it locally
 /// capturable (`None`: more than `cap` nodes).
 fn naive_for(
@@ -388,14 +400,7 @@ fn naive_for(
     cap: u64,
 ) -> (goref_judge::LocalRegion, Option<bool>) {
     let color = board.get(stone).expect("a stone");
-    let ctx = Context::fresh(rules);
-    let opp = pass_alive(
-        board.geometry(),
-        board.colors(),
-        color.opponent(),
-        rules.suicide_allowed,
-    );
-    let region = maximal_local_region(board, stone, &opp, &ctx, 100_000);
+    let region = region_of(board, stone, rules);
     let game = Game::from_position(board.clone(), color, rules);
     let mut nodes = 0;
     let naive = naive_capturable(
@@ -615,13 +620,7 @@ fn ten_thousand_year_ko_is_not_locally_capturable() {
         let color = board.get(stone).unwrap();
         for rules in [Ruleset::OLYMPIAD, Ruleset::NSTT, simple] {
             let ctx = Context::fresh(rules);
-            let opp = pass_alive(
-                board.geometry(),
-                board.colors(),
-                color.opponent(),
-                rules.suicide_allowed,
-            );
-            let region = maximal_local_region(&board, stone, &opp, &ctx, 100_000);
+            let region = region_of(&board, stone, rules);
             let answer = locally_capturable(&board, stone, &region, &ctx, 1_000_000);
             assert_eq!(answer, Answer::No, "({x},{y}) {rules}");
             if color == Color::Black && rules != simple {
