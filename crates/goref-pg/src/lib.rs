@@ -27,6 +27,57 @@ pub fn config(url: &str) -> Result<tokio_postgres::Config, tokio_postgres::Error
     Ok(config)
 }
 
+/// For tests: whether a PostgreSQL cluster is there, and databases of their own in it. CI
+/// runs the PostgreSQL tests under `pg_virtualenv` with `GOREF_REQUIRE_PG` set: there a missing
+/// cluster is a failure, not a silently passing test.
+pub mod testing {
+    use std::process::{Command, Stdio};
+
+    /// Whether PostgreSQL is there (`PGDATABASE` set and not empty, as `pg_virtualenv` sets
+    /// it); if not, says the test skips.
+    ///
+    /// # Panics
+    ///
+    /// When it is not there and `GOREF_REQUIRE_PG` is set.
+    #[must_use]
+    pub fn postgres_there() -> bool {
+        let there = std::env::var("PGDATABASE").is_ok_and(|d| !d.is_empty());
+        assert!(
+            there || std::env::var_os("GOREF_REQUIRE_PG").is_none(),
+            "no PostgreSQL: run under pg_virtualenv (.ci/run does)"
+        );
+        if !there {
+            eprintln!("skipping: no PostgreSQL (run under pg_virtualenv)");
+        }
+        there
+    }
+
+    /// A new, empty database `{prefix}_{process id}_{name}` (dropped first if it is left over
+    /// from an earlier run), as a `postgres:///` URL; `None` without PostgreSQL (see
+    /// [`postgres_there`]).
+    ///
+    /// # Panics
+    ///
+    /// When `createdb` fails, or PostgreSQL is required and not there.
+    #[must_use]
+    pub fn fresh_database(prefix: &str, name: &str) -> Option<String> {
+        if !postgres_there() {
+            return None;
+        }
+        let db = format!("{prefix}_{}_{name}", std::process::id());
+        let _ = Command::new("dropdb")
+            .args(["--if-exists", &db])
+            .stderr(Stdio::null())
+            .status();
+        let created = Command::new("createdb")
+            .arg(&db)
+            .status()
+            .expect("createdb runs");
+        assert!(created.success(), "createdb {db}");
+        Some(format!("postgres:///{db}"))
+    }
+}
+
 fn complete(config: &mut tokio_postgres::Config, env: impl Fn(&str) -> Option<String>) {
     if config.get_hosts().is_empty() {
         config.host(env("PGHOST").as_deref().unwrap_or("localhost"));

@@ -16,7 +16,7 @@ mod common;
 /// The cluster's own database (`PGDATABASE`), as a URL; `None` (the test skips) without
 /// PostgreSQL, unless GOREF_REQUIRE_PG is set.
 fn database() -> Option<String> {
-    common::postgres_there().then(|| {
+    goref_pg::testing::postgres_there().then(|| {
         format!(
             "postgres:///{}",
             std::env::var("PGDATABASE").expect("PGDATABASE")

@@ -389,18 +389,7 @@ async fn lists_of_games_and_of_players(store: Arc<dyn Store>) {
 
 static SCHEMAS: AtomicUsize = AtomicUsize::new(0);
 
-/// Whether PostgreSQL is there; panics if it must be and is not.
-fn postgres_there() -> bool {
-    let there = std::env::var("PGDATABASE").is_ok_and(|d| !d.is_empty());
-    assert!(
-        there || std::env::var_os("GOREF_REQUIRE_PG").is_none(),
-        "no PostgreSQL: run under pg_virtualenv (.ci/run does)"
-    );
-    if !there {
-        eprintln!("skipping: no PostgreSQL (run under pg_virtualenv)");
-    }
-    there
-}
+use goref_pg::testing::postgres_there;
 
 /// A fresh [`PgStore`] in a schema of its own, and the schema's name.
 async fn pg_store() -> (Arc<dyn Store>, String) {

@@ -55,26 +55,7 @@ pub async fn pg_store(name: &str) -> Option<Arc<dyn Store>> {
 
 /// A fresh PostgreSQL database (`createdb`), its URL; as [`pg_store`].
 pub fn pg_database(name: &str) -> Option<String> {
-    let there = std::env::var("PGDATABASE").is_ok_and(|d| !d.is_empty());
-    assert!(
-        there || std::env::var_os("GOREF_REQUIRE_PG").is_none(),
-        "no PostgreSQL: run under pg_virtualenv"
-    );
-    if !there {
-        eprintln!("skipping: no PostgreSQL (run under pg_virtualenv)");
-        return None;
-    }
-    let db = format!("goref_test_{}_{name}", std::process::id());
-    let _ = std::process::Command::new("dropdb")
-        .args(["--if-exists", &db])
-        .stderr(std::process::Stdio::null())
-        .status();
-    let created = std::process::Command::new("createdb")
-        .arg(&db)
-        .status()
-        .unwrap();
-    assert!(created.success(), "createdb {db}");
-    Some(format!("postgres:///{db}"))
+    goref_pg::testing::fresh_database("goref_test", name)
 }
 
 pub async fn server() -> TestServer {

@@ -23,35 +23,10 @@ pub fn have_gnugo() -> bool {
     there
 }
 
-/// Whether PostgreSQL is there (`PGDATABASE` set, as `pg_virtualenv` sets it). CI runs the
-/// tests under `pg_virtualenv` and sets GOREF_REQUIRE_PG: there a missing cluster is a failure,
-/// not a silently passing test.
-pub fn postgres_there() -> bool {
-    let there = std::env::var("PGDATABASE").is_ok_and(|d| !d.is_empty());
-    assert!(
-        there || std::env::var_os("GOREF_REQUIRE_PG").is_none(),
-        "no PostgreSQL: run under pg_virtualenv (.ci/run does)"
-    );
-    if !there {
-        eprintln!("skipping: no PostgreSQL (run under pg_virtualenv)");
-    }
-    there
-}
-
 /// A new PostgreSQL database of its own (`createdb`), named after the test, as a URL; `None`
 /// (the test skips) without PostgreSQL, unless GOREF_REQUIRE_PG is set.
 pub fn pg_database(name: &str) -> Option<String> {
-    if !postgres_there() {
-        return None;
-    }
-    let db = format!("goref_serve_{}_{name}", std::process::id());
-    let _ = Command::new("dropdb")
-        .args(["--if-exists", &db])
-        .stderr(Stdio::null())
-        .status();
-    let created = Command::new("createdb").arg(&db).status().unwrap();
-    assert!(created.success(), "createdb {db}");
-    Some(format!("postgres:///{db}"))
+    goref_pg::testing::fresh_database("goref_serve", name)
 }
 
 /// `goref serve` on a free loopback port with the database `db`; killed (SIGKILL) when
