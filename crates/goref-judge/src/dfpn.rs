@@ -531,21 +531,21 @@ impl Simple {
                     .collect()
             })
             .collect();
-        let mut component = vec![usize::MAX; candidates.len()];
+        let mut placed = vec![false; candidates.len()];
         let mut components = Vec::new();
         for first in 0..candidates.len() {
-            if component[first] != usize::MAX {
+            if placed[first] {
                 continue;
             }
             let mut members = vec![first];
-            component[first] = first;
+            placed[first] = true;
             let mut at = 0;
             while let Some(&k) = members.get(at) {
                 at += 1;
                 for q in geometry.neighbors(candidates[k]) {
                     if let Some(j) = candidates.iter().position(|c| c == q) {
-                        if component[j] == usize::MAX {
-                            component[j] = first;
+                        if !placed[j] {
+                            placed[j] = true;
                             members.push(j);
                         }
                     }
