@@ -389,9 +389,70 @@ pub(crate) struct Search<'c, 'h> {
     buf: RefCell<Vec<u64>>,
     /// Marks of the liberties found so far, and the current mark.
     liberty_marks: RefCell<(Vec<u32>, u32)>,
+    /// What never changes outside the local region.
+    outside: Outside,
+    /// Marks of the points seen, and the current mark.
+    seen: RefCell<(u32, Vec<u32>)>,
     /// Whether refuted defences lead to simulations, and how those went.
     simulate: bool,
     simulations: Simulations,
+}
+
+/// What never changes outside the local region, computed once: local moving plays no stone
+/// there, so its empty points stay empty, and a block with such a point as a liberty is never
+/// captured. These *fixed* points hold the same in every position of every line.
+struct Outside {
+    /// The earlier positions of the game that agree with the position judged on every fixed
+    /// point outside the local region: the only ones a position of a line can repeat.
+    suspects: Vec<usize>,
+    /// The other stones outside the local region: a capture may empty them.
+    mortal: Vec<u32>,
+}
+
+impl Outside {
+    fn new(board: &Board, in_region: &[bool], ctx: &Context) -> Outside {
+        let geometry = board.geometry();
+        let n = geometry.len();
+        let mut fixed: Vec<usize> = Vec::new();
+        let mut mortal: Vec<u32> = Vec::new();
+        let mut seen = vec![false; n];
+        for i in 0..n {
+            let p = Point::new(i);
+            if in_region[i] || seen[i] {
+                continue;
+            }
+            match board.get(p) {
+                None => fixed.push(i),
+                Some(_) => {
+                    let stones = board.string(p);
+                    let free = stones.iter().any(|&s| {
+                        geometry
+                            .neighbors(s)
+                            .iter()
+                            .any(|&q| board.get(q).is_none() && !in_region[q.index()])
+                    });
+                    for s in &stones {
+                        seen[s.index()] = true;
+                        if free {
+                            fixed.push(s.index());
+                        } else {
+                            mortal.push(s.index() as u32);
+                        }
+                    }
+                }
+            }
+        }
+        let now = board.packed();
+        let suspects = ctx.history.map_or_else(Vec::new, |history| {
+            (0..history.occurrences().len())
+                .filter(|&k| {
+                    let y = history.colouring(k);
+                    fixed.iter().all(|&i| code(y, i) == code(now, i))
+                })
+                .collect()
+        });
+        Outside { suspects, mortal }
+    }
 }
 
 /// Whether the block of `stone` is locally capturable inside the region `points`.
@@ -427,7 +488,10 @@ fn search(
         in_region[p.index()] = true;
     }
     let simple = Simple::new(board, stone, &in_region, ctx);
+    let outside = Outside::new(board, &in_region, ctx);
     let mut search = Search {
+        outside,
+        seen: RefCell::new((0, Vec::new())),
         ctx,
         color,
         stone,
@@ -1357,8 +1421,9 @@ impl Search<'_, '_> {
     }
 
     /// A necessary condition for the territory leaf, cheaper than Benson's algorithm: the
-    /// region of points not of the attacker's colour that holds the block is small, at most
-    /// two of its empty points touch no attacking stone, and every attacking block next to an
+    /// region of points not of the attacker's colour that holds the block is small, its empty
+    /// points lie in the local region, at most two of them touch no attacking stone, and
+    /// every attacking block next to an
     /// empty point of it has a liberty outside the region (a pass-alive block has a vital
     /// region other than this one, hence such a liberty).
     fn enclosed_by_attacker(
@@ -1398,6 +1463,10 @@ impl Search<'_, '_> {
                 return None;
             }
             for &q in geometry.neighbors(p) {
+                if board.get(q).is_none() && !self.in_region[q.index()] {
+                    // Every empty point of the region must be in the local region.
+                    return None;
+                }
                 if board.get(q) != attacker && self.mark[q.index()] != g {
                     self.mark[q.index()] = g;
                     stack.push(q);
@@ -1525,66 +1594,68 @@ impl Search<'_, '_> {
         key: &Key,
         benson_run: bool,
     ) -> Option<Box<[u32]>> {
+        // Outside the local region the fixed points never change (see [`Outside`]): the
+        // line's positions all agree with this one there, and so do the game's suspects.
+        // Inside it, stones of blocks with a liberty outside it and pass-alive attacking
+        // stones are never captured; simple liberties are marked alike in the line's keys,
+        // so they are never compared.
         let geometry = board.geometry();
-        let n = geometry.len();
-        // Blocks with a liberty outside the local region are never captured.
-        let mut fixed: Vec<usize> = Vec::new();
-        let mut seen = vec![false; n];
-        for i in 0..n {
-            let p = Point::new(i);
-            if self.in_region[i] {
-                // Simple liberties are marked alike in the line's keys: never compared.
-                if benson_run
-                    && board.get(p) == Some(self.attacker())
-                    && self.benson.is_alive(p)
-                    && code(&key.packed, i) != 3
-                {
-                    fixed.push(i);
-                }
+        let attacker = Some(self.attacker());
+        let mut seen = self.seen.borrow_mut();
+        seen.0 += 1;
+        let mark = seen.0;
+        if seen.1.len() != geometry.len() {
+            seen.1 = vec![0; geometry.len()];
+        }
+        let mut fixed: Vec<u32> = Vec::new();
+        for &p in &self.points {
+            let Some(color) = board.get(p) else { continue };
+            if seen.1[p.index()] == mark {
                 continue;
             }
-            match board.get(p) {
-                None => fixed.push(i),
-                Some(c) => {
-                    if seen[i] {
-                        continue;
-                    }
-                    let stones = board.string(p);
-                    let free = stones.iter().any(|&s| {
-                        geometry
-                            .neighbors(s)
-                            .iter()
-                            .any(|&q| board.get(q).is_none() && !self.in_region[q.index()])
-                    });
-                    for s in &stones {
-                        seen[s.index()] = true;
-                        if free || (benson_run && c == self.attacker() && self.benson.is_alive(*s))
-                        {
-                            fixed.push(s.index());
-                        }
-                    }
+            let free = board.string_stones(p).any(|s| {
+                geometry
+                    .neighbors(s)
+                    .iter()
+                    .any(|&q| board.get(q).is_none() && !self.in_region[q.index()])
+            });
+            let alive = |s: Point| {
+                free || (benson_run && Some(color) == attacker && self.benson.is_alive(s))
+            };
+            for s in board.string_stones(p) {
+                seen.1[s.index()] = mark;
+                if self.in_region[s.index()] && code(&key.packed, s.index()) != 3 && alive(s) {
+                    fixed.push(s.index() as u32);
                 }
             }
         }
-        let code = |packed: &[u64], i: usize| (packed[i / 32] >> (2 * (i % 32))) & 3;
-        // The line's positions are keyed (simple liberties marked alike), the game's are not.
-        let differs =
-            |y: &[u64], now: &[u64]| y == now || fixed.iter().any(|&i| code(y, i) != code(now, i));
+        drop(seen);
+        let inside = fixed.len();
+        // Points outside it emptied by a capture stay empty.
+        fixed.extend(
+            self.outside
+                .mortal
+                .iter()
+                .filter(|&&i| board.get(Point::new(i as usize)).is_none()),
+        );
+        let differs = |y: &[u64], now: &[u64]| {
+            y == now
+                || fixed
+                    .iter()
+                    .any(|&i| code(y, i as usize) != code(now, i as usize))
+        };
         if !self.path.iter().all(|y| differs(&y.packed, &key.packed)) {
             return None;
         }
         let game = match self.ctx.history {
-            Some(history) => (0..history.occurrences().len())
-                .all(|i| differs(history.colouring(i), board.packed())),
+            Some(history) => self
+                .outside
+                .suspects
+                .iter()
+                .all(|&i| differs(history.colouring(i), board.packed())),
             None => true,
         };
-        game.then(|| {
-            fixed
-                .iter()
-                .filter(|&&i| self.in_region[i])
-                .map(|&i| i as u32)
-                .collect()
-        })
+        game.then(|| fixed[..inside].into())
     }
 
     /// Counts a node against the budget and the line's length.
@@ -1869,16 +1940,21 @@ impl Search<'_, '_> {
         Ok(true)
     }
 
-    /// The board after the move of the attacker (or the defender) on a board to reuse.
-    fn board_after(&mut self, board: &Board, mv: Move, attacker: bool) -> Board {
-        // A board to reuse: searching the child clones into it without allocating.
-        let mut after = match self.spare.pop() {
+    /// A copy of `board` in a board to reuse (give it back to `spare`): copying into it does
+    /// not allocate.
+    fn copy(&mut self, board: &Board) -> Board {
+        match self.spare.pop() {
             Some(mut spare) => {
                 spare.clone_from(board);
                 spare
             }
             None => board.clone(),
-        };
+        }
+    }
+
+    /// The board after the move of the attacker (or the defender) on a board to reuse.
+    fn board_after(&mut self, board: &Board, mv: Move, attacker: bool) -> Board {
+        let mut after = self.copy(board);
         if let Move::Play(p) = mv {
             let to_move = if attacker {
                 self.attacker()
@@ -1921,6 +1997,7 @@ impl Search<'_, '_> {
                 self.simulations.proven += 1;
             }
         }
+        self.spare.push(model.0);
         Ok(())
     }
 
@@ -1953,7 +2030,7 @@ impl Search<'_, '_> {
                     },
                     passed: !attacker,
                 };
-                Some((board.clone(), key))
+                Some((self.copy(board), key))
             }
             Move::Play(p) => {
                 if board.get(p).is_some() {
@@ -1963,7 +2040,7 @@ impl Search<'_, '_> {
                 if effect.suicided > 0 {
                     return None;
                 }
-                let mut after = board.clone();
+                let mut after = self.copy(board);
                 after.play_unchecked(p, to_move);
                 let (hash, packed) = self.canonical(after.hash(), after.packed());
                 let ko = if rules.ko.has_basic_ko() && effect.makes_ko {
@@ -2087,9 +2164,11 @@ impl Search<'_, '_> {
             let Some(next_model) = self.model_after(model, model_key, model_hint, true) else {
                 return Ok(false);
             };
-            self.descend(board, children, i, true, |search, after, key| {
+            let r = self.descend(board, children, i, true, |search, after, key| {
                 search.simulate(after, key, &next_model.0, &next_model.1, depth + 1, left)
-            })?;
+            });
+            self.spare.push(next_model.0);
+            r?;
             Ok(children[i].pn == 0)
         } else {
             for i in 0..children.len() {
@@ -2114,9 +2193,11 @@ impl Search<'_, '_> {
                 let Some(next_model) = self.model_after(model, model_key, model_mv, false) else {
                     return Ok(false);
                 };
-                self.descend(board, children, i, false, |search, after, key| {
+                let r = self.descend(board, children, i, false, |search, after, key| {
                     search.simulate(after, key, &next_model.0, &next_model.1, depth + 1, left)
-                })?;
+                });
+                self.spare.push(next_model.0);
+                r?;
                 if children[i].pn != 0 {
                     return Ok(false);
                 }
