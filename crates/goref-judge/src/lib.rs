@@ -221,7 +221,7 @@ impl<'a> Judge<'a> {
         let before = nodes_visited();
         let mut verdict = match self.judge_eyes(stone) {
             Stage::Done(verdict) => verdict,
-            Stage::Capture { block, eye } => self.judge_capture(block, eye),
+            Stage::Capture { block, eye, .. } => self.judge_capture(block, eye),
         };
         verdict.nodes = nodes_visited() - before;
         verdict
@@ -236,6 +236,7 @@ impl<'a> Judge<'a> {
     pub fn judge_blocks(&self, stones: &[Point]) -> Vec<BlockVerdict> {
         let mut verdicts: Vec<Option<BlockVerdict>> = Vec::with_capacity(stones.len());
         let mut searches: Vec<(usize, Block, Answer<Vec<Point>>, u64)> = Vec::new();
+        let mut reaches: Vec<usize> = Vec::new();
         for (i, &stone) in stones.iter().enumerate() {
             let before = nodes_visited();
             match self.judge_eyes(stone) {
@@ -243,8 +244,9 @@ impl<'a> Judge<'a> {
                     verdict.nodes = nodes_visited() - before;
                     verdicts.push(Some(verdict));
                 }
-                Stage::Capture { block, eye } => {
+                Stage::Capture { block, eye, reach } => {
                     searches.push((i, block, eye, nodes_visited() - before));
+                    reaches.push(reach);
                     verdicts.push(None);
                 }
             }
@@ -261,7 +263,15 @@ impl<'a> Judge<'a> {
                 verdicts[i] = Some(verdict);
             }
         } else {
-            let queue = Mutex::new(searches.into_iter());
+            // The longest searches first, so that no thread is left with one at the end.
+            let mut order: Vec<usize> = (0..searches.len()).collect();
+            order.sort_by_key(|&k| std::cmp::Reverse(reaches[k]));
+            let mut searches: Vec<Option<_>> = searches.into_iter().map(Some).collect();
+            let sorted: Vec<_> = order
+                .iter()
+                .map(|&k| searches[k].take().expect("each search once"))
+                .collect();
+            let queue = Mutex::new(sorted.into_iter());
             std::thread::scope(|scope| {
                 let workers: Vec<_> = (0..threads)
                     .map(|_| {
@@ -372,7 +382,8 @@ impl<'a> Judge<'a> {
                 verdict: Verdict::AliveByDefault(Keep::CanBecomePassAlive { plays }),
             });
         }
-        Stage::Capture { block, eye }
+        let reach = reach.iter().filter(|&&r| r).count();
+        Stage::Capture { block, eye, reach }
     }
 
     /// The second stage of a block's judgement: its maximal local region and whether it is
@@ -435,6 +446,8 @@ enum Stage {
     Capture {
         block: Block,
         eye: Answer<Vec<Point>>,
+        /// The points of its reach: the larger, the longer the search, roughly.
+        reach: usize,
     },
 }
 
