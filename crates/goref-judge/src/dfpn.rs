@@ -387,6 +387,8 @@ pub(crate) struct Search<'c, 'h> {
     scored: RefCell<Vec<(i32, Move, Option<Effect>)>>,
     move_list: RefCell<Vec<(Move, Option<Effect>)>>,
     buf: RefCell<Vec<u64>>,
+    canonical_buf: RefCell<Vec<u64>>,
+    libs: RefCell<Vec<Point>>,
     /// Marks of the liberties found so far, and the current mark.
     liberty_marks: RefCell<(Vec<u32>, u32)>,
     /// What never changes outside the local region.
@@ -517,6 +519,8 @@ fn search(
         scored: RefCell::new(Vec::new()),
         move_list: RefCell::new(Vec::new()),
         buf: RefCell::new(Vec::new()),
+        canonical_buf: RefCell::new(Vec::new()),
+        libs: RefCell::new(Vec::new()),
         liberty_marks: RefCell::new((Vec::new(), 0)),
         simulate,
         simulations: Simulations::default(),
@@ -754,10 +758,11 @@ impl Search<'_, '_> {
     /// packed form's unused code 3) and the number of empty ones appended, hashed anew (see
     /// [`Simple`]).
     fn canonical(&self, hash: u64, packed: &[u64]) -> (u64, Rc<[u64]>) {
-        let mut words = Vec::with_capacity(packed.len() + 1);
+        let mut words = self.canonical_buf.borrow_mut();
+        words.clear();
         words.extend_from_slice(packed);
         let hash = self.canonical_in_place(hash, &mut words);
-        (hash, words.into())
+        (hash, Rc::from(&words[..]))
     }
 
     /// [`Search::canonical`] on a buffer holding the colouring; returns the key's hash.
@@ -887,13 +892,20 @@ impl Search<'_, '_> {
 
     /// The block's liberties.
     fn liberty_points(&self, board: &Board) -> Vec<Point> {
+        let mut libs: Vec<Point> = Vec::with_capacity(16);
+        self.liberties_into(board, &mut libs);
+        libs
+    }
+
+    /// The block's liberties, in `libs` (cleared first).
+    fn liberties_into(&self, board: &Board, libs: &mut Vec<Point>) {
+        libs.clear();
         let geometry = board.geometry();
         let (marks, generation) = &mut *self.liberty_marks.borrow_mut();
         if marks.len() != geometry.len() {
             *marks = vec![0; geometry.len()];
         }
         *generation += 1;
-        let mut libs: Vec<Point> = Vec::with_capacity(16);
         for s in board.string_stones(self.stone) {
             for &q in geometry.neighbors(s) {
                 if board.get(q).is_none() && marks[q.index()] != *generation {
@@ -902,7 +914,6 @@ impl Search<'_, '_> {
                 }
             }
         }
-        libs
     }
 
     /// The moves of a node, best first: the attacker takes the block's liberties (those
@@ -1036,7 +1047,8 @@ impl Search<'_, '_> {
         let next_color = to_move.opponent();
         let mut illegal_by_path: Vec<Dep> = Vec::new();
         let now = Counts::of(board);
-        let libs = self.liberty_points(board);
+        let mut libs = std::mem::take(&mut *self.libs.borrow_mut());
+        self.liberties_into(board, &mut libs);
         let mut buf = std::mem::take(&mut *self.buf.borrow_mut());
         let mut moves = std::mem::take(&mut *self.move_list.borrow_mut());
         self.moves(board, &here.packed, &libs, to_move, passed, &mut moves);
@@ -1218,6 +1230,7 @@ impl Search<'_, '_> {
         }
         *self.buf.borrow_mut() = buf;
         *self.move_list.borrow_mut() = moves;
+        *self.libs.borrow_mut() = libs;
         (out, illegal_by_path)
     }
 
