@@ -1991,13 +1991,16 @@ impl Search<'_, '_> {
         proven: usize,
         depth: usize,
     ) -> Result<(), String> {
+        let open = |c: &Child| c.next.is_some() && c.pn != 0 && c.dn != 0 && !c.simulated;
+        if !children.iter().any(open) {
+            return Ok(());
+        }
         let here = self.states.last().expect("the node's state").clone();
         let Some(model) = self.model_after(board, &here, children[proven].mv, false) else {
             return Ok(());
         };
         for i in 0..children.len() {
-            let c = &children[i];
-            if c.next.is_none() || c.pn == 0 || c.dn == 0 || c.simulated {
+            if !open(&children[i]) {
                 continue;
             }
             children[i].simulated = true;
