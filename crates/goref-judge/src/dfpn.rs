@@ -24,6 +24,8 @@
 //!   matters and are refuted so in a few nodes. A simulation is a search like any other (every
 //!   defence is tried, every leaf is tested, what it rests on is recorded), so what it proves
 //!   is proven; when the answers do not fit, it gives up and the search goes on as before.
+//!   A defence is simulated at most twice: after the first refuted play, and after the
+//!   refuted pass, whose refutation fits the most defences.
 //!
 //! # Transpositions and history
 //!
@@ -63,6 +65,10 @@ const INF: u64 = u64::MAX / 4;
 
 /// Nodes one simulation may visit (see [`Search::simulate_siblings`]).
 const SIMULATION_NODES: u64 = 200;
+
+/// A simulation's model is the refutation of a play, or of the pass.
+const MODEL_PLAY: u8 = 1;
+const MODEL_PASS: u8 = 2;
 
 /// Buckets of the counting filters of the line's positions and states.
 const BUCKETS: usize = 1024;
@@ -327,8 +333,9 @@ struct Child {
     summary: Option<Box<Summary>>,
     line: Shared,
     next: Option<Next>,
-    /// Whether a simulation has tried to prove it (see [`Search::simulate_siblings`]).
-    simulated: bool,
+    /// The models a simulation has tried to prove it with (see
+    /// [`Search::simulate_siblings`]): [`MODEL_PLAY`], [`MODEL_PASS`].
+    simulated: u8,
 }
 
 /// The state after a move that leads to a node searched further (its colouring is rebuilt
@@ -1114,7 +1121,7 @@ impl Search<'_, '_> {
                                 summary.add_position(salted_hash, after);
                                 out.push(Child {
                                     mv,
-                                    simulated: false,
+                                    simulated: 0,
                                     pn: if removed { 0 } else { INF },
                                     dn: if removed { INF } else { 0 },
                                     deps: if in_path {
@@ -1160,7 +1167,7 @@ impl Search<'_, '_> {
             if removed {
                 out.push(Child {
                     mv,
-                    simulated: false,
+                    simulated: 0,
                     pn: 0,
                     dn: INF,
                     deps: Vec::new(),
@@ -1174,7 +1181,7 @@ impl Search<'_, '_> {
                 // The same state again on this line: endless moving, the block stays.
                 out.push(Child {
                     mv,
-                    simulated: false,
+                    simulated: 0,
                     pn: INF,
                     dn: 0,
                     deps: vec![Dep::State(key.to_key())],
@@ -1212,7 +1219,7 @@ impl Search<'_, '_> {
             }
             out.push(Child {
                 mv,
-                simulated: false,
+                simulated: 0,
                 pn,
                 dn,
                 deps,
@@ -1991,29 +1998,39 @@ impl Search<'_, '_> {
         proven: usize,
         depth: usize,
     ) -> Result<(), String> {
-        let open = |c: &Child| c.next.is_some() && c.pn != 0 && c.dn != 0 && !c.simulated;
+        // Each open defence is simulated once after a refuted play, and once more after the
+        // refuted pass: the pass changes nothing, so its refutation fits the most defences.
+        let model = if children[proven].mv == Move::Pass {
+            MODEL_PASS
+        } else {
+            MODEL_PLAY
+        };
+        let open =
+            |c: &Child| c.next.is_some() && c.pn != 0 && c.dn != 0 && c.simulated & model == 0;
         if !children.iter().any(open) {
             return Ok(());
         }
         let here = self.states.last().expect("the node's state").clone();
-        let Some(model) = self.model_after(board, &here, children[proven].mv, false) else {
+        let Some((model_board, model_key)) =
+            self.model_after(board, &here, children[proven].mv, false)
+        else {
             return Ok(());
         };
         for i in 0..children.len() {
             if !open(&children[i]) {
                 continue;
             }
-            children[i].simulated = true;
+            children[i].simulated |= model;
             let mut left = SIMULATION_NODES;
             self.descend(board, children, i, false, |search, after, key| {
-                search.simulate(after, key, &model.0, &model.1, depth + 1, &mut left)
+                search.simulate(after, key, &model_board, &model_key, depth + 1, &mut left)
             })?;
             self.simulations.tried += 1;
             if children[i].pn == 0 {
                 self.simulations.proven += 1;
             }
         }
-        self.spare.push(model.0);
+        self.spare.push(model_board);
         Ok(())
     }
 
