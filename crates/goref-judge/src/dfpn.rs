@@ -603,6 +603,11 @@ fn code(packed: &[u64], i: usize) -> u64 {
     (packed[i / 32] >> (2 * (i % 32))) & 3
 }
 
+/// Whether `mv` plays on a point a key marks as a simple liberty.
+fn on_simple(packed: &[u64], mv: Move) -> bool {
+    matches!(mv, Move::Play(p) if code(packed, p.index()) == 3)
+}
+
 impl Simple {
     fn new(board: &Board, stone: Point, in_region: &[bool], ctx: &Context) -> Simple {
         let geometry = board.geometry();
@@ -2170,11 +2175,10 @@ impl Search<'_, '_> {
             let Some(hint) = self.hint(model_key) else {
                 return Ok(false);
             };
-            let simple = |packed: &[u64], mv: Move| matches!(mv, Move::Play(p) if code(packed, p.index()) == 3);
-            let hint_simple = simple(&model_key.packed, hint) || simple(&key.packed, hint);
+            let hint_simple = on_simple(&model_key.packed, hint) || on_simple(&key.packed, hint);
             let Some(i) = children
                 .iter()
-                .position(|c| c.mv == hint || (hint_simple && simple(&key.packed, c.mv)))
+                .position(|c| c.mv == hint || (hint_simple && on_simple(&key.packed, c.mv)))
             else {
                 return Ok(false);
             };
@@ -2186,23 +2190,11 @@ impl Search<'_, '_> {
             }
             // A stored line may play a simple liberty filled here: any empty one does the same.
             let model_hint = match hint {
-                Move::Play(p) if model.get(p).is_some() => self
-                    .simple
-                    .of(model.packed())
-                    .into_iter()
-                    .find(|q| model.get(*q).is_none())
-                    .map_or(hint, Move::Play),
+                Move::Play(p) if model.get(p).is_some() => self.empty_simple(model, hint),
                 hint => hint,
             };
-            let Some(next_model) = self.model_after(model, model_key, model_hint, true) else {
-                return Ok(false);
-            };
-            let r = self.descend(board, children, i, true, |search, after, key| {
-                search.simulate(after, key, &next_model.0, &next_model.1, depth + 1, left)
-            });
-            self.spare.push(next_model.0);
-            r?;
-            Ok(children[i].pn == 0)
+            let model = (model, model_key, model_hint);
+            self.simulate_child(board, children, i, true, model, depth, left)
         } else {
             for i in 0..children.len() {
                 if children[i].pn == 0 {
@@ -2212,32 +2204,53 @@ impl Search<'_, '_> {
                     return Ok(false);
                 }
                 let mv = children[i].mv;
-                let model_mv = match mv {
-                    Move::Play(p) if code(&key.packed, p.index()) == 3 => {
-                        // Any empty simple liberty of the model.
-                        let simple = self.simple.of(model.packed());
-                        simple
-                            .into_iter()
-                            .find(|q| model.get(*q).is_none())
-                            .map_or(mv, Move::Play)
-                    }
-                    mv => mv,
+                let model_mv = if on_simple(&key.packed, mv) {
+                    self.empty_simple(model, mv)
+                } else {
+                    mv
                 };
-                let Some(next_model) = self.model_after(model, model_key, model_mv, false) else {
-                    return Ok(false);
-                };
-                let r = self.descend(board, children, i, false, |search, after, key| {
-                    search.simulate(after, key, &next_model.0, &next_model.1, depth + 1, left)
-                });
-                self.spare.push(next_model.0);
-                r?;
-                if children[i].pn != 0 {
+                let model = (model, model_key, model_mv);
+                if !self.simulate_child(board, children, i, false, model, depth, left)? {
                     return Ok(false);
                 }
             }
             Ok(true)
         }
     }
+
+    /// An empty simple liberty of `model` (any of them plays alike), or `mv` if none is.
+    fn empty_simple(&self, model: &Board, mv: Move) -> Move {
+        self.simple
+            .of(model.packed())
+            .into_iter()
+            .find(|q| model.get(*q).is_none())
+            .map_or(mv, Move::Play)
+    }
+
+    /// Simulates the open child `i` with its model after `model_mv` (see
+    /// [`Search::simulate`]): whether it is proven.
+    #[allow(clippy::too_many_arguments)]
+    fn simulate_child(
+        &mut self,
+        board: &Board,
+        children: &mut [Child],
+        i: usize,
+        attacker: bool,
+        (model, model_key, model_mv): (&Board, &Key, Move),
+        depth: usize,
+        left: &mut u64,
+    ) -> Result<bool, String> {
+        let Some(next_model) = self.model_after(model, model_key, model_mv, attacker) else {
+            return Ok(false);
+        };
+        let r = self.descend(board, children, i, attacker, |search, after, key| {
+            search.simulate(after, key, &next_model.0, &next_model.1, depth + 1, left)
+        });
+        self.spare.push(next_model.0);
+        r?;
+        Ok(children[i].pn == 0)
+    }
+
     fn store(&mut self, key: &Key, out: &Out, searched: bool) {
         let solved = out.pn == 0 || out.dn == 0;
         let entry = Entry {
@@ -2305,44 +2318,20 @@ fn numbers(children: &[Child], attacker: bool) -> (u64, u64) {
 mod tests {
     use super::*;
     use crate::{maximal_local_region, pass_alive};
-    use goref_rules::{Geometry, Preset, Ruleset, SetupError};
-    use std::sync::Arc;
+    use goref_rules::{Preset, Ruleset};
 
-    /// A legal position from a seed: strings without liberties are emptied.
+    /// A legal position drawn from a seed.
     fn position(width: usize, height: usize, seed: u64) -> Board {
-        let geometry = Arc::new(Geometry::rect(width, height).unwrap());
         let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut colors: Vec<Option<Color>> = (0..width * height)
+        let cells: Vec<u8> = (0..width * height)
             .map(|_| {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
-                match state % 5 {
-                    0 | 1 => None,
-                    2 => Some(Color::Black),
-                    _ => Some(Color::White),
-                }
+                (state % 10) as u8
             })
             .collect();
-        loop {
-            match Board::from_colors(Arc::clone(&geometry), &colors) {
-                Ok(board) => return board,
-                Err(SetupError::NoLiberties(p)) => {
-                    let color = colors[p.index()];
-                    let mut stack = vec![p];
-                    colors[p.index()] = None;
-                    while let Some(q) = stack.pop() {
-                        for &n in geometry.neighbors(q) {
-                            if colors[n.index()] == color {
-                                colors[n.index()] = None;
-                                stack.push(n);
-                            }
-                        }
-                    }
-                }
-                Err(e) => panic!("{e}"),
-            }
-        }
+        crate::testing::position(width, height, &cells)
     }
 
     /// Simulation only finds proofs the search would find: with and without it, every block

@@ -65,6 +65,7 @@ mod eyes;
 pub mod region;
 pub mod removal;
 pub mod search;
+pub mod testing;
 
 use std::sync::Mutex;
 

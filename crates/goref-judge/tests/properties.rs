@@ -4,50 +4,14 @@
 //! `goref_rules::Game`.
 
 use std::collections::HashSet;
-use std::sync::Arc;
 
+use goref_judge::testing::position;
 use goref_judge::{
     can_become_pass_alive, locally_capturable, maximal_local_region, pass_alive, Answer, Context,
 };
-use goref_rules::{Board, Color, End, Game, Geometry, Move, Point, Ruleset, SetupError};
+use goref_rules::{Board, Color, End, Game, Move, Point, Ruleset};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-
-/// A legal position from arbitrary colours: strings without liberties are emptied.
-fn position(width: usize, height: usize, cells: &[u8]) -> Board {
-    let geometry = Arc::new(Geometry::rect(width, height).unwrap());
-    let mut colors: Vec<Option<Color>> = cells
-        .iter()
-        .map(|c| match c % 5 {
-            0 | 1 => None,
-            2 | 3 => Some(if c % 2 == 0 {
-                Color::Black
-            } else {
-                Color::White
-            }),
-            _ => Some(Color::White),
-        })
-        .collect();
-    loop {
-        match Board::from_colors(Arc::clone(&geometry), &colors) {
-            Ok(board) => return board,
-            Err(SetupError::NoLiberties(p)) => {
-                let color = colors[p.index()];
-                let mut stack = vec![p];
-                colors[p.index()] = None;
-                while let Some(q) = stack.pop() {
-                    for &n in geometry.neighbors(q) {
-                        if colors[n.index()] == color {
-                            colors[n.index()] = None;
-                            stack.push(n);
-                        }
-                    }
-                }
-            }
-            Err(e) => panic!("{e}"),
-        }
-    }
-}
 
 fn boards() -> impl Strategy<Value = Board> {
     (2usize..=4, 2usize..=4)
