@@ -236,8 +236,7 @@ impl<'a> Judge<'a> {
     #[must_use]
     pub fn judge_blocks(&self, stones: &[Point]) -> Vec<BlockVerdict> {
         let mut verdicts: Vec<Option<BlockVerdict>> = Vec::with_capacity(stones.len());
-        let mut searches: Vec<(usize, Block, Answer<Vec<Point>>, u64)> = Vec::new();
-        let mut reaches: Vec<usize> = Vec::new();
+        let mut searches: Vec<Pending> = Vec::new();
         for (i, &stone) in stones.iter().enumerate() {
             let before = nodes_visited();
             match self.judge_eyes(stone) {
@@ -246,17 +245,22 @@ impl<'a> Judge<'a> {
                     verdicts.push(Some(verdict));
                 }
                 Stage::Capture { block, eye, reach } => {
-                    searches.push((i, block, eye, nodes_visited() - before));
-                    reaches.push(reach);
+                    searches.push(Pending {
+                        index: i,
+                        block,
+                        eye,
+                        nodes: nodes_visited() - before,
+                        reach,
+                    });
                     verdicts.push(None);
                 }
             }
         }
-        let capture = |(i, block, eye, nodes): (usize, Block, Answer<Vec<Point>>, u64)| {
+        let capture = |search: Pending| {
             let before = nodes_visited();
-            let mut verdict = self.judge_capture(block, eye);
-            verdict.nodes = nodes + nodes_visited() - before;
-            (i, verdict)
+            let mut verdict = self.judge_capture(search.block, search.eye);
+            verdict.nodes = search.nodes + nodes_visited() - before;
+            (search.index, verdict)
         };
         let threads = self.threads.min(searches.len());
         if threads <= 1 {
@@ -264,15 +268,10 @@ impl<'a> Judge<'a> {
                 verdicts[i] = Some(verdict);
             }
         } else {
-            // The longest searches first, so that no thread is left with one at the end.
-            let mut order: Vec<usize> = (0..searches.len()).collect();
-            order.sort_by_key(|&k| std::cmp::Reverse(reaches[k]));
-            let mut searches: Vec<Option<_>> = searches.into_iter().map(Some).collect();
-            let sorted: Vec<_> = order
-                .iter()
-                .map(|&k| searches[k].take().expect("each search once"))
-                .collect();
-            let queue = Mutex::new(sorted.into_iter());
+            // The longest searches first (the largest reach, roughly), so that no thread is
+            // left with one at the end.
+            searches.sort_by_key(|s| std::cmp::Reverse(s.reach));
+            let queue = Mutex::new(searches.into_iter());
             std::thread::scope(|scope| {
                 let workers: Vec<_> = (0..threads)
                     .map(|_| {
@@ -437,6 +436,19 @@ impl<'a> Judge<'a> {
         let anchors: Vec<Point> = self.blocks.list.iter().map(Block::anchor).collect();
         self.judge_blocks(&anchors)
     }
+}
+
+/// A block whose search for "locally capturable" remains (see [`Judge::judge_blocks`]).
+struct Pending {
+    /// Its place among the stones judged.
+    index: usize,
+    block: Block,
+    /// The answer on "at most one eye".
+    eye: Answer<Vec<Point>>,
+    /// Nodes spent on it so far.
+    nodes: u64,
+    /// The points of its reach: the larger, the longer the search, roughly.
+    reach: usize,
 }
 
 /// How far the first stage of a block's judgement got.
