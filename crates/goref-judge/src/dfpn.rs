@@ -2101,6 +2101,21 @@ impl Search<'_, '_> {
         }
     }
 
+    /// Whether the model position has a winning move for the attacker that may be played
+    /// here: on an empty point, or on a simple liberty (any empty one plays alike). Checked
+    /// before the node's children are built, as most simulations that fail do so here.
+    fn hint_fits(&self, board: &Board, key: &Key, model_key: &Key) -> bool {
+        match self.hint(model_key) {
+            None => false,
+            Some(Move::Pass) => true,
+            Some(hint @ Move::Play(p)) => {
+                board.get(p).is_none()
+                    || on_simple(&model_key.packed, hint)
+                    || on_simple(&key.packed, hint)
+            }
+        }
+    }
+
     /// The attacker's winning move in the model position, from its stored proof.
     fn hint(&self, model_key: &Key) -> Option<Move> {
         let found = self.tt_get(&model_key.as_ref())?;
@@ -2130,6 +2145,9 @@ impl Search<'_, '_> {
             return Ok((out.pn == 0).then_some(out));
         }
         let attacker = key.to_move != self.color;
+        if attacker && !self.hint_fits(board, &key, model_key) {
+            return Ok(None);
+        }
         let (mut children, illegal_by_path) = self.children(board, &key);
         self.on_line[bucket(key.hash)] += 1;
         self.states.push(key.clone());
