@@ -2177,6 +2177,9 @@ impl Search<'_, '_> {
         Ok(out)
     }
 
+    /// The children of a simulated node: at the attacker's, the one the model's proof plays;
+    /// at the defender's, every one, each with the model after the same defence. Whether all
+    /// that is needed was proven.
     #[allow(clippy::too_many_arguments)]
     fn simulate_children(
         &mut self,
