@@ -396,12 +396,11 @@ pub(crate) struct Search<'c, 'h> {
     buf: RefCell<Vec<u64>>,
     canonical_buf: RefCell<Vec<u64>>,
     libs: RefCell<Vec<Point>>,
-    /// Marks of the liberties found so far, and the current mark.
-    liberty_marks: RefCell<(Vec<u32>, u32)>,
+    /// Scratch marks of points (the block's liberties found, the strings seen), and the
+    /// current mark: see [`Search::fresh_marks`].
+    marks: RefCell<(Vec<u32>, u32)>,
     /// What never changes outside the local region.
     outside: Outside,
-    /// Marks of the points seen, and the current mark.
-    seen: RefCell<(u32, Vec<u32>)>,
     /// Whether refuted defences lead to simulations, and how those went.
     simulate: bool,
     simulations: Simulations,
@@ -500,7 +499,6 @@ fn search(
     let outside = Outside::new(board, &in_region, ctx);
     let mut search = Search {
         outside,
-        seen: RefCell::new((0, Vec::new())),
         ctx,
         color,
         stone,
@@ -528,7 +526,7 @@ fn search(
         buf: RefCell::new(Vec::new()),
         canonical_buf: RefCell::new(Vec::new()),
         libs: RefCell::new(Vec::new()),
-        liberty_marks: RefCell::new((Vec::new(), 0)),
+        marks: RefCell::new((Vec::new(), 0)),
         simulate,
         simulations: Simulations::default(),
     };
@@ -909,15 +907,22 @@ impl Search<'_, '_> {
         libs
     }
 
+    /// The scratch marks, sized for `n` points, with a mark no point has yet.
+    fn fresh_marks(&self, n: usize) -> std::cell::RefMut<'_, (Vec<u32>, u32)> {
+        let mut marks = self.marks.borrow_mut();
+        if marks.0.len() != n {
+            marks.0 = vec![0; n];
+        }
+        marks.1 += 1;
+        marks
+    }
+
     /// The block's liberties, in `libs` (cleared first).
     fn liberties_into(&self, board: &Board, libs: &mut Vec<Point>) {
         libs.clear();
         let geometry = board.geometry();
-        let (marks, generation) = &mut *self.liberty_marks.borrow_mut();
-        if marks.len() != geometry.len() {
-            *marks = vec![0; geometry.len()];
-        }
-        *generation += 1;
+        let mut fresh = self.fresh_marks(geometry.len());
+        let (marks, generation) = &mut *fresh;
         for s in board.string_stones(self.stone) {
             for &q in geometry.neighbors(s) {
                 if board.get(q).is_none() && marks[q.index()] != *generation {
@@ -1626,16 +1631,12 @@ impl Search<'_, '_> {
         // so they are never compared.
         let geometry = board.geometry();
         let attacker = Some(self.attacker());
-        let mut seen = self.seen.borrow_mut();
-        seen.0 += 1;
-        let mark = seen.0;
-        if seen.1.len() != geometry.len() {
-            seen.1 = vec![0; geometry.len()];
-        }
+        let mut seen = self.fresh_marks(geometry.len());
+        let mark = seen.1;
         let mut fixed: Vec<u32> = Vec::new();
         for &p in &self.points {
             let Some(color) = board.get(p) else { continue };
-            if seen.1[p.index()] == mark {
+            if seen.0[p.index()] == mark {
                 continue;
             }
             let free = board.string_stones(p).any(|s| {
@@ -1648,7 +1649,7 @@ impl Search<'_, '_> {
                 free || (benson_run && Some(color) == attacker && self.benson.is_alive(s))
             };
             for s in board.string_stones(p) {
-                seen.1[s.index()] = mark;
+                seen.0[s.index()] = mark;
                 if self.in_region[s.index()] && code(&key.packed, s.index()) != 3 && alive(s) {
                     fixed.push(s.index() as u32);
                 }
