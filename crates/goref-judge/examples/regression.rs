@@ -211,7 +211,7 @@ fn main() {
                 let alone = Judge::of_game(&game, budget).judge_block(v.block.anchor());
                 let seconds = start.elapsed().as_secs_f64();
                 println!(
-                    "    {} {} (+{}): {}  [{} nodes, {:.4} s alone]",
+                    "    {} {} (+{}): {}  [{} nodes, region {} points, {:.4} s alone]",
                     v.block.color.letter(),
                     g.name(v.block.anchor()),
                     v.block.stones.len() - 1,
@@ -220,6 +220,7 @@ fn main() {
                         other => kind(other).to_string(),
                     },
                     alone.nodes,
+                    alone.region_points,
                     seconds
                 );
             }

@@ -16,6 +16,24 @@
 //! as its own liberties; so a region is vital only when *every* point of it, stone or empty,
 //! is adjacent to `X` (as KataGo does for multi-stone suicide). The property tests check both
 //! variants against a brute-force search of every sequence of opponent moves.
+//!
+//! Why this form holds when suicide is legal. The opponent can fill `X`'s liberties in a region
+//! `R` at a moment that is not the capturing play exactly when some set `S` of its stones in
+//! `R` covers the points of `R` next to `X` and every string of `S` keeps a liberty in `R`
+//! (strings in `R` have their liberties in `R`). Self-capture lets it empty `R` and build any
+//! such `S` from the empty points outwards, so such an `S` exists exactly when the smallest
+//! candidate, the points of `R` next to `X`, leaves an empty point: when some point of `R` is
+//! not next to `X`. If every point of `R` is next to `X`, filling them all leaves strings
+//! without liberties, which only the capturing play itself may do; with two such regions,
+//! enclosed by blocks that are never captured first, the capturing play cannot be in both
+//! (Benson's argument, unchanged).
+//!
+//! [`pass_alive_beside`] is the same test when some stones of the other colour are known to
+//! stay (the block whose fate the judge asks about is kept on the board by definition): such
+//! a stone is never emptied, so a region whose every point is next to `X` *or one of those
+//! stones* is vital to `X`. The argument above applies with `S` also covering the kept stones:
+//! a region every point of which is next to `X` or kept leaves such an `S` no liberty. With
+//! suicide illegal nothing changes (kept stones are not empty).
 
 use goref_rules::{Color, Geometry, Point};
 
@@ -64,6 +82,34 @@ pub fn pass_alive(
 
 const NONE: u32 = u32::MAX;
 
+/// The pass-alive blocks of `color` against one-sided moving of the other colour *in the lines
+/// that keep the stones `kept` (of the other colour) on the board*: blocks that no such line
+/// removes (see the module's text). With suicide illegal this is [`pass_alive`]; with it
+/// legal it holds at least those blocks. `territory` is left empty.
+#[must_use]
+pub fn pass_alive_beside(
+    geometry: &Geometry,
+    colors: &[Option<Color>],
+    color: Color,
+    suicide_allowed: bool,
+    kept: &[Point],
+) -> PassAlive {
+    let mut benson = Benson::default();
+    let mut kept_mask = vec![false; colors.len()];
+    for p in kept {
+        kept_mask[p.index()] = true;
+    }
+    benson.run_keeping(geometry, colors, color, suicide_allowed, &kept_mask);
+    let alive = (0..colors.len())
+        .map(|i| benson.block_of[i] != NONE && benson.alive[benson.block_of[i] as usize])
+        .collect();
+    PassAlive {
+        color,
+        alive,
+        territory: vec![false; colors.len()],
+    }
+}
+
 /// Benson's algorithm with buffers kept between runs (the searches run it at every node).
 #[derive(Default, Clone, Debug)]
 pub(crate) struct Benson {
@@ -89,6 +135,19 @@ impl Benson {
         colors: &[Option<Color>],
         color: Color,
         suicide_allowed: bool,
+    ) {
+        self.run_keeping(geometry, colors, color, suicide_allowed, &[]);
+    }
+
+    /// Runs the algorithm for `color`, the stones marked in `kept` (of the other colour) known
+    /// to stay on the board (an empty slice keeps none).
+    pub(crate) fn run_keeping(
+        &mut self,
+        geometry: &Geometry,
+        colors: &[Option<Color>],
+        color: Color,
+        suicide_allowed: bool,
+        kept: &[bool],
     ) {
         let n = colors.len();
         self.block_of.clear();
@@ -152,7 +211,8 @@ impl Benson {
                     self.border[r].push(b);
                 }
             }
-            let relevant = suicide_allowed || point_color.is_none();
+            let relevant = point_color.is_none()
+                || (suicide_allowed && !kept.get(i).copied().unwrap_or(false));
             if relevant {
                 if started[r] {
                     self.vital[r].retain(|b| adjacent.contains(b));

@@ -1,25 +1,41 @@
 //! Eye space under one-sided moving: a bound that proves "at most one eye" (reference 001
 //! §3.9.1) without enumerating positions, and plans that build the two eyes when it does not.
 //!
-//! Let `T` be the block, of colour `c`, and `K` its reach (see [`crate::region`]); suicide is
-//! illegal. Under one-sided moving of `c`:
+//! Let `T` be the block, of colour `c`, and `K` its reach (see [`crate::region`]). Under
+//! one-sided moving of `c`, with `T` kept on the board:
 //!
-//! - `c` stones are never removed (the opponent never moves, and `c` may not commit suicide);
-//! - an opposing block is removed only by capture, when every one of its liberties in the
-//!   starting position holds a `c` stone (its liberties only shrink; two opposing blocks are
-//!   never adjacent), and those stones stay;
-//! - an opposing block never captured stays where it is.
+//! - an opposing block `B` never moves and is removed only by capture, at the moment every
+//!   point of `N(B)` (its neighbours, which are never opposing stones) holds a `c` stone; two
+//!   opposing blocks are never adjacent; an opposing block never captured stays where it is;
+//! - when suicide is illegal, `c` stones are never removed;
+//! - when suicide is legal (Tromp-Taylor), `c` removes its own stones only by self-capture: a
+//!   play that leaves a `c` string `G` without liberties and captures nothing. Then every
+//!   neighbour of `G` is an opposing stone, so `G` is a whole connected component of the
+//!   points that hold no opposing stone, and it is not the component of `T` (it does not hold
+//!   `T`, and `T` is never removed). Let `A` be the component of `T` among the points holding
+//!   no opposing stone at the start. Opposing stones only disappear, so the component of `T`
+//!   only grows and always contains `A`: a `c` stone on a point of `A` is never removed. A
+//!   block `B` next to `A` is next to the component of `T` when it is captured; after the
+//!   capture every point of `N(B)` holds a `c` stone in that component, never removed.
+//!
+//! Call a `c` stone or a point of `N(B)` *permanent* when it is never emptied: under the
+//! no-suicide rules every `c` stone and every `N(B)` of a captured block; under suicide-legal
+//! rules the `c` stones of `A` and the `N(B)` of captured blocks next to `A` (points outside
+//! `A` may be emptied again by self-capture, so the bound treats them as free).
 //!
 //! So once the set `C` of opposing blocks that will be captured is fixed, the points that can
-//! be empty at the end are `E(C)`: the points of `K` empty at the start that are no liberty of
-//! a block of `C`, and the stones of the blocks of `C`. If `T` ends pass-alive it has two
-//! vital regions `R1` and `R2` (Benson): disjoint and not adjacent (each is a maximal connected
-//! set of points that are not `c`), each holding an empty point, each enclosed by `c` stones.
-//! Neither holds an opposing pass-alive stone: such a stone's block keeps two vital regions of
-//! its own, whose empty points it touches, and a region vital to `T` has every empty point
-//! touching `T`, which would put `T` in both. So `R1` and `R2` lie in `K` and touch no point
-//! outside it. For an empty point `e` of `R`, the *closure* of `e` (the point and the opposing
-//! blocks of `K \ C` next to it, which stay and are not `c`) lies in `R` too.
+//! be empty at the end are `E(C)`: the points of `K`, not `T`, that hold no opposing stone of
+//! a block outside `C` and are not permanent. If `T` ends pass-alive it has two vital regions
+//! `R1` and `R2` (Benson; with suicide legal a vital region has every point next to `T`, with
+//! it illegal every empty point, so the conditions below hold under both): disjoint and not
+//! adjacent (each is a maximal connected set of points that are not `c`), each holding an
+//! empty point (an opposing string in it has a liberty, and that liberty is in it), each
+//! enclosed by `c` stones. Neither holds an opposing pass-alive stone: such a stone's block
+//! keeps two vital regions of its own, each with an empty point it touches, and a region
+//! vital to `T` has every empty point touching `T`, which would put `T` in both. So `R1` and
+//! `R2` lie in `K` and touch no point outside it. For an empty point `e` of `R`, the *closure*
+//! of `e` (the point and the opposing blocks of `K \ C` next to it, which stay and are not
+//! `c`) lies in `R` too.
 //!
 //! Hence the bound: if for every `C` no two points of `E(C)` have closures that are disjoint,
 //! not adjacent and touch nothing outside `K`, then no sequence makes `T` pass-alive: it has at
@@ -27,9 +43,10 @@
 //! to it that touches outside `K` cannot be in the region, so it ends as a stone of a pass-alive
 //! block, which needs a second vital region; that region's closure (itself kept) lies in the
 //! same connected part of `K` once this closure is taken out, and is disjoint from it and not
-//! adjacent. Closures without one are dropped until nothing changes. The property tests compare this with enumeration on small boards. When the
-//! bound allows two eyes, [`build`] tries to make them: capture `C`, then fill `K` outside the
-//! two closures; Benson's algorithm checks the result.
+//! adjacent. Closures without one are dropped until nothing changes. The property tests
+//! compare this with enumeration on small boards, under both suicide rules. When the bound
+//! allows two eyes, [`build`] tries to make them: capture `C`, then fill `K` outside the two
+//! closures; Benson's algorithm checks the result.
 
 use goref_rules::{Board, Color, Point};
 
@@ -51,11 +68,18 @@ pub(crate) struct Plan {
 
 /// `Some(empty)` when the bound proves that the block of `stone` has at most one eye;
 /// `Some(plans)` with ways two eyes might be made; `None` when `K` holds too many opposing
-/// blocks to try.
-pub(crate) fn plans(board: &Board, stone: Point, reach: &[bool]) -> Option<Vec<Plan>> {
+/// blocks to try. `suicide` says whether suicide is legal.
+pub(crate) fn plans(
+    board: &Board,
+    stone: Point,
+    reach: &[bool],
+    suicide: bool,
+) -> Option<Vec<Plan>> {
     let color = board.get(stone)?;
     let geometry = board.geometry();
     let n = geometry.len();
+    // `A`: where stones of `c` are never removed (everywhere when suicide is illegal).
+    let lasting = lasting_area(board, stone, suicide);
     let blocks = Blocks::new(geometry, board.colors());
     let opposing: Vec<usize> = (0..blocks.list.len())
         .filter(|&i| {
@@ -65,18 +89,23 @@ pub(crate) fn plans(board: &Board, stone: Point, reach: &[bool]) -> Option<Vec<P
     if opposing.len() > MAX_BLOCKS {
         return None;
     }
+    // Per opposing block: `N(B)` when its capture makes those points permanent, else nothing.
     let liberties: Vec<Vec<Point>> = opposing
         .iter()
         .map(|&i| {
             let mut libs = Vec::new();
             for &s in &blocks.list[i].stones {
                 for &q in geometry.neighbors(s) {
-                    if board.get(q).is_none() && !libs.contains(&q) {
+                    if board.get(q) != Some(color.opponent()) && !libs.contains(&q) {
                         libs.push(q);
                     }
                 }
             }
-            libs
+            if libs.iter().any(|q| lasting[q.index()]) {
+                libs
+            } else {
+                Vec::new()
+            }
         })
         .collect();
     // Points touching something outside K (an opposing pass-alive stone).
@@ -111,7 +140,8 @@ pub(crate) fn plans(board: &Board, stone: Point, reach: &[bool]) -> Option<Vec<P
             free[i] = reach[i]
                 && match board.get(p) {
                     None => !forced[i],
-                    Some(c) => c != color && staying[i] == usize::MAX,
+                    Some(c) if c == color => !lasting[i] && !forced[i],
+                    Some(_) => staying[i] == usize::MAX,
                 };
         }
         // The closure of each free point, when it touches nothing outside K.
@@ -231,6 +261,32 @@ pub(crate) fn plans(board: &Board, stone: Point, reach: &[bool]) -> Option<Vec<P
     Some(plans)
 }
 
+/// Per point: whether a stone of the block's colour there is never removed by one-sided
+/// moving of that colour. With suicide illegal, everywhere; with it legal, `A`: the component
+/// of the block among the points holding no opposing stone (see the module's text).
+fn lasting_area(board: &Board, stone: Point, suicide: bool) -> Vec<bool> {
+    let geometry = board.geometry();
+    let n = geometry.len();
+    if !suicide {
+        return vec![true; n];
+    }
+    let Some(color) = board.get(stone) else {
+        return vec![false; n];
+    };
+    let mut area = vec![false; n];
+    area[stone.index()] = true;
+    let mut stack = vec![stone];
+    while let Some(p) = stack.pop() {
+        for &q in geometry.neighbors(p) {
+            if !area[q.index()] && board.get(q) != Some(color.opponent()) {
+                area[q.index()] = true;
+                stack.push(q);
+            }
+        }
+    }
+    area
+}
+
 /// Tries to carry out `plan`: capture its blocks, then fill `K` outside the two eye regions,
 /// from the block outwards. Returns the plays when the block ends pass-alive.
 pub(crate) fn build(
@@ -311,4 +367,157 @@ pub(crate) fn build(
     }
     benson.run(geometry, b.colors(), color, ctx.rules.suicide_allowed);
     benson.is_alive(stone).then_some(plays)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use goref_rules::{Board, Color, Point};
+
+    use crate::benson::{pass_alive, pass_alive_beside};
+    use crate::region::reach;
+    use crate::testing::position;
+
+    /// Every position one-sided moving of `color` reaches from `board` keeping the stones
+    /// `keep` (moves anywhere on the board, suicide as `suicide` says); `None` past `limit`.
+    fn one_sided(
+        board: &Board,
+        color: Color,
+        suicide: bool,
+        keep: &[Point],
+        limit: usize,
+    ) -> Option<Vec<Board>> {
+        let mut seen: HashSet<Vec<u64>> = HashSet::from([board.packed().to_vec()]);
+        let mut out = vec![board.clone()];
+        let mut i = 0;
+        while i < out.len() {
+            let b = out[i].clone();
+            i += 1;
+            for p in b.geometry().points() {
+                if b.get(p).is_some() || (!suicide && b.effect(p, color).suicided > 0) {
+                    continue;
+                }
+                let mut a = b.clone();
+                a.play_unchecked(p, color);
+                if keep.iter().all(|&s| a.get(s) == Some(color)) && seen.insert(a.packed().to_vec())
+                {
+                    out.push(a);
+                    if out.len() > limit {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Random positions from a fixed generator (an LCG), up to 5×4.
+    fn positions(count: usize) -> Vec<Board> {
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as u8
+        };
+        (0..count)
+            .map(|_| {
+                let (w, h) = (3 + next() as usize % 3, 3 + next() as usize % 2);
+                let cells: Vec<u8> = (0..w * h).map(|_| next() % 10).collect();
+                position(w, h, &cells)
+            })
+            .collect()
+    }
+
+    /// Whenever the eye-space bound proves "at most one eye", no sequence of one-sided moving
+    /// (on the whole board, keeping the block) makes the block pass-alive; under both suicide
+    /// rules, with the reach `K` bounded by the walls that stay while the block does. The
+    /// bound must prove it often enough for the test to mean something.
+    #[test]
+    fn the_bound_never_denies_two_eyes_that_exist() {
+        let mut proven = [0usize; 2];
+        for board in positions(250) {
+            for suicide in [false, true] {
+                for p in board.geometry().points() {
+                    let Some(color) = board.get(p) else { continue };
+                    let block = board.string(p);
+                    if block[0] != p {
+                        continue;
+                    }
+                    let walls = pass_alive_beside(
+                        board.geometry(),
+                        board.colors(),
+                        color.opponent(),
+                        suicide,
+                        &block,
+                    );
+                    let k = reach(&board, p, &walls);
+                    let Some(plans) = super::plans(&board, p, &k, suicide) else {
+                        continue;
+                    };
+                    if !plans.is_empty() {
+                        continue;
+                    }
+                    let Some(all) = one_sided(&board, color, suicide, &block, 50_000) else {
+                        continue;
+                    };
+                    assert!(
+                        !all.iter()
+                            .any(|b| pass_alive(b.geometry(), b.colors(), color, suicide)
+                                .is_alive(p)),
+                        "suicide {suicide}, block at {}\n{}",
+                        p.index(),
+                        board.to_ascii()
+                    );
+                    proven[usize::from(suicide)] += 1;
+                }
+            }
+        }
+        assert!(proven[0] > 25 && proven[1] > 25, "{proven:?}");
+    }
+
+    /// The walls of [`pass_alive_beside`] are never removed by one-sided moving that keeps
+    /// the block, and with suicide legal they hold more than Benson's pass-alive blocks on
+    /// some positions (the test counts them).
+    #[test]
+    fn walls_beside_a_kept_block_stay() {
+        let mut more = 0;
+        for board in positions(250) {
+            for suicide in [false, true] {
+                for p in board.geometry().points() {
+                    let Some(color) = board.get(p) else { continue };
+                    let block = board.string(p);
+                    if block[0] != p {
+                        continue;
+                    }
+                    let (g, colors) = (board.geometry(), board.colors());
+                    let walls = pass_alive_beside(g, colors, color.opponent(), suicide, &block);
+                    let plain = pass_alive(g, colors, color.opponent(), suicide);
+                    for q in g.points() {
+                        assert!(!plain.is_alive(q) || walls.is_alive(q));
+                        if walls.is_alive(q) && !plain.is_alive(q) {
+                            more += 1;
+                        }
+                    }
+                    let Some(all) = one_sided(&board, color, suicide, &block, 50_000) else {
+                        continue;
+                    };
+                    for b in &all {
+                        for q in g.points().filter(|&q| walls.is_alive(q)) {
+                            assert_eq!(
+                                b.get(q),
+                                Some(color.opponent()),
+                                "suicide {suicide}, block at {}, wall {}\n{}",
+                                p.index(),
+                                q.index(),
+                                board.to_ascii()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(more > 0);
+    }
 }

@@ -71,7 +71,7 @@ use std::sync::Mutex;
 
 use goref_rules::{Board, ByColor, Color, Game, Move, Point};
 
-pub use benson::{pass_alive, PassAlive};
+pub use benson::{pass_alive, pass_alive_beside, PassAlive};
 pub use blocks::{board_from_diagram, Block, Blocks};
 pub use region::{maximal_local_region, LocalRegion};
 pub use removal::{default_removal, Disputes, Removal};
@@ -206,14 +206,31 @@ impl<'a> Judge<'a> {
     /// The maximal local region of the block holding `stone`.
     #[must_use]
     pub fn region(&self, stone: Point) -> LocalRegion {
-        let color = self.board.get(stone).expect("a stone");
         maximal_local_region(
             self.board,
             stone,
-            &self.alive[color.opponent()],
+            &self.walls(stone),
             &self.ctx,
             self.budget.region_nodes,
         )
+    }
+
+    /// The opposing blocks that one-sided moving of the colour of `stone`, keeping its block
+    /// on the board, never removes: the opponent's pass-alive blocks, and when suicide is legal
+    /// also those that only the block's own self-capture would open (see
+    /// [`benson::pass_alive_beside`]). Nothing beyond them can be reached.
+    fn walls(&self, stone: Point) -> std::borrow::Cow<'_, PassAlive> {
+        let color = self.board.get(stone).expect("a stone");
+        if !self.ctx.rules.suicide_allowed {
+            return std::borrow::Cow::Borrowed(&self.alive[color.opponent()]);
+        }
+        std::borrow::Cow::Owned(benson::pass_alive_beside(
+            self.board.geometry(),
+            self.board.colors(),
+            color.opponent(),
+            true,
+            &self.board.string(stone),
+        ))
     }
 
     /// The verdict on the block holding `stone`. Panics if `stone` is empty.
@@ -341,8 +358,7 @@ impl<'a> Judge<'a> {
                 verdict: Verdict::PassAlive,
             });
         }
-        let opponent = &self.alive[block.color.opponent()];
-        let reach = region::reach(self.board, anchor, opponent);
+        let reach = region::reach(self.board, anchor, &self.walls(anchor));
         let cached = self.witnesses().iter().find_map(|w| {
             (w.color == block.color && w.reach == reach && w.alive_after[anchor.index()])
                 .then(|| w.plays.clone())

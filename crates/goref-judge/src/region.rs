@@ -86,7 +86,9 @@ pub fn reach(board: &Board, stone: Point, opponent_alive: &PassAlive) -> Vec<boo
 }
 
 /// The maximal local region of the block holding `stone`, given the pass-alive blocks of the
-/// opposing colour (computed with the game's suicide rule); `budget` bounds the positions
+/// opposing colour (computed with the game's suicide rule; or, the same region found with
+/// less work when suicide is legal, the blocks that stay while the block does:
+/// [`crate::pass_alive_beside`] with the block's stones kept); `budget` bounds the positions
 /// enumerated when construction does not settle every point.
 ///
 /// Panics if `stone` is empty or `opponent_alive` is not for the opposing colour.

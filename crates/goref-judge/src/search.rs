@@ -4,8 +4,8 @@
 //!   one-sided moving of its colour has at most one eye." [`can_become_pass_alive`] looks for
 //!   a sequence of plays of the block's colour (the opponent passing) after which the block is
 //!   pass-alive, in order: a constructed witness (capture what can be captured, then fill the
-//!   reachable set leaving two one-point eyes); when suicide is illegal, the eye-space bound of
-//!   the `eyes` module, which proves "no" when no set of captures leaves room for two separate
+//!   reachable set leaving two one-point eyes); the eye-space bound of the `eyes` module (with
+//!   suicide legal or not), which proves "no" when no set of captures leaves room for two separate
 //!   eye regions and otherwise builds the eyes it found room for; last, an exhaustive search of
 //!   every position that one-sided moving reaches inside `K` (see [`crate::region`]), each
 //!   position visited once (one-sided moving never needs to repeat a position, so the set of
@@ -160,17 +160,14 @@ pub fn can_become_pass_alive(
     if let Some(plays) = witness(board, stone, reach, ctx, &mut benson) {
         return Answer::Yes(plays);
     }
-    if !ctx.rules.suicide_allowed {
-        if let Some(plans) = crate::eyes::plans(board, stone, reach) {
-            if plans.is_empty() {
-                // The eye-space bound: no way to two eyes exists.
-                return Answer::No;
-            }
-            for plan in &plans {
-                if let Some(plays) = crate::eyes::build(board, stone, reach, plan, ctx, &mut benson)
-                {
-                    return Answer::Yes(plays);
-                }
+    if let Some(plans) = crate::eyes::plans(board, stone, reach, suicide) {
+        if plans.is_empty() {
+            // The eye-space bound: no way to two eyes exists.
+            return Answer::No;
+        }
+        for plan in &plans {
+            if let Some(plays) = crate::eyes::build(board, stone, reach, plan, ctx, &mut benson) {
+                return Answer::Yes(plays);
             }
         }
     }
