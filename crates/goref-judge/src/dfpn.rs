@@ -991,6 +991,8 @@ impl Search<'_, '_> {
             let score = match (code(here, p.index()) == 3, to_move == self.color) {
                 (true, false) => 30,
                 (true, true) => -1,
+                // A self-capture (suicide legal) only empties the mover's own stones: last.
+                (false, _) if effect.suicided > 0 => -2,
                 (false, _) => score,
             };
             scored.push((score, Move::Play(p), Some(effect)));
@@ -1295,7 +1297,16 @@ impl Search<'_, '_> {
     ///   `R` for good, and every earlier position of the game and of the line must differ from
     ///   this one on a point that never changes again (an attacking pass-alive stone, an empty
     ///   point outside the local region, or a stone of a block with a liberty outside it);
-    /// - every empty point of `R` must be a point of the local region.
+    /// - every empty point of `R` must be a point of the local region;
+    /// - with suicide legal, the defender may also empty its own strings by self-capture, and
+    ///   an empty point so made need not touch `X`. But a string `S` of `R` other than the block
+    ///   leaves the board (self-capture or capture) only when every neighbour of what goes is
+    ///   an attacking stone (it had no liberty, and a neighbour of the block's colour would
+    ///   have joined it to the block, which would then be removed too). Those attacking
+    ///   stones are `X`'s or fills joined to an immortal block, never taken: what was emptied is
+    ///   walled off from the block for good. So every empty point the block can reach is
+    ///   still an empty point of `R` from the start or from no removal at all, a liberty of
+    ///   `X`, and the argument stands with only the empty points of `R` counted.
     ///
     /// Returns the capturing line with the defender passing (replayed here, so it is legal).
     fn territory_leaf(&mut self, board: &Board, key: &Key) -> Option<(Line, Option<Box<[u32]>>)> {
@@ -1314,12 +1325,11 @@ impl Search<'_, '_> {
                 return None;
             }
         }
-        // Vital to one of the blocks: every point that counts (every point when suicide is
-        // legal, else every empty one) touches it.
-        let suicide = self.ctx.rules.suicide_allowed;
+        // Vital to one of the blocks: every empty point touches it (with suicide legal too:
+        // see case (a) above on the points a removal empties).
         let vital = border.iter().any(|&x| {
             r.iter().all(|&p| {
-                !(suicide || board.get(p).is_none())
+                board.get(p).is_some()
                     || geometry
                         .neighbors(p)
                         .iter()

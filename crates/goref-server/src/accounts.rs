@@ -5,7 +5,7 @@
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The longest account name, in characters.
 pub const MAX_ACCOUNT_NAME: usize = 24;
@@ -15,7 +15,7 @@ pub const MIN_PASSWORD: usize = 4;
 pub const MAX_PASSWORD: usize = 256;
 
 /// An account as the server shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Account {
     /// The name, as first given (names are unique without regard to case).
     pub name: String,

@@ -6,11 +6,15 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::protocol::{ClientMessage, Command, LobbyServerMessage, LoginAnswer, ServerMessage};
+use crate::room::Side;
 
 /// How long a client waits for any answer.
 pub const TIMEOUT: Duration = Duration::from_secs(20);
@@ -87,25 +91,44 @@ pub async fn create_game(addr: SocketAddr, request: &Value) -> Result<Value> {
 }
 
 /// A WebSocket connection to one game, as a seat or a spectator.
+///
+/// Messages are read as [`ServerMessage`]s; the raw JSON of each stays available
+/// ([`Player::recv`], [`Player::state`]) for tests that check the wire itself.
 pub struct Player {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
-    /// `B`, `W` or null.
+    /// The seat from the greeting as the server wrote it: `"B"`, `"W"` or null.
     pub seat: Value,
+    /// The seat from the greeting (`None`: a spectator).
+    pub side: Option<Side>,
     /// The latest version seen.
     pub version: u64,
-    /// The latest state seen (unless [`Player::light`]).
+    /// The latest state seen, as the server wrote it (unless [`Player::light`]).
     pub state: Value,
+    /// The version of [`Player::state`].
+    state_version: u64,
     /// Read only the type and version of states (for load tests: parsing whole states costs
     /// more than the server's work).
     pub light: bool,
 }
 
 /// The head of a message, read without the rest.
-#[derive(serde::Deserialize)]
+#[derive(Deserialize)]
 struct Head {
     #[serde(rename = "type")]
     kind: String,
     version: Option<u64>,
+}
+
+/// One message from the server: as written, and as read (a state by its version only: it is
+/// kept whole in [`Player::state`]).
+struct Received {
+    raw: Value,
+    message: Incoming,
+}
+
+enum Incoming {
+    State { version: u64 },
+    Other(ServerMessage),
 }
 
 impl Player {
@@ -133,18 +156,21 @@ impl Player {
         let mut player = Player {
             ws,
             seat: Value::Null,
+            side: None,
             version: 0,
             state: Value::Null,
+            state_version: 0,
             light: false,
         };
-        let hello = player.recv().await?;
-        if hello["type"] != "hello" {
-            bail!("expected hello, got {hello}");
-        }
-        player.seat = hello["seat"].clone();
-        let state = player.recv().await?;
-        if state["type"] != "state" {
-            bail!("expected state, got {state}");
+        let hello = player.receive().await?;
+        let Incoming::Other(ServerMessage::Hello { seat, .. }) = hello.message else {
+            bail!("expected hello, got {}", hello.raw);
+        };
+        player.side = seat;
+        player.seat = serde_json::to_value(seat)?;
+        let state = player.receive().await?;
+        if !matches!(state.message, Incoming::State { .. }) {
+            bail!("expected state, got {}", state.raw);
         }
         Ok(player)
     }
@@ -161,81 +187,134 @@ impl Player {
         Ok(())
     }
 
-    /// The next JSON message. A state updates `version` and `state` and comes back as
-    /// `{"type": "state", "version": N}` only.
-    pub async fn recv(&mut self) -> Result<Value> {
+    /// The next message. A state updates `version` and `state`.
+    async fn receive(&mut self) -> Result<Received> {
         loop {
             let msg = tokio::time::timeout(TIMEOUT, self.ws.next())
                 .await
                 .context("timed out waiting for the server")?
                 .ok_or_else(|| anyhow!("connection closed"))??;
             let text = match msg {
-                Message::Text(t) => t.to_string(),
+                Message::Text(t) => t,
                 Message::Close(frame) => bail!("connection closed: {frame:?}"),
                 _ => continue,
             };
             if self.light {
-                let head: Head = serde_json::from_str(&text)?;
+                let head: Head = serde_json::from_str(text.as_str())?;
                 if head.kind == "state" {
                     let v = head.version.unwrap_or_default();
                     self.version = self.version.max(v);
+                    self.state_version = self.version;
                     self.state = json!({"version": self.version});
-                    return Ok(json!({"type": "state", "version": v}));
+                    return Ok(Received {
+                        raw: json!({"type": "state", "version": v}),
+                        message: Incoming::State { version: v },
+                    });
                 }
             }
-            let value: Value = serde_json::from_str(&text)?;
-            if let Some(v) = value["version"].as_u64() {
-                if value["type"] == "state" || value["type"] == "ack" {
-                    self.version = self.version.max(v);
+            let raw: Value = serde_json::from_str(text.as_str())?;
+            let message = ServerMessage::deserialize(&raw)
+                .with_context(|| format!("not a message of the game: {raw}"))?;
+            let message = match message {
+                ServerMessage::State(view) => {
+                    let version = view.version;
+                    self.version = self.version.max(version);
+                    if version >= self.state_version || self.state.is_null() {
+                        self.state_version = version;
+                        self.state = raw.clone();
+                    }
+                    Incoming::State { version }
                 }
-            }
-            if value["type"] == "state" {
-                // Kept whole in `state`; the caller gets only the version (states are large).
-                let version = value["version"].clone();
-                if value["version"].as_u64() >= self.state["version"].as_u64() {
-                    self.state = value;
+                other => {
+                    if let ServerMessage::Ack { version, .. } = &other {
+                        self.version = self.version.max(*version);
+                    }
+                    Incoming::Other(other)
                 }
-                return Ok(json!({"type": "state", "version": version}));
-            }
-            return Ok(value);
+            };
+            return Ok(Received { raw, message });
         }
     }
 
-    /// Sends `msg` (with `version` set to the latest seen unless given) and returns the
-    /// answer to it: `ack` or `error`.
+    /// The next message as the server wrote it. A state updates `version` and `state` and
+    /// comes back as `{"type": "state", "version": N}` only.
+    pub async fn recv(&mut self) -> Result<Value> {
+        let received = self.receive().await?;
+        Ok(match received.message {
+            // Kept whole in `state`; the caller gets only the version (states are large).
+            Incoming::State { version } => json!({"type": "state", "version": version}),
+            Incoming::Other(_) => received.raw,
+        })
+    }
+
+    /// Sends `msg` as JSON (with `version` set to the latest seen unless given; the message
+    /// may be anything, to test the server's refusals) and returns the answer to it: `ack`
+    /// or `error`.
     pub async fn act(&mut self, mut msg: Value) -> Result<Value> {
-        if msg.get("version").is_none() {
-            msg["version"] = json!(self.version);
+        if let Some(fields) = msg.as_object_mut() {
+            fields
+                .entry("version")
+                .or_insert_with(|| Value::from(self.version));
         }
         self.send_text(&msg.to_string()).await?;
         self.answer().await
     }
 
-    /// Waits for the next `ack` or `error`.
-    pub async fn answer(&mut self) -> Result<Value> {
+    /// Sends `command` answering the latest version seen; the answer: `ack` or `error`.
+    pub async fn command(&mut self, command: Command) -> Result<ServerMessage> {
+        let msg = ClientMessage::new(command, self.version);
+        self.send_text(&serde_json::to_string(&msg)?).await?;
         loop {
-            let v = self.recv().await?;
-            if v["type"] == "ack" || v["type"] == "error" {
-                return Ok(v);
+            let received = self.receive().await?;
+            if let Incoming::Other(
+                answer @ (ServerMessage::Ack { .. } | ServerMessage::Error { .. }),
+            ) = received.message
+            {
+                return Ok(answer);
             }
         }
     }
 
-    /// Like [`Player::act`], but fails unless the answer is an `ack`.
+    /// Waits for the next `ack` or `error`.
+    pub async fn answer(&mut self) -> Result<Value> {
+        loop {
+            let received = self.receive().await?;
+            if matches!(
+                received.message,
+                Incoming::Other(ServerMessage::Ack { .. } | ServerMessage::Error { .. })
+            ) {
+                return Ok(received.raw);
+            }
+        }
+    }
+
+    /// Like [`Player::act`], but fails unless the answer is an `ack`; the new version.
     pub async fn must(&mut self, msg: Value) -> Result<u64> {
         let answer = self.act(msg.clone()).await?;
-        if answer["type"] != "ack" {
-            bail!("{msg} refused: {answer}");
+        match ServerMessage::deserialize(&answer)? {
+            ServerMessage::Ack { version, .. } => Ok(version),
+            _ => bail!("{msg} refused: {answer}"),
         }
-        Ok(answer["version"].as_u64().unwrap_or_default())
     }
 
     /// Waits until a state of at least `version` has arrived; returns it.
     pub async fn wait_version(&mut self, version: u64) -> Result<Value> {
-        while self.state["version"].as_u64().unwrap_or(0) < version {
-            self.recv().await?;
+        while self.state.is_null() || self.state_version < version {
+            self.receive().await?;
         }
         Ok(self.state.clone())
+    }
+
+    /// The latest state seen, read (not in [`Player::light`] mode).
+    ///
+    /// # Errors
+    ///
+    /// No state seen yet, or light mode.
+    pub fn view(&self) -> Result<crate::protocol::StateView> {
+        match ServerMessage::deserialize(&self.state)? {
+            ServerMessage::State(view) => Ok(*view),
+            other => bail!("not a state: {other:?}"),
+        }
     }
 
     /// Closes the connection.
@@ -252,22 +331,41 @@ pub async fn login(
     program: bool,
     create: bool,
 ) -> Result<String> {
-    let body = json!({"name": name, "password": password, "program": program, "create": create});
-    let (status, text) = http(addr, "POST", "/api/login", Some(&body.to_string())).await?;
+    let body = LoginRequest {
+        name: name.to_string(),
+        password: password.to_string(),
+        program,
+        create,
+    };
+    let (status, text) = http(
+        addr,
+        "POST",
+        "/api/login",
+        Some(&serde_json::to_string(&body)?),
+    )
+    .await?;
     if status != 200 {
         bail!("login of {name}: {status} {text}");
     }
-    let v: Value = serde_json::from_str(&text)?;
-    v["token"]
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| anyhow!("no token in {text}"))
+    let answer: LoginAnswer =
+        serde_json::from_str(&text).with_context(|| format!("no token in {text}"))?;
+    Ok(answer.token)
 }
 
-/// A connection to the lobby.
+/// The body of `POST /api/login`.
+#[derive(serde::Serialize)]
+struct LoginRequest {
+    name: String,
+    password: String,
+    program: bool,
+    create: bool,
+}
+
+/// A connection to the lobby. Messages are read as [`LobbyServerMessage`]s and handed out as
+/// the server wrote them, for tests that check the wire.
 pub struct Lobby {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
-    /// The account, from the greeting.
+    /// The account, from the greeting, as the server wrote it.
     pub account: Value,
 }
 
@@ -280,11 +378,11 @@ impl Lobby {
             ws,
             account: Value::Null,
         };
-        let hello = lobby.recv().await?;
-        if hello["type"] != "hello" {
-            bail!("expected hello, got {hello}");
-        }
-        lobby.account = hello["account"].clone();
+        let (raw, hello) = lobby.receive().await?;
+        let LobbyServerMessage::Hello { account } = hello else {
+            bail!("expected hello, got {raw}");
+        };
+        lobby.account = serde_json::to_value(account)?;
         Ok(lobby)
     }
 
@@ -294,27 +392,38 @@ impl Lobby {
         Ok(())
     }
 
-    /// The next message.
-    pub async fn recv(&mut self) -> Result<Value> {
+    /// The next message: as written, and as read.
+    async fn receive(&mut self) -> Result<(Value, LobbyServerMessage)> {
         loop {
             let msg = tokio::time::timeout(TIMEOUT, self.ws.next())
                 .await
                 .context("timed out waiting for the lobby")?
                 .ok_or_else(|| anyhow!("connection closed"))??;
             match msg {
-                Message::Text(t) => return Ok(serde_json::from_str(t.as_str())?),
+                Message::Text(t) => {
+                    let raw: Value = serde_json::from_str(t.as_str())?;
+                    let message = LobbyServerMessage::deserialize(&raw)
+                        .with_context(|| format!("not a message of the lobby: {raw}"))?;
+                    return Ok((raw, message));
+                }
                 Message::Close(frame) => bail!("connection closed: {frame:?}"),
                 _ => {}
             }
         }
     }
 
-    /// Waits for the next message of type `kind`, skipping others.
+    /// The next message, as the server wrote it.
+    pub async fn recv(&mut self) -> Result<Value> {
+        Ok(self.receive().await?.0)
+    }
+
+    /// Waits for the next message of type `kind` (`game`, `lobby`, `game_over`, ...),
+    /// skipping others.
     pub async fn next_of(&mut self, kind: &str) -> Result<Value> {
         loop {
-            let v = self.recv().await?;
-            if v["type"] == kind {
-                return Ok(v);
+            let (raw, message) = self.receive().await?;
+            if message.kind() == kind {
+                return Ok(raw);
             }
         }
     }
@@ -323,9 +432,12 @@ impl Lobby {
     pub async fn request(&mut self, msg: &Value) -> Result<Value> {
         self.send(msg).await?;
         loop {
-            let v = self.recv().await?;
-            if v["type"] == "ack" || v["type"] == "error" {
-                return Ok(v);
+            let (raw, message) = self.receive().await?;
+            if matches!(
+                message,
+                LobbyServerMessage::Ack(_) | LobbyServerMessage::Error { .. }
+            ) {
+                return Ok(raw);
             }
         }
     }

@@ -15,6 +15,7 @@ pub mod guard;
 pub mod limits;
 pub mod lobby;
 pub mod net;
+pub mod protocol;
 pub mod room;
 pub mod server;
 pub mod store;

@@ -24,6 +24,10 @@ use tokio::sync::mpsc;
 
 use crate::accounts::{self, Account, LoginError};
 use crate::limits::{ClientAddr, Limited};
+use crate::protocol::{
+    ChallengeView, ColorChoice, GameStart, LobbyAck, LobbyClientMessage, LobbyServerMessage,
+    OnlinePlayer,
+};
 use crate::room::{CreateRequest, GameConfig, Players, Side};
 use crate::server::{error, hash_secret, now_ms, open_game, random_hex, AppState};
 use crate::store::NewAccount;
@@ -78,28 +82,11 @@ struct Conn {
     waiting: bool,
 }
 
-/// An open challenge.
-#[derive(Clone, Debug, Serialize)]
+/// An open challenge: as the lobby shows it, and the settings it was checked as.
+#[derive(Clone, Debug)]
 struct Challenge {
-    id: String,
-    by: String,
-    program: bool,
-    /// The challenger's colour: `black`, `white` or `random`.
-    color: ColorChoice,
-    rated: bool,
-    /// The game's settings, as the creation form gives them.
-    game: Value,
-    #[serde(skip)]
+    view: ChallengeView,
     request: CreateRequest,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum ColorChoice {
-    Black,
-    White,
-    #[default]
-    Random,
 }
 
 /// A player's rating, from every rated game (goref-tournament's joint fit).
@@ -258,7 +245,7 @@ impl Lobby {
 
     /// The whole lobby, as sent to every connection.
     fn snapshot(&self) -> Arc<str> {
-        let mut online: Vec<Value> = Vec::new();
+        let mut online: Vec<OnlinePlayer> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for c in self.conns.values() {
             if seen.insert(key(&c.account.name)) {
@@ -266,15 +253,24 @@ impl Lobby {
                     .conns
                     .values()
                     .any(|o| o.waiting && key(&o.account.name) == key(&c.account.name));
-                online.push(json!({"name": c.account.name, "program": c.account.program,
-                                   "rating": self.ratings.get(&key(&c.account.name)).map(|r| r.rating.round()),
-                                   "waiting": waiting}));
+                online.push(OnlinePlayer {
+                    name: c.account.name.clone(),
+                    program: c.account.program,
+                    rating: self
+                        .ratings
+                        .get(&key(&c.account.name))
+                        .map(|r| r.rating.round()),
+                    waiting,
+                });
             }
         }
-        online.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-        json!({"type": "lobby", "online": online, "challenges": self.challenges})
-            .to_string()
-            .into()
+        online.sort_by(|a, b| a.name.cmp(&b.name));
+        LobbyServerMessage::Lobby {
+            online,
+            challenges: self.challenges.iter().map(|c| c.view.clone()).collect(),
+        }
+        .to_text()
+        .into()
     }
 
     /// Sends the lobby to every connection (a connection too slow to take it misses it; the
@@ -584,31 +580,6 @@ pub(crate) async fn lobby_ws(
         .on_upgrade(move |socket| lobby_connection(state, account, socket))
 }
 
-/// A message to the lobby.
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-enum LobbyMessage {
-    /// Open a challenge: the game's settings (as `POST /api/games` takes them, without the
-    /// players' names), the challenger's colour, whether it is rated.
-    Challenge {
-        game: Value,
-        #[serde(default)]
-        color: ColorChoice,
-        #[serde(default = "yes")]
-        rated: bool,
-    },
-    /// Withdraw one of your challenges.
-    Cancel { challenge: String },
-    /// Accept someone's challenge: the game starts.
-    Accept { challenge: String },
-    /// Wait to be paired (or stop waiting).
-    Wait { on: bool },
-}
-
-fn yes() -> bool {
-    true
-}
-
 /// Removes a connection (and its challenges, when it was its account's last) when dropped.
 struct InLobby(Arc<AppState>, u64);
 
@@ -618,7 +589,7 @@ impl Drop for InLobby {
         if let Some(conn) = lobby.conns.remove(&self.1) {
             let name = key(&conn.account.name);
             if !lobby.conns.values().any(|c| key(&c.account.name) == name) {
-                lobby.challenges.retain(|c| key(&c.by) != name);
+                lobby.challenges.retain(|c| key(&c.view.by) != name);
             }
         }
         lobby.broadcast();
@@ -642,7 +613,10 @@ async fn lobby_connection(state: Arc<AppState>, account: Account, mut socket: We
         id
     };
     let _in = InLobby(state.clone(), id);
-    let hello = json!({"type": "hello", "account": account}).to_string();
+    let hello = LobbyServerMessage::Hello {
+        account: account.clone(),
+    }
+    .to_text();
     if socket.send(Message::Text(hello.into())).await.is_err() {
         return;
     }
@@ -677,12 +651,12 @@ async fn lobby_connection(state: Arc<AppState>, account: Account, mut socket: We
                 tokens = (tokens + now.duration_since(bucket_at).as_secs_f64() * rate).min(2.0 * rate);
                 bucket_at = now;
                 let reply = if tokens < 1.0 {
-                    json!({"type": "error", "code": "rate_limited", "message": "too many messages: slow down"})
+                    lobby_refusal("rate_limited", "too many messages: slow down")
                 } else {
                     tokens -= 1.0;
                     lobby_message(&state, id, &account, text.as_str()).await
                 };
-                if socket.send(Message::Text(reply.to_string().into())).await.is_err() {
+                if socket.send(Message::Text(reply.to_text().into())).await.is_err() {
                     break;
                 }
             }
@@ -696,25 +670,37 @@ async fn lobby_connection(state: Arc<AppState>, account: Account, mut socket: We
     }
 }
 
-fn lobby_refusal(code: &str, message: impl Into<String>) -> Value {
-    json!({"type": "error", "code": code, "message": message.into()})
+fn lobby_refusal(code: &str, message: impl Into<String>) -> LobbyServerMessage {
+    LobbyServerMessage::Error {
+        code: code.to_string(),
+        message: message.into(),
+    }
 }
 
-async fn lobby_message(state: &Arc<AppState>, conn: u64, account: &Account, text: &str) -> Value {
-    let msg: LobbyMessage = match serde_json::from_str(text) {
+fn ack(ack: LobbyAck) -> LobbyServerMessage {
+    LobbyServerMessage::Ack(ack)
+}
+
+async fn lobby_message(
+    state: &Arc<AppState>,
+    conn: u64,
+    account: &Account,
+    text: &str,
+) -> LobbyServerMessage {
+    let msg = match LobbyClientMessage::parse(text) {
         Ok(m) => m,
-        Err(e) => return lobby_refusal("malformed", format!("malformed message: {e}")),
+        Err(e) => return lobby_refusal(e.code(), e.to_string()),
     };
     match msg {
-        LobbyMessage::Wait { on } => {
+        LobbyClientMessage::Wait { on } => {
             let mut lobby = state.lobby.lock().expect("lobby");
             if let Some(c) = lobby.conns.get_mut(&conn) {
                 c.waiting = on;
             }
             lobby.broadcast();
-            json!({"type": "ack", "waiting": on})
+            ack(LobbyAck::Waiting { waiting: on })
         }
-        LobbyMessage::Challenge { .. } | LobbyMessage::Accept { .. }
+        LobbyClientMessage::Challenge { .. } | LobbyClientMessage::Accept { .. }
             if state
                 .creations
                 .check(
@@ -728,7 +714,7 @@ async fn lobby_message(state: &Arc<AppState>, conn: u64, account: &Account, text
                 "too many games and challenges from this account lately: try later",
             )
         }
-        LobbyMessage::Challenge { game, color, rated } => {
+        LobbyClientMessage::Challenge { game, color, rated } => {
             let request: CreateRequest = match serde_json::from_value(game.clone()) {
                 Ok(r) => r,
                 Err(e) => return lobby_refusal("invalid", e.to_string()),
@@ -746,7 +732,7 @@ async fn lobby_message(state: &Arc<AppState>, conn: u64, account: &Account, text
             let mine = lobby
                 .challenges
                 .iter()
-                .filter(|c| key(&c.by) == key(&account.name))
+                .filter(|c| key(&c.view.by) == key(&account.name))
                 .count();
             if mine >= MAX_CHALLENGES_EACH || lobby.challenges.len() >= MAX_CHALLENGES {
                 return lobby_refusal(
@@ -756,34 +742,38 @@ async fn lobby_message(state: &Arc<AppState>, conn: u64, account: &Account, text
             }
             let id = random_hex(6);
             lobby.challenges.push(Challenge {
-                id: id.clone(),
-                by: account.name.clone(),
-                program: account.program,
-                color,
-                rated,
-                game,
+                view: ChallengeView {
+                    id: id.clone(),
+                    by: account.name.clone(),
+                    program: account.program,
+                    color: color.unwrap_or_default(),
+                    rated: rated.unwrap_or(true),
+                    game,
+                },
                 request,
             });
             lobby.broadcast();
-            json!({"type": "ack", "challenge": id})
+            ack(LobbyAck::Challenge { challenge: id })
         }
-        LobbyMessage::Cancel { challenge } => {
+        LobbyClientMessage::Cancel { challenge } => {
             let mut lobby = state.lobby.lock().expect("lobby");
             let before = lobby.challenges.len();
             lobby
                 .challenges
-                .retain(|c| !(c.id == challenge && key(&c.by) == key(&account.name)));
+                .retain(|c| !(c.view.id == challenge && key(&c.view.by) == key(&account.name)));
             if lobby.challenges.len() == before {
                 return lobby_refusal("not_found", "you have no open challenge with this id");
             }
             lobby.broadcast();
-            json!({"type": "ack", "cancelled": challenge})
+            ack(LobbyAck::Cancelled {
+                cancelled: challenge,
+            })
         }
-        LobbyMessage::Accept { challenge } => {
+        LobbyClientMessage::Accept { challenge } => {
             let taken = {
                 let mut lobby = state.lobby.lock().expect("lobby");
-                match lobby.challenges.iter().position(|c| c.id == challenge) {
-                    Some(i) if key(&lobby.challenges[i].by) == key(&account.name) => {
+                match lobby.challenges.iter().position(|c| c.view.id == challenge) {
+                    Some(i) if key(&lobby.challenges[i].view.by) == key(&account.name) => {
                         return lobby_refusal(
                             "own_challenge",
                             "you cannot accept your own challenge",
@@ -793,25 +783,25 @@ async fn lobby_message(state: &Arc<AppState>, conn: u64, account: &Account, text
                     None => return lobby_refusal("not_found", "no open challenge with this id"),
                 }
             };
-            let challenger_black = match taken.color {
+            let challenger_black = match taken.view.color {
                 ColorChoice::Black => true,
                 ColorChoice::White => false,
                 ColorChoice::Random => random_bool(),
             };
             let players = if challenger_black {
                 Players {
-                    black: taken.by.clone(),
+                    black: taken.view.by.clone(),
                     white: account.name.clone(),
                 }
             } else {
                 Players {
                     black: account.name.clone(),
-                    white: taken.by.clone(),
+                    white: taken.view.by.clone(),
                 }
             };
-            let creator = format!("account:{}", key(&taken.by));
-            match start_game(state, &taken.request, players, taken.rated, &creator).await {
-                Ok(id) => json!({"type": "ack", "game": id}),
+            let creator = format!("account:{}", key(&taken.view.by));
+            match start_game(state, &taken.request, players, taken.view.rated, &creator).await {
+                Ok(id) => ack(LobbyAck::Game { game: id }),
                 Err(e) => lobby_refusal("invalid", e),
             }
         }
@@ -836,12 +826,13 @@ async fn game_message(state: &Arc<AppState>, id: &str, name: &str) -> Option<Arc
     let (stored, _) = state.store.load(id).await.ok()??;
     let players = stored.config.players.as_ref()?;
     let color = players.color_of(name)?;
-    Some(
-        json!({"type": "game", "id": id, "color": Side::from(color),
-               "opponent": players.of(color.opponent()), "config": stored.config})
-        .to_string()
-        .into(),
-    )
+    let start = GameStart {
+        id: id.to_string(),
+        color: Side::from(color),
+        opponent: players.of(color.opponent()).to_string(),
+        config: stored.config.clone(),
+    };
+    Some(LobbyServerMessage::Game(start).to_text().into())
 }
 
 /// Starts a game between two accounts with the settings of `request`; tells both.
@@ -899,9 +890,12 @@ pub(crate) fn game_over(state: &Arc<AppState>, config: &GameConfig, result: &str
             lobby.refit();
         }
     }
-    let over: Arc<str> = json!({"type": "game_over", "black": players.black,
-                                "white": players.white, "result": result})
-    .to_string()
+    let over: Arc<str> = LobbyServerMessage::GameOver {
+        black: players.black.clone(),
+        white: players.white.clone(),
+        result: result.to_string(),
+    }
+    .to_text()
     .into();
     for color in Color::ALL {
         lobby.tell(players.of(color), &over);

@@ -19,7 +19,10 @@ use goref_referee::{
 };
 use goref_rules::{Board, ByColor, Color, Geometry, Komi, Move, Point, Preset, Ruleset};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+
+use crate::protocol::{
+    ClockView, ClocksView, CopyView, MoveView, Need as NeedView, NoteView, ScoreView, StateView, Xy,
+};
 
 /// The largest main time, period or increment accepted (one day).
 pub const MAX_SECONDS: u64 = 86_400;
@@ -827,11 +830,11 @@ impl Room {
 
     /// The whole state, as the page shows it, at `now_ms`.
     #[must_use]
-    pub fn view(&self, id: &str, now_ms: u64) -> Value {
+    pub fn view(&self, id: &str, now_ms: u64) -> StateView {
         let r = &self.referee;
         let game = r.game();
         let geometry = game.geometry();
-        let grid = |f: &dyn Fn(Point) -> i32| -> Vec<Vec<i32>> {
+        let grid = |f: &dyn Fn(Point) -> i8| -> Vec<Vec<i8>> {
             (0..self.config.height)
                 .map(|y| {
                     (0..self.config.width)
@@ -846,17 +849,22 @@ impl Room {
             None => 0,
         };
         let rows = |board: &Board| grid(&|p| sign(board.get(p)));
-        let xy = |p: Point| {
+        let xy = |p: Point| -> Xy {
             let (x, y) = geometry.coords(p).expect("rect");
-            json!([x, y])
+            [x, y]
         };
-        let move_json = |&(c, m): &(Color, Move)| match m {
-            Move::Pass => json!({"color": Side::from(c), "point": null, "name": "pass"}),
-            Move::Play(p) => {
-                json!({"color": Side::from(c), "point": xy(p), "name": geometry.name(p)})
-            }
+        let move_view = |&(c, m): &(Color, Move)| match m {
+            Move::Pass => MoveView {
+                color: Side::from(c),
+                point: None,
+                name: "pass".into(),
+            },
+            Move::Play(p) => MoveView {
+                color: Side::from(c),
+                point: Some(xy(p)),
+                name: geometry.name(p),
+            },
         };
-        let moves: Vec<Value> = game.moves().iter().map(move_json).collect();
         let marked: Dead = r
             .agreement()
             .map(|a| a.marked().clone())
@@ -866,71 +874,95 @@ impl Room {
         let cleared = goref_referee::marking::without(game.board(), dead);
         let score = goref_referee::area_score(game, dead);
         let owners = cleared.territory();
-        let territory = grid(&|p| sign(owners[p.index()]));
         let now = Duration::from_millis(now_ms);
         let clock = |c: Color| {
             let shown = r.clock().shown(c, now);
-            json!({"main_ms": ms(shown.main), "periods": shown.periods})
+            ClockView {
+                main_ms: ms(shown.main),
+                periods: shown.periods,
+            }
         };
-        let captures = game.captures();
         let in_play = r.board_in_play();
         let (lists_given, disputed) = match r.need() {
             Need::DeadLists { missing } => (missing.map(|m| !m), Dead::new()),
             Need::Adjudication { disputed, .. } => (ByColor::default(), disputed),
             _ => (ByColor::default(), Dead::new()),
         };
-        let copy = r.copy().map(|c| {
-            json!({
-                "board": rows(c.board()),
-                "moves": c.moves()[game.moves().len()..].iter().map(move_json).collect::<Vec<_>>(),
-            })
+        let copy = r.copy().map(|c| CopyView {
+            board: rows(c.board()),
+            moves: c.moves()[game.moves().len()..]
+                .iter()
+                .map(move_view)
+                .collect(),
         });
         let need = match r.need() {
             Need::Move {
                 color,
                 resumed,
                 cleanup,
-            } => json!({"type": "move", "color": Side::from(color), "resumed": resumed,
-                        "cleanup": cleanup}),
-            Need::PlayOutOnCopy { color } => {
-                json!({"type": "play_out", "color": Side::from(color)})
-            }
-            Need::DeadLists { missing } => {
-                json!({"type": "dead_lists", "missing": {"B": missing.black, "W": missing.white}})
-            }
-            Need::Marking { to_act } => json!({"type": "marking", "color": Side::from(to_act)}),
-            Need::Adjudication { .. } => json!({"type": "adjudication"}),
-            Need::Over => json!({"type": "over"}),
+            } => NeedView::Move {
+                color: Side::from(color),
+                resumed,
+                cleanup,
+            },
+            Need::PlayOutOnCopy { color } => NeedView::PlayOut {
+                color: Side::from(color),
+            },
+            Need::DeadLists { missing } => NeedView::DeadLists {
+                missing: missing.into(),
+            },
+            Need::Marking { to_act } => NeedView::Marking {
+                color: Side::from(to_act),
+            },
+            Need::Adjudication { .. } => NeedView::Adjudication,
+            Need::Over => NeedView::Over,
         };
-        json!({
-            "type": "state",
-            "id": id,
-            "need": need,
-            "version": self.version,
-            "config": self.config,
-            "time_text": self.config.time.to_string(),
-            "created_ms": self.created_ms,
-            "phase": self.phase().name(),
-            "board": rows(game.board()),
-            "copy": copy,
-            "to_move": Side::from(in_play.to_move()),
-            "to_act": r.agreement().map(|a| Side::from(a.to_act())),
-            "moves": moves,
-            "captures": {"B": captures.black, "W": captures.white},
-            "ko": in_play.ko().map(|k| xy(k.point)),
-            "marked": marked.iter().map(|&p| xy(p)).collect::<Vec<_>>(),
-            "dead": dead.iter().map(|&p| xy(p)).collect::<Vec<_>>(),
-            "disputed": disputed.iter().map(|&p| xy(p)).collect::<Vec<_>>(),
-            "territory": territory,
-            "score": {"B": score.black, "W": score.white, "komi": score.komi.as_f64(),
-                      "result": score.outcome().to_sgf()},
-            "lists_given": {"B": lists_given.black, "W": lists_given.white},
-            "clocks": {"B": clock(Color::Black), "W": clock(Color::White),
-                       "running": r.clock().running().filter(|_| self.closed.is_none()).map(Side::from)},
-            "result": finished.as_ref().map(|f| f.result.clone()),
-            "ending": finished.as_ref().map(|f| f.ending.clone()),
-            "notes": r.notes().iter().map(|n| json!({"after": n.after, "text": n.text})).collect::<Vec<_>>(),
-        })
+        StateView {
+            id: id.to_string(),
+            need,
+            version: self.version,
+            config: self.config.clone(),
+            time_text: self.config.time.to_string(),
+            created_ms: self.created_ms,
+            phase: self.phase().name().to_string(),
+            board: rows(game.board()),
+            copy,
+            to_move: Side::from(in_play.to_move()),
+            to_act: r.agreement().map(|a| Side::from(a.to_act())),
+            moves: game.moves().iter().map(move_view).collect(),
+            captures: game.captures().into(),
+            ko: in_play.ko().map(|k| xy(k.point)),
+            marked: marked.iter().map(|&p| xy(p)).collect(),
+            dead: dead.iter().map(|&p| xy(p)).collect(),
+            disputed: disputed.iter().map(|&p| xy(p)).collect(),
+            territory: grid(&|p| sign(owners[p.index()])),
+            score: ScoreView {
+                black: score.black,
+                white: score.white,
+                komi: score.komi.as_f64(),
+                result: score.outcome().to_sgf(),
+            },
+            lists_given: lists_given.into(),
+            clocks: ClocksView {
+                black: clock(Color::Black),
+                white: clock(Color::White),
+                running: r
+                    .clock()
+                    .running()
+                    .filter(|_| self.closed.is_none())
+                    .map(Side::from),
+            },
+            result: finished.as_ref().map(|f| f.result.clone()),
+            ending: finished.as_ref().map(|f| f.ending.clone()),
+            notes: r
+                .notes()
+                .iter()
+                .map(|n| NoteView {
+                    after: n.after,
+                    text: n.text.clone(),
+                })
+                .collect(),
+        }
     }
 
     /// The game record (goref-referee's, for every front end).
@@ -991,10 +1023,9 @@ mod tests {
             ("Void", "never-started")
         );
         let view = closed.view("g", 70_000);
-        assert_eq!(view["result"], "Void");
-        assert!(view["notes"][0]["text"]
-            .as_str()
-            .unwrap()
+        assert_eq!(view.result.as_deref(), Some("Void"));
+        assert!(view.notes[0]
+            .text
             .contains("no move within 60 s of its creation"));
         let sgf = closed.sgf();
         assert!(sgf.contains("RE[Void]"), "{sgf}");

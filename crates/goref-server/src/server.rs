@@ -23,6 +23,9 @@ use tokio::task::JoinHandle;
 use crate::assets;
 use crate::limits::{ClientAddr, Limited, RateLimiter};
 use crate::lobby::{self, Lobby, PairingOptions};
+use crate::protocol::{
+    ClientMessage, GameCreated, ProtocolError, ProtocolErrorKind, SeatLink, ServerMessage,
+};
 use crate::room::{Act, CreateRequest, Event, GameConfig, Phase, Refusal, Room, Side};
 use crate::store::{Created, SeqTaken, Store, StoredGame};
 use crate::tournament::{self, Tournaments};
@@ -179,9 +182,12 @@ impl RoomHandle {
             };
             *present
         };
-        let text = json!({"type": "presence", "B": counts[0], "W": counts[1],
-                          "spectators": counts[2]})
-        .to_string();
+        let text = ServerMessage::Presence {
+            black: counts[0],
+            white: counts[1],
+            spectators: counts[2],
+        }
+        .to_text();
         let _ = self.tx.send(text.into());
         counts.iter().sum()
     }
@@ -453,17 +459,17 @@ async fn create_game(
         Ok(Created::CreatorFull(_)) => return Limited::TooManyUnfinished { max }.into_response(),
         Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()),
     }
-    let seat = |secret: &str| json!({"secret": secret, "link": format!("/g/{id}#seat={secret}")});
-    (
-        StatusCode::CREATED,
-        axum::Json(json!({
-            "id": id,
-            "black": seat(&secrets.black),
-            "white": seat(&secrets.white),
-            "spectator": format!("/g/{id}"),
-        })),
-    )
-        .into_response()
+    let seat = |secret: &str| SeatLink {
+        secret: secret.to_string(),
+        link: format!("/g/{id}#seat={secret}"),
+    };
+    let created = GameCreated {
+        black: seat(&secrets.black),
+        white: seat(&secrets.white),
+        spectator: format!("/g/{id}"),
+        id,
+    };
+    (StatusCode::CREATED, axum::Json(created)).into_response()
 }
 
 /// Stores a new game the server makes (a challenge accepted, a pairing, a tournament's),
@@ -593,7 +599,7 @@ async fn follow_changes(
                 Ok(Some((_, room))) if room.version() > inner.room.version() => {
                     inner.room = room;
                     schedule_timer(&state, &handle, &mut inner);
-                    let view: Arc<str> = inner.room.view(&handle.id, now_ms()).to_string().into();
+                    let view: Arc<str> = state_text(&inner.room, &handle.id).into();
                     let _ = handle.tx.send(view);
                 }
                 Ok(_) => {}
@@ -647,7 +653,10 @@ async fn game_state(State(state): State<Arc<AppState>>, Path(id): Path<String>) 
     match room_or_404(&state, &id).await {
         Ok(h) => {
             let inner = h.inner.lock().await;
-            axum::Json(inner.room.view(&h.id, now_ms())).into_response()
+            axum::Json(ServerMessage::State(Box::new(
+                inner.room.view(&h.id, now_ms()),
+            )))
+            .into_response()
         }
         Err(r) => r,
     }
@@ -735,65 +744,20 @@ async fn game_ws(
         .on_upgrade(move |socket| connection(state, handle, seat, socket))
 }
 
-/// A message from a page or a program.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ClientMessage {
-    #[serde(rename = "type")]
-    kind: String,
-    x: Option<usize>,
-    y: Option<usize>,
-    points: Option<Vec<[usize; 2]>>,
-    /// The room version this message answers (required for actions).
-    version: Option<u64>,
-    /// How long the player thought, measured by the page (for the lag allowance).
-    think_ms: Option<u64>,
-    /// Echoed in the answer.
-    id: Option<Value>,
+/// The whole state of the room as a message.
+fn state_text(room: &Room, id: &str) -> String {
+    ServerMessage::State(Box::new(room.view(id, now_ms()))).to_text()
 }
 
-impl ClientMessage {
-    fn act(&self) -> Result<Option<Act>, Refusal> {
-        let xy = || match (self.x, self.y) {
-            (Some(x), Some(y)) => Ok((x, y)),
-            _ => Err(Refusal::Malformed(format!("'{}' needs x and y", self.kind))),
-        };
-        Ok(Some(match self.kind.as_str() {
-            "sync" => return Ok(None),
-            "play" => {
-                let (x, y) = xy()?;
-                Act::Play { x, y }
-            }
-            "mark" => {
-                let (x, y) = xy()?;
-                Act::Mark { x, y }
-            }
-            "dispute" => {
-                let (x, y) = xy()?;
-                Act::Dispute { x, y }
-            }
-            "pass" => Act::Pass,
-            "resign" => Act::Resign,
-            "done" => Act::Done,
-            "dead_list" => Act::DeadList {
-                points: self
-                    .points
-                    .clone()
-                    .ok_or_else(|| Refusal::Malformed("'dead_list' needs points".into()))?,
-            },
-            other => {
-                return Err(Refusal::Malformed(format!(
-                    "unknown message type '{}'",
-                    other.chars().take(32).collect::<String>()
-                )))
-            }
-        }))
+/// The answer refusing a message.
+fn refusal_text(r: &Refusal, id: Option<Value>, version: u64) -> String {
+    ServerMessage::Error {
+        code: r.code().to_string(),
+        message: r.to_string(),
+        id,
+        version,
     }
-}
-
-fn refusal_json(r: &Refusal, id: Option<&Value>, version: u64) -> String {
-    json!({"type": "error", "code": r.code(), "message": r.to_string(), "id": id, "version": version})
-        .to_string()
+    .to_text()
 }
 
 async fn connection(
@@ -807,10 +771,13 @@ async fn connection(
         let inner = handle.inner.lock().await;
         let version = inner.room.version();
         (
-            json!({"type": "hello", "seat": seat.map(Side::from), "version": version,
-                   "lag_allowance_ms": state.opts.lag_allowance_ms})
-            .to_string(),
-            inner.room.view(&handle.id, now_ms()).to_string(),
+            ServerMessage::Hello {
+                seat: seat.map(Side::from),
+                version,
+                lag_allowance_ms: state.opts.lag_allowance_ms,
+            }
+            .to_text(),
+            state_text(&inner.room, &handle.id),
         )
     };
     if socket.send(Message::Text(hello.into())).await.is_err()
@@ -846,14 +813,17 @@ async fn connection(
                 missed = 0;
                 ping.reset();
                 let reply = match msg {
-                    Message::Text(_) | Message::Binary(_) if !bucket.take() => Some(refusal_json(
+                    Message::Text(_) | Message::Binary(_) if !bucket.take() => Some(refusal_text(
                         &Refusal::RateLimited,
                         None,
                         current_version(&handle).await,
                     )),
                     Message::Text(text) => Some(handle_text(&state, &handle, seat, text.as_str()).await),
-                    Message::Binary(_) => Some(refusal_json(
-                        &Refusal::Malformed("messages are JSON text".into()), None, current_version(&handle).await)),
+                    Message::Binary(_) => Some(refusal_text(
+                        &Refusal::Malformed(ProtocolError { kind: ProtocolErrorKind::Binary, id: None }.to_string()),
+                        None,
+                        current_version(&handle).await,
+                    )),
                     Message::Close(_) => break,
                     Message::Ping(_) | Message::Pong(_) => None,
                 };
@@ -868,7 +838,7 @@ async fn connection(
                     Ok(t) => t,
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         let inner = handle.inner.lock().await;
-                        inner.room.view(&handle.id, now_ms()).to_string().into()
+                        state_text(&inner.room, &handle.id).into()
                     }
                     Err(broadcast::error::RecvError::Closed) => break,
                 };
@@ -923,7 +893,7 @@ async fn handle_text(
     text: &str,
 ) -> String {
     if text.len() > state.opts.max_message_bytes {
-        return refusal_json(
+        return refusal_text(
             &Refusal::TooLarge {
                 bytes: text.len(),
                 max: state.opts.max_message_bytes,
@@ -932,27 +902,24 @@ async fn handle_text(
             current_version(handle).await,
         );
     }
-    let msg: ClientMessage = match serde_json::from_str(text) {
+    let msg = match ClientMessage::parse(text) {
         Ok(m) => m,
         Err(e) => {
-            return refusal_json(
-                &Refusal::Malformed(format!("malformed message: {e}")),
-                None,
-                current_version(handle).await,
-            )
+            let refusal = Refusal::Malformed(e.to_string());
+            return refusal_text(&refusal, e.id, current_version(handle).await);
         }
     };
-    let act = match msg.act() {
-        Ok(Some(act)) => act,
-        Ok(None) => {
-            let inner = handle.inner.lock().await;
-            return inner.room.view(&handle.id, now_ms()).to_string();
-        }
-        Err(r) => return refusal_json(&r, msg.id.as_ref(), current_version(handle).await),
+    let Some(act) = msg.command.act() else {
+        let inner = handle.inner.lock().await;
+        return state_text(&inner.room, &handle.id);
     };
     match act_on(state, handle, seat, act, msg.version, msg.think_ms).await {
-        Ok(version) => json!({"type": "ack", "id": msg.id, "version": version}).to_string(),
-        Err((r, version)) => refusal_json(&r, msg.id.as_ref(), version),
+        Ok(version) => ServerMessage::Ack {
+            id: msg.id,
+            version,
+        }
+        .to_text(),
+        Err((r, version)) => refusal_text(&r, msg.id, version),
     }
 }
 
@@ -1045,8 +1012,7 @@ async fn store_and_apply(
                     Ok(Some((_, room))) => {
                         inner.room = room;
                         schedule_timer(state, handle, inner);
-                        let view: Arc<str> =
-                            inner.room.view(&handle.id, now_ms()).to_string().into();
+                        let view: Arc<str> = state_text(&inner.room, &handle.id).into();
                         let _ = handle.tx.send(view);
                     }
                     Ok(None) => {}
@@ -1071,7 +1037,7 @@ async fn store_and_apply(
         crate::tournament::game_over(state, &handle.id, &f.result);
     }
     schedule_timer(state, handle, inner);
-    let view: Arc<str> = inner.room.view(&handle.id, now_ms()).to_string().into();
+    let view: Arc<str> = state_text(&inner.room, &handle.id).into();
     let _ = handle.tx.send(view);
     Ok(inner.room.version())
 }

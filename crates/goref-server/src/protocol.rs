@@ -1,0 +1,731 @@
+//! The wire, typed: every message of the game WebSocket and of the lobby WebSocket, both
+//! directions, the game's state as the page shows it ([`StateView`]), and the bodies of the
+//! HTTP answers programs read. The server, [`crate::client`] and `goref connect` use these
+//! types; the JSON they read and write is the one the README documents (and the web page
+//! reads): round-trip tests check it against what the untyped code wrote.
+//!
+//! - Game WebSocket `/api/games/ID/ws`: a client sends a [`ClientMessage`] (a [`Command`] in
+//!   an envelope of `version`, `think_ms` and `id`); the server sends [`ServerMessage`]s.
+//! - Lobby WebSocket `/api/lobby/ws`: a client sends [`LobbyClientMessage`]s; the server sends
+//!   [`LobbyServerMessage`]s.
+//!
+//! Every message is a JSON object tagged by its `type`. A message a client sends that cannot
+//! be read is a [`ProtocolError`], answered with the code `malformed`.
+//!
+//! ```
+//! use goref_server::protocol::{ClientMessage, Command};
+//!
+//! let msg = ClientMessage::parse(r#"{"type":"play","x":2,"y":3,"version":7}"#).unwrap();
+//! assert_eq!(msg.command, Command::Play { x: 2, y: 3 });
+//! assert_eq!(msg.version, Some(7));
+//! let refused = ClientMessage::parse(r#"{"type":"teleport","id":5}"#).unwrap_err();
+//! assert_eq!(refused.code(), "malformed");
+//! assert_eq!(refused.id, Some(serde_json::json!(5)));
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::accounts::Account;
+use crate::room::{Act, GameConfig, Side};
+
+/// Something for Black and for White, named `B` and `W` on the wire.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerSide<T> {
+    /// Black's.
+    #[serde(rename = "B")]
+    pub black: T,
+    /// White's.
+    #[serde(rename = "W")]
+    pub white: T,
+}
+
+impl<T> PerSide<T> {
+    /// The value of `side`.
+    pub fn of(&self, side: Side) -> &T {
+        match side {
+            Side::B => &self.black,
+            Side::W => &self.white,
+        }
+    }
+}
+
+impl<T> From<goref_rules::ByColor<T>> for PerSide<T> {
+    fn from(b: goref_rules::ByColor<T>) -> PerSide<T> {
+        PerSide {
+            black: b.black,
+            white: b.white,
+        }
+    }
+}
+
+/// A point as `[x, y]`: column from the left, row from the top.
+pub type Xy = [usize; 2];
+
+// ---------------------------------------------------------------------------------------------
+// The game WebSocket: client to server.
+
+/// What a player asks for on the game WebSocket.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Command {
+    /// A stone at column `x` from the left, row `y` from the top.
+    Play { x: usize, y: usize },
+    /// A pass.
+    Pass,
+    /// Resigning.
+    Resign,
+    /// Reference 003: mark the string through this stone dead.
+    Mark { x: usize, y: usize },
+    /// Reference 003: dispute the marked string through this stone.
+    Dispute { x: usize, y: usize },
+    /// Reference 003: done.
+    Done,
+    /// The stones this player considers dead.
+    DeadList { points: Vec<Xy> },
+    /// Send the whole state again (no action).
+    Sync,
+}
+
+impl Command {
+    /// The action for the room; `None` for [`Command::Sync`].
+    #[must_use]
+    pub fn act(&self) -> Option<Act> {
+        Some(match self {
+            Command::Play { x, y } => Act::Play { x: *x, y: *y },
+            Command::Pass => Act::Pass,
+            Command::Resign => Act::Resign,
+            Command::Mark { x, y } => Act::Mark { x: *x, y: *y },
+            Command::Dispute { x, y } => Act::Dispute { x: *x, y: *y },
+            Command::Done => Act::Done,
+            Command::DeadList { points } => Act::DeadList {
+                points: points.clone(),
+            },
+            Command::Sync => return None,
+        })
+    }
+
+    /// The name of its `type`.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Play { .. } => "play",
+            Command::Pass => "pass",
+            Command::Resign => "resign",
+            Command::Mark { .. } => "mark",
+            Command::Dispute { .. } => "dispute",
+            Command::Done => "done",
+            Command::DeadList { .. } => "dead_list",
+            Command::Sync => "sync",
+        }
+    }
+}
+
+/// A message of a page or a program on the game WebSocket: the [`Command`], the version of
+/// the state it answers (required for actions), how long the player thought by its own
+/// measure (for the lag allowance), and an `id` of the client's choice echoed in the answer.
+///
+/// On the wire the envelope's fields sit beside the command's:
+/// `{"type":"play","x":2,"y":3,"version":7,"think_ms":850,"id":"m12"}`. Fields a command does
+/// not use are allowed (and ignored) when they are known to some command; unknown fields are
+/// refused. Read it with [`ClientMessage::parse`] to keep the `id` of a refused message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "WireClientMessage", into = "WireClientMessage")]
+pub struct ClientMessage {
+    /// What is asked.
+    pub command: Command,
+    /// The room version this message answers.
+    pub version: Option<u64>,
+    /// How long the player thought, in milliseconds.
+    pub think_ms: Option<u64>,
+    /// Echoed in the answer (any JSON value).
+    pub id: Option<Value>,
+}
+
+impl ClientMessage {
+    /// A message with `command` answering `version`, without `think_ms` or `id`.
+    #[must_use]
+    pub fn new(command: Command, version: u64) -> ClientMessage {
+        ClientMessage {
+            command,
+            version: Some(version),
+            think_ms: None,
+            id: None,
+        }
+    }
+
+    /// Reads a message as the server does: a typed error for anything it cannot take, with
+    /// the message's `id` when that much could be read.
+    ///
+    /// # Errors
+    ///
+    /// Not JSON, not an object of the known fields, an unknown `type`, or a command without
+    /// the fields it needs.
+    pub fn parse(text: &str) -> Result<ClientMessage, ProtocolError> {
+        let wire: WireClientMessage = serde_json::from_str(text).map_err(|e| ProtocolError {
+            kind: ProtocolErrorKind::Unreadable(e.to_string()),
+            id: None,
+        })?;
+        ClientMessage::try_from(wire)
+    }
+}
+
+/// The envelope as the wire holds it: every field any command may carry.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireClientMessage {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    x: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    y: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    points: Option<Vec<Xy>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    version: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    think_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<Value>,
+}
+
+impl TryFrom<WireClientMessage> for ClientMessage {
+    type Error = ProtocolError;
+
+    fn try_from(w: WireClientMessage) -> Result<ClientMessage, ProtocolError> {
+        let refuse = |kind| ProtocolError {
+            kind,
+            id: w.id.clone(),
+        };
+        let xy = |name: &'static str| match (w.x, w.y) {
+            (Some(x), Some(y)) => Ok((x, y)),
+            _ => Err(refuse(ProtocolErrorKind::Missing {
+                command: name,
+                needs: "x and y",
+            })),
+        };
+        let command = match w.kind.as_str() {
+            "sync" => Command::Sync,
+            "play" => xy("play").map(|(x, y)| Command::Play { x, y })?,
+            "mark" => xy("mark").map(|(x, y)| Command::Mark { x, y })?,
+            "dispute" => xy("dispute").map(|(x, y)| Command::Dispute { x, y })?,
+            "pass" => Command::Pass,
+            "resign" => Command::Resign,
+            "done" => Command::Done,
+            "dead_list" => Command::DeadList {
+                points: w.points.clone().ok_or_else(|| {
+                    refuse(ProtocolErrorKind::Missing {
+                        command: "dead_list",
+                        needs: "points",
+                    })
+                })?,
+            },
+            other => {
+                return Err(refuse(ProtocolErrorKind::UnknownType(
+                    other.chars().take(32).collect(),
+                )))
+            }
+        };
+        Ok(ClientMessage {
+            command,
+            version: w.version,
+            think_ms: w.think_ms,
+            id: w.id,
+        })
+    }
+}
+
+impl From<ClientMessage> for WireClientMessage {
+    fn from(m: ClientMessage) -> WireClientMessage {
+        let (x, y, points) = match &m.command {
+            Command::Play { x, y } | Command::Mark { x, y } | Command::Dispute { x, y } => {
+                (Some(*x), Some(*y), None)
+            }
+            Command::DeadList { points } => (None, None, Some(points.clone())),
+            _ => (None, None, None),
+        };
+        WireClientMessage {
+            kind: m.command.name().to_string(),
+            x,
+            y,
+            points,
+            version: m.version,
+            think_ms: m.think_ms,
+            id: m.id,
+        }
+    }
+}
+
+/// A client's message the server cannot take (answered with the code `malformed`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProtocolError {
+    /// What is wrong.
+    pub kind: ProtocolErrorKind,
+    /// The message's `id`, when it could be read (echoed in the answer).
+    pub id: Option<Value>,
+}
+
+/// What is wrong with a client's message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProtocolErrorKind {
+    /// Not JSON, or not an object of the known fields with values of their types (serde's
+    /// words).
+    Unreadable(String),
+    /// A `type` no command has (its first 32 characters).
+    UnknownType(String),
+    /// A command without a field it needs.
+    Missing {
+        /// The command's `type`.
+        command: &'static str,
+        /// The fields it needs.
+        needs: &'static str,
+    },
+    /// A binary frame: messages are JSON text.
+    Binary,
+}
+
+impl ProtocolError {
+    /// The code on the wire: always `malformed`.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        "malformed"
+    }
+}
+
+impl std::fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            ProtocolErrorKind::Unreadable(e) => write!(f, "malformed message: {e}"),
+            ProtocolErrorKind::UnknownType(t) => write!(f, "unknown message type '{t}'"),
+            ProtocolErrorKind::Missing { command, needs } => {
+                write!(f, "'{command}' needs {needs}")
+            }
+            ProtocolErrorKind::Binary => f.write_str("messages are JSON text"),
+        }
+    }
+}
+
+impl std::error::Error for ProtocolError {}
+
+// ---------------------------------------------------------------------------------------------
+// The game WebSocket: server to client.
+
+/// What the server sends on the game WebSocket.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// The greeting: the seat of this connection (`null`: a spectator), the game's version,
+    /// the time forgiven per turn for network lag.
+    Hello {
+        seat: Option<Side>,
+        version: u64,
+        lag_allowance_ms: u64,
+    },
+    /// The whole state, on connecting and after every change (also the body of
+    /// `GET /api/games/ID`).
+    State(Box<StateView>),
+    /// Who is connected: Black's and White's connections, and spectators.
+    Presence {
+        #[serde(rename = "B")]
+        black: usize,
+        #[serde(rename = "W")]
+        white: usize,
+        spectators: usize,
+    },
+    /// The message with this `id` is stored: the game is at `version`.
+    Ack { id: Option<Value>, version: u64 },
+    /// The message with this `id` is refused, nothing changed: a stable `code` for programs,
+    /// a `message` for people, the game's `version`.
+    Error {
+        code: String,
+        message: String,
+        id: Option<Value>,
+        version: u64,
+    },
+}
+
+impl ServerMessage {
+    /// The message as JSON text.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).expect("messages serialise")
+    }
+
+    /// Reads a message of the server.
+    ///
+    /// # Errors
+    ///
+    /// Not JSON, or not a message this client knows.
+    pub fn parse(text: &str) -> Result<ServerMessage, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}
+
+/// The whole state of a game, as the page shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StateView {
+    /// The game's id.
+    pub id: String,
+    /// What the referee waits for.
+    pub need: Need,
+    /// The number of stored events.
+    pub version: u64,
+    /// The game's settings.
+    pub config: GameConfig,
+    /// The time control in words.
+    pub time_text: String,
+    /// When it was created (unix ms).
+    pub created_ms: u64,
+    /// The referee's phase (`play`, `marking`, `dead_lists`, `play_out`, `over`, ...).
+    pub phase: String,
+    /// Rows from the top, columns from the left: 1 Black, -1 White, 0 empty.
+    pub board: Vec<Vec<i8>>,
+    /// The copy of the board disputes are played out on, when there is one.
+    pub copy: Option<CopyView>,
+    /// Who moves next on the board in play.
+    pub to_move: Side,
+    /// Who acts next in an agreement phase.
+    pub to_act: Option<Side>,
+    /// The game's moves.
+    pub moves: Vec<MoveView>,
+    /// Stones each side has captured.
+    pub captures: PerSide<u32>,
+    /// The point the basic-ko rule forbids now.
+    pub ko: Option<Xy>,
+    /// Stones marked dead in the marking phase.
+    pub marked: Vec<Xy>,
+    /// The stones scored as dead (the result's, once over).
+    pub dead: Vec<Xy>,
+    /// Points disputed before an adjudication.
+    pub disputed: Vec<Xy>,
+    /// Who owns each point with the dead stones off: 1 Black, -1 White, 0 neither.
+    pub territory: Vec<Vec<i8>>,
+    /// The area score of the board with the dead stones off.
+    pub score: ScoreView,
+    /// Whose dead lists are in.
+    pub lists_given: PerSide<bool>,
+    /// The clocks as shown now.
+    pub clocks: ClocksView,
+    /// SGF `RE`, once over.
+    pub result: Option<String>,
+    /// How it ended, once over.
+    pub ending: Option<String>,
+    /// Notes for the record.
+    pub notes: Vec<NoteView>,
+}
+
+/// What the referee waits for (so a program answers `need` and nothing else).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Need {
+    /// A move of `color`; `resumed` after the end protocol sent the game back to play,
+    /// `cleanup` when dead stones must now be captured.
+    Move {
+        color: Side,
+        resumed: bool,
+        cleanup: bool,
+    },
+    /// A move of `color` on the play-out copy.
+    PlayOut { color: Side },
+    /// The dead lists still missing.
+    DeadLists { missing: PerSide<bool> },
+    /// A mark, dispute or done of `color`.
+    Marking { color: Side },
+    /// The third party's decision.
+    Adjudication,
+    /// Nothing: the game is over.
+    Over,
+}
+
+/// The play-out copy of the board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CopyView {
+    /// As [`StateView::board`].
+    pub board: Vec<Vec<i8>>,
+    /// The moves played on the copy.
+    pub moves: Vec<MoveView>,
+}
+
+/// One move.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveView {
+    /// Who played it.
+    pub color: Side,
+    /// Where; `null` for a pass.
+    pub point: Option<Xy>,
+    /// The point's name (`C3`), or `pass`.
+    pub name: String,
+}
+
+/// An area score.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoreView {
+    /// Black's points.
+    #[serde(rename = "B")]
+    pub black: u32,
+    /// White's points, komi not included.
+    #[serde(rename = "W")]
+    pub white: u32,
+    /// The komi.
+    pub komi: f64,
+    /// The result it gives, in SGF `RE` form.
+    pub result: String,
+}
+
+/// Both clocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClocksView {
+    /// Black's.
+    #[serde(rename = "B")]
+    pub black: ClockView,
+    /// White's.
+    #[serde(rename = "W")]
+    pub white: ClockView,
+    /// Whose runs.
+    pub running: Option<Side>,
+}
+
+impl ClocksView {
+    /// The clock of `side`.
+    #[must_use]
+    pub fn of(&self, side: Side) -> ClockView {
+        match side {
+            Side::B => self.black,
+            Side::W => self.white,
+        }
+    }
+}
+
+/// One clock as shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockView {
+    /// Main time left (or the current period's), in milliseconds.
+    pub main_ms: u64,
+    /// Periods left.
+    pub periods: u32,
+}
+
+/// A note for the record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoteView {
+    /// Moves of the game played when it happened.
+    pub after: usize,
+    /// What happened.
+    pub text: String,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The lobby WebSocket.
+
+/// The challenger's colour.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColorChoice {
+    Black,
+    White,
+    #[default]
+    Random,
+}
+
+/// What a client sends on the lobby WebSocket.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LobbyClientMessage {
+    /// Open a challenge: the game's settings (as `POST /api/games` takes them, without the
+    /// players' names; kept as given, shown to everyone as given, and checked by the server,
+    /// `invalid` when they are not settings), the challenger's colour (default `random`),
+    /// whether it is rated (default yes).
+    Challenge {
+        game: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        color: Option<ColorChoice>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rated: Option<bool>,
+    },
+    /// Withdraw one of your challenges.
+    Cancel { challenge: String },
+    /// Accept someone's challenge: the game starts.
+    Accept { challenge: String },
+    /// Wait to be paired (or stop waiting).
+    Wait { on: bool },
+}
+
+impl LobbyClientMessage {
+    /// Reads a lobby message as the server does.
+    ///
+    /// # Errors
+    ///
+    /// Not JSON, an unknown `type`, unknown fields or fields of the wrong type.
+    pub fn parse(text: &str) -> Result<LobbyClientMessage, ProtocolError> {
+        serde_json::from_str(text).map_err(|e| ProtocolError {
+            kind: ProtocolErrorKind::Unreadable(e.to_string()),
+            id: None,
+        })
+    }
+
+    /// The message as JSON text.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).expect("messages serialise")
+    }
+}
+
+/// What the server sends on the lobby WebSocket.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LobbyServerMessage {
+    /// The greeting: the account of the session.
+    Hello { account: Account },
+    /// A game of the account has started (or is still on when it connects).
+    Game(GameStart),
+    /// The whole lobby, each time it changes.
+    Lobby {
+        online: Vec<OnlinePlayer>,
+        challenges: Vec<ChallengeView>,
+    },
+    /// A game of the account has ended.
+    GameOver {
+        black: String,
+        white: String,
+        result: String,
+    },
+    /// A message was taken.
+    Ack(LobbyAck),
+    /// A message was refused: a stable `code`, a `message` for people.
+    Error { code: String, message: String },
+}
+
+impl LobbyServerMessage {
+    /// The message as JSON text.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).expect("messages serialise")
+    }
+
+    /// Reads a message of the server.
+    ///
+    /// # Errors
+    ///
+    /// Not JSON, or not a message this client knows.
+    pub fn parse(text: &str) -> Result<LobbyServerMessage, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    /// Its `type`.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LobbyServerMessage::Hello { .. } => "hello",
+            LobbyServerMessage::Game(_) => "game",
+            LobbyServerMessage::Lobby { .. } => "lobby",
+            LobbyServerMessage::GameOver { .. } => "game_over",
+            LobbyServerMessage::Ack(_) => "ack",
+            LobbyServerMessage::Error { .. } => "error",
+        }
+    }
+}
+
+/// A game of the account: its id, the account's colour, the opponent, the settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameStart {
+    /// The game's id.
+    pub id: String,
+    /// The account's colour.
+    pub color: Side,
+    /// The opponent's account.
+    pub opponent: String,
+    /// The settings.
+    pub config: GameConfig,
+}
+
+/// One player in the lobby.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OnlinePlayer {
+    /// The account.
+    pub name: String,
+    /// A program.
+    pub program: bool,
+    /// Its rating, rounded; `null` before its first rated game.
+    pub rating: Option<f64>,
+    /// Waiting to be paired.
+    pub waiting: bool,
+}
+
+/// An open challenge as the lobby shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChallengeView {
+    /// Its id.
+    pub id: String,
+    /// The challenger.
+    pub by: String,
+    /// Whether the challenger is a program.
+    pub program: bool,
+    /// The challenger's colour.
+    pub color: ColorChoice,
+    /// Whether it is rated.
+    pub rated: bool,
+    /// The game's settings, as the challenger gave them.
+    pub game: Value,
+}
+
+/// What a lobby `ack` says.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum LobbyAck {
+    /// Now waiting (or not).
+    Waiting { waiting: bool },
+    /// The challenge is open, with this id.
+    Challenge { challenge: String },
+    /// The challenge is withdrawn.
+    Cancelled { cancelled: String },
+    /// The challenge is accepted: the game.
+    Game { game: String },
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP bodies programs read.
+
+/// The body of every HTTP error: a stable code and a message for people.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// The code (`not_found`, `rate_limited`, ...).
+    pub error: String,
+    /// In words.
+    pub message: String,
+}
+
+/// `POST /api/login`'s answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoginAnswer {
+    /// The session token.
+    pub token: String,
+    /// The account.
+    pub account: Account,
+}
+
+/// A seat of a new game: its secret and the page's link.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatLink {
+    /// The seat's secret.
+    pub secret: String,
+    /// `/g/ID#seat=SECRET`.
+    pub link: String,
+}
+
+/// `POST /api/games`'s answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameCreated {
+    /// The game's id.
+    pub id: String,
+    /// Black's seat.
+    pub black: SeatLink,
+    /// White's seat.
+    pub white: SeatLink,
+    /// The spectators' link.
+    pub spectator: String,
+}
+
+#[cfg(test)]
+mod tests;

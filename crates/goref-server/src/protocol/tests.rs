@@ -1,0 +1,617 @@
+//! Round trips of every message against the JSON the untyped code produced.
+
+use std::time::Duration;
+
+use goref_clock::TimeControl;
+use goref_referee::Protocol;
+use goref_rules::Color;
+use proptest::prelude::*;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::*;
+use crate::room::{Act, Closing, CreateRequest, Players, Room};
+
+/// The views of [`scenarios`], as the code before the typed protocol wrote them (taken once
+/// with `GOREF_WRITE_OLD_VIEWS=1`, before `Room::view` returned a [`super::StateView`]).
+const OLD_VIEWS: &str = include_str!("old_views.json");
+
+fn view_json(room: &Room, id: &str, now_ms: u64) -> Value {
+    serde_json::to_value(ServerMessage::State(Box::new(room.view(id, now_ms)))).unwrap()
+}
+
+fn config(end: Protocol, time: TimeControl, handicap: usize) -> crate::room::GameConfig {
+    CreateRequest {
+        width: Some(if handicap > 0 { 9 } else { 5 }),
+        rules: Some(if handicap > 0 { "nstt" } else { "olympiad" }.into()),
+        komi: Some(0.5),
+        time: Some(time),
+        end: Some(end),
+        handicap: Some(handicap),
+        ..CreateRequest::default()
+    }
+    .config()
+    .unwrap()
+}
+
+/// Applies `acts` in turn (each by `by`, `None` for the server), one second apart.
+fn play(mut room: Room, acts: &[(Option<Color>, Act)]) -> Room {
+    let mut now = room.created_ms();
+    for (by, act) in acts {
+        now += 1_000;
+        let (_, next) = room
+            .prepare(*by, act.clone(), now, Some(400))
+            .unwrap_or_else(|r| panic!("{act:?} by {by:?}: {r}"));
+        room = next;
+        while let Some((_, next)) = room.prepare_adjudication(now) {
+            room = next;
+        }
+    }
+    room
+}
+
+const B: Option<Color> = Some(Color::Black);
+const W: Option<Color> = Some(Color::White);
+
+fn at(x: usize, y: usize) -> Act {
+    Act::Play { x, y }
+}
+
+/// Games in every state the page shows: each need of the referee, a ko, captures, a running
+/// clock with periods, a play-out copy, marks, dead lists, an adjudication, results and notes.
+pub(super) fn scenarios() -> Vec<(&'static str, Room, u64)> {
+    let none = TimeControl::None;
+    let byo = TimeControl::ByoYomi {
+        main: Duration::from_secs(60),
+        period: Duration::from_secs(10),
+        periods: 3,
+    };
+    let new =
+        |end, time, handicap| Room::new(config(end, time, handicap), 1_000_000, 1_000).unwrap();
+    let ko = [
+        (B, at(2, 0)),
+        (W, at(1, 0)),
+        (B, at(3, 1)),
+        (W, at(0, 1)),
+        (B, at(2, 2)),
+        (W, at(1, 2)),
+        (B, at(1, 1)),
+        (W, at(2, 1)),
+    ];
+    let passes = [(B, Act::Pass), (W, Act::Pass)];
+    let mut out = Vec::new();
+    out.push(("fresh", new(Protocol::Tromp, none, 0), 1_000_500));
+    out.push((
+        "ko, captures, byo-yomi running",
+        play(new(Protocol::Tromp, byo, 0), &ko),
+        1_075_000,
+    ));
+    let mut handicap = new(
+        Protocol::Chinese,
+        TimeControl::SuddenDeath {
+            main: Duration::from_secs(5),
+        },
+        2,
+    );
+    let mut cfg = handicap.config().clone();
+    cfg.players = Some(Players {
+        black: "ann".into(),
+        white: "bo".into(),
+    });
+    cfg.rated = true;
+    handicap = Room::new(cfg, 1_000_000, 0).unwrap();
+    out.push(("handicap, accounts, rated", handicap, 1_002_000));
+    let marking = play(
+        new(Protocol::Tromp, none, 0),
+        &[
+            ko.as_slice(),
+            passes.as_slice(),
+            &[(B, Act::Mark { x: 1, y: 0 })],
+        ]
+        .concat(),
+    );
+    out.push(("marking", marking.clone(), 1_200_000));
+    let disputed = play(marking, &[(W, Act::Dispute { x: 1, y: 0 })]);
+    out.push(("disputed", disputed, 1_200_000));
+    let lists = play(
+        new(Protocol::Chinese, none, 0),
+        &[
+            ko.as_slice(),
+            passes.as_slice(),
+            &[(
+                B,
+                Act::DeadList {
+                    points: vec![[1, 0]],
+                },
+            )],
+        ]
+        .concat(),
+    );
+    out.push(("dead lists, one given", lists.clone(), 1_200_000));
+    let agreed = play(
+        lists,
+        &[(
+            W,
+            Act::DeadList {
+                points: vec![[1, 0]],
+            },
+        )],
+    );
+    out.push(("dead lists agreed: over", agreed, 1_300_000));
+    let japanese = play(
+        new(Protocol::Japanese, none, 0),
+        &[
+            ko.as_slice(),
+            passes.as_slice(),
+            &[
+                (
+                    B,
+                    Act::DeadList {
+                        points: vec![[1, 0]],
+                    },
+                ),
+                (W, Act::DeadList { points: vec![] }),
+            ],
+        ]
+        .concat(),
+    );
+    out.push((
+        "japanese: after lists that differ",
+        japanese.clone(),
+        1_300_000,
+    ));
+    if let goref_referee::Need::PlayOutOnCopy { color } = japanese.referee().need() {
+        let more = play(japanese, &[(Some(color), at(4, 4))]);
+        out.push(("japanese: a move on the copy", more, 1_400_000));
+    }
+    let referee = play(
+        new(Protocol::Referee, none, 0),
+        &[ko.as_slice(), passes.as_slice()].concat(),
+    );
+    out.push(("third party: adjudicated", referee, 1_300_000));
+    let resigned = play(
+        new(Protocol::AllAlive, byo, 0),
+        &[(B, at(2, 2)), (W, Act::Resign)],
+    );
+    out.push(("resigned", resigned, 1_100_000));
+    let (_, closed) = new(Protocol::Tromp, none, 0)
+        .prepare_close(1_000_000 + 3_600_000, 3_600_000, 1)
+        .unwrap();
+    out.push(("closed void, with a note", closed, 5_000_000));
+    let _ = Closing::Abandoned;
+    out
+}
+
+#[test]
+fn write_old_views_when_asked() {
+    if std::env::var_os("GOREF_WRITE_OLD_VIEWS").is_none() {
+        return;
+    }
+    let views: serde_json::Map<String, Value> = scenarios()
+        .into_iter()
+        .map(|(name, room, now)| (name.to_string(), view_json(&room, "g1", now)))
+        .collect();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/protocol/old_views.json");
+    std::fs::write(path, serde_json::to_string_pretty(&views).unwrap() + "\n").unwrap();
+}
+
+/// `old` (JSON the untyped code wrote) reads as a `T` and writes back as the same JSON value.
+#[track_caller]
+fn round_trip<T: Serialize + DeserializeOwned + std::fmt::Debug>(old: &Value) -> T {
+    let typed: T =
+        serde_json::from_value(old.clone()).unwrap_or_else(|e| panic!("{old} does not read: {e}"));
+    let again = serde_json::to_value(&typed).unwrap();
+    assert_eq!(&again, old, "{typed:?}");
+    typed
+}
+
+#[test]
+fn every_state_of_the_old_views_is_written_the_same_and_reads_back() {
+    let old: serde_json::Map<String, Value> = serde_json::from_str(OLD_VIEWS).unwrap();
+    let scenarios = scenarios();
+    assert_eq!(old.len(), scenarios.len(), "a view for every scenario");
+    for (name, room, now) in scenarios {
+        let old = &old[name];
+        assert_eq!(&view_json(&room, "g1", now), old, "{name}");
+        let typed: ServerMessage = round_trip(old);
+        let ServerMessage::State(view) = typed else {
+            panic!("{name}: not a state")
+        };
+        assert_eq!(*view, room.view("g1", now), "{name}");
+    }
+}
+
+#[test]
+fn the_scenarios_cover_every_need_a_copy_a_ko_marks_dead_stones_clocks_and_notes() {
+    let views: Vec<StateView> = scenarios()
+        .into_iter()
+        .map(|(_, room, now)| room.view("g", now))
+        .collect();
+    let has = |f: &dyn Fn(&StateView) -> bool| views.iter().any(f);
+    assert!(has(&|v| matches!(v.need, Need::Move { resumed: true, .. })));
+    assert!(has(&|v| matches!(v.need, Need::PlayOut { .. })));
+    assert!(has(&|v| matches!(v.need, Need::DeadLists { .. })));
+    assert!(has(&|v| matches!(v.need, Need::Marking { .. })));
+    assert!(has(&|v| v.need == Need::Over));
+    assert!(has(&|v| v
+        .copy
+        .as_ref()
+        .is_some_and(|c| !c.moves.is_empty())));
+    assert!(has(&|v| v.ko.is_some()));
+    assert!(has(&|v| !v.marked.is_empty() && v.to_act.is_some()));
+    assert!(has(&|v| !v.dead.is_empty() && v.result.is_some()));
+    assert!(has(
+        &|v| v.clocks.running.is_some() && v.clocks.black.periods > 0
+    ));
+    assert!(has(&|v| v.lists_given.black && !v.lists_given.white));
+    assert!(has(&|v| !v.notes.is_empty()));
+    assert!(has(&|v| v.config.handicap > 0 && v.config.rated));
+}
+
+#[test]
+fn adjudication_and_disputed_points_read_and_write_as_before() {
+    let old: serde_json::Map<String, Value> = serde_json::from_str(OLD_VIEWS).unwrap();
+    let mut state = old["marking"].clone();
+    state["need"] = json!({"type": "adjudication"});
+    state["disputed"] = json!([[1, 0], [2, 1]]);
+    let typed: ServerMessage = round_trip(&state);
+    let ServerMessage::State(view) = typed else {
+        panic!("a state")
+    };
+    assert_eq!(view.need, Need::Adjudication);
+    assert_eq!(view.disputed, vec![[1, 0], [2, 1]]);
+}
+
+/// The other messages of the game WebSocket, as the untyped server wrote them
+/// (`json!({"type": "hello", "seat": …})` and the like in `server.rs`).
+#[test]
+fn game_server_messages_read_and_write_as_before() {
+    let hello: ServerMessage = round_trip(&json!(
+        {"type": "hello", "seat": "B", "version": 3, "lag_allowance_ms": 1000}));
+    assert_eq!(
+        hello,
+        ServerMessage::Hello {
+            seat: Some(Side::B),
+            version: 3,
+            lag_allowance_ms: 1000
+        }
+    );
+    let spectator: ServerMessage = round_trip(&json!(
+        {"type": "hello", "seat": null, "version": 0, "lag_allowance_ms": 0}));
+    assert!(matches!(spectator, ServerMessage::Hello { seat: None, .. }));
+    let presence: ServerMessage =
+        round_trip(&json!({"type": "presence", "B": 1, "W": 0, "spectators": 4}));
+    assert_eq!(
+        presence,
+        ServerMessage::Presence {
+            black: 1,
+            white: 0,
+            spectators: 4
+        }
+    );
+    for id in [
+        json!(null),
+        json!("m7"),
+        json!(12),
+        json!({"any": [1, "json"]}),
+    ] {
+        let ack: ServerMessage = round_trip(&json!({"type": "ack", "id": id, "version": 8}));
+        assert!(matches!(ack, ServerMessage::Ack { version: 8, .. }));
+        let error: ServerMessage = round_trip(&json!({"type": "error", "code": "stale",
+            "message": "this message answers version 6 but the game is at version 8: refused \
+                        (old or repeated message)", "id": id, "version": 8}));
+        assert!(matches!(error, ServerMessage::Error { ref code, .. } if code == "stale"));
+    }
+}
+
+/// What the page (`web/src/game.jsx`), `goref connect` and the tests send.
+#[test]
+fn game_client_messages_read_and_write_as_before() {
+    let cases = [
+        (
+            json!({"type": "play", "x": 2, "y": 3, "version": 7, "think_ms": 850}),
+            Command::Play { x: 2, y: 3 },
+        ),
+        (json!({"type": "pass", "version": 0}), Command::Pass),
+        (json!({"type": "resign", "version": 4}), Command::Resign),
+        (
+            json!({"type": "mark", "x": 0, "y": 4, "version": 9, "think_ms": 0}),
+            Command::Mark { x: 0, y: 4 },
+        ),
+        (
+            json!({"type": "dispute", "x": 1, "y": 1, "version": 10}),
+            Command::Dispute { x: 1, y: 1 },
+        ),
+        (
+            json!({"type": "done", "version": 11, "id": "d"}),
+            Command::Done,
+        ),
+        (
+            json!({"type": "dead_list", "points": [[1, 0], [0, 1]], "version": 12}),
+            Command::DeadList {
+                points: vec![[1, 0], [0, 1]],
+            },
+        ),
+        (
+            json!({"type": "dead_list", "points": [], "version": 12}),
+            Command::DeadList { points: vec![] },
+        ),
+        (json!({"type": "sync"}), Command::Sync),
+        (json!({"type": "sync", "id": 3}), Command::Sync),
+    ];
+    for (old, command) in cases {
+        let typed: ClientMessage = round_trip(&old);
+        assert_eq!(typed.command, command, "{old}");
+        assert_eq!(typed.version, old.get("version").and_then(Value::as_u64));
+        assert_eq!(ClientMessage::parse(&old.to_string()).unwrap(), typed);
+        assert_eq!(typed.command.act().is_none(), command == Command::Sync);
+    }
+}
+
+/// The refusals of the untyped server, word for word, and the `id` they echoed.
+#[test]
+fn unreadable_messages_are_typed_errors_with_the_old_words() {
+    let refused = |text: &str| ClientMessage::parse(text).unwrap_err();
+    let e = refused(r#"{"type": "teleport", "version": 3, "id": "t"}"#);
+    assert_eq!(e.kind, ProtocolErrorKind::UnknownType("teleport".into()));
+    assert_eq!(e.to_string(), "unknown message type 'teleport'");
+    assert_eq!(e.id, Some(json!("t")));
+    let long = format!(r#"{{"type": "{}"}}"#, "z".repeat(100));
+    assert_eq!(
+        refused(&long).to_string(),
+        format!("unknown message type '{}'", "z".repeat(32))
+    );
+    let e = refused(r#"{"type": "play", "x": 1, "version": 3, "id": 9}"#);
+    assert_eq!(e.to_string(), "'play' needs x and y");
+    assert_eq!(e.id, Some(json!(9)));
+    assert_eq!(
+        refused(r#"{"type": "dispute", "y": 1}"#).to_string(),
+        "'dispute' needs x and y"
+    );
+    assert_eq!(
+        refused(r#"{"type": "dead_list"}"#).to_string(),
+        "'dead_list' needs points"
+    );
+    for text in [
+        "{not json",
+        r#"{"type": "play", "x": 1, "y": 1, "version": 3, "sneaky": 1}"#,
+        r#"{"type": "play", "x": -1, "y": 0, "version": 3}"#,
+        r#"{"x": 1, "y": 1}"#,
+        "[]",
+        "null",
+        "",
+    ] {
+        let e = refused(text);
+        assert!(matches!(e.kind, ProtocolErrorKind::Unreadable(_)), "{text}");
+        assert!(e.to_string().starts_with("malformed message: "), "{e}");
+        assert_eq!((e.code(), e.id), ("malformed", None));
+    }
+    // Fields of other commands are let through, as before.
+    let lenient = ClientMessage::parse(r#"{"type": "pass", "x": 1, "points": [], "version": 2}"#);
+    assert_eq!(lenient.unwrap().command, Command::Pass);
+}
+
+/// The lobby's messages: what the page (`web/src/lobby.jsx`) and `goref connect` send, and
+/// what the untyped `lobby.rs` wrote.
+#[test]
+fn lobby_messages_read_and_write_as_before() {
+    let settings = json!({"width": 9, "rules": "olympiad", "end": "tromp"});
+    let challenge: LobbyClientMessage = round_trip(&json!({"type": "challenge", "game": settings}));
+    assert_eq!(
+        challenge,
+        LobbyClientMessage::Challenge {
+            game: settings.clone(),
+            color: None,
+            rated: None
+        }
+    );
+    let page: LobbyClientMessage = round_trip(&json!({"type": "challenge", "game": {"width": 13},
+        "color": "black", "rated": false}));
+    assert!(matches!(
+        page,
+        LobbyClientMessage::Challenge {
+            color: Some(ColorChoice::Black),
+            rated: Some(false),
+            ..
+        }
+    ));
+    let _: LobbyClientMessage = round_trip(&json!({"type": "cancel", "challenge": "a1b2"}));
+    let _: LobbyClientMessage = round_trip(&json!({"type": "accept", "challenge": "a1b2"}));
+    let wait: LobbyClientMessage = round_trip(&json!({"type": "wait", "on": true}));
+    assert_eq!(wait, LobbyClientMessage::Wait { on: true });
+    for bad in [
+        r#"{"type": "wait"}"#,
+        r#"{"type": "wait", "on": true, "also": 1}"#,
+        r#"{"type": "dance"}"#,
+        r#"{"type": "challenge", "game": {}, "color": "green"}"#,
+        "[]",
+    ] {
+        let e = LobbyClientMessage::parse(bad).unwrap_err();
+        assert_eq!(e.code(), "malformed", "{bad}");
+        assert!(e.to_string().starts_with("malformed message: "), "{e}");
+    }
+
+    let account = json!({"name": "alice", "program": false, "td": true, "created_ms": 17});
+    let hello: LobbyServerMessage = round_trip(&json!({"type": "hello", "account": account}));
+    assert!(matches!(hello, LobbyServerMessage::Hello { ref account } if account.td));
+    let old: serde_json::Map<String, Value> = serde_json::from_str(OLD_VIEWS).unwrap();
+    let config = old["handicap, accounts, rated"]["config"].clone();
+    let game: LobbyServerMessage = round_trip(&json!({"type": "game", "id": "0a1b2c",
+        "color": "W", "opponent": "bob", "config": config}));
+    assert!(matches!(game, LobbyServerMessage::Game(ref g) if g.color == Side::W));
+    let lobby: LobbyServerMessage = round_trip(&json!({"type": "lobby",
+        "online": [{"name": "alice", "program": false, "rating": null, "waiting": false},
+                   {"name": "gnugo", "program": true, "rating": 1562.0, "waiting": true}],
+        "challenges": [{"id": "c0ffee", "by": "gnugo", "program": true, "color": "random",
+                        "rated": true, "game": settings}]}));
+    let LobbyServerMessage::Lobby { online, challenges } = lobby else {
+        panic!("a lobby")
+    };
+    assert_eq!(online[1].rating, Some(1562.0));
+    assert_eq!(challenges[0].color, ColorChoice::Random);
+    let _: LobbyServerMessage =
+        round_trip(&json!({"type": "lobby", "online": [], "challenges": []}));
+    let over: LobbyServerMessage = round_trip(&json!({"type": "game_over", "black": "a",
+        "white": "b", "result": "B+R"}));
+    assert!(matches!(over, LobbyServerMessage::GameOver { ref result, .. } if result == "B+R"));
+    let acks = [
+        (
+            json!({"type": "ack", "waiting": true}),
+            LobbyAck::Waiting { waiting: true },
+        ),
+        (
+            json!({"type": "ack", "waiting": false}),
+            LobbyAck::Waiting { waiting: false },
+        ),
+        (
+            json!({"type": "ack", "challenge": "c1"}),
+            LobbyAck::Challenge {
+                challenge: "c1".into(),
+            },
+        ),
+        (
+            json!({"type": "ack", "cancelled": "c1"}),
+            LobbyAck::Cancelled {
+                cancelled: "c1".into(),
+            },
+        ),
+        (
+            json!({"type": "ack", "game": "g1"}),
+            LobbyAck::Game { game: "g1".into() },
+        ),
+    ];
+    for (old, ack) in acks {
+        let typed: LobbyServerMessage = round_trip(&old);
+        assert_eq!(typed, LobbyServerMessage::Ack(ack));
+    }
+    let _: LobbyServerMessage = round_trip(&json!({"type": "error", "code": "rate_limited",
+        "message": "too many messages: slow down"}));
+}
+
+#[test]
+fn http_bodies_read_and_write_as_before() {
+    let e: ErrorBody = round_trip(&json!({"error": "not_found", "message": "no such game"}));
+    assert_eq!(e.error, "not_found");
+    let login: LoginAnswer = round_trip(&json!({"token": "ab12", "account": {"name": "bot",
+        "program": true, "td": false, "created_ms": 1}}));
+    assert!(login.account.program);
+    let created: GameCreated = round_trip(&json!({"id": "0123ab",
+        "black": {"secret": "s1", "link": "/g/0123ab#seat=s1"},
+        "white": {"secret": "s2", "link": "/g/0123ab#seat=s2"}, "spectator": "/g/0123ab"}));
+    assert_eq!(created.white.secret, "s2");
+}
+
+/// A JSON value of any shape, a few levels deep.
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        "[a-z_]{0,10}".prop_map(Value::from),
+        "\\PC{0,8}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 24, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z_]{0,9}", inner, 0..5)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// Objects that look like messages: a known or unknown `type`, known and unknown fields with
+/// values of any kind.
+fn message_like() -> impl Strategy<Value = Value> {
+    let kind = prop_oneof![
+        prop::sample::select(vec![
+            "play",
+            "pass",
+            "resign",
+            "mark",
+            "dispute",
+            "done",
+            "dead_list",
+            "sync",
+            "wait",
+            "challenge",
+            "cancel",
+            "accept"
+        ])
+        .prop_map(String::from),
+        "[a-z_]{0,12}",
+    ];
+    let field = prop::sample::select(vec![
+        "x",
+        "y",
+        "points",
+        "version",
+        "think_ms",
+        "id",
+        "on",
+        "game",
+        "color",
+        "rated",
+        "challenge",
+        "sneaky",
+    ]);
+    let number = prop_oneof![(0u64..30).prop_map(Value::from), any_json()];
+    let points = prop::collection::vec((0usize..20, 0usize..20), 0..4)
+        .prop_map(|ps| json!(ps.into_iter().map(|(x, y)| [x, y]).collect::<Vec<_>>()));
+    (
+        kind,
+        prop::collection::vec((field, prop_oneof![number, points]), 0..6),
+    )
+        .prop_map(|(kind, fields)| {
+            let mut m = serde_json::Map::new();
+            m.insert("type".into(), Value::from(kind));
+            for (k, v) in fields {
+                m.insert(k.to_string(), v);
+            }
+            Value::Object(m)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Any bytes: the parsers never panic, and a refusal is `malformed`.
+    #[test]
+    fn any_bytes_parse_or_are_refused_as_malformed(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        let text = String::from_utf8_lossy(&bytes);
+        if let Err(e) = ClientMessage::parse(&text) {
+            prop_assert_eq!(e.code(), "malformed");
+        }
+        if let Err(e) = LobbyClientMessage::parse(&text) {
+            prop_assert_eq!(e.code(), "malformed");
+        }
+    }
+
+    /// Any JSON: parsed, or refused as `malformed`; what parses writes back to a message that
+    /// parses to the same, with no field the input did not have.
+    #[test]
+    fn any_json_parses_or_is_refused_and_what_parses_round_trips(v in prop_oneof![any_json(), message_like()]) {
+        let text = v.to_string();
+        match ClientMessage::parse(&text) {
+            Ok(m) => {
+                let again = serde_json::to_value(&m).unwrap();
+                let fields = again.as_object().unwrap();
+                for k in fields.keys() {
+                    prop_assert!(v.get(k).is_some(), "{} not in {}", k, text);
+                }
+                prop_assert_eq!(ClientMessage::parse(&again.to_string()).unwrap(), m);
+            }
+            Err(e) => {
+                prop_assert_eq!(e.code(), "malformed");
+                prop_assert!(!e.to_string().is_empty());
+            }
+        }
+        match LobbyClientMessage::parse(&text) {
+            Ok(m) => prop_assert_eq!(LobbyClientMessage::parse(&m.to_text()).unwrap(), m),
+            Err(e) => prop_assert_eq!(e.code(), "malformed"),
+        }
+    }
+}
