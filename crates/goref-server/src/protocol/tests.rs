@@ -13,8 +13,9 @@ use serde_json::{json, Value};
 use super::*;
 use crate::room::{Act, Closing, CreateRequest, Players, Room};
 
-/// The views of [`scenarios`], as the code before the typed protocol wrote them (taken once
-/// with `GOREF_WRITE_OLD_VIEWS=1`, before `Room::view` returned a [`super::StateView`]).
+/// The views of [`scenarios`] (id `g1`), as the untyped `Room::view` (a `serde_json::Value`
+/// built with `json!`) wrote them: taken once from that code, before it returned a
+/// [`super::StateView`], and never written again.
 const OLD_VIEWS: &str = include_str!("old_views.json");
 
 fn view_json(room: &Room, id: &str, now_ms: u64) -> Value {
@@ -181,19 +182,6 @@ pub(super) fn scenarios() -> Vec<(&'static str, Room, u64)> {
     out.push(("closed void, with a note", closed, 5_000_000));
     let _ = Closing::Abandoned;
     out
-}
-
-#[test]
-fn write_old_views_when_asked() {
-    if std::env::var_os("GOREF_WRITE_OLD_VIEWS").is_none() {
-        return;
-    }
-    let views: serde_json::Map<String, Value> = scenarios()
-        .into_iter()
-        .map(|(name, room, now)| (name.to_string(), view_json(&room, "g1", now)))
-        .collect();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/protocol/old_views.json");
-    std::fs::write(path, serde_json::to_string_pretty(&views).unwrap() + "\n").unwrap();
 }
 
 /// `old` (JSON the untyped code wrote) reads as a `T` and writes back as the same JSON value.
