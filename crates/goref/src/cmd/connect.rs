@@ -23,8 +23,14 @@ use goref_referee::marking::Dead;
 use goref_referee::tromp::{choice, Choice};
 use goref_rules::{Geometry, Move, Point};
 use goref_server::client::http;
-use goref_server::room::GameConfig;
-use serde_json::{json, Value};
+use goref_server::protocol::{
+    ClientMessage, Command, GameStart, LobbyClientMessage, LobbyServerMessage, LoginAnswer,
+    MoveView, Need, ServerMessage, StateView,
+};
+use goref_server::room::{GameConfig, Side};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
 use tokio_tungstenite::tungstenite::Message;
 
 #[derive(ClapArgs)]
@@ -91,16 +97,28 @@ async fn resolve(url: &str) -> Result<Server> {
     Ok(Server { addr, host })
 }
 
+/// The body of `POST /api/login`: a program's account, created at the first login.
+#[derive(Serialize)]
+struct LoginRequest<'a> {
+    name: &'a str,
+    password: &'a str,
+    program: bool,
+    create: bool,
+}
+
 async fn login(server: &Server, args: &Args) -> Result<String> {
-    let body = json!({"name": args.name, "password": args.password, "program": true,
-                      "create": true})
-    .to_string();
+    let body = serde_json::to_string(&LoginRequest {
+        name: &args.name,
+        password: &args.password,
+        program: true,
+        create: true,
+    })?;
     loop {
         match http(server.addr, "POST", "/api/login", Some(&body)).await {
             Ok((200, text)) => {
-                let v: Value = serde_json::from_str(&text)?;
-                let token = v["token"].as_str().context("login answer without token")?;
-                return Ok(token.to_string());
+                let answer: LoginAnswer =
+                    serde_json::from_str(&text).context("login answer without token")?;
+                return Ok(answer.token);
             }
             Ok((status, text)) if (400..500).contains(&status) && status != 429 => {
                 bail!("login refused ({status}): {text}")
@@ -115,33 +133,68 @@ async fn login(server: &Server, args: &Args) -> Result<String> {
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn open(server: &Server, path: &str) -> Result<Socket> {
+/// Why a WebSocket did not open.
+#[derive(Debug)]
+enum OpenError {
+    /// The server refused the session token (HTTP 401): log in again.
+    Unauthorized,
+    /// Anything else (the network, the server down, a timeout): try again later.
+    Other(anyhow::Error),
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::Unauthorized => f.write_str("the session is not known (HTTP 401)"),
+            OpenError::Other(e) => write!(f, "{e:#}"),
+        }
+    }
+}
+
+async fn open(server: &Server, path: &str) -> Result<Socket, OpenError> {
+    use tokio_tungstenite::tungstenite::Error as WsError;
     let url = format!("ws://{}{path}", server.host);
-    let (socket, _) = tokio::time::timeout(
+    let opened = tokio::time::timeout(
         Duration::from_secs(10),
         tokio_tungstenite::connect_async(&url),
     )
     .await
-    .map_err(|_| anyhow!("connecting to {url}: timed out"))??;
-    Ok(socket)
+    .map_err(|_| OpenError::Other(anyhow!("connecting to {url}: timed out")))?;
+    match opened {
+        Ok((socket, _)) => Ok(socket),
+        Err(WsError::Http(response))
+            if response.status()
+                == tokio_tungstenite::tungstenite::http::StatusCode::UNAUTHORIZED =>
+        {
+            Err(OpenError::Unauthorized)
+        }
+        Err(e) => Err(OpenError::Other(anyhow!("connecting to {url}: {e}"))),
+    }
 }
 
-/// The next JSON text message, `None` when the connection ends.
-async fn next_json(socket: &mut Socket) -> Option<Value> {
+/// The next message, `None` when the connection ends (or the server sends what is not
+/// JSON). JSON this client does not know (a newer server's message) is skipped.
+async fn next_message<T: DeserializeOwned>(socket: &mut Socket) -> Option<T> {
     loop {
         match socket.next().await? {
-            Ok(Message::Text(t)) => return serde_json::from_str(t.as_str()).ok(),
+            Ok(Message::Text(t)) => {
+                let value: Value = serde_json::from_str(t.as_str()).ok()?;
+                match T::deserialize(&value) {
+                    Ok(message) => return Some(message),
+                    Err(e) => eprintln!("goref connect: a message skipped ({e}): {value}"),
+                }
+            }
             Ok(Message::Close(_)) | Err(_) => return None,
             Ok(_) => {}
         }
     }
 }
 
-async fn send(socket: &mut Socket, v: &Value) -> bool {
-    socket
-        .send(Message::Text(v.to_string().into()))
-        .await
-        .is_ok()
+async fn send<T: Serialize>(socket: &mut Socket, message: &T) -> bool {
+    let Ok(text) = serde_json::to_string(message) else {
+        return false;
+    };
+    socket.send(Message::Text(text.into())).await.is_ok()
 }
 
 async fn connect(args: &Args) -> Result<()> {
@@ -175,44 +228,49 @@ async fn connect(args: &Args) -> Result<()> {
         // The lobby: wait for a game.
         let mut lobby = match open(&server, &format!("/api/lobby/ws?token={token}")).await {
             Ok(s) => s,
+            Err(OpenError::Unauthorized) => {
+                token = login(&server, args).await?;
+                continue;
+            }
             Err(e) => {
-                if format!("{e:#}").contains("401") {
-                    token = login(&server, args).await?;
-                } else {
-                    eprintln!("goref connect: lobby: {e:#}; retrying");
-                    tokio::time::sleep(RETRY).await;
-                }
+                eprintln!("goref connect: lobby: {e}; retrying");
+                tokio::time::sleep(RETRY).await;
                 continue;
             }
         };
         let mut announced = false;
-        let game = loop {
-            let Some(msg) = next_json(&mut lobby).await else {
+        let game: Option<GameStart> = loop {
+            let Some(msg) = next_message(&mut lobby).await else {
                 break None;
             };
-            match msg["type"].as_str() {
-                Some("game") => {
-                    let id = msg["id"].as_str().unwrap_or_default().to_string();
-                    if !finished.contains(&id) {
-                        break Some(msg);
+            match msg {
+                LobbyServerMessage::Game(start) => {
+                    if !finished.contains(&start.id) {
+                        break Some(start);
                     }
                 }
                 // The first lobby comes after the games still on: now say what we want.
-                Some("lobby") if !announced => {
+                LobbyServerMessage::Lobby { .. } if !announced => {
                     announced = true;
                     if !args.no_pairing
-                        && !send(&mut lobby, &json!({"type": "wait", "on": true})).await
+                        && !send(&mut lobby, &LobbyClientMessage::Wait { on: true }).await
                     {
                         break None;
                     }
                     if let Some(game) = &challenge {
-                        let m = json!({"type": "challenge", "game": game});
+                        let m = LobbyClientMessage::Challenge {
+                            game: game.clone(),
+                            color: None,
+                            rated: None,
+                        };
                         if !send(&mut lobby, &m).await {
                             break None;
                         }
                     }
                 }
-                Some("error") => eprintln!("goref connect: lobby: {}", msg["message"]),
+                LobbyServerMessage::Error { message, .. } => {
+                    eprintln!("goref connect: lobby: {message:?}");
+                }
                 _ => {}
             }
         };
@@ -221,21 +279,18 @@ async fn connect(args: &Args) -> Result<()> {
             tokio::time::sleep(RETRY).await;
             continue;
         };
-        let id = game["id"].as_str().unwrap_or_default().to_string();
-        let config: GameConfig =
-            serde_json::from_value(game["config"].clone()).context("the server's game settings")?;
-        let mine: goref_rules::Color = match game["color"].as_str() {
-            Some("B") => goref_rules::Color::Black,
-            _ => goref_rules::Color::White,
-        };
+        let GameStart {
+            id,
+            color: mine,
+            opponent,
+            config,
+        } = game;
         eprintln!(
-            "goref connect: game {id}: {} against {}",
-            if mine == goref_rules::Color::Black {
-                "Black"
-            } else {
-                "White"
+            "goref connect: game {id}: {} against {opponent}",
+            match mine {
+                Side::B => "Black",
+                Side::W => "White",
             },
-            game["opponent"].as_str().unwrap_or("?")
         );
         if engine.as_ref().is_none_or(Engine::is_closed) {
             let mut e = Engine::start(&spec, &args.name, None).await?;
@@ -275,7 +330,7 @@ struct Table<'a> {
     token: &'a str,
     id: String,
     config: GameConfig,
-    mine: goref_rules::Color,
+    mine: Side,
     limit: Duration,
     engine: Engine,
     /// The moves the engine has on its board (colour, point), `None` before its setup.
@@ -285,7 +340,7 @@ struct Table<'a> {
 /// What the player sends for one state of the game.
 enum Reply {
     Nothing,
-    Send(Value),
+    Send(Command),
 }
 
 impl Table<'_> {
@@ -293,10 +348,11 @@ impl Table<'_> {
         Geometry::rect(self.config.width, self.config.height).expect("the server's board")
     }
 
-    fn side(&self) -> &'static str {
+    /// The colour as GTP names it: `b` or `w`.
+    fn gtp_color(&self) -> char {
         match self.mine {
-            goref_rules::Color::Black => "B",
-            goref_rules::Color::White => "W",
+            Side::B => 'b',
+            Side::W => 'w',
         }
     }
 
@@ -318,59 +374,58 @@ impl Table<'_> {
             };
             // The version we acted at, so that one state is answered once.
             let mut acted: Option<u64> = None;
-            while let Some(msg) = next_json(&mut socket).await {
-                match msg["type"].as_str() {
-                    Some("hello") if msg["seat"].as_str() != Some(self.side()) => {
+            while let Some(msg) = next_message::<ServerMessage>(&mut socket).await {
+                match msg {
+                    ServerMessage::Hello { seat, .. } if seat != Some(self.mine) => {
                         bail!("the server does not seat this account in game {}", self.id)
                     }
-                    Some("state") => {
-                        if let Some(result) = msg["result"].as_str() {
-                            return Ok(result.to_string());
+                    ServerMessage::State(view) => {
+                        if let Some(result) = &view.result {
+                            return Ok(result.clone());
                         }
-                        let version = msg["version"].as_u64().unwrap_or(0);
+                        let version = view.version;
                         if acted == Some(version) {
                             continue;
                         }
-                        match self.answer(&msg).await {
+                        match self.answer(&view).await {
                             Ok(Reply::Nothing) => {}
-                            Ok(Reply::Send(mut m)) => {
-                                m["version"] = json!(version);
+                            Ok(Reply::Send(command)) => {
                                 acted = Some(version);
-                                if !send(&mut socket, &m).await {
+                                if !send(&mut socket, &ClientMessage::new(command, version)).await {
                                     break;
                                 }
                             }
                             Err(e) if e.is_fatal() => {
-                                let m = json!({"type": "resign", "version": version});
+                                let m = ClientMessage::new(Command::Resign, version);
                                 let _ = send(&mut socket, &m).await;
                                 return Err(anyhow!("the engine failed, game resigned: {e}"));
                             }
                             Err(e) => {
                                 // A refused command: pass rather than stop the game.
                                 eprintln!("goref connect: game {}: {e}", self.id);
-                                let m = json!({"type": "pass", "version": version});
                                 acted = Some(version);
+                                let m = ClientMessage::new(Command::Pass, version);
                                 if !send(&mut socket, &m).await {
                                     break;
                                 }
                             }
                         }
                     }
-                    Some("error") => {
-                        let code = msg["code"].as_str().unwrap_or_default();
+                    ServerMessage::Error {
+                        code,
+                        message,
+                        version,
+                        ..
+                    } => {
                         if code != "stale" {
-                            eprintln!(
-                                "goref connect: game {}: refused: {}",
-                                self.id, msg["message"]
-                            );
+                            eprintln!("goref connect: game {}: refused: {message:?}", self.id);
                         }
-                        if matches!(code, "illegal" | "off_board") {
+                        if matches!(code.as_str(), "illegal" | "off_board") {
                             // The engine's move was refused: the engine is resynchronised and
                             // passes instead.
                             self.engine_moves = None;
-                            let version = msg["version"].as_u64().unwrap_or(0);
-                            let m = json!({"type": "pass", "version": version});
                             acted = Some(version);
+                            let m = ClientMessage::new(Command::Pass, version);
                             if !send(&mut socket, &m).await {
                                 break;
                             }
@@ -391,29 +446,17 @@ impl Table<'_> {
     }
 
     /// The moves the engine should have for this state: the game's, and the play-out copy's.
-    fn target_moves(state: &Value) -> Vec<Turn> {
-        let read = |list: &Value| -> Vec<Turn> {
-            list.as_array()
-                .map(|moves| {
-                    moves
-                        .iter()
-                        .map(|m| {
-                            let c = if m["color"] == "B" { 'B' } else { 'W' };
-                            let p = m["point"].as_array().and_then(|xy| {
-                                Some((
-                                    xy.first()?.as_u64()? as usize,
-                                    xy.get(1)?.as_u64()? as usize,
-                                ))
-                            });
-                            (c, p)
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
+    fn target_moves(state: &StateView) -> Vec<Turn> {
+        let turn = |m: &MoveView| -> Turn {
+            let c = match m.color {
+                Side::B => 'B',
+                Side::W => 'W',
+            };
+            (c, m.point.map(|[x, y]| (x, y)))
         };
-        let mut moves = read(&state["moves"]);
-        if state["need"]["type"] == "play_out" {
-            moves.extend(read(&state["copy"]["moves"]));
+        let mut moves: Vec<Turn> = state.moves.iter().map(turn).collect();
+        if let (Need::PlayOut { .. }, Some(copy)) = (&state.need, &state.copy) {
+            moves.extend(copy.moves.iter().map(turn));
         }
         moves
     }
@@ -466,13 +509,23 @@ impl Table<'_> {
     }
 
     /// The stones the engine believes dead, as whole strings of the board in `state`.
-    async fn dead_stones(&mut self, state: &Value) -> Result<HashSet<(usize, usize)>, GtpError> {
+    async fn dead_stones(
+        &mut self,
+        state: &StateView,
+    ) -> Result<HashSet<(usize, usize)>, GtpError> {
         let reply = self
             .engine
             .command("final_status_list dead", self.limit)
             .await?;
         let g = self.geometry();
-        let board = |x: usize, y: usize| -> i64 { state["board"][y][x].as_i64().unwrap_or(0) };
+        let board = |x: usize, y: usize| -> i8 {
+            state
+                .board
+                .get(y)
+                .and_then(|row| row.get(x))
+                .copied()
+                .unwrap_or(0)
+        };
         let mut dead = HashSet::new();
         for word in reply.split_whitespace() {
             let Some(Move::Play(p)) = parse_move(&g, word) else {
@@ -510,7 +563,10 @@ impl Table<'_> {
 
     /// The engine's dead stones; none (every stone alive) when it cannot say
     /// (`final_status_list` unknown or failing), so that the end protocol still ends.
-    async fn dead_or_none(&mut self, state: &Value) -> Result<HashSet<(usize, usize)>, GtpError> {
+    async fn dead_or_none(
+        &mut self,
+        state: &StateView,
+    ) -> Result<HashSet<(usize, usize)>, GtpError> {
         match self.dead_stones(state).await {
             Err(e) if !e.is_fatal() => {
                 eprintln!(
@@ -524,67 +580,21 @@ impl Table<'_> {
     }
 
     /// What to send for this state, if anything.
-    async fn answer(&mut self, state: &Value) -> Result<Reply, GtpError> {
-        let need = &state["need"];
-        let mine = self.side();
-        let xy = |(x, y): (usize, usize)| json!({"x": x, "y": y});
-        match need["type"].as_str() {
-            Some("move" | "play_out") if need["color"] == mine => {
-                let target = Self::target_moves(state);
-                self.sync(&target).await?;
-                if let Some(ms) = state["clocks"][mine]["main_ms"].as_u64() {
-                    if self.config.time != goref_clock::TimeControl::None
-                        && self.engine.info().supports("time_left")
-                    {
-                        let periods = state["clocks"][mine]["periods"].as_u64().unwrap_or(0);
-                        let command = format!(
-                            "time_left {} {} {periods}",
-                            mine.to_ascii_lowercase(),
-                            ms / 1000
-                        );
-                        let _ = self.engine.command(&command, self.limit).await;
-                    }
-                }
-                let cleanup =
-                    need["cleanup"] == true && self.engine.info().supports("kgs-genmove_cleanup");
-                let verb = if cleanup {
-                    "kgs-genmove_cleanup"
-                } else {
-                    "genmove"
-                };
-                let reply = self
-                    .engine
-                    .command(&format!("{verb} {}", mine.to_ascii_lowercase()), self.limit)
-                    .await?;
-                let g = self.geometry();
-                let c = mine.chars().next().expect("B or W");
-                Ok(Reply::Send(match parse_genmove(&g, &reply) {
-                    Some(GenMove::Resign) => json!({"type": "resign"}),
-                    Some(GenMove::Move(Move::Pass)) | None => {
-                        self.engine_moves
-                            .get_or_insert_with(Vec::new)
-                            .push((c, None));
-                        json!({"type": "pass"})
-                    }
-                    Some(GenMove::Move(Move::Play(p))) => {
-                        let (x, y) = g.coords(p).expect("rect");
-                        self.engine_moves
-                            .get_or_insert_with(Vec::new)
-                            .push((c, Some((x, y))));
-                        let mut m = xy((x, y));
-                        m["type"] = json!("play");
-                        m
-                    }
-                }))
+    async fn answer(&mut self, state: &StateView) -> Result<Reply, GtpError> {
+        let mine = self.mine;
+        match &state.need {
+            Need::Move { color, cleanup, .. } if *color == mine => {
+                self.genmove(state, *cleanup).await
             }
-            Some("dead_lists") if need["missing"][mine] == true => {
+            Need::PlayOut { color } if *color == mine => self.genmove(state, false).await,
+            Need::DeadLists { missing } if *missing.of(mine) => {
                 let target = Self::target_moves(state);
                 self.sync(&target).await?;
                 let dead = self.dead_or_none(state).await?;
                 let points: Vec<[usize; 2]> = dead.into_iter().map(|(x, y)| [x, y]).collect();
-                Ok(Reply::Send(json!({"type": "dead_list", "points": points})))
+                Ok(Reply::Send(Command::DeadList { points }))
             }
-            Some("marking") if need["color"] == mine => {
+            Need::Marking { color } if *color == mine => {
                 let target = Self::target_moves(state);
                 self.sync(&target).await?;
                 let dead = self.dead_or_none(state).await?;
@@ -592,27 +602,109 @@ impl Table<'_> {
                 let points = |set: &mut dyn Iterator<Item = (usize, usize)>| -> Dead {
                     set.filter_map(|(x, y)| g.at(x, y)).collect()
                 };
-                let marked = points(
-                    &mut state["marked"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|p| Some((p[0].as_u64()? as usize, p[1].as_u64()? as usize))),
-                );
+                let marked = points(&mut state.marked.iter().map(|&[x, y]| (x, y)));
                 let dead = points(&mut dead.into_iter());
-                let at = |p: Point, kind: &str| {
-                    let mut m = xy(g.coords(p).expect("rect"));
-                    m["type"] = json!(kind);
-                    m
-                };
-                let reply = match choice(&marked, &dead) {
-                    Choice::Dispute(p) => at(p, "dispute"),
-                    Choice::Mark(p) => at(p, "mark"),
-                    Choice::Done => json!({"type": "done"}),
-                };
-                Ok(Reply::Send(reply))
+                let xy = |p: Point| g.coords(p).expect("rect");
+                Ok(Reply::Send(match choice(&marked, &dead) {
+                    Choice::Dispute(p) => {
+                        let (x, y) = xy(p);
+                        Command::Dispute { x, y }
+                    }
+                    Choice::Mark(p) => {
+                        let (x, y) = xy(p);
+                        Command::Mark { x, y }
+                    }
+                    Choice::Done => Command::Done,
+                }))
             }
             _ => Ok(Reply::Nothing),
         }
+    }
+
+    /// The engine's move on its turn (`kgs-genmove_cleanup` when dead stones must now be
+    /// captured and the engine knows the command), after it is told the moves and its time.
+    async fn genmove(&mut self, state: &StateView, cleanup: bool) -> Result<Reply, GtpError> {
+        let target = Self::target_moves(state);
+        self.sync(&target).await?;
+        let gtp = self.gtp_color();
+        if self.config.time != goref_clock::TimeControl::None
+            && self.engine.info().supports("time_left")
+        {
+            let clock = state.clocks.of(self.mine);
+            let command = format!("time_left {gtp} {} {}", clock.main_ms / 1000, clock.periods);
+            let _ = self.engine.command(&command, self.limit).await;
+        }
+        let cleanup = cleanup && self.engine.info().supports("kgs-genmove_cleanup");
+        let verb = if cleanup {
+            "kgs-genmove_cleanup"
+        } else {
+            "genmove"
+        };
+        let reply = self
+            .engine
+            .command(&format!("{verb} {gtp}"), self.limit)
+            .await?;
+        let g = self.geometry();
+        let c = gtp.to_ascii_uppercase();
+        Ok(Reply::Send(match parse_genmove(&g, &reply) {
+            Some(GenMove::Resign) => Command::Resign,
+            Some(GenMove::Move(Move::Pass)) | None => {
+                self.engine_moves
+                    .get_or_insert_with(Vec::new)
+                    .push((c, None));
+                Command::Pass
+            }
+            Some(GenMove::Move(Move::Play(p))) => {
+                let (x, y) = g.coords(p).expect("rect");
+                self.engine_moves
+                    .get_or_insert_with(Vec::new)
+                    .push((c, Some((x, y))));
+                Command::Play { x, y }
+            }
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A refused session is told from the network failing by the HTTP status, not by words.
+    #[tokio::test]
+    async fn a_refused_token_is_unauthorized_and_a_closed_port_is_another_error() {
+        let dir = std::env::temp_dir().join(format!("goref-connect-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = goref_server::SqliteStore::open(&dir.join("goref.db")).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let running = goref_server::start(
+            listener,
+            std::sync::Arc::new(store),
+            goref_server::Options::default(),
+        )
+        .await
+        .unwrap();
+        let server = Server {
+            addr: running.addr,
+            host: running.addr.to_string(),
+        };
+        let refused = open(&server, "/api/lobby/ws?token=nobody").await;
+        assert!(
+            matches!(refused, Err(OpenError::Unauthorized)),
+            "{:?}",
+            refused.err()
+        );
+        // Another refusal (404: no such game) is not taken for a lost session.
+        let missing = open(&server, "/api/games/nosuchgame/ws").await;
+        assert!(matches!(missing, Err(OpenError::Other(_))));
+        running.task.abort();
+        let closed = Server {
+            addr: running.addr,
+            host: "127.0.0.1:1".into(),
+        };
+        assert!(matches!(
+            open(&closed, "/api/lobby/ws?token=x").await,
+            Err(OpenError::Other(_))
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
