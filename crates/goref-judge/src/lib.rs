@@ -19,6 +19,9 @@
 //! - one-sided and local moving follow the game's rules: suicide as the preset says, basic ko
 //!   whose ban survives passes under `olympiad` (3.5 footnote 2), superko against the game's
 //!   earlier positions and the line's own;
+//! - in one-sided moving (pass-alive aside) the block itself stays on the board: a line in
+//!   which it leaves, by capture or by its own self-capture when suicide is legal, neither
+//!   makes it pass-alive nor adds to its maximal local region;
 //! - local alternate moving does not stop after two passes (3.7.1 ends the game, not a
 //!   hypothetical line): a line that never removes the block leaves it on the board;
 //! - under the long cycle rule (3.6) a play that repeats a position ends the line; the block
@@ -31,7 +34,9 @@
 //! transposition keys and the graph-history interaction of ko and repetition handled by
 //! keeping, with each solved result, what of the line above it rests on; "at most one eye" is
 //! settled by a constructed witness, an eye-space bound that proves the answer "no" without
-//! enumerating, or, last, exhaustive enumeration. Every "yes" carries its evidence (the plays
+//! enumerating (with suicide legal or not), or, last, exhaustive enumeration. With suicide
+//! legal, the opposing blocks that stay while the block does ([`pass_alive_beside`]) bound
+//! where one-sided moving can reach. Every "yes" carries its evidence (the plays
 //! that make a block pass-alive, or the capturing line), every "no" comes from a completed
 //! proof, and the tests compare every definition with brute-force enumeration on small boards
 //! and replay the evidence on a `goref_rules::Game`.

@@ -130,18 +130,16 @@ fn hard_positions_have_their_status_under_3_9() {
                 );
                 replay(&board, rules, v);
             }
-            if rules == Ruleset::TROMP_TAYLOR {
-                continue; // suicide legal: the expected verdicts are for suicide illegal
-            }
-            let superko = |x: usize, y: usize| {
-                h.superko
-                    .iter()
+            let find = |list: &[((usize, usize), &'static str)], x: usize, y: usize| {
+                list.iter()
                     .find(|&&(at, _)| at == (x, y))
                     .map(|&(_, name)| name)
             };
             for &((x, y), expected) in h.expected {
-                let expected = match superko(x, y) {
-                    Some(name) if rules == Ruleset::NSTT => name,
+                // Positional superko for nstt and tromp-taylor, then suicide for tromp-taylor.
+                let expected = match (find(h.suicide, x, y), find(h.superko, x, y)) {
+                    (Some(name), _) if rules == Ruleset::TROMP_TAYLOR => name,
+                    (_, Some(name)) if rules != Ruleset::OLYMPIAD => name,
                     _ => expected,
                 };
                 let p = board.geometry().at(x, y).unwrap();
@@ -244,4 +242,120 @@ fn threads_do_not_change_the_verdicts() {
         }
     }
     assert!(searched > 10, "the verdicts record their search nodes");
+}
+
+/// The positions of `tests/hard` that suicide decides, with the plays that decide them
+/// replayed on a `Game`: under tromp-taylor a move clears the opponent's colour and then
+/// the mover's own (000 rule 7), so a play that leaves its own string without liberties
+/// lifts it; under nstt and the Olympiad rules that play is illegal (004 comment 7b; 001
+/// §3.5).
+#[test]
+fn suicide_decides_the_hard_positions_built_for_it() {
+    let board_of = |name: &str| {
+        let h = HARD.iter().find(|h| h.name == name).unwrap();
+        board_from_diagram(h.diagram).unwrap()
+    };
+    let verdict = |board: &goref_rules::Board, rules, x, y| {
+        let judge = Judge::new(board, Context::fresh(rules), Budget::default());
+        judge
+            .judge_block(board.geometry().at(x, y).unwrap())
+            .verdict
+    };
+    // One-sided moving of `color`, the other colour passing; the last play's result.
+    let one_sided = |board: &goref_rules::Board, rules, color, plays: &[(usize, usize)]| {
+        let mut game = Game::from_position(board.clone(), color, rules);
+        let mut last = Ok(());
+        for &(x, y) in plays {
+            if game.to_move() != color {
+                game.play(Move::Pass).unwrap();
+            }
+            if game.end() == Some(End::TwoPasses) {
+                game.resume();
+            }
+            last = game
+                .play(Move::Play(board.geometry().at(x, y).unwrap()))
+                .map(|_| ());
+            if last.is_err() {
+                break;
+            }
+        }
+        (game, last)
+    };
+
+    // Two eyes that self-capture kills: White alone lifts its corner (a2 takes b3 and a3 off),
+    // refills b3 and a2 around a3, fills d3 and captures Black at f3.
+    let board = board_of("two eyes that self-capture kills");
+    let (b3, a2, d3, f3) = ((1, 0), (0, 1), (3, 0), (5, 0));
+    let kill = [b3, a2, b3, a2, d3, f3];
+    let (game, last) = one_sided(&board, Ruleset::TROMP_TAYLOR, Color::White, &kill);
+    assert!(last.is_ok());
+    let black = board.geometry().at(2, 0).unwrap();
+    assert_eq!(
+        game.board().get(black),
+        None,
+        "Black's two-eyed group is taken"
+    );
+    let (_, last) = one_sided(&board, Ruleset::NSTT, Color::White, &kill[..2]);
+    assert!(last.is_err(), "a2 is suicide, illegal under nstt");
+    for rules in [Ruleset::OLYMPIAD, Ruleset::NSTT] {
+        assert_eq!(verdict(&board, rules, 2, 0), Verdict::PassAlive, "{rules}");
+        assert!(verdict(&board, rules, 4, 0).removes(), "{rules}");
+    }
+    assert!(matches!(
+        verdict(&board, Ruleset::TROMP_TAYLOR, 2, 0),
+        Verdict::AliveByDefault(Keep::CanBecomePassAlive { .. })
+    ));
+    assert!(matches!(
+        verdict(&board, Ruleset::TROMP_TAYLOR, 4, 0),
+        Verdict::AliveByDefault(Keep::CanBecomePassAlive { .. })
+    ));
+
+    // The lone corner stone: the same kill lifts a3 itself, so a3 stays dead.
+    let board = board_of("a corner stone that kills only by its own self-capture");
+    let (game, last) = one_sided(
+        &board,
+        Ruleset::TROMP_TAYLOR,
+        Color::White,
+        &[b3, a2, b3, a2, d3],
+    );
+    assert!(last.is_ok());
+    assert_eq!(game.board().get(board.geometry().at(2, 0).unwrap()), None);
+    assert_eq!(game.board().get(board.geometry().at(0, 0).unwrap()), None);
+    for rules in [Ruleset::OLYMPIAD, Ruleset::NSTT, Ruleset::TROMP_TAYLOR] {
+        assert!(verdict(&board, rules, 0, 0).removes(), "{rules}");
+    }
+
+    // Eye space rebuilt by self-capture: White's top-right stones lift themselves at e3.
+    let board = board_of("eye space rebuilt by self-capture");
+    let (e4, d3_, c4, d4, e3) = ((4, 0), (3, 1), (2, 0), (3, 0), (4, 1));
+    let lift = [e4, d3_, c4, d4, e3];
+    let (game, last) = one_sided(&board, Ruleset::TROMP_TAYLOR, Color::White, &lift);
+    assert!(last.is_ok());
+    for p in lift {
+        assert_eq!(
+            game.board().get(board.geometry().at(p.0, p.1).unwrap()),
+            None
+        );
+    }
+    let (_, last) = one_sided(&board, Ruleset::NSTT, Color::White, &lift);
+    assert!(last.is_err(), "e3 is suicide, illegal under nstt");
+    assert!(verdict(&board, Ruleset::OLYMPIAD, 2, 2).removes());
+    assert!(verdict(&board, Ruleset::NSTT, 2, 2).removes());
+    assert!(!verdict(&board, Ruleset::TROMP_TAYLOR, 2, 2).removes());
+
+    // The seki that hangs on a ko: after White's c1 and two passes, Black's e3 lifts e3 and
+    // e4 under tromp-taylor; under nstt it is illegal and the seki stands.
+    let board = board_of("seki that hangs on a ko");
+    let mut game = Game::from_position(board.clone(), Color::White, Ruleset::TROMP_TAYLOR);
+    let at = |x, y| Move::Play(board.geometry().at(x, y).unwrap());
+    for mv in [at(2, 3), Move::Pass, Move::Pass] {
+        game.play(mv).unwrap();
+    }
+    game.resume();
+    let mut nstt = Game::from_position(game.board().clone(), Color::Black, Ruleset::NSTT);
+    assert!(nstt.play(at(4, 1)).is_err(), "e3 is suicide under nstt");
+    game.play(at(4, 1)).unwrap();
+    assert_eq!(game.board().get(board.geometry().at(4, 0).unwrap()), None);
+    assert!(verdict(&board, Ruleset::TROMP_TAYLOR, 2, 0).removes());
+    assert!(!verdict(&board, Ruleset::NSTT, 2, 0).removes());
 }

@@ -4,7 +4,8 @@
 //! the verdicts 3.9 gives the blocks named by (column, row from the top).
 
 /// A position and the verdict names (`pass-alive`, `dead`, `alive`) expected for some blocks,
-/// under the Olympiad rules and, where the ko rule changes them, under positional superko.
+/// under the Olympiad rules and, where the ko rule changes them, under positional superko, and
+/// where suicide changes them, under tromp-taylor.
 pub struct Hard {
     pub name: &'static str,
     pub diagram: &'static str,
@@ -13,6 +14,10 @@ pub struct Hard {
     /// The verdicts that differ under positional superko (`nstt`), if any.
     #[allow(dead_code)]
     pub superko: &'static [((usize, usize), &'static str)],
+    /// The verdicts that differ under `tromp-taylor` (positional superko, suicide legal) from
+    /// those under `nstt`, if any.
+    #[allow(dead_code)]
+    pub suicide: &'static [((usize, usize), &'static str)],
 }
 
 pub const HARD: &[Hard] = &[
@@ -28,6 +33,7 @@ pub const HARD: &[Hard] = &[
             . X . X X O O O O
             X X X X X O . O .",
         superko: &[],
+        suicide: &[],
         expected: &[((3, 0), "alive"), ((5, 0), "alive"), ((1, 0), "pass-alive")],
     },
     // Seki with six shared liberties: White's ring has no eye and no outside liberty; its
@@ -47,6 +53,7 @@ pub const HARD: &[Hard] = &[
             X O O O O O X . X
             . X X X X X X X X",
         superko: &[],
+        suicide: &[],
         expected: &[((1, 1), "alive"), ((3, 3), "alive"), ((0, 0), "pass-alive")],
     },
     // Bent four in the corner (footnote 4): White moving alone lives (b1 leaves a1-a2 and c1),
@@ -61,6 +68,7 @@ pub const HARD: &[Hard] = &[
             . X . X . X
             X X X X X X",
         superko: &[],
+        suicide: &[],
         expected: &[((3, 0), "alive"), ((4, 0), "pass-alive")],
     },
     // Moonshine life (footnote 4): two ko-shaped eyes White can never both keep: removed.
@@ -74,6 +82,7 @@ pub const HARD: &[Hard] = &[
             . X . X . X
             X X X X X X",
         superko: &[],
+        suicide: &[],
         expected: &[
             ((0, 0), "dead"),
             ((2, 0), "dead"),
@@ -93,6 +102,7 @@ pub const HARD: &[Hard] = &[
             . X . X . X
             X X X X X X",
         superko: &[],
+        suicide: &[],
         expected: &[((2, 0), "alive")],
     },
     // Bulky five with Black on the vital point a6: White moving alone captures it and keeps
@@ -110,6 +120,7 @@ pub const HARD: &[Hard] = &[
             . X . X . X
             X X X X X X",
         superko: &[],
+        suicide: &[],
         expected: &[((2, 0), "alive"), ((0, 1), "alive")],
     },
     // Flower five (a plus-shaped eye space): White's play in the centre makes four eyes.
@@ -123,6 +134,7 @@ pub const HARD: &[Hard] = &[
             X X X X X X . X
             . X . X . X X X",
         superko: &[],
+        suicide: &[],
         expected: &[((0, 0), "alive")],
     },
     // Straight three with Black in the middle: White's only way to capture it fills both
@@ -136,6 +148,7 @@ pub const HARD: &[Hard] = &[
             X X X X X . X
             . X . X X X X",
         superko: &[],
+        suicide: &[],
         expected: &[((3, 0), "dead"), ((1, 0), "alive")],
     },
     // The carpenter's square: White's corner wall around a 3x4 corner, with Black's wall
@@ -150,6 +163,7 @@ pub const HARD: &[Hard] = &[
             X X X X X X . X
             . X . X . X X X",
         superko: &[],
+        suicide: &[],
         expected: &[((4, 0), "alive"), ((0, 3), "alive")],
     },
     // A seki that hangs on a ko: White's eyeless group has one liberty, e3, shared with
@@ -166,6 +180,11 @@ pub const HARD: &[Hard] = &[
             . X X O O
             X X . X O",
         superko: &[],
+        // Under tromp-taylor Black's e3 after White's c1 and two passes is a self-capture
+        // that takes its own e4 too (000 rule 7): a position never seen, so after Black's e3
+        // again and White's e4, Black's retake at d1 repeats nothing and e3 then captures
+        // White's group. 3.9.2 removes it (`tests/hard_positions.rs` replays the line).
+        suicide: &[((2, 0), "dead")],
         expected: &[((2, 0), "alive"), ((4, 0), "alive"), ((1, 0), "pass-alive")],
     },
     // A long cycle: Black's play at e3 takes three White stones (d1, e1, e2) and White takes
@@ -181,6 +200,7 @@ pub const HARD: &[Hard] = &[
             . X X X O
             X X . O .",
         superko: &[((2, 0), "dead"), ((4, 0), "dead")],
+        suicide: &[],
         expected: &[((2, 0), "alive"), ((4, 0), "alive"), ((3, 3), "dead")],
     },
     // A ten-thousand-year ko: Black's group (a2) and White's inner group (b2) share two
@@ -198,6 +218,7 @@ pub const HARD: &[Hard] = &[
             O O O O O O O
             . O . O . O .",
         superko: &[],
+        suicide: &[],
         expected: &[
             ((0, 0), "alive"),
             ((1, 1), "alive"),
@@ -217,6 +238,65 @@ pub const HARD: &[Hard] = &[
             . X O . O
             X X X O O",
         superko: &[],
+        suicide: &[],
         expected: &[((4, 0), "dead"), ((2, 0), "dead"), ((2, 2), "dead")],
+    },
+    // Two eyes that self-capture kills: Black's group has a one-point eye at d3 and a corner
+    // eye whose empty points b3 and a2 both touch it, around White's a3 stone, and White's f3
+    // stone sits beside a second empty point. With suicide illegal both regions are vital
+    // (every empty point touches Black) and Black is pass-alive; both White stones are dead.
+    // With suicide legal (000 rule 7) White alone plays b3, then a2 takes its own three
+    // corner stones off, White refills b3 and a2 around the empty a3 (which touches no Black
+    // stone), plays d3 and captures Black at f3: Black is not pass-alive (Benson's form for
+    // suicide legal: a vital region has every point next to the block) though it can still
+    // become so, and White's e3 stone, never lifted in that line, can become pass-alive:
+    // 3.9.2 keeps it under tromp-taylor.
+    Hard {
+        name: "two eyes that self-capture kills",
+        diagram: "
+            O . X . O .
+            . X X X X X
+            X X X X X X",
+        superko: &[],
+        suicide: &[((2, 0), "alive"), ((4, 0), "alive")],
+        expected: &[((0, 0), "dead"), ((2, 0), "pass-alive"), ((4, 0), "dead")],
+    },
+    // The same corner with nothing else: White alone kills Black only by lifting a3 itself,
+    // and a block that leaves the board does not become pass-alive (the block stays in every
+    // line of one-sided moving goref considers). So a3 is dead under every preset, and only
+    // Black's status changes: pass-alive with suicide illegal, "can become pass-alive" under
+    // tromp-taylor (it plays b3 and a2, taking a3, and has two one-point eyes).
+    Hard {
+        name: "a corner stone that kills only by its own self-capture",
+        diagram: "
+            O . X . X
+            . X X X X
+            X X X X X",
+        superko: &[],
+        suicide: &[((2, 0), "alive")],
+        expected: &[((0, 0), "dead"), ((2, 0), "pass-alive")],
+    },
+    // Eye space rebuilt by self-capture: White's c2-c1 has one liberty (d1) beside Black's
+    // d2-e2, and Black's d4 stone sits in the top right. With suicide illegal White can take
+    // d4 and d2-e2 only by filling the top right and d1-e1 with stones it can never lift, and
+    // leaves one eye: dead, and Black captures it at d1. With suicide legal White fills the
+    // top right, takes d4, lifts its own top-right stones by self-capture, refills them
+    // around one empty point, takes d2-e2 at e1 and joins at d2: two one-point eyes. 3.9.2
+    // keeps it under tromp-taylor.
+    Hard {
+        name: "eye space rebuilt by self-capture",
+        diagram: "
+            . X . X .
+            X X X . .
+            . X O X X
+            X X O . .",
+        superko: &[],
+        suicide: &[((2, 2), "alive")],
+        expected: &[
+            ((2, 2), "dead"),
+            ((3, 0), "alive"),
+            ((3, 2), "alive"),
+            ((1, 0), "pass-alive"),
+        ],
     },
 ];
