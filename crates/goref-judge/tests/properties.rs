@@ -155,6 +155,52 @@ proptest! {
         }
     }
 
+    /// With suicide legal the judge bounds one-sided moving by the opposing blocks that stay
+    /// while the block does (`pass_alive_beside`), not only by Benson's pass-alive blocks:
+    /// the maximal local region and the answer on "at most one eye" it finds so are still
+    /// those of enumerating one-sided moving on the whole board (tromp-taylor and nstt).
+    #[test]
+    fn walls_beside_the_block_keep_region_and_eyes_exact(board in boards(), suicide: bool) {
+        let rules = rules(suicide);
+        let ctx = Context::fresh(rules);
+        let judge = goref_judge::Judge::new(&board, ctx, goref_judge::Budget::default());
+        for color in Color::ALL {
+            for p in board.geometry().points() {
+                if board.get(p) != Some(color) || board.string(p)[0] != p {
+                    continue;
+                }
+                let block = board.string(p);
+                let reached = one_sided(&board, color, suicide, &block);
+                let region = judge.region(p);
+                prop_assert!(region.exact);
+                let mut expected = vec![false; board.geometry().len()];
+                for b in &reached {
+                    for s in b.string(p) {
+                        expected[s.index()] = true;
+                        for &n in b.geometry().neighbors(s) {
+                            expected[n.index()] = true;
+                        }
+                    }
+                }
+                prop_assert_eq!(&region.region, &expected,
+                    "block at {} ({:?}) {}\n{}", p.index(), color, rules, board.to_ascii());
+                let walls = goref_judge::pass_alive_beside(
+                    board.geometry(), board.colors(), color.opponent(), suicide, &block);
+                let reach = goref_judge::region::reach(&board, p, &walls);
+                let answer = can_become_pass_alive(&board, p, &reach, &ctx, 100_000);
+                let expected = reached.iter().any(|b| {
+                    pass_alive(b.geometry(), b.colors(), color, suicide).is_alive(p)
+                });
+                match answer {
+                    Answer::Yes(_) => prop_assert!(expected),
+                    Answer::No => prop_assert!(!expected,
+                        "block at {} ({:?}) {}\n{}", p.index(), color, rules, board.to_ascii()),
+                    Answer::Undecided(why) => prop_assert!(false, "{}", why),
+                }
+            }
+        }
+    }
+
     /// 3.9.1 "locally capturable": the search's own line, replayed on a `Game` under the same
     /// rules from the same position with the block's colour first, removes the block.
     #[test]

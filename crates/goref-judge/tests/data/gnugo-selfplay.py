@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Finished 19x19 games of GNU Go against itself (never resigning), for measuring `goref judge`.
+"""Finished games of GNU Go against itself (never resigning), for measuring `goref judge`.
 
 Drives two `gnugo --mode gtp` processes (Black and White, different seeds) until two passes in
 a row (or a resignation or 800 moves) and writes one SGF file a game.
 
-    python3 gnugo-selfplay.py OUTDIR FIRST_SEED COUNT [--level L] [--gnugo PATH]
+    python3 gnugo-selfplay.py OUTDIR FIRST_SEED COUNT [--level L] [--size N] [--gnugo PATH]
+
+The board is 19x19 unless --size says otherwise (9 and 13 as well).
 """
 import os
 import subprocess
@@ -45,16 +47,16 @@ class Engine:
         self.p.wait()
 
 
-def sgf_point(vertex):
+def sgf_point(vertex, size):
     col = LETTERS.index(vertex[0].upper())
     row = int(vertex[1:])
-    return "abcdefghijklmnopqrs"[col] + "abcdefghijklmnopqrs"[19 - row]
+    return "abcdefghijklmnopqrs"[col] + "abcdefghijklmnopqrs"[size - row]
 
 
-def game(gnugo, level, seed):
+def game(gnugo, level, seed, size):
     black, white = Engine(gnugo, level, 2 * seed), Engine(gnugo, level, 2 * seed + 1)
     for e in (black, white):
-        e.send("boardsize 19")
+        e.send(f"boardsize {size}")
         e.send("clear_board")
         e.send("komi 7.5")
     moves, passes, result = [], 0, None
@@ -72,11 +74,11 @@ def game(gnugo, level, seed):
             moves.append(f";{color}[]")
         else:
             passes = 0
-            moves.append(f";{color}[{sgf_point(vertex)}]")
+            moves.append(f";{color}[{sgf_point(vertex, size)}]")
         color = "W" if color == "B" else "B"
     black.close()
     white.close()
-    head = f"(;GM[1]FF[4]SZ[19]KM[7.5]RU[Chinese]PB[GNU Go {level}]PW[GNU Go {level}]"
+    head = f"(;GM[1]FF[4]SZ[{size}]KM[7.5]RU[Chinese]PB[GNU Go {level}]PW[GNU Go {level}]"
     if result:
         head += f"RE[{result}]"
     return head + "\n" + "\n".join(moves) + ")\n"
@@ -86,12 +88,13 @@ def main():
     out, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     level = int(sys.argv[sys.argv.index("--level") + 1]) if "--level" in sys.argv else 0
     gnugo = sys.argv[sys.argv.index("--gnugo") + 1] if "--gnugo" in sys.argv else "/usr/games/gnugo"
+    size = int(sys.argv[sys.argv.index("--size") + 1]) if "--size" in sys.argv else 19
     os.makedirs(out, exist_ok=True)
     for seed in range(first, first + count):
-        path = os.path.join(out, f"gnugo-19-seed{seed}.sgf")
+        path = os.path.join(out, f"gnugo-{size}-seed{seed}.sgf")
         if os.path.exists(path):
             continue
-        text = game(gnugo, level, seed)
+        text = game(gnugo, level, seed, size)
         with open(path + ".tmp", "w") as f:
             f.write(text)
         os.rename(path + ".tmp", path)
