@@ -448,7 +448,7 @@ proptest! {
 /// white group whose only eye is two inner points inside Black's pass-alive wall (the
 /// attacker's territory leaf, case b), the same group with a third, separate inner point
 /// (the leaf does not apply and the search decides), and a white stone in a region vital to
-/// Black's wall (case a).
+/// Black's wall (case a), alone or beside another white stone that touches no black one.
 #[test]
 fn territory_leaves_agree_with_the_naive_solver() {
     let positions = [
@@ -466,6 +466,15 @@ fn territory_leaves_agree_with_the_naive_solver() {
         . O . X . X
         X X X X X X
         . X . X . X",
+        // Case (a) with a second White stone (f3) that touches no Black stone: with suicide
+        // legal White can lift it by self-capture, but what it leaves is walled off from the
+        // block by Black stones, so the leaf still applies.
+        "
+        . X . X X X X X
+        X X X X O . . X
+        X X X X . O . X
+        X X X X . . . X
+        X X X X X X X X",
     ];
     for text in positions {
         let board = goref_judge::board_from_diagram(text).unwrap();
