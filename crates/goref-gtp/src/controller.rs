@@ -152,6 +152,9 @@ pub struct Engine {
     child: Option<Child>,
     status: Option<ExitStatus>,
     closed: bool,
+    /// The id of a command sent whose reply has not been read (it timed out, or its caller
+    /// gave up waiting).
+    awaiting: Option<u32>,
     info: EngineInfo,
     log: Option<Log>,
     tasks: Vec<JoinHandle<()>>,
@@ -245,6 +248,7 @@ impl Engine {
             child: None,
             status: None,
             closed: false,
+            awaiting: None,
             info: EngineInfo::default(),
             log,
             tasks: vec![task],
@@ -287,6 +291,7 @@ impl Engine {
         }
         let id = self.next_id;
         self.next_id += 1;
+        self.awaiting = Some(id);
         let deadline = Instant::now() + limit;
         let line = format!("{id} {command}\n");
         let write = async {
@@ -318,6 +323,7 @@ impl Engine {
                         );
                         continue;
                     }
+                    self.awaiting = None;
                     tracing::debug!(engine = %self.label, "< {:?}", reply);
                     if self.log.is_some() {
                         let status = if reply.success { '=' } else { '?' };
@@ -366,6 +372,14 @@ impl Engine {
                 .collect(),
         };
         Ok(&self.info)
+    }
+
+    /// Whether a command was sent whose reply has not come: the engine timed out, or the game
+    /// that asked ended before it answered. Such an engine is not set up for another game (its
+    /// late reply would still be discarded by id, but an engine that hung may never answer).
+    #[must_use]
+    pub fn is_awaiting_reply(&self) -> bool {
+        self.awaiting.is_some()
     }
 
     /// Whether the engine's output has closed (it exited or hung up).

@@ -29,6 +29,8 @@ pub struct Faults {
     pub slow: Option<Duration>,
     /// Genmove numbers (from 1) answered with an illegal move (an occupied point).
     pub illegal_at: Vec<usize>,
+    /// Refuse every `boardsize` (an engine that starts but cannot be set up for a game).
+    pub refuse_boardsize: bool,
 }
 
 /// What the `scripted` engine plays and says.
@@ -310,6 +312,9 @@ impl BuiltinEngine {
         match name {
             "name" => ok(self.name),
             "version" => ok(env!("CARGO_PKG_VERSION")),
+            "boardsize" | "rectangular_boardsize" if self.faults.refuse_boardsize => {
+                fail("unacceptable size")
+            }
             "boardsize" | "rectangular_boardsize" => {
                 let sides: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
                 let (w, h) = match (name, sides.as_slice()) {

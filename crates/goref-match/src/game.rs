@@ -9,14 +9,15 @@ use std::time::{Duration, Instant};
 
 use goref_gtp::controller::log_line;
 use goref_gtp::{
-    color_arg, format_move, parse_genmove, parse_move, Engine, EngineSpec, GenMove, GtpError, Log,
+    color_arg, format_move, parse_genmove, parse_move, Engine, EngineInfo, EngineSpec, GenMove,
+    GtpError, Log,
 };
 use goref_referee::handicap::{fixed_handicap, HandicapStyle};
 use goref_referee::marking::{normalize, Dead};
 use goref_referee::{
     Applied, Fault, Input, LongCyclePolicy, Need, PlayerInfo, Protocol, RecordInfo, Referee,
 };
-use goref_rules::{ByColor, Color, Geometry, Move, Point, Ruleset};
+use goref_rules::{ByColor, Color, Game, Geometry, Move, Point, Ruleset};
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{Announce, TimeControl};
@@ -193,13 +194,39 @@ impl GameReport {
     }
 }
 
-/// A problem that stops the match: an engine that cannot start or cannot be set up.
+/// An engine that could not start, or could not be set up for a game: the game is not played.
 #[derive(Debug)]
-pub struct StartError(pub String);
+pub struct StartError {
+    /// The engine at fault, by the colour it was to play; `None` when no one engine is (the
+    /// board cannot be made).
+    pub culprit: Option<Color>,
+    /// What went wrong, naming the engine and the command.
+    pub message: String,
+}
+
+impl StartError {
+    /// An error of the engine playing `color`.
+    #[must_use]
+    pub fn of(color: Color, message: impl Into<String>) -> StartError {
+        StartError {
+            culprit: Some(color),
+            message: message.into(),
+        }
+    }
+
+    /// An error that is no engine's fault.
+    #[must_use]
+    pub fn general(message: impl Into<String>) -> StartError {
+        StartError {
+            culprit: None,
+            message: message.into(),
+        }
+    }
+}
 
 impl std::fmt::Display for StartError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -297,14 +324,15 @@ pub async fn start_seat(
     let log = Arc::new(Mutex::new(LogSwitch::new(settings.log_cap)));
     let mut engine = Engine::start(&spec, &label, Some(log.clone() as Log))
         .await
-        .map_err(|e| StartError(format!("game {number}: {e}")))?;
+        .map_err(|e| StartError::of(color, format!("game {number}: {e}")))?;
     engine
         .check(settings.command_timeout.max(Duration::from_secs(5)))
         .await
         .map_err(|e| {
-            StartError(format!(
-                "game {number}: {label} ({spec}) failed the start-up check: {e}"
-            ))
+            StartError::of(
+                color,
+                format!("game {number}: {label} ({spec}) failed the start-up check: {e}"),
+            )
         })?;
     Ok(Seat {
         engine,
@@ -370,7 +398,7 @@ pub async fn play_game_on(
             .set_label(format!("{color} engine '{}'", players[color].name));
         setup(&mut seat.engine, settings, Some(color))
             .await
-            .map_err(|e| StartError(format!("game {number}: {e}")))?;
+            .map_err(|e| StartError::of(color, format!("game {number}: {e}")))?;
     }
     let commands = seats.as_ref().map(|s| s.command.clone());
     let report = play_set_up(seats, number, black, white, settings, out, log, commands).await;
@@ -395,11 +423,15 @@ async fn play_set_up(
 ) -> Result<GameReport, StartError> {
     let mut engines = ByColor::new(&mut seats.black.engine, &mut seats.white.engine);
     let geometry = Arc::new(
-        Geometry::rect(settings.width, settings.height).map_err(|e| StartError(e.to_string()))?,
+        Geometry::rect(settings.width, settings.height)
+            .map_err(|e| StartError::general(e.to_string()))?,
     );
     let handicap = place_handicap(&mut engines, settings, &geometry)
         .await
-        .map_err(|e| StartError(format!("game {number}: {e}")))?;
+        .map_err(|(culprit, e)| StartError {
+            culprit,
+            message: format!("game {number}: {e}"),
+        })?;
     let info = ByColor::from_fn(|c| {
         let i = engines[c].info();
         PlayerInfo {
@@ -414,13 +446,15 @@ async fn play_set_up(
         settings.referee_settings(handicap),
         Duration::ZERO,
     )
-    .map_err(|e| StartError(format!("game {number}: {e}")))?;
+    .map_err(|e| StartError::general(format!("game {number}: {e}")))?;
     if !referee.game().moves().is_empty() {
         // The opening: each engine's board set to the position as the referee has it.
         for color in Color::ALL {
             replay_into(engines[color], &referee, settings.command_timeout)
                 .await
-                .map_err(|e| StartError(format!("game {number}: telling the opening: {e}")))?;
+                .map_err(|e| {
+                    StartError::of(color, format!("game {number}: telling the opening: {e}"))
+                })?;
         }
     }
     let mut driver = Driver {
@@ -569,27 +603,37 @@ async fn place_handicap(
     engines: &mut ByColor<&mut Engine>,
     s: &Settings,
     geometry: &Geometry,
-) -> Result<Vec<Point>, String> {
+) -> Result<Vec<Point>, (Option<Color>, String)> {
     if s.handicap == 0 {
         return Ok(Vec::new());
     }
     let t = s.command_timeout;
     let stones = match s.handicap_style {
-        HandicapStyle::Fixed => fixed_handicap(geometry, s.handicap).map_err(|e| e.to_string())?,
+        HandicapStyle::Fixed => {
+            fixed_handicap(geometry, s.handicap).map_err(|e| (None, e.to_string()))?
+        }
         HandicapStyle::Free => {
             let reply = engines
                 .black
                 .command(&format!("place_free_handicap {}", s.handicap), t)
                 .await
-                .map_err(|e| format!("Black's place_free_handicap: {e}"))?;
+                .map_err(|e| {
+                    (
+                        Some(Color::Black),
+                        format!("Black's place_free_handicap: {e}"),
+                    )
+                })?;
             let stones = parse_vertices(geometry, &reply);
             let mut seen = stones.clone();
             seen.sort();
             seen.dedup();
             if stones.is_empty() || seen.len() != stones.len() || stones.len() > s.handicap {
-                return Err(format!(
-                    "Black's place_free_handicap {} answered '{reply}': not {} distinct points",
-                    s.handicap, s.handicap
+                return Err((
+                    Some(Color::Black),
+                    format!(
+                        "Black's place_free_handicap {} answered '{reply}': not {} distinct points",
+                        s.handicap, s.handicap
+                    ),
                 ));
             }
             stones
@@ -612,17 +656,20 @@ async fn place_handicap(
         let reply = engine
             .command(&command, t)
             .await
-            .map_err(|e| format!("{color} engine: '{command}': {e}"))?;
+            .map_err(|e| (Some(color), format!("{color} engine: '{command}': {e}")))?;
         if fixed {
             let mut placed = parse_vertices(geometry, &reply);
             let mut expected = stones.clone();
             placed.sort();
             expected.sort();
             if placed != expected {
-                return Err(format!(
-                    "{color} engine placed '{reply}' for fixed_handicap {}, not {} (GTP 2 §4.1.1)",
-                    s.handicap,
-                    vertices.join(" ")
+                return Err((
+                    Some(color),
+                    format!(
+                        "{color} engine placed '{reply}' for fixed_handicap {}, not {} (GTP 2 §4.1.1)",
+                        s.handicap,
+                        vertices.join(" ")
+                    ),
                 ));
             }
         }
@@ -651,6 +698,91 @@ async fn replay_into(engine: &mut Engine, referee: &Referee, t: Duration) -> Res
         engine.command(&cmd, t).await?;
     }
     Ok(())
+}
+
+/// Why an engine may have refused `color`'s move `mv`, which the rules of `game` accepted
+/// (`game` is the position after it): a legal suicide under rules that allow it, which many
+/// engines refuse (GNU Go among them), or a move its own ko or superko rule forbids.
+#[must_use]
+pub fn refused_legal_move(game: &Game, engine: &EngineInfo, color: Color, mv: Move) -> String {
+    let name = Some(first_line(&engine.name))
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "the engine".to_string());
+    let rules = game.rules();
+    let rules_name = rules
+        .preset_name()
+        .map_or_else(|| rules.to_string(), |p| p.to_string());
+    let Move::Play(p) = mv else {
+        return format!("{name} refused {color}'s pass");
+    };
+    let at = game.geometry().name(p);
+    // A suicide leaves the point empty: the mover's own stones were taken off.
+    if rules.suicide_allowed && game.board().get(p).is_none() {
+        format!(
+            "{name} refused {color}'s legal suicide at {at}; {rules_name} allows suicide, this \
+             engine does not: nstt forbids it"
+        )
+    } else {
+        format!(
+            "{name} refused {color}'s move at {at}, legal under {rules_name} (its own ko or \
+             superko rule may differ)"
+        )
+    }
+}
+
+/// Whether goref can tell an engine the rules (`goref-rules`, or `kgs-rules` whose
+/// `new_zealand` allows suicide): an engine that cannot be told may refuse a legal suicide.
+#[must_use]
+pub fn can_be_told_rules(engine: &EngineInfo) -> bool {
+    engine.supports("goref-rules") || engine.supports("kgs-rules")
+}
+
+/// Starts `player`'s engine once, asks `protocol_version`, `name`, `version` and
+/// `list_commands`, and stops it: the check before a match's or tournament's first game (as
+/// gomill's ringmaster does). The error says why in a few words ("command not found", "exited
+/// with exit status: 1", "no answer to 'name' in 5.000s").
+///
+/// # Errors
+///
+/// The engine cannot start, or does not answer each command.
+pub async fn check_player(player: &Player, settings: &Settings) -> Result<EngineInfo, StartError> {
+    let spec = player
+        .spec
+        .substitute("game", "1")
+        .substitute("color", color_arg(Color::Black));
+    let label = format!("engine '{}'", player.name);
+    let why = |e: &GtpError| match e {
+        GtpError::Spawn { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            "command not found".to_string()
+        }
+        GtpError::Spawn { source, .. } => format!("cannot start: {source}"),
+        GtpError::Connect {
+            address, message, ..
+        } => format!("cannot connect to {address}: {message}"),
+        GtpError::Timeout { command, after, .. } => {
+            format!("no answer to '{command}' in {:.1}s", after.as_secs_f64())
+        }
+        GtpError::Closed {
+            command, status, ..
+        } => match status {
+            Some(status) => format!("exited with {status} (at '{command}')"),
+            None => format!("closed its output at '{command}'"),
+        },
+        GtpError::Failure {
+            command, message, ..
+        } => format!("'{command}' failed: {message}"),
+        GtpError::BadCommand { command, .. } => format!("cannot send {command:?}"),
+    };
+    let mut engine = Engine::start(&spec, &label, None)
+        .await
+        .map_err(|e| StartError::general(why(&e)))?;
+    let checked = engine
+        .check(settings.command_timeout.max(Duration::from_secs(5)))
+        .await
+        .map(Clone::clone)
+        .map_err(|e| StartError::general(why(&e)));
+    engine.shutdown(settings.grace).await;
+    checked
 }
 
 /// Drives one game: asks the engines what the referee needs.
@@ -916,8 +1048,23 @@ impl Driver<'_> {
         let opponent = color.opponent();
         let cmd = format!("play {} {}", color_arg(color), format_move(&geometry, mv));
         if let Err(e) = engines[opponent].command(&cmd, t).await {
-            match self.referee.need() {
-                Need::Move { .. } | Need::PlayOutOnCopy { .. } => {
+            match (self.referee.need(), &e, mv) {
+                (Need::Move { .. } | Need::PlayOutOnCopy { .. }, GtpError::Failure { .. }, _) => {
+                    // The rules accepted the move: say why this engine may not have.
+                    let why = refused_legal_move(
+                        self.referee.board_in_play(),
+                        engines[opponent].info(),
+                        color,
+                        mv,
+                    );
+                    let number = self.referee.board_in_play().moves().len() + 1;
+                    self.apply(Input::Forfeit {
+                        by: opponent,
+                        fault: Fault::Other,
+                        detail: format!("{opponent} forfeits at move {number}: {why} ({e})"),
+                    });
+                }
+                (Need::Move { .. } | Need::PlayOutOnCopy { .. }, _, _) => {
                     self.engine_fault(opponent, &e, &format!("told '{cmd}'"));
                 }
                 _ => log_line(&self.log, "[goref]", &format!("told '{cmd}': {e}")),

@@ -20,6 +20,7 @@ pub mod summary;
 
 pub use clock::TimeControl;
 pub use game::{play_game, Ending, GameReport, IllegalPolicy, Player, RefereeSpec, Settings};
+pub use goref_gtp;
 pub use goref_referee::{self, Protocol};
 pub use runner::{MatchConfig, MatchError, Stop};
 pub use stats::{Sprt, Wld};

@@ -46,6 +46,23 @@ impl Wld {
         Some((elo_of(mu), (hi - lo) / 2.0))
     }
 
+    /// For a perfect score — every game won, or every game lost — the Elo difference has no
+    /// finite estimate, only a one-sided 95% bound: the score `p` at which winning all `n`
+    /// games has a 5% chance (`p = 0.05^(1/n)`, exact binomial). `Some(bound)`: the difference
+    /// is above `bound` when every game was won (positive from 5 games on), below it (its
+    /// mirror) when every game was lost; `None` otherwise.
+    #[must_use]
+    pub fn perfect_score_bound(&self) -> Option<f64> {
+        let n = self.games();
+        let perfect = n > 0 && (self.wins == n || self.losses == n);
+        if !perfect {
+            return None;
+        }
+        let p = 0.05f64.powf(1.0 / f64::from(n));
+        let bound = elo_of(p);
+        Some(if self.wins == n { bound } else { -bound })
+    }
+
     /// Likelihood of superiority: the probability that the engine is the stronger, from wins
     /// and losses (draws carry no information).
     #[must_use]
@@ -163,6 +180,37 @@ impl Sprt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_perfect_score_has_a_one_sided_bound() {
+        let won = |n| Wld {
+            wins: n,
+            losses: 0,
+            draws: 0,
+        };
+        // 20 wins: p = 0.05^(1/20) = 0.8609, Elo = -400 log10(1/p - 1) = +317.
+        let bound = won(20).perfect_score_bound().unwrap();
+        assert!((bound - 317.0).abs() < 1.0, "{bound}");
+        // The chance of 20 wins at that score is 5%.
+        let p = score_of(bound);
+        assert!((p.powi(20) - 0.05).abs() < 1e-9);
+        // More games, a higher bound; all lost mirrors all won.
+        assert!(won(40).perfect_score_bound().unwrap() > bound);
+        let lost = Wld {
+            wins: 0,
+            losses: 20,
+            draws: 0,
+        };
+        assert!((lost.perfect_score_bound().unwrap() + bound).abs() < 1e-9);
+        // A draw or a loss makes the score finite: no bound.
+        let mixed = Wld {
+            wins: 19,
+            losses: 0,
+            draws: 1,
+        };
+        assert_eq!(mixed.perfect_score_bound(), None);
+        assert_eq!(Wld::default().perfect_score_bound(), None);
+    }
 
     #[test]
     fn elo_of_even_and_lopsided_scores() {

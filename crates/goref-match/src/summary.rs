@@ -21,6 +21,8 @@ pub struct Summary {
     pub wall: Duration,
     /// Games found in the results file at start.
     pub resumed: usize,
+    /// The signal that stopped the run, if one did (the exit status is 128 + it).
+    pub signal: Option<i32>,
 }
 
 impl Summary {
@@ -43,6 +45,7 @@ impl Summary {
             stop: Stop::Complete,
             wall: Duration::ZERO,
             resumed: 0,
+            signal: None,
         }
     }
 
@@ -165,11 +168,21 @@ impl Summary {
             );
         }
         let wld = self.wld(0);
-        match wld.elo() {
-            Some((elo, half)) => {
-                let los = wld
-                    .los()
-                    .map_or("-".into(), |l| format!("{:.1}%", 100.0 * l));
+        let los = wld
+            .los()
+            .map_or("-".into(), |l| format!("{:.1}%", 100.0 * l));
+        match (wld.perfect_score_bound(), wld.elo()) {
+            (Some(bound), _) => {
+                let side = if wld.wins > 0 { '>' } else { '<' };
+                let _ = writeln!(
+                    t,
+                    "Elo {} vs {}: {side} {bound:+.0} (95%, every game {}), LOS {los}",
+                    self.names[0],
+                    self.names[1],
+                    if wld.wins > 0 { "won" } else { "lost" }
+                );
+            }
+            (None, Some((elo, half))) => {
                 let _ = writeln!(
                     t,
                     "Elo {} vs {}: {} ± {} (95%), LOS {los}",
@@ -179,7 +192,7 @@ impl Summary {
                     number(half)
                 );
             }
-            None => {
+            (None, None) => {
                 let _ = writeln!(t, "Elo: no games");
             }
         }

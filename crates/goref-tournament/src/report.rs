@@ -29,9 +29,74 @@ const LABEL_SIZE: f64 = 17.0;
 /// The width of the plots, in pixels.
 const PLOT_WIDTH: u32 = 760;
 
-/// The page of a tournament of `names` (seeding order) in `format` after `games`.
+/// What a run was, shown at the top of the report: every setting that makes its games, the
+/// engines as they were run and as they named themselves, goref's version and the run's times.
+#[derive(Clone, Debug, Default)]
+pub struct RunSettings {
+    /// Board, komi, rules, clock, end protocol, openings, … as (name, value), in order.
+    pub settings: Vec<(String, String)>,
+    /// Each engine in seeding order.
+    pub engines: Vec<EngineRow>,
+    /// goref's version.
+    pub goref_version: String,
+    /// When the run started and ended (as people read dates).
+    pub started: String,
+    /// When the run ended.
+    pub ended: String,
+}
+
+/// One engine of [`RunSettings`].
+#[derive(Clone, Debug, Default)]
+pub struct EngineRow {
+    /// Its name in the tournament.
+    pub name: String,
+    /// The command that runs it.
+    pub command: String,
+    /// What it answered to GTP `name` and `version` (empty when it was not asked).
+    pub gtp_name: String,
+    /// Its GTP `version`.
+    pub gtp_version: String,
+}
+
+fn settings_section(page: &mut String, run: &RunSettings) {
+    page.push_str("<h2 id=\"settings\">Settings</h2>\n<table class=\"settings\">\n");
+    for (k, v) in &run.settings {
+        let _ = writeln!(page, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
+    }
+    for (k, v) in [
+        ("goref", &run.goref_version),
+        ("started", &run.started),
+        ("ended", &run.ended),
+    ] {
+        let _ = writeln!(page, "<tr><th>{k}</th><td>{}</td></tr>", esc(v));
+    }
+    page.push_str(
+        "</table>\n<table class=\"engines\">\n<tr><th>Engine</th><th>Command</th>\
+         <th>GTP name</th><th>GTP version</th></tr>\n",
+    );
+    for e in &run.engines {
+        let _ = writeln!(
+            page,
+            "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+            esc(&e.name),
+            esc(&e.command),
+            esc(&e.gtp_name),
+            esc(&e.gtp_version)
+        );
+    }
+    page.push_str("</table>\n");
+}
+
+/// The page of a tournament of `names` (seeding order) in `format` after `games`, with the
+/// run's settings when given.
 #[must_use]
-pub fn report_html(format: &str, names: &[String], games: &[GameLine], byes: &[usize]) -> String {
+pub fn report_html(
+    format: &str,
+    names: &[String],
+    games: &[GameLine],
+    byes: &[usize],
+    run: Option<&RunSettings>,
+) -> String {
     let mut games: Vec<&GameLine> = games.iter().collect();
     games.sort_by_key(|g| g.game);
     let owned: Vec<GameLine> = games.iter().map(|&g| g.clone()).collect();
@@ -64,9 +129,16 @@ pub fn report_html(format: &str, names: &[String], games: &[GameLine], byes: &[u
     page.push_str(
         "<nav><a href=\"#standings\">Standings</a> · <a href=\"#crosstable\">Crosstable</a> · \
          <a href=\"#ratings\">Ratings</a> · <a href=\"#time\">Time</a> · \
-         <a href=\"#endings\">Endings</a> · <a href=\"#games\">Games</a></nav>\n",
+         <a href=\"#endings\">Endings</a> · <a href=\"#games\">Games</a>",
     );
+    if run.is_some() {
+        page.push_str(" · <a href=\"#settings\">Settings</a>");
+    }
+    page.push_str("</nav>\n");
 
+    if let Some(run) = run {
+        settings_section(&mut page, run);
+    }
     standings_section(&mut page, &table);
     crosstable_section(&mut page, &table);
     ratings_section(&mut page, format, names, &owned);
@@ -89,8 +161,9 @@ pub fn write_report(
     names: &[String],
     games: &[GameLine],
     byes: &[usize],
+    run: Option<&RunSettings>,
 ) -> std::io::Result<()> {
-    let html = report_html(format, names, games, byes);
+    let html = report_html(format, names, games, byes, run);
     let tmp = out.join(format!("{REPORT_FILE}.tmp"));
     {
         let mut file = std::fs::File::create(&tmp)?;
@@ -564,7 +637,9 @@ fn bars_svg(
             .margin(12)
             .x_label_area_size(48)
             .y_label_area_size(label_width)
-            .build_cartesian_2d(0.0..xmax, (0..rows - 1).into_segmented())?;
+            // At least two segments: one row alone would make a range of no height, and a bar
+            // of negative height (an empty chart).
+            .build_cartesian_2d(0.0..xmax, (0..(rows - 1).max(1)).into_segmented())?;
         // Row `i` from the top is segment `rows - 1 - i`.
         let row = |i: usize| {
             #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]

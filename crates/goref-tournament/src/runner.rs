@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use goref_match::game::{play_game_on, start_seat, Seat};
+use goref_match::game::{check_player, play_game_on, start_seat, Seat, StartError};
 use goref_match::{Ending, GameReport, Player, Settings};
 use goref_rules::{ByColor, Color};
 use serde::{Deserialize, Serialize};
@@ -86,8 +86,6 @@ pub struct TournamentConfig {
     pub kind: &'static str,
     /// The folder of the records and logs in `out` (empty: `out` itself).
     pub records: String,
-    /// Stop at the first engine that cannot start (a match), instead of a forfeit.
-    pub stop_on_start_failure: bool,
     /// With two engines: stop when the SPRT on game pairs (the same opening, colours swapped)
     /// decides; `(elo0, elo1, alpha, beta)` for the first engine.
     pub sprt: Option<(f64, f64, f64, f64)>,
@@ -136,8 +134,19 @@ pub enum TournamentError {
     Mismatch(String),
     /// Files.
     Io(String),
-    /// An engine could not start, and the run stops at that (a match).
-    Start(String),
+    /// An engine failed the check before the first game: it cannot start or does not answer.
+    /// Nothing was played.
+    Engine {
+        /// The engine's name in the tournament.
+        name: String,
+        /// Its command.
+        command: String,
+        /// Why, in words: "command not found", "exited with status 1", "no answer to 'name'
+        /// in 5s".
+        why: String,
+    },
+    /// A game could not be made at all (no engine's fault: the board or the settings).
+    Game(String),
     /// The games played elsewhere could not be handed out or collected.
     Remote(String),
 }
@@ -146,7 +155,10 @@ impl std::fmt::Display for TournamentError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TournamentError::Mismatch(m) | TournamentError::Io(m) => f.write_str(m),
-            TournamentError::Start(m) => write!(f, "match stopped: {m}"),
+            TournamentError::Engine { name, command, why } => {
+                write!(f, "engine '{name}' ({command}) cannot play: {why}")
+            }
+            TournamentError::Game(m) => write!(f, "stopped: {m}"),
             TournamentError::Remote(m) => write!(f, "the queue failed: {m}"),
         }
     }
@@ -159,10 +171,15 @@ impl std::error::Error for TournamentError {}
 pub struct Finished {
     /// Every game, by number.
     pub games: Vec<GameLine>,
+    /// What each engine said of itself at the check before the first game, in seeding order
+    /// (empty when the games were played elsewhere).
+    pub engines: Vec<goref_match::goref_gtp::EngineInfo>,
     /// Games that were already in the directory.
     pub resumed: usize,
-    /// Whether Ctrl-C stopped it.
+    /// Whether a signal stopped it (Ctrl-C, SIGTERM, SIGHUP).
     pub interrupted: bool,
+    /// The signal that stopped it, when one did: exit with `128 + signal`, as a shell would.
+    pub signal: Option<i32>,
     /// Wall time of this run.
     pub wall: Duration,
     /// Swiss byes, one entry a bye.
@@ -176,23 +193,134 @@ pub struct Finished {
 }
 
 /// What a resumed directory must agree on: the engines, each game's settings and the format.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The number of games per pair (round-robin, gauntlet) and of rounds (Swiss) may grow: a
+/// finished tournament is extended by the new games only.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Fingerprint {
     /// Name and command of each engine, in seeding order.
     pub engines: Vec<(String, String)>,
     /// The board.
     pub size: String,
-    /// The rules and komi.
+    /// The rules.
     pub rules: String,
     /// The clock.
     pub time: String,
     /// The end protocol.
     pub end: String,
-    /// The format and its numbers.
+    /// The format and the numbers that cannot change.
     pub format: String,
+    /// The number that may grow: games per pair (round-robin, gauntlet, a match's games) or
+    /// rounds (Swiss). Absent in directories written before it was kept.
+    #[serde(default)]
+    pub grows: Option<usize>,
     /// The openings' names and lengths.
     #[serde(default)]
     pub openings: Vec<(String, usize)>,
+    /// A digest of the openings' moves (FNV-1a), so that an opening edited in place is seen.
+    #[serde(default)]
+    pub openings_digest: Option<String>,
+    /// Every other setting that changes the games, by name (komi, handicap, min-moves, …).
+    #[serde(default)]
+    pub game: Option<Vec<(String, String)>>,
+    /// The format as directories written before `grows` was kept named it.
+    #[serde(skip)]
+    legacy_format: String,
+}
+
+impl PartialEq for Fingerprint {
+    fn eq(&self, other: &Fingerprint) -> bool {
+        // What is written; the legacy form is only for reading old directories.
+        serde_json::to_value(self).ok() == serde_json::to_value(other).ok()
+    }
+}
+
+/// The settings that change a game, besides board, rules, clock and end protocol, by name.
+fn game_settings(s: &Settings) -> Vec<(String, String)> {
+    let ms = |d: std::time::Duration| format!("{}ms", d.as_millis());
+    [
+        ("komi", s.rules.komi.to_string()),
+        ("handicap", s.handicap.to_string()),
+        (
+            "handicap style",
+            format!("{:?}", s.handicap_style).to_lowercase(),
+        ),
+        (
+            "min-moves",
+            s.min_moves.map_or_else(|| "none".into(), |n| n.to_string()),
+        ),
+        ("long-cycle", format!("{:?}", s.long_cycle).to_lowercase()),
+        ("illegal", format!("{:?}", s.illegal).to_lowercase()),
+        ("lag", ms(s.lag)),
+        ("move-limit", s.move_limit.to_string()),
+        (
+            "hang-timeout",
+            s.hang_timeout.map_or_else(|| "none".into(), ms),
+        ),
+        ("referee", s.referee.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// Every setting of a run, by name, as the report shows them: board, rules, komi, clock, end
+/// protocol, format, openings and the other settings that change the games.
+#[must_use]
+pub fn described(config: &TournamentConfig) -> Vec<(String, String)> {
+    let s = &config.settings;
+    let mut all: Vec<(String, String)> = [
+        ("board", format!("{}x{}", s.width, s.height)),
+        ("rules", s.rules.to_string()),
+        ("clock", s.time.to_string()),
+        ("end", s.end.to_string()),
+        ("format", format!("{:?}", config.format)),
+        (
+            "openings",
+            if config.openings.is_empty() {
+                "none".to_string()
+            } else {
+                config
+                    .openings
+                    .iter()
+                    .map(|(name, moves)| format!("{name} ({} moves)", moves.len()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let own: Vec<String> = config
+        .entrants
+        .iter()
+        .filter_map(|e| Some(format!("{}: {}", e.player.name, e.time?)))
+        .collect();
+    if !own.is_empty() {
+        all.push(("own clocks".to_string(), own.join(", ")));
+    }
+    all.extend(game_settings(s));
+    all
+}
+
+/// FNV-1a over the openings' names and moves: stable across versions and machines.
+fn openings_digest(openings: &[(String, Vec<goref_rules::Move>)]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for (name, moves) in openings {
+        eat(name.as_bytes());
+        eat(b"\0");
+        for m in moves {
+            eat(format!("{m:?};").as_bytes());
+        }
+        eat(b"\n");
+    }
+    format!("{h:016x}")
 }
 
 impl Fingerprint {
@@ -200,6 +328,20 @@ impl Fingerprint {
     #[must_use]
     pub fn of(config: &TournamentConfig) -> Fingerprint {
         let s = &config.settings;
+        let (format, grows) = match config.format {
+            Format::RoundRobin { games_per_pair } => {
+                ("round-robin".to_string(), Some(games_per_pair))
+            }
+            Format::Gauntlet {
+                seeds,
+                games_per_pair,
+            } => (format!("gauntlet seeds={seeds}"), Some(games_per_pair)),
+            Format::Swiss { rounds } => ("swiss".to_string(), Some(rounds)),
+            Format::Knockout { games, max_replays } => (
+                format!("knockout games={games} max-replays={max_replays}"),
+                None,
+            ),
+        };
         Fingerprint {
             engines: config
                 .entrants
@@ -216,25 +358,33 @@ impl Fingerprint {
             rules: s.rules.to_string(),
             time: s.time.to_string(),
             end: s.end.to_string(),
-            // A match may be extended by more games; a tournament's schedule depends on them.
-            format: if config.kind == "match" {
-                config.format.name().to_string()
-            } else {
-                format!("{:?}", config.format)
-            },
+            format,
+            grows,
             openings: config
                 .openings
                 .iter()
                 .map(|(n, m)| (n.clone(), m.len()))
                 .collect(),
+            openings_digest: Some(openings_digest(&config.openings)),
+            game: Some(game_settings(s)),
+            legacy_format: if config.kind == "match" {
+                config.format.name().to_string()
+            } else {
+                format!("{:?}", config.format)
+            },
         }
     }
 
-    /// What differs from `other`, in words, or `None`.
+    /// What differs from `other` (the directory's), in words, or `None`. `may_shrink`: the
+    /// growing number may also be smaller (a match asked for fewer games counts the first).
     #[must_use]
     pub fn difference(&self, other: &Fingerprint) -> Option<String> {
-        let field = |name: &str, a: &str, b: &str| {
-            (a != b).then(|| format!("{name}: '{b}' here, '{a}' in the directory"))
+        self.difference_with(other, true)
+    }
+
+    fn difference_with(&self, stored: &Fingerprint, may_shrink: bool) -> Option<String> {
+        let field = |name: &str, here: &str, there: &str| {
+            (here != there).then(|| format!("{name}: '{here}' here, '{there}' in the directory"))
         };
         let engines = |f: &Fingerprint| {
             f.engines
@@ -243,12 +393,37 @@ impl Fingerprint {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        field("engines", &engines(self), &engines(other))
-            .or_else(|| field("board", &self.size, &other.size))
-            .or_else(|| field("rules", &self.rules, &other.rules))
-            .or_else(|| field("time", &self.time, &other.time))
-            .or_else(|| field("end", &self.end, &other.end))
-            .or_else(|| field("format", &self.format, &other.format))
+        let format = || match stored.grows {
+            // Written before the growing number was kept apart: the whole format as it was.
+            None if stored.format != self.format => {
+                field("format", &self.legacy_format, &stored.format)
+            }
+            None => None,
+            Some(there) => {
+                field("format", &self.format, &stored.format).or_else(|| match self.grows {
+                    Some(here) if here < there && !may_shrink => Some(format!(
+                        "format: {here} games per pair or rounds here, {there} in the directory \
+                         (a tournament may grow, not shrink)"
+                    )),
+                    _ => None,
+                })
+            }
+        };
+        let game = || {
+            let (Some(here), Some(there)) = (&self.game, &stored.game) else {
+                return None;
+            };
+            here.iter().find_map(|(name, value)| {
+                let stored = there.iter().find(|(n, _)| n == name).map(|(_, v)| v)?;
+                field(name, value, stored)
+            })
+        };
+        field("engines", &engines(self), &engines(stored))
+            .or_else(|| field("board", &self.size, &stored.size))
+            .or_else(|| field("rules", &self.rules, &stored.rules))
+            .or_else(|| field("time", &self.time, &stored.time))
+            .or_else(|| field("end", &self.end, &stored.end))
+            .or_else(format)
             .or_else(|| {
                 let names = |f: &Fingerprint| {
                     f.openings
@@ -257,8 +432,15 @@ impl Fingerprint {
                         .collect::<Vec<_>>()
                         .join(", ")
                 };
-                field("openings", &names(self), &names(other))
+                field("openings", &names(self), &names(stored))
             })
+            .or_else(|| match (&self.openings_digest, &stored.openings_digest) {
+                (Some(here), Some(there)) if here != there => {
+                    Some("openings: their moves differ from the directory's".to_string())
+                }
+                _ => None,
+            })
+            .or_else(game)
     }
 }
 
@@ -286,10 +468,13 @@ pub fn claim_directory(
     match std::fs::read_to_string(&path) {
         Ok(text) => {
             let stored: Option<Fingerprint> = serde_json::from_str(&text).ok();
-            match stored.map(|s| s.difference(fingerprint)) {
-                Some(None) => Ok(()),
+            let may_shrink = kind == "match";
+            match stored.map(|s| (fingerprint.difference_with(&s, may_shrink), s)) {
+                // The same, or grown (more games per pair, more rounds): kept up to date.
+                Some((None, s)) if s == *fingerprint => Ok(()),
+                Some((None, _)) => write(),
                 _ if empty => write(),
-                Some(Some(what)) => Err(TournamentError::Mismatch(format!(
+                Some((Some(what), _)) => Err(TournamentError::Mismatch(format!(
                     "{} holds another {kind} ({what}): use another --out",
                     out.display()
                 ))),
@@ -387,22 +572,23 @@ async fn seat_for(
     number: usize,
     color: Color,
     settings: &Settings,
-) -> Result<Seat, String> {
+) -> Result<Seat, StartError> {
     if entrant.restart == Restart::Auto {
         if let Some(seat) = pool.take(entrant.player.id) {
-            if !seat.engine.is_closed() {
+            if !seat.engine.is_closed() && !seat.engine.is_awaiting_reply() {
                 return Ok(seat);
             }
             seat.engine.shutdown(settings.grace).await;
         }
     }
-    let mut seat = start_seat(&entrant.player, number, color, settings)
-        .await
-        .map_err(|e| e.to_string())?;
+    let mut seat = start_seat(&entrant.player, number, color, settings).await?;
     for command in &entrant.init {
         if let Err(e) = seat.engine.command(command, settings.command_timeout).await {
             seat.engine.shutdown(settings.grace).await;
-            return Err(format!("'{command}' at start-up: {e}"));
+            return Err(StartError::of(
+                color,
+                format!("'{command}' at start-up: {e}"),
+            ));
         }
     }
     Ok(seat)
@@ -547,9 +733,6 @@ async fn play(
                 for seat in seats {
                     pool.put(ids.black, seat);
                 }
-                if config.stop_on_start_failure {
-                    return Err(e);
-                }
                 let name = &entrants[ids[color]].player.name;
                 return Ok(forfeit(
                     number,
@@ -594,21 +777,26 @@ async fn play(
             )
         },
         Err(e) => {
-            // The board was refused: the engine that refused it is started again next time.
+            // The engine that could not be set up forfeits this game and is started again
+            // for its next one; the other is kept.
             let ByColor { black: b, white: w } = seats;
-            tokio::join!(
-                b.engine.shutdown(settings.grace),
-                w.engine.shutdown(settings.grace)
-            );
-            if config.stop_on_start_failure {
-                return Err(e.to_string());
+            for (color, seat) in [(Color::Black, b), (Color::White, w)] {
+                if Some(color) == e.culprit || !reusable(&entrants[ids[color]], &seat) {
+                    seat.engine.shutdown(settings.grace).await;
+                } else {
+                    pool.put(ids[color], seat);
+                }
             }
+            let Some(culprit) = e.culprit else {
+                return Err(e.to_string());
+            };
+            let name = &entrants[ids[culprit]].player.name;
             return Ok(forfeit(
                 number,
                 &pairing,
                 entrants,
-                Color::Black,
-                e.to_string(),
+                culprit,
+                format!("{name} could not be set up: {e}"),
             ));
         }
     };
@@ -618,13 +806,71 @@ async fn play(
         let faulted = line.end.is_forfeit()
             && line.winner == Some(color.opponent().letter())
             && line.end != Ending::Time;
-        if entrant.restart == Restart::Always || faulted || seat.engine.is_closed() {
+        if faulted || !reusable(entrant, &seat) {
             seat.engine.shutdown(settings.grace).await;
         } else {
             pool.put(ids[color], seat);
         }
     }
     Ok(line)
+}
+
+/// Whether `seat` may play `entrant`'s next game: kept running by its policy, still open, and
+/// owing no reply (an engine that lost on time, or whose game ended while it thought, may
+/// never answer: it is started again).
+fn reusable(entrant: &Entrant, seat: &Seat) -> bool {
+    entrant.restart == Restart::Auto && !seat.engine.is_closed() && !seat.engine.is_awaiting_reply()
+}
+
+/// Starts every engine once and asks `protocol_version`, `name`, `version` and
+/// `list_commands` (gomill's ringmaster checks its players too): an engine that cannot start or
+/// answer stops the run before any game. Warns (on stderr) of an engine that cannot be told
+/// that the rules allow suicide. Returns what each engine said of itself, in seeding order.
+///
+/// # Errors
+///
+/// [`TournamentError::Engine`] for the first engine, in seeding order, that failed.
+pub async fn check_engines(
+    config: &TournamentConfig,
+) -> Result<Vec<goref_match::goref_gtp::EngineInfo>, TournamentError> {
+    // All at once: a slow starter costs its own start-up time, not everyone's.
+    let mut checks = tokio::task::JoinSet::new();
+    for (i, e) in config.entrants.iter().enumerate() {
+        let (player, settings) = (e.player.clone(), config.settings.clone());
+        checks.spawn(async move { (i, check_player(&player, &settings).await) });
+    }
+    let mut results: Vec<Option<Result<_, StartError>>> =
+        config.entrants.iter().map(|_| None).collect();
+    while let Some(joined) = checks.join_next().await {
+        if let Ok((i, result)) = joined {
+            results[i] = Some(result);
+        }
+    }
+    let mut infos = Vec::with_capacity(config.entrants.len());
+    for (entrant, result) in config.entrants.iter().zip(results) {
+        let result = result
+            .unwrap_or_else(|| Err(StartError::general("the check did not finish".to_string())));
+        let info = result.map_err(|e| TournamentError::Engine {
+            name: entrant.player.name.clone(),
+            command: entrant.player.spec.to_string(),
+            why: e.to_string(),
+        })?;
+        let rules = &config.settings.rules;
+        if rules.suicide_allowed && !goref_match::game::can_be_told_rules(&info) {
+            eprintln!(
+                "goref: warning: {} allows suicide; engine '{}' ({}) has no command to be told \
+                 so (goref-rules, kgs-rules): it may refuse a legal suicide, which forfeits its \
+                 game (nstt forbids suicide)",
+                rules
+                    .preset_name()
+                    .map_or_else(|| rules.to_string(), |p| p.to_string()),
+                entrant.player.name,
+                info.name.lines().next().unwrap_or("").trim()
+            );
+        }
+        infos.push(info);
+    }
+    Ok(infos)
 }
 
 fn line_of(
@@ -689,6 +935,70 @@ pub fn paired_results(games: &[GameLine]) -> crate::rating::Pentanomial {
     crate::rating::pentanomial(&pairs)
 }
 
+/// The signals that stopped a run: the first one's number, and whether the running games are
+/// abandoned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stopping {
+    signal: i32,
+    abandon: bool,
+}
+
+/// Waits for the signals that stop a run: the first Ctrl-C sets `stop` (running games finish);
+/// SIGTERM, SIGHUP or a second Ctrl-C also abandon the running games.
+async fn watch_signals(stop: Arc<AtomicBool>, state: tokio::sync::watch::Sender<Option<Stopping>>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        // The numbers are the same on every Unix.
+        const SIGHUP: i32 = 1;
+        const SIGINT: i32 = 2;
+        const SIGTERM: i32 = 15;
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            return;
+        };
+        loop {
+            let number = tokio::select! {
+                _ = int.recv() => SIGINT,
+                _ = term.recv() => SIGTERM,
+                _ = hup.recv() => SIGHUP,
+            };
+            let again = stop.swap(true, Ordering::SeqCst);
+            let first = state.borrow().map_or(number, |s| s.signal);
+            if number == SIGINT && !again {
+                eprintln!(
+                    "goref: interrupted: finishing the running games (Ctrl-C again abandons them)"
+                );
+                let _ = state.send(Some(Stopping {
+                    signal: first,
+                    abandon: false,
+                }));
+                continue;
+            }
+            eprintln!("goref: stopping: the running games are abandoned (played again on resume)");
+            let _ = state.send(Some(Stopping {
+                signal: first,
+                abandon: true,
+            }));
+            return;
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("goref: interrupted: finishing the running games");
+            stop.store(true, Ordering::SeqCst);
+            let _ = state.send(Some(Stopping {
+                signal: 2,
+                abandon: false,
+            }));
+        }
+    }
+}
+
 /// What the caller of [`run_tournament`] wants after a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flow {
@@ -729,6 +1039,11 @@ pub async fn run_tournament_with(
         config.kind,
         &Fingerprint::of(&config),
     )?;
+    // Played here: every engine is checked before the first game (workers check their own).
+    let engines = match where_played {
+        Games::Local => check_engines(&config).await?,
+        Games::Remote(_) => Vec::new(),
+    };
     let done = read_results(&config.out)?;
     let resumed = done.len();
     let path = config.out.join(RESULTS_FILE);
@@ -747,15 +1062,10 @@ pub async fn run_tournament_with(
     let config = Arc::new(config);
     let pool = Arc::new(Pool::default());
     let stop = Arc::new(AtomicBool::new(false));
-    let signals = {
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("goref: interrupted: finishing the running games");
-                stop.store(true, Ordering::SeqCst);
-            }
-        })
-    };
+    // Ctrl-C: finish the running games, start no other. SIGTERM, SIGHUP or a second Ctrl-C:
+    // abandon the running games now (they are played again on resume) and end every engine.
+    let (abort_tx, mut abort_rx) = tokio::sync::watch::channel(None::<Stopping>);
+    let signals = tokio::spawn(watch_signals(stop.clone(), abort_tx));
     let mut plan = Plan::new(&config.format, config.entrants.len());
     // Games each pair has been handed so far: which opening comes next for it.
     let mut meetings: HashMap<(usize, usize), usize> = HashMap::new();
@@ -887,7 +1197,14 @@ pub async fn run_tournament_with(
             }
         }
         drop(tx);
-        while let Some(line) = rx.recv().await {
+        loop {
+            let line = tokio::select! {
+                line = rx.recv() => line,
+                _ = abort_rx.wait_for(|s| s.is_some_and(|s| s.abandon)) => None,
+            };
+            let Some(line) = line else {
+                break;
+            };
             let line = match line {
                 Ok(line) => line,
                 Err(e) => {
@@ -919,7 +1236,12 @@ pub async fn run_tournament_with(
                 }
             }
         }
+        let aborted = abort_rx.borrow().is_some_and(|s| s.abandon);
         for w in workers {
+            if aborted {
+                // Dropping a game's engines kills their process groups.
+                w.abort();
+            }
             let _ = w.await;
         }
         if stop.load(Ordering::SeqCst) {
@@ -931,11 +1253,12 @@ pub async fn run_tournament_with(
     if let Some(e) = fatal {
         pool.close(config.settings.grace).await;
         return Err(match where_played {
-            Games::Local => TournamentError::Start(e),
+            Games::Local => TournamentError::Game(e),
             Games::Remote(_) => TournamentError::Remote(e),
         });
     }
     pool.close(config.settings.grace).await;
+    let signal = abort_rx.borrow().map(|s| s.signal);
     games.sort_by_key(|g| g.game);
     let sprt = sprt.or_else(|| {
         let (elo0, elo1, alpha, beta) = config.sprt?;
@@ -945,8 +1268,10 @@ pub async fn run_tournament_with(
 
     Ok(Finished {
         games,
+        engines,
         resumed,
         interrupted,
+        signal,
         wall: started.elapsed(),
         byes: plan.byes().to_vec(),
         withdrawn: (0..config.entrants.len())

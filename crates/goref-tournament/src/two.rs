@@ -48,7 +48,6 @@ pub fn as_tournament(config: &MatchConfig) -> TournamentConfig {
         openings: Vec::new(),
         kind: "match",
         records: String::new(),
-        stop_on_start_failure: true,
         sprt: None,
     }
 }
@@ -112,7 +111,9 @@ pub async fn run_match(config: MatchConfig) -> Result<Summary, MatchError> {
     .await;
     bar.finish_and_clear();
     let finished = finished.map_err(|e| match e {
-        TournamentError::Start(m) => MatchError::Start(goref_match::game::StartError(m)),
+        e @ (TournamentError::Engine { .. } | TournamentError::Game(_)) => {
+            MatchError::Start(goref_match::game::StartError::general(e.to_string()))
+        }
         other => MatchError::Io(other.to_string()),
     })?;
     if sprt_decided {
@@ -120,6 +121,7 @@ pub async fn run_match(config: MatchConfig) -> Result<Summary, MatchError> {
     } else if finished.interrupted {
         summary.stop = Stop::Interrupted;
     }
+    summary.signal = finished.signal;
     summary.wall = started.elapsed();
     summary.resumed = resumed;
     Ok(summary)

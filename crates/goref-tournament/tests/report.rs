@@ -71,7 +71,7 @@ fn tournament(games: usize) -> Vec<GameLine> {
 
 #[test]
 fn names_and_details_are_escaped() {
-    let html = report_html("round-robin", &names(), &tournament(12), &[]);
+    let html = report_html("round-robin", &names(), &tournament(12), &[], None);
     assert!(html.contains("&lt;b&gt;x&lt;/b&gt;"));
     assert!(!html.contains("<b>x</b>"), "a raw engine name");
     assert!(html.contains("Leela &amp; co"));
@@ -84,7 +84,7 @@ fn names_and_details_are_escaped() {
 #[test]
 fn one_link_per_game_with_a_record() {
     let games = tournament(12);
-    let html = report_html("round-robin", &names(), &games, &[]);
+    let html = report_html("round-robin", &names(), &games, &[], None);
     let with_records: Vec<&GameLine> = games.iter().filter(|g| g.sgf.is_some()).collect();
     assert_eq!(
         with_records.len(),
@@ -100,7 +100,7 @@ fn one_link_per_game_with_a_record() {
 
 #[test]
 fn a_plot_per_chart_and_nothing_from_elsewhere() {
-    let html = report_html("round-robin", &names(), &tournament(12), &[]);
+    let html = report_html("round-robin", &names(), &tournament(12), &[], None);
     // Ratings over the games, time per move, endings.
     assert_eq!(html.matches("<svg").count(), 3);
     assert_eq!(html.matches("</svg>").count(), 3);
@@ -116,7 +116,7 @@ fn a_plot_per_chart_and_nothing_from_elsewhere() {
 #[test]
 fn the_sections_show_the_tournament() {
     let games = tournament(12);
-    let html = report_html("round-robin", &names(), &games, &[]);
+    let html = report_html("round-robin", &names(), &games, &[], None);
     assert!(html.contains("<title>round-robin: 3 engines, 12 games</title>"));
     for section in [
         "Standings",
@@ -153,11 +153,11 @@ fn the_sections_show_the_tournament() {
 
 #[test]
 fn no_games_yet() {
-    let html = report_html("swiss", &names(), &[], &[]);
+    let html = report_html("swiss", &names(), &[], &[], None);
     assert!(html.contains("No games yet."));
     assert!(html.contains("&lt;b&gt;x&lt;/b&gt;"));
     assert!(!html.contains("<b>x</b>"));
-    let html = report_html("swiss", &[], &[], &[]);
+    let html = report_html("swiss", &[], &[], &[], None);
     assert!(html.contains("0 engines, 0 games"));
 }
 
@@ -165,7 +165,7 @@ fn no_games_yet() {
 fn games_out_of_order_are_shown_in_game_order() {
     let mut games = tournament(6);
     games.reverse();
-    let html = report_html("round-robin", &names(), &games, &[]);
+    let html = report_html("round-robin", &names(), &games, &[], None);
     let first = html.find("games/0001.sgf").unwrap();
     let last = html.find("games/0006.sgf").unwrap();
     assert!(first < last);
@@ -173,8 +173,8 @@ fn games_out_of_order_are_shown_in_game_order() {
 
 #[test]
 fn the_report_stays_small() {
-    let small = report_html("round-robin", &names(), &tournament(12), &[]);
-    let big = report_html("round-robin", &names(), &tournament(100), &[]);
+    let small = report_html("round-robin", &names(), &tournament(12), &[], None);
+    let big = report_html("round-robin", &names(), &tournament(100), &[], None);
     eprintln!(
         "report.html: {} bytes for 12 games, {} bytes for 100 games",
         small.len(),
@@ -194,9 +194,12 @@ fn write_report_replaces_the_file() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(REPORT_FILE), "old").unwrap();
     let games = tournament(12);
-    write_report(&dir, "round-robin", &names(), &games, &[]).unwrap();
+    write_report(&dir, "round-robin", &names(), &games, &[], None).unwrap();
     let written = std::fs::read_to_string(dir.join(REPORT_FILE)).unwrap();
-    assert_eq!(written, report_html("round-robin", &names(), &games, &[]));
+    assert_eq!(
+        written,
+        report_html("round-robin", &names(), &games, &[], None)
+    );
     let left: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name())

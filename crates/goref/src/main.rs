@@ -54,6 +54,16 @@ fn main() -> ExitCode {
     ) {
         restore_sigpipe();
     }
+    if matches!(
+        cli.command,
+        Command::Match(_)
+            | Command::Tournament(_)
+            | Command::Worker(_)
+            | Command::Connect(_)
+            | Command::CheckEngine(_)
+    ) {
+        find_self_first();
+    }
     let result = match cli.command {
         Command::Score(args) => cmd::score::run(&args),
         Command::Perft(args) => cmd::perft::run(&args),
@@ -85,6 +95,26 @@ fn restore_sigpipe() {
     // SAFETY: setting a signal's disposition to the default before any thread starts.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Puts this executable's folder first on `PATH`, so that an engine command `goref engine
+/// random` runs this very goref, even when it was started by `cargo run` and is on no `PATH`
+/// (the README's examples run as written after `cargo build`). Engine commands stay as written
+/// in records and fingerprints.
+fn find_self_first() {
+    let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(std::path::Path::to_path_buf))
+    else {
+        return;
+    };
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![dir];
+    dirs.extend(std::env::split_paths(&path));
+    if let Ok(joined) = std::env::join_paths(dirs) {
+        // Before any other thread starts (the runtimes are built later).
+        std::env::set_var("PATH", joined);
     }
 }
 

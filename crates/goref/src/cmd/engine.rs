@@ -42,6 +42,9 @@ pub struct Args {
     /// faulty: exit with status 1 before reading any command (an engine that cannot start).
     #[arg(long)]
     exit_at_start: bool,
+    /// faulty: refuse every `boardsize` (an engine that starts but cannot be set up).
+    #[arg(long)]
+    refuse_boardsize: bool,
     /// Options of the scripted engine (boxed: they are rarely used).
     #[command(flatten)]
     script: Box<ScriptArgs>,
@@ -86,6 +89,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         resign_after: args.resign_after,
         slow: args.slow,
         illegal_at: args.illegal_at.clone(),
+        refuse_boardsize: args.refuse_boardsize,
     };
     if args.name == "random" && (faults != Faults::default() || args.exit_at_start) {
         bail!("misbehaviour options are for `goref engine faulty`");

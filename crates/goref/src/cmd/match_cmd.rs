@@ -337,8 +337,9 @@ pub fn game_settings(args: &GameArgs, file: &FileConfig, demo: bool) -> anyhow::
     Ok(settings)
 }
 
-/// Runs `goref match`: prints the table on standard output; exit status 0, 130 when
-/// interrupted, 2 when an engine cannot start.
+/// Runs `goref match`: prints the table on standard output; exit status 0, 128 + the signal
+/// when stopped by one (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), 2 when an engine
+/// fails the check before the first game.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // A closed standard output (`| head`) ends the printing, not the program.
     let mut stdout = std::io::stdout();
@@ -366,7 +367,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let _ = writeln!(stdout, "records and results.jsonl in {}", out.display());
     Ok(match summary.stop {
-        Stop::Interrupted => ExitCode::from(130),
+        Stop::Interrupted => super::signal_exit(summary.signal),
         _ => ExitCode::SUCCESS,
     })
 }

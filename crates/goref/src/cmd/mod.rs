@@ -14,6 +14,13 @@ pub mod worker;
 
 use goref_rules::Preset;
 
+/// The exit status of a run stopped by `signal` (128 + its number, as a shell reports it;
+/// Ctrl-C's 130 when none is known).
+pub fn signal_exit(signal: Option<i32>) -> std::process::ExitCode {
+    let code = 128 + signal.unwrap_or(2);
+    std::process::ExitCode::from(u8::try_from(code).unwrap_or(130))
+}
+
 /// Parses a board size `WxH` or `N` (square).
 pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
     let bad = || format!("board size '{text}' is not N or WxH with sides 1 to 25");

@@ -224,7 +224,6 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
         openings,
         kind: "tournament",
         records: "games".into(),
-        stop_on_start_failure: false,
         sprt: match args.sprt.as_deref().or(file.sprt.as_ref().map(|s| &s[..])) {
             None => None,
             Some(_) if entries.len() != 2 => bail!("--sprt needs exactly two engines"),
@@ -315,7 +314,9 @@ fn expected_games(config: &TournamentConfig) -> Option<u64> {
     })
 }
 
-/// Runs `goref tournament`: prints the standings; exit status 0, 130 when interrupted.
+/// Runs `goref tournament`: prints the standings; exit status 0, 128 + the signal when stopped
+/// by one (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), 2 when an engine fails the check
+/// before the first game.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if let (Some(url), true) = (&args.queue, args.status) {
         return super::worker::print_status(url);
@@ -331,6 +332,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .collect();
     let format = config.format.name();
     let quiet = args.quiet;
+    let started = std::time::SystemTime::now();
+    let described = goref_tournament::runner::described(&config);
+    let commands: Vec<(String, String)> = config
+        .entrants
+        .iter()
+        .map(|e| (e.player.name.clone(), e.player.spec.to_string()))
+        .collect();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -416,8 +424,35 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let table = table_of(&finished.games, &finished.byes, &finished.withdrawn);
     write_standings(&table)?;
-    goref_tournament::report::write_report(&out, format, &names, &finished.games, &finished.byes)
-        .with_context(|| format!("writing the report in {}", out.display()))?;
+    let run = goref_tournament::report::RunSettings {
+        settings: described,
+        engines: commands
+            .iter()
+            .enumerate()
+            .map(|(i, (name, command))| {
+                let info = finished.engines.get(i);
+                let first = |t: &str| t.lines().next().unwrap_or("").trim().to_string();
+                goref_tournament::report::EngineRow {
+                    name: name.clone(),
+                    command: command.clone(),
+                    gtp_name: info.map(|i| first(&i.name)).unwrap_or_default(),
+                    gtp_version: info.map(|i| first(&i.version)).unwrap_or_default(),
+                }
+            })
+            .collect(),
+        goref_version: env!("CARGO_PKG_VERSION").to_string(),
+        started: httpdate::fmt_http_date(started),
+        ended: httpdate::fmt_http_date(std::time::SystemTime::now()),
+    };
+    goref_tournament::report::write_report(
+        &out,
+        format,
+        &names,
+        &finished.games,
+        &finished.byes,
+        Some(&run),
+    )
+    .with_context(|| format!("writing the report in {}", out.display()))?;
     let cpu = goref_match::runner::own_cpu_time().as_secs_f64();
     let wall = finished.wall.as_secs_f64();
     let _ = writeln!(
@@ -469,7 +504,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         out.display()
     );
     Ok(if finished.interrupted {
-        ExitCode::from(130)
+        super::signal_exit(finished.signal)
     } else {
         ExitCode::SUCCESS
     })

@@ -1,0 +1,564 @@
+//! The engine runner's fault paths (issue 22), on real processes: an engine that hangs and
+//! loses on time, one that cannot be set up, signals while an engine hangs, resuming with other
+//! settings, engines that fail the check before the first game, a legal move refused, and the
+//! README's commands run as written.
+
+mod common;
+
+use common::{have_gnugo, GNUGO};
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const GOREF: &str = env!("CARGO_BIN_EXE_goref");
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("goref-faults-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn engine(args: &str) -> String {
+    format!("{GOREF} engine {args}")
+}
+
+fn goref(args: &[&str]) -> Output {
+    Command::new(GOREF).args(args).output().unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn results(out: &Path) -> Vec<Value> {
+    std::fs::read_to_string(out.join("results.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `goref tournament` with `engines` (each `name=… cmd=…`), `extra` options, into `out`.
+fn tournament(engines: &[(&str, &str)], extra: &[&str], out: &Path) -> Output {
+    let mut args: Vec<String> = vec!["tournament".into(), "--quiet".into()];
+    for (name, cmd) in engines {
+        args.push("--engine".into());
+        args.push(format!("name={name}"));
+        args.push(format!("cmd={cmd}"));
+    }
+    args.extend(extra.iter().map(|s| (*s).to_string()));
+    args.push("--out".into());
+    args.push(out.display().to_string());
+    Command::new(GOREF).args(&args).output().unwrap()
+}
+
+/// The game rows of the engine named `name` lost, and those it played.
+fn lost_by(rows: &[Value], name: &str) -> (usize, usize) {
+    let played: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["black_name"] == name || r["white_name"] == name)
+        .collect();
+    let lost = played
+        .iter()
+        .filter(|r| {
+            let color = if r["black_name"] == name { "W" } else { "B" };
+            r["winner"] == color
+        })
+        .count();
+    (lost, played.len())
+}
+
+/// Issue 22 item 1: an engine that never answers a genmove loses on time, is started again,
+/// and loses its next game too: every game is played, in a match and in a tournament.
+#[test]
+fn a_hung_engine_that_lost_on_time_is_started_again_for_its_next_game() {
+    let out = out_dir("hang-match");
+    let o = goref(&[
+        "match",
+        "--black",
+        &engine("faulty --hang-after 2"),
+        "--white",
+        &engine("random"),
+        "--games",
+        "2",
+        "--size",
+        "5",
+        "--rules",
+        "tromp-taylor",
+        "--time",
+        "1s",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    let rows = results(&out);
+    assert_eq!(rows.len(), 2, "{stdout}");
+    assert_eq!(rows[0]["result"], "W+T", "{}", rows[0]);
+    assert_eq!(rows[1]["result"], "B+T", "{}", rows[1]);
+    // Each game reached the hang: the engine answered two genmoves in each, so it was set up
+    // afresh for game 2.
+    for row in &rows {
+        assert!(row["moves"].as_u64().unwrap() >= 4, "{row}");
+    }
+    assert!(stdout.contains("time 2"), "{stdout}");
+
+    let out = out_dir("hang-tournament");
+    let o = tournament(
+        &[
+            ("hanger", &engine("faulty --hang-after 2")),
+            ("random", &engine("random")),
+            ("random2", &engine("random --seed 5")),
+        ],
+        &["--size", "5", "--rules", "tromp-taylor", "--time", "1s"],
+        &out,
+    );
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    let rows = results(&out);
+    assert_eq!(rows.len(), 6, "{stdout}");
+    assert_eq!(lost_by(&rows, "hanger"), (4, 4), "{rows:?}");
+    for row in rows
+        .iter()
+        .filter(|r| r["black_name"] == "hanger" || r["white_name"] == "hanger")
+    {
+        assert_eq!(row["end"], "time", "{row}");
+    }
+}
+
+/// Issue 22 items 1-2: an engine that starts but refuses the board forfeits each of its games,
+/// whichever colour it has, with the reason; neither a match nor a tournament stops.
+#[test]
+fn an_engine_that_cannot_be_set_up_forfeits_each_game_whatever_its_colour() {
+    let out = out_dir("setup-tournament");
+    let o = tournament(
+        &[
+            ("random", &engine("random")),
+            ("refuser", &engine("faulty --refuse-boardsize")),
+        ],
+        &["--size", "5", "--games-per-pair", "2", "--time", "none"],
+        &out,
+    );
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    let rows = results(&out);
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        let refuser_black = row["black_name"] == "refuser";
+        assert_eq!(
+            row["result"],
+            if refuser_black { "W+F" } else { "B+F" },
+            "{row}"
+        );
+        let detail = row["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("refuser could not be set up") && detail.contains("boardsize 5"),
+            "{detail}"
+        );
+    }
+    // One game each way round.
+    assert_ne!(rows[0]["black_name"], rows[1]["black_name"]);
+
+    let out = out_dir("setup-match");
+    let o = goref(&[
+        "match",
+        "--black",
+        &engine("faulty --refuse-boardsize"),
+        "--white",
+        &engine("random"),
+        "--games",
+        "2",
+        "--size",
+        "5",
+        "--time",
+        "none",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    let rows = results(&out);
+    assert_eq!(
+        rows.iter().map(|r| r["result"].clone()).collect::<Vec<_>>(),
+        ["W+F", "B+F"]
+    );
+}
+
+/// The live processes whose command line holds `marker` (zombies, which have none, aside).
+fn processes_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == std::process::id().to_string() {
+            continue;
+        }
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(marker) {
+            found.push(format!("{pid}: {cmdline}"));
+        }
+    }
+    found
+}
+
+/// Issue 22 item 3: SIGTERM and SIGHUP stop the runner while an engine hangs: it exits with
+/// 128 + the signal, having ended every engine's process group (the engine's own child too),
+/// and the run resumes later.
+#[test]
+#[cfg(unix)]
+fn sigterm_and_sighup_end_every_engine_and_the_run_resumes() {
+    for (signal, number) in [("TERM", 15), ("HUP", 1)] {
+        let out = out_dir(&format!("signal-{signal}"));
+        // A marker no other process has: the engine's shell leaves a child of its own.
+        let marker = format!("{}{number}", 90_000 + std::process::id() % 9_000);
+        let hanger = format!(
+            "sh -c 'sleep {marker} & exec {GOREF} engine faulty --hang-after 3 --seed {marker}'"
+        );
+        let mut child = Command::new(GOREF)
+            .args([
+                "tournament",
+                "--quiet",
+                "--engine",
+                "name=hanger",
+                &format!("cmd={hanger}"),
+                "--engine",
+                "name=random",
+                &format!("cmd={}", engine("random")),
+                "--size",
+                "5",
+                "--time",
+                "none",
+                "--hang-timeout",
+                "10m",
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait until the engine is running (its child is there), then a moment for the hang.
+        let start = Instant::now();
+        while processes_with(&format!("sleep {marker}")).is_empty() {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "no engine started"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_millis(1500));
+        let killed = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "goref did not stop after SIG{signal}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let o = child.wait_with_output().unwrap();
+        let (_, stderr) = text(&o);
+        assert_eq!(status.code(), Some(128 + number), "{stderr}");
+        assert!(stderr.contains("abandoned"), "{stderr}");
+        // Nothing of the engines is left: not the engine, not its child.
+        let start = Instant::now();
+        loop {
+            let left = processes_with(&marker);
+            if left.is_empty() {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "left running after SIG{signal}: {left:?}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // The hung game was abandoned, not recorded; it is played on resume.
+        assert!(results(&out).is_empty());
+    }
+}
+
+/// Issue 22 item 4: a resume with a setting that changes the games is refused, naming it; a
+/// finished tournament grows by more games per pair, playing only the new ones; it does not
+/// shrink.
+#[test]
+fn resume_refuses_other_settings_and_a_tournament_grows() {
+    let out = out_dir("resume-settings");
+    let engines = [
+        ("a", engine("random --seed 1").leak() as &str),
+        ("b", engine("random --seed 2").leak() as &str),
+    ];
+    let base = ["--size", "5", "--time", "none", "--komi", "0.5"];
+    let o = tournament(
+        &engines,
+        &[&base[..], &["--games-per-pair", "2"]].concat(),
+        &out,
+    );
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let before = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    assert_eq!(results(&out).len(), 2);
+
+    for (option, value, name) in [
+        ("--komi", "1.5", "komi"),
+        ("--handicap", "2", "handicap"),
+        ("--min-moves", "10", "min-moves"),
+        ("--long-cycle", "pass", "long-cycle"),
+        ("--illegal", "strict", "illegal"),
+        ("--lag", "2s", "lag"),
+        ("--move-limit", "40", "move-limit"),
+    ] {
+        let mut extra: Vec<&str> = vec!["--size", "5", "--time", "none", "--games-per-pair", "2"];
+        if option != "--komi" {
+            extra.extend(["--komi", "0.5"]);
+        }
+        extra.extend([option, value]);
+        let o = tournament(&engines, &extra, &out);
+        let (_, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{option}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{name}: '")) && stderr.contains("in the directory"),
+            "{option}: {stderr}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(out.join("results.jsonl")).unwrap(),
+        before
+    );
+
+    // Growing: 4 games per pair plays games 3 and 4 only.
+    let o = tournament(
+        &engines,
+        &[&base[..], &["--games-per-pair", "4"]].concat(),
+        &out,
+    );
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("this run: 2 in"), "{stdout}");
+    let after = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    assert!(after.starts_with(&before));
+    assert_eq!(
+        results(&out)
+            .iter()
+            .map(|r| r["game"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [1, 2, 3, 4]
+    );
+    // Shrinking back is refused.
+    let o = tournament(
+        &engines,
+        &[&base[..], &["--games-per-pair", "2"]].concat(),
+        &out,
+    );
+    let (_, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("may grow, not shrink"), "{stderr}");
+
+    // A match too: its komi is part of its settings.
+    let out = out_dir("resume-match-komi");
+    let black = engine("random --seed 3");
+    let white = engine("random --seed 4");
+    let run = |komi: &str| {
+        goref(&[
+            "match",
+            "--black",
+            &black,
+            "--white",
+            &white,
+            "--games",
+            "1",
+            "--size",
+            "5",
+            "--time",
+            "none",
+            "--komi",
+            komi,
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    assert_eq!(run("0.5").status.code(), Some(0));
+    let o = run("7.5");
+    let (_, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("komi: '7.5' here, '0.5' in the directory"),
+        "{stderr}"
+    );
+}
+
+/// Issue 22 item 5: an engine that cannot start or answer stops the run before any game, with
+/// exit status 2 and one line naming it and why; nothing is recorded.
+#[test]
+fn an_engine_that_fails_the_first_check_stops_the_run_before_any_game() {
+    let cases = [
+        ("/nonexistent/engine --gtp", "command not found"),
+        (
+            &*engine("faulty --exit-at-start").leak(),
+            "exited with exit status: 1",
+        ),
+        ("sleep 600", "no answer to 'protocol_version' in 5.0s"),
+    ];
+    for (i, (command, why)) in cases.into_iter().enumerate() {
+        let out = out_dir(&format!("check-{i}"));
+        let o = tournament(
+            &[("good", &engine("random")), ("bad", command)],
+            &["--size", "5", "--time", "none", "--command-timeout", "2s"],
+            &out,
+        );
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
+        let line = format!("engine 'bad' ({command}) cannot play: {why}");
+        assert!(stderr.contains(&line), "{stderr}");
+        assert!(results(&out).is_empty(), "{stdout}");
+        assert!(!stdout.contains("rank"), "no standings: {stdout}");
+    }
+    // A match the same way.
+    let out = out_dir("check-match");
+    let o = goref(&[
+        "match",
+        "--black",
+        &engine("random"),
+        "--white",
+        "/nonexistent/engine",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let (_, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("engine 'engine' (/nonexistent/engine) cannot play: command not found"),
+        "{stderr}"
+    );
+    assert!(results(&out).is_empty());
+}
+
+/// Issue 22 item 7: under tromp-taylor (suicide legal, TT rule 7 / 004) GNU Go refuses its
+/// opponent's legal suicide; the forfeit says so in words, in results.jsonl and the record,
+/// and the run warns at its start that GNU Go cannot be told the rules.
+#[test]
+fn an_engine_that_refuses_a_legal_suicide_is_told_why_it_lost() {
+    if !have_gnugo() {
+        return;
+    }
+    let out = out_dir("suicide");
+    std::fs::create_dir_all(&out).unwrap();
+    // 3×3: B a2, W a1, B b2, W c3, B c1; White's b1 then takes its own a1-b1 off the board
+    // (a one-stone suicide would repeat the position, which positional superko forbids).
+    let opening = out.join("opening.sgf");
+    std::fs::write(&opening, "(;GM[1]FF[4]SZ[3];B[ab];W[ac];B[bb];W[ca];B[cc])").unwrap();
+    let gnugo = format!("{GNUGO} --mode gtp --level 0");
+    let o = tournament(
+        &[
+            ("gnugo", &gnugo),
+            ("suicider", &engine("scripted --moves b1")),
+        ],
+        &[
+            "--size",
+            "3",
+            "--rules",
+            "tromp-taylor",
+            "--games-per-pair",
+            "1",
+            "--time",
+            "none",
+            "--openings",
+            opening.to_str().unwrap(),
+        ],
+        &out.join("run"),
+    );
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("warning: tromp-taylor allows suicide; engine 'gnugo' (GNU Go)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("engine 'suicider'"), "{stderr}");
+    let rows = results(&out.join("run"));
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    assert_eq!(row["result"], "W+F", "{row}");
+    let detail = row["detail"].as_str().unwrap();
+    let why = "GNU Go refused White's legal suicide at B1; tromp-taylor allows suicide, this \
+               engine does not: nstt forbids it";
+    assert!(detail.contains(why), "{detail}");
+    let sgf = std::fs::read_to_string(out.join("run").join(row["sgf"].as_str().unwrap())).unwrap();
+    assert!(sgf.contains("legal suicide at B1"), "{sgf}");
+}
+
+/// Issue 22 item 6: the README's quick-start commands run as written (`cargo run --release
+/// --` is this binary), from a folder where `goref` is on no PATH, and play real games.
+#[test]
+fn the_readme_quick_start_runs_as_written() {
+    if !have_gnugo() {
+        return;
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let quick = readme
+        .split("## Quick start")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("a quick-start section");
+    let commands: Vec<&str> = quick
+        .lines()
+        .filter_map(|l| l.strip_prefix("    cargo run --release -- "))
+        .collect();
+    assert!(
+        commands.iter().any(|c| c.starts_with("match"))
+            && commands.iter().any(|c| c.starts_with("tournament")),
+        "{commands:?}"
+    );
+    let dir = out_dir("readme");
+    std::fs::create_dir_all(&dir).unwrap();
+    // A PATH without goref on it.
+    let path = std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|d| !Path::new(d).join("goref").exists())
+        .collect::<Vec<_>>()
+        .join(":");
+    for command in commands {
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(format!("\"{GOREF}\" {command}"))
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{command}: {stdout}{stderr}");
+        if let Some(out) = command
+            .split_whitespace()
+            .skip_while(|w| *w != "--out")
+            .nth(1)
+        {
+            let rows = results(&dir.join(out));
+            assert!(!rows.is_empty(), "{command}");
+            for row in rows {
+                assert!(
+                    !row["result"].as_str().unwrap().ends_with("+F"),
+                    "{command}: a forfeit: {row}"
+                );
+            }
+        }
+    }
+}
