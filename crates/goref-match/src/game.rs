@@ -779,7 +779,7 @@ pub async fn check_player(player: &Player, settings: &Settings) -> Result<Engine
     let checked = engine
         .check(settings.command_timeout.max(Duration::from_secs(5)))
         .await
-        .map(Clone::clone)
+        .cloned()
         .map_err(|e| StartError::general(why(&e)));
     engine.shutdown(settings.grace).await;
     checked

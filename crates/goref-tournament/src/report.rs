@@ -626,7 +626,7 @@ fn bars_svg(
     #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
     let (label_width, rows) = ((widest as u32 * 9 + 20).min(240), n as i32);
     #[allow(clippy::cast_possible_truncation)]
-    let height = 80 + 30 * n as u32;
+    let height = 80 + 30 * n.max(2) as u32;
     let max = values.iter().copied().fold(0.0f64, f64::max);
     let xmax = if max > 0.0 { max * 1.18 } else { 1.0 };
     let mut buf = String::new();

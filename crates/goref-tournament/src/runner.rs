@@ -236,7 +236,7 @@ impl PartialEq for Fingerprint {
 
 /// The settings that change a game, besides board, rules, clock and end protocol, by name.
 fn game_settings(s: &Settings) -> Vec<(String, String)> {
-    let ms = |d: std::time::Duration| format!("{}ms", d.as_millis());
+    let ms = |d: std::time::Duration| format!("{}s", d.as_secs_f64());
     [
         ("komi", s.rules.komi.to_string()),
         ("handicap", s.handicap.to_string()),
@@ -273,7 +273,22 @@ pub fn described(config: &TournamentConfig) -> Vec<(String, String)> {
         ("rules", s.rules.to_string()),
         ("clock", s.time.to_string()),
         ("end", s.end.to_string()),
-        ("format", format!("{:?}", config.format)),
+        (
+            "format",
+            match config.format {
+                Format::RoundRobin { games_per_pair } => {
+                    format!("round-robin, {games_per_pair} games per pair")
+                }
+                Format::Gauntlet {
+                    seeds,
+                    games_per_pair,
+                } => format!("gauntlet, {seeds} seeds, {games_per_pair} games per pair"),
+                Format::Swiss { rounds } => format!("swiss, {rounds} rounds"),
+                Format::Knockout { games, max_replays } => {
+                    format!("knockout, {games} games a match, at most {max_replays} replays")
+                }
+            },
+        ),
         (
             "openings",
             if config.openings.is_empty() {

@@ -207,3 +207,89 @@ fn write_report_replaces_the_file() {
     assert_eq!(left, vec![std::ffi::OsString::from(REPORT_FILE)]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The bars of the endings chart: the heights of its filled rectangles (blue: an ending on the
+/// board, red: a forfeit).
+fn ending_bar_heights(html: &str) -> Vec<f64> {
+    let section = html
+        .split("id=\"endings\"")
+        .nth(1)
+        .and_then(|s| s.split("Forfeits by engine").next())
+        .expect("an endings section");
+    section
+        .split("<rect")
+        .skip(1)
+        .filter(|r| {
+            let r = r.to_ascii_uppercase();
+            r.contains("FILL=\"#4070B0\"") || r.contains("FILL=\"#C05040\"")
+        })
+        .map(|r| {
+            let h = r.split("height=\"").nth(1).expect("a height");
+            h[..h.find('"').unwrap()].parse::<f64>().unwrap()
+        })
+        .collect()
+}
+
+/// Every game ended the same way: the chart has one bar, of positive height (it once had a
+/// range of no height and a bar of negative height).
+#[test]
+fn a_chart_of_one_ending_draws_its_bar() {
+    let games: Vec<GameLine> = tournament(12)
+        .into_iter()
+        .map(|g| GameLine {
+            end: Ending::TwoPasses,
+            ..g
+        })
+        .collect();
+    let heights = ending_bar_heights(&report_html("round-robin", &names(), &games, &[], None));
+    assert_eq!(heights.len(), 1, "{heights:?}");
+    assert!(heights[0] > 10.0, "{heights:?}");
+    // Several endings: one bar each, all positive.
+    let heights = ending_bar_heights(&report_html(
+        "round-robin",
+        &names(),
+        &tournament(12),
+        &[],
+        None,
+    ));
+    assert!(
+        heights.len() > 2 && heights.iter().all(|&h| h > 0.0),
+        "{heights:?}"
+    );
+}
+
+/// The run's settings and engines are shown, escaped, and linked from the navigation.
+#[test]
+fn the_settings_of_the_run_are_shown() {
+    use goref_tournament::report::{EngineRow, RunSettings};
+    let run = RunSettings {
+        settings: vec![
+            ("board".into(), "9x9".into()),
+            ("komi".into(), "7.5".into()),
+            ("openings".into(), "<none>".into()),
+        ],
+        engines: vec![EngineRow {
+            name: "gnugo".into(),
+            command: "/usr/games/gnugo --mode gtp".into(),
+            gtp_name: "GNU Go".into(),
+            gtp_version: "3.8".into(),
+        }],
+        goref_version: "0.1.0".into(),
+        started: "Fri, 27 Nov 2026 04:20:42 GMT".into(),
+        ended: "Fri, 27 Nov 2026 04:30:00 GMT".into(),
+    };
+    let html = report_html("round-robin", &names(), &tournament(3), &[], Some(&run));
+    for text in [
+        "href=\"#settings\"",
+        "<th>board</th><td>9x9</td>",
+        "<th>komi</th><td>7.5</td>",
+        "&lt;none&gt;",
+        "<code>/usr/games/gnugo --mode gtp</code>",
+        "<td>GNU Go</td><td>3.8</td>",
+        "Fri, 27 Nov 2026 04:20:42 GMT",
+    ] {
+        assert!(html.contains(text), "{text}");
+    }
+    let without = report_html("round-robin", &names(), &tournament(3), &[], None);
+    assert!(!without.contains("id=\"settings\""));
+}

@@ -165,6 +165,16 @@ fn an_engine_that_cannot_be_set_up_forfeits_each_game_whatever_its_colour() {
     }
     // One game each way round.
     assert_ne!(rows[0]["black_name"], rows[1]["black_name"]);
+    // Every game ended the same way: the report's chart still draws its bar, and the report
+    // shows the run's settings.
+    check_report(
+        &out,
+        &[
+            "<th>board</th><td>5x5</td>",
+            "<th>clock</th><td>no clock</td>",
+            "<th>format</th><td>round-robin, 2 games per pair</td>",
+        ],
+    );
 
     let out = out_dir("setup-match");
     let o = goref(&[
@@ -190,6 +200,83 @@ fn an_engine_that_cannot_be_set_up_forfeits_each_game_whatever_its_colour() {
         rows.iter().map(|r| r["result"].clone()).collect::<Vec<_>>(),
         ["W+F", "B+F"]
     );
+}
+
+/// Checks `out/report.html`: the settings and engines shown (with `texts`), a bar of positive
+/// height in the endings chart; and takes its screenshot (`out/report.png`, headless Chromium;
+/// skipped without it, unless GOREF_REQUIRE_CHROMIUM is set).
+fn check_report(out: &Path, texts: &[&str]) {
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for text in texts.iter().chain(&[
+        "id=\"settings\"",
+        "<th>komi</th>",
+        "<th>goref</th>",
+        "<th>GTP name</th>",
+    ]) {
+        assert!(html.contains(text), "{text} not in the report");
+    }
+    assert!(html.contains("<td>goref-random</td>") || html.contains("<td>goref-faulty</td>"));
+    let endings = html
+        .split("id=\"endings\"")
+        .nth(1)
+        .and_then(|s| s.split("Forfeits by engine").next())
+        .unwrap();
+    let heights: Vec<f64> = endings
+        .split("<rect")
+        .skip(1)
+        .filter(|r| r.to_ascii_uppercase().contains("FILL=\"#C05040\""))
+        .map(|r| {
+            let h = r.split("height=\"").nth(1).unwrap();
+            h[..h.find('"').unwrap()].parse().unwrap()
+        })
+        .collect();
+    assert!(
+        !heights.is_empty() && heights.iter().all(|&h| h > 0.0),
+        "{heights:?}"
+    );
+    screenshot(&out.join("report.html"), &out.join("report.png"));
+}
+
+/// A screenshot of a page by headless Chromium, or a note that it was skipped.
+fn screenshot(page: &Path, png: &Path) {
+    let Some(chromium) = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+    else {
+        assert!(
+            std::env::var_os("GOREF_REQUIRE_CHROMIUM").is_none(),
+            "chromium is not installed"
+        );
+        eprintln!("skipping the screenshot: chromium is not installed (.ci/run installs it)");
+        return;
+    };
+    let profile = png.with_extension("profile");
+    let o = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--window-size=1200,2400",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+    let size = std::fs::metadata(png).map(|m| m.len()).unwrap_or(0);
+    assert!(
+        size > 10_000,
+        "no screenshot of {}: {}",
+        page.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    eprintln!("screenshot: {}", png.display());
 }
 
 /// The live processes whose command line holds `marker` (zombies, which have none, aside).

@@ -494,7 +494,8 @@ fn an_engine_that_cannot_start_stops_the_match() {
     let (code, _, stderr) = run_match("/nonexistent/engine --gtp", &engine("random"), &out, &[]);
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("Black engine 'engine': cannot start '/nonexistent/engine --gtp'"),
+        stderr
+            .contains("engine 'engine' (/nonexistent/engine --gtp) cannot play: command not found"),
         "{stderr}"
     );
 
@@ -506,7 +507,7 @@ fn an_engine_that_cannot_start_stops_the_match() {
     );
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("White engine 'faulty'") && stderr.contains("start-up check"),
+        stderr.contains("engine 'faulty'") && stderr.contains("exited with exit status: 1"),
         "{stderr}"
     );
 }

@@ -658,15 +658,23 @@ time = "10m"
     assert!(String::from_utf8_lossy(&o.stderr).contains("formatt"));
 }
 
-/// An engine that cannot start forfeits its games; after `--max-failures` in a row it is
-/// withdrawn (no more attempts) and the standings say so; the others play on.
+/// An engine that passes the check before the first game but cannot start later forfeits its
+/// games; after `--max-failures` in a row it is withdrawn (no more attempts) and the standings
+/// say so; the others play on.
 #[test]
 fn an_engine_that_cannot_start_forfeits_and_is_withdrawn() {
-    let out = out_dir("withdrawn");
+    let out = out_dir("ghost");
+    std::fs::create_dir_all(&out).unwrap();
+    // It starts once (the check), then exits at every start.
+    let mark = out.join("started-once");
+    let ghost = format!(
+        "cmd=sh -c 'test -e {m} && exit 7; touch {m}; exec {GOREF} engine random'",
+        m = mark.display()
+    );
     let engines = vec![
         engine("a", "random --seed 1"),
         engine("b", "random --seed 2"),
-        vec!["name=ghost".into(), "cmd=/nonexistent/engine".into()],
+        vec!["name=ghost".into(), ghost],
     ];
     let o = tournament(
         &engines,
