@@ -11,6 +11,7 @@
 pub mod accounts;
 pub mod assets;
 pub mod client;
+pub mod error;
 pub mod guard;
 pub mod limits;
 pub mod lobby;

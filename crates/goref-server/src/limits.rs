@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
 /// Token buckets by key (`addr:…` for a client address, `account:NAME` for an account):
 /// each key may take `burst` at once, then `per_minute` a minute. Keys whose bucket is full
@@ -210,7 +209,11 @@ impl Limited {
     /// The answer's body.
     #[must_use]
     pub fn body(&self) -> String {
-        json!({"error": self.code(), "message": self.to_string()}).to_string()
+        let body = crate::protocol::ErrorBody {
+            error: self.code().to_string(),
+            message: self.to_string(),
+        };
+        serde_json::to_string(&body).expect("serialisable")
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use goref_rules::Color;
 use goref_tournament::continuous::{pair_waiting, Waiting};
@@ -23,14 +23,15 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use crate::accounts::{self, Account, LoginError};
+use crate::error::{ApiError, Missing, NoSession};
 use crate::limits::{ClientAddr, Limited};
 use crate::protocol::{
     ChallengeView, ColorChoice, GameStart, LobbyAck, LobbyClientMessage, LobbyServerMessage,
-    OnlinePlayer,
+    LoginAnswer, OnlinePlayer,
 };
 use crate::room::{CreateRequest, GameConfig, Players, Side};
-use crate::server::{error, hash_secret, now_ms, open_game, random_hex, AppState};
-use crate::store::NewAccount;
+use crate::server::{hash_secret, now_ms, open_game, random_hex, AppState};
+use crate::store::{NewAccount, StoreError};
 
 /// The rating of a player without rated games, and the mean the fit is anchored to.
 pub const BASE_RATING: f64 = 1500.0;
@@ -319,17 +320,6 @@ impl Lobby {
     }
 }
 
-fn login_error(e: &LoginError) -> Response {
-    let status = match e {
-        LoginError::BadName | LoginError::BadPassword => StatusCode::BAD_REQUEST,
-        LoginError::UnknownAccount => StatusCode::NOT_FOUND,
-        LoginError::WrongPassword => StatusCode::FORBIDDEN,
-        LoginError::TooManyAttempts => StatusCode::TOO_MANY_REQUESTS,
-        LoginError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    error(status, e.code(), e.to_string())
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct LoginRequest {
@@ -349,20 +339,14 @@ pub(crate) async fn login(
     State(state): State<Arc<AppState>>,
     client: ClientAddr,
     body: Bytes,
-) -> Response {
+) -> Result<Response, ApiError> {
     if let Err(retry_after) = state.logins.check(&client.key(), std::time::Instant::now()) {
-        return Limited::LoginRate { retry_after }.into_response();
+        return Err(Limited::LoginRate { retry_after }.into());
     }
-    let request: LoginRequest = match serde_json::from_slice(&body) {
-        Ok(r) => r,
-        Err(e) => return error(StatusCode::BAD_REQUEST, "malformed", e.to_string()),
-    };
-    match log_in(&state, request).await {
-        Ok((token, account)) => {
-            axum::Json(json!({"token": token, "account": account})).into_response()
-        }
-        Err(e) => login_error(&e),
-    }
+    let request: LoginRequest =
+        serde_json::from_slice(&body).map_err(|e| ApiError::Malformed(e.to_string()))?;
+    let (token, account) = log_in(&state, request).await?;
+    Ok(axum::Json(LoginAnswer { token, account }).into_response())
 }
 
 async fn log_in(
@@ -371,7 +355,7 @@ async fn log_in(
 ) -> Result<(String, Account), LoginError> {
     accounts::check_name(&request.name)?;
     accounts::check_password(&request.password)?;
-    let storage = |e: anyhow::Error| LoginError::Storage(format!("{e:#}"));
+    let storage = |e: StoreError| LoginError::Storage(format!("{e:#}"));
     let now = now_ms();
     if !state
         .lobby
@@ -425,41 +409,29 @@ async fn log_in(
     Ok((token, account))
 }
 
-/// The account of a session token, or the response refusing it.
+/// The account of a session token, or why not.
 pub(crate) async fn account_of_token(
     state: &Arc<AppState>,
     token: &str,
-) -> Result<Account, Response> {
+) -> Result<Account, ApiError> {
     if token.len() > 128 {
-        return Err(error(
-            StatusCode::UNAUTHORIZED,
-            "bad_token",
-            "no such session",
-        ));
+        return Err(ApiError::BadToken(NoSession::Unknown));
     }
     match state.store.session(&hash_secret(token)).await {
         Ok(Some(account)) => Ok(account),
-        Ok(None) => Err(error(
-            StatusCode::UNAUTHORIZED,
-            "bad_token",
-            "no such session: log in again",
-        )),
-        Err(e) => Err(error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "storage",
-            e.to_string(),
-        )),
+        Ok(None) => Err(ApiError::BadToken(NoSession::Ended)),
+        Err(e) => Err(ApiError::storage(&e)),
     }
 }
 
-/// The account of the request's `Authorization: Bearer TOKEN`, or the response refusing it.
+/// The account of the request's `Authorization: Bearer TOKEN`, or why not.
 pub(crate) async fn account_of_request(
     state: &Arc<AppState>,
     headers: &HeaderMap,
-) -> Result<Account, Response> {
+) -> Result<Account, ApiError> {
     match bearer(headers) {
         Some(token) => account_of_token(state, token).await,
-        None => Err(error(StatusCode::UNAUTHORIZED, "bad_token", "log in first")),
+        None => Err(ApiError::BadToken(NoSession::NoToken)),
     }
 }
 
@@ -472,28 +444,28 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// `GET /api/me` (with `Authorization: Bearer TOKEN`): the account.
-pub(crate) async fn me(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    match account_of_request(&state, &headers).await {
-        Ok(account) => {
-            let rating = state
-                .lobby
-                .lock()
-                .expect("lobby")
-                .ratings
-                .get(&key(&account.name))
-                .cloned();
-            axum::Json(json!({"account": account, "rating": rating})).into_response()
-        }
-        Err(r) => r,
-    }
+pub(crate) async fn me(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let account = account_of_request(&state, &headers).await?;
+    let rating = state
+        .lobby
+        .lock()
+        .expect("lobby")
+        .ratings
+        .get(&key(&account.name))
+        .cloned();
+    Ok(axum::Json(json!({"account": account, "rating": rating})).into_response())
 }
 
 /// `GET /api/players`: every account with its rating, rated players best first.
-pub(crate) async fn players(State(state): State<Arc<AppState>>) -> Response {
-    let accounts = match state.store.accounts().await {
-        Ok(a) => a,
-        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()),
-    };
+pub(crate) async fn players(State(state): State<Arc<AppState>>) -> Result<Response, ApiError> {
+    let accounts = state
+        .store
+        .accounts()
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
     let standings = state.lobby.lock().expect("lobby").standings();
     let program: HashMap<String, bool> =
         accounts.iter().map(|a| (key(&a.name), a.program)).collect();
@@ -510,27 +482,30 @@ pub(crate) async fn players(State(state): State<Arc<AppState>>) -> Response {
         .filter(|a| !standings.iter().any(|r| key(&r.name) == key(&a.name)))
         .map(|a| json!({"name": a.name, "program": a.program, "rating": null, "games": 0}))
         .collect();
-    axum::Json(json!({"players": rated.into_iter().chain(unrated).collect::<Vec<_>>()}))
-        .into_response()
+    Ok(
+        axum::Json(json!({"players": rated.into_iter().chain(unrated).collect::<Vec<_>>()}))
+            .into_response(),
+    )
 }
 
 /// `GET /api/players/{name}`: the account, its rating and its games, newest first.
 pub(crate) async fn player(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
-) -> Response {
+) -> Result<Response, ApiError> {
     if accounts::check_name(&name).is_err() {
-        return error(StatusCode::NOT_FOUND, "not_found", "no such player");
+        return Err(ApiError::NotFound(Missing::Player));
     }
     let account = match state.store.account(&name).await {
         Ok(Some((a, _))) => a,
-        Ok(None) => return error(StatusCode::NOT_FOUND, "not_found", "no such player"),
-        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()),
+        Ok(None) => return Err(ApiError::NotFound(Missing::Player)),
+        Err(e) => return Err(ApiError::storage(&e)),
     };
-    let games = match state.store.games_of(&name, 200).await {
-        Ok(g) => g,
-        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()),
-    };
+    let games = state
+        .store
+        .games_of(&name, 200)
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
     let rating = state
         .lobby
         .lock()
@@ -538,7 +513,7 @@ pub(crate) async fn player(
         .ratings
         .get(&key(&name))
         .cloned();
-    axum::Json(json!({"account": account, "rating": rating, "games": games})).into_response()
+    Ok(axum::Json(json!({"account": account, "rating": rating, "games": games})).into_response())
 }
 
 #[derive(Deserialize)]
@@ -551,14 +526,11 @@ pub(crate) async fn lobby_ws(
     State(state): State<Arc<AppState>>,
     Query(q): Query<LobbyQuery>,
     ws: WebSocketUpgrade,
-) -> Response {
+) -> Result<Response, ApiError> {
     let Some(token) = q.token.filter(|t| !t.is_empty()) else {
-        return error(StatusCode::UNAUTHORIZED, "bad_token", "log in first");
+        return Err(ApiError::BadToken(NoSession::NoToken));
     };
-    let account = match account_of_token(&state, &token).await {
-        Ok(a) => a,
-        Err(r) => return r,
-    };
+    let account = account_of_token(&state, &token).await?;
     let open = {
         let lobby = state.lobby.lock().expect("lobby");
         lobby
@@ -568,16 +540,15 @@ pub(crate) async fn lobby_ws(
             .count()
     };
     if open >= MAX_LOBBY_CONNECTIONS {
-        return error(
-            StatusCode::TOO_MANY_REQUESTS,
-            "too_many_connections",
-            format!("at most {MAX_LOBBY_CONNECTIONS} lobby connections an account"),
-        );
+        return Err(ApiError::TooManyLobbyConnections {
+            max: MAX_LOBBY_CONNECTIONS,
+        });
     }
-    ws.max_message_size(16 * 1024)
+    Ok(ws
+        .max_message_size(16 * 1024)
         .max_frame_size(16 * 1024)
         .read_buffer_size(4096)
-        .on_upgrade(move |socket| lobby_connection(state, account, socket))
+        .on_upgrade(move |socket| lobby_connection(state, account, socket)))
 }
 
 /// Removes a connection (and its challenges, when it was its account's last) when dropped.

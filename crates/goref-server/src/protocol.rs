@@ -28,6 +28,7 @@ use serde_json::Value;
 
 use crate::accounts::Account;
 use crate::room::{Act, GameConfig, Side};
+use crate::store::GameSummary;
 
 /// Something for Black and for White, named `B` and `W` on the wire.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -725,6 +726,13 @@ pub struct GameCreated {
     pub white: SeatLink,
     /// The spectators' link.
     pub spectator: String,
+}
+
+/// `GET /api/games`'s answer: the newest games first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameList {
+    /// One line per game.
+    pub games: Vec<GameSummary>,
 }
 
 #[cfg(test)]

@@ -15,19 +15,20 @@ use axum::routing::get;
 use axum::Router;
 use goref_rules::{ByColor, Color};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 use crate::assets;
+use crate::error::{ApiError, Missing};
 use crate::limits::{ClientAddr, Limited, RateLimiter};
 use crate::lobby::{self, Lobby, PairingOptions};
 use crate::protocol::{
-    ClientMessage, GameCreated, ProtocolError, ProtocolErrorKind, SeatLink, ServerMessage,
+    ClientMessage, GameCreated, GameList, ProtocolError, ProtocolErrorKind, SeatLink, ServerMessage,
 };
 use crate::room::{Act, CreateRequest, Event, GameConfig, Phase, Refusal, Room, Side};
-use crate::store::{Created, SeqTaken, Store, StoredGame};
+use crate::store::{Created, Store, StoreError, StoredGame};
 use crate::tournament::{self, Tournaments};
 
 mod upkeep;
@@ -361,23 +362,6 @@ async fn common_headers(mut response: Response) -> Response {
     response
 }
 
-/// 500 `storage`: something could not be stored or read; nothing changed.
-pub(crate) fn storage_error(e: &anyhow::Error) -> Response {
-    error(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "storage",
-        format!("{e:#}"),
-    )
-}
-
-pub(crate) fn error(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
-    (
-        status,
-        axum::Json(json!({"error": code, "message": message.into()})),
-    )
-        .into_response()
-}
-
 async fn index() -> Response {
     (
         [
@@ -414,38 +398,37 @@ struct ListQuery {
     limit: Option<usize>,
 }
 
-async fn list_games(State(state): State<Arc<AppState>>, Query(q): Query<ListQuery>) -> Response {
+async fn list_games(
+    State(state): State<Arc<AppState>>,
+    Query(q): Query<ListQuery>,
+) -> Result<Response, ApiError> {
     let limit = q.limit.unwrap_or(100).clamp(1, 1000);
-    match state.store.list(limit).await {
-        Ok(games) => axum::Json(json!({ "games": games })).into_response(),
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()),
-    }
+    let games = state
+        .store
+        .list(limit)
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
+    Ok(axum::Json(GameList { games }).into_response())
 }
 
 async fn create_game(
     State(state): State<Arc<AppState>>,
     client: ClientAddr,
     body: Bytes,
-) -> Response {
+) -> Result<Response, ApiError> {
     let creator = client.key();
     if let Err(retry_after) = state.creations.check(&creator, std::time::Instant::now()) {
-        return Limited::CreationRate { retry_after }.into_response();
+        return Err(Limited::CreationRate { retry_after }.into());
     }
-    let request: CreateRequest = match serde_json::from_slice(&body) {
-        Ok(r) => r,
-        Err(e) => return error(StatusCode::BAD_REQUEST, "malformed", e.to_string()),
-    };
-    let config = match request.config() {
-        Ok(c) => c,
-        Err(e) => return error(StatusCode::BAD_REQUEST, "invalid", e),
-    };
+    let request: CreateRequest =
+        serde_json::from_slice(&body).map_err(|e| ApiError::Malformed(e.to_string()))?;
+    let config = request.config().map_err(ApiError::Invalid)?;
     let id = random_hex(6);
     let secrets = ByColor::new(random_hex(16), random_hex(16));
     let created_ms = now_ms();
     // Checked here; the room is made when someone opens the game.
-    if let Err(e) = Room::new(config.clone(), created_ms, state.opts.lag_allowance_ms) {
-        return error(StatusCode::BAD_REQUEST, "invalid", e);
-    }
+    Room::new(config.clone(), created_ms, state.opts.lag_allowance_ms)
+        .map_err(ApiError::Invalid)?;
     let stored = StoredGame {
         id: id.clone(),
         created_ms,
@@ -456,8 +439,8 @@ async fn create_game(
     let max = state.opts.max_unfinished_per_creator;
     match state.store.create_limited(stored, max).await {
         Ok(Created::Stored) => {}
-        Ok(Created::CreatorFull(_)) => return Limited::TooManyUnfinished { max }.into_response(),
-        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "storage", e.to_string()),
+        Ok(Created::CreatorFull(_)) => return Err(Limited::TooManyUnfinished { max }.into()),
+        Err(e) => return Err(ApiError::storage(&e)),
     }
     let seat = |secret: &str| SeatLink {
         secret: secret.to_string(),
@@ -469,7 +452,7 @@ async fn create_game(
         spectator: format!("/g/{id}"),
         id,
     };
-    (StatusCode::CREATED, axum::Json(created)).into_response()
+    Ok((StatusCode::CREATED, axum::Json(created)).into_response())
 }
 
 /// Stores a new game the server makes (a challenge accepted, a pairing, a tournament's),
@@ -479,10 +462,10 @@ pub(crate) async fn open_game(
     state: &Arc<AppState>,
     config: GameConfig,
     creator: String,
-) -> Result<(String, ByColor<String>), Response> {
+) -> Result<(String, ByColor<String>), ApiError> {
     let created_ms = now_ms();
     Room::new(config.clone(), created_ms, state.opts.lag_allowance_ms)
-        .map_err(|e| error(StatusCode::BAD_REQUEST, "invalid", e))?;
+        .map_err(ApiError::Invalid)?;
     let id = random_hex(6);
     let secrets = ByColor::new(random_hex(16), random_hex(16));
     let stored = StoredGame {
@@ -492,13 +475,11 @@ pub(crate) async fn open_game(
         secret_hashes: ByColor::new(hash_secret(&secrets.black), hash_secret(&secrets.white)),
         creator,
     };
-    if let Err(e) = state.store.create(stored).await {
-        return Err(error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "storage",
-            e.to_string(),
-        ));
-    }
+    state
+        .store
+        .create(stored)
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
     Ok((id, secrets))
 }
 
@@ -637,15 +618,11 @@ async fn load_room(state: &Arc<AppState>, id: &str) -> Result<Option<Arc<RoomHan
     Ok(Some(handle))
 }
 
-async fn room_or_404(state: &Arc<AppState>, id: &str) -> Result<Arc<RoomHandle>, Response> {
+async fn room_or_404(state: &Arc<AppState>, id: &str) -> Result<Arc<RoomHandle>, ApiError> {
     match load_room(state, id).await {
         Ok(Some(h)) => Ok(h),
-        Ok(None) => Err(error(StatusCode::NOT_FOUND, "not_found", "no such game")),
-        Err(e) => Err(error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "storage",
-            e.to_string(),
-        )),
+        Ok(None) => Err(ApiError::NotFound(Missing::Game)),
+        Err(e) => Err(ApiError::storage(&e)),
     }
 }
 
@@ -658,7 +635,7 @@ async fn game_state(State(state): State<Arc<AppState>>, Path(id): Path<String>) 
             )))
             .into_response()
         }
-        Err(r) => r,
+        Err(e) => e.into_response(),
     }
 }
 
@@ -681,7 +658,7 @@ async fn game_sgf(State(state): State<Arc<AppState>>, Path(id): Path<String>) ->
             )
                 .into_response()
         }
-        Err(r) => r,
+        Err(e) => e.into_response(),
     }
 }
 
@@ -704,7 +681,7 @@ async fn game_ws(
     }
     let handle = match room_or_404(&state, &id).await {
         Ok(h) => h,
-        Err(r) => return r,
+        Err(e) => return e.into_response(),
     };
     let by_token = match q.token.as_deref().filter(|t| !t.is_empty()) {
         None => None,
@@ -714,7 +691,7 @@ async fn game_ws(
                 let players = inner.room.config().players.as_ref();
                 players.and_then(|p| p.color_of(&account.name))
             }
-            Err(r) => return r,
+            Err(e) => return e.into_response(),
         },
     };
     let seat = match q.secret.as_deref().filter(|s| !s.is_empty()) {
@@ -726,13 +703,7 @@ async fn game_ws(
                 .find(|c| same(&hash, &handle.secret_hashes[*c]))
             {
                 Some(c) => Some(c),
-                None => {
-                    return error(
-                        StatusCode::FORBIDDEN,
-                        "wrong_secret",
-                        "this seat link is not valid for this game",
-                    )
-                }
+                None => return ApiError::WrongSecret.into_response(),
             }
         }
     };
@@ -962,7 +933,7 @@ async fn act_on(
         Ok(v) if late => Err((Refusal::OutOfTime, v)),
         Ok(v) => Ok(v),
         // The game went on elsewhere: this answers an older state (now read again).
-        Err(e) if e.downcast_ref::<SeqTaken>().is_some() => {
+        Err(StoreError::SeqTaken(_)) => {
             let current = inner.room.version();
             Err((Refusal::Stale { version, current }, current))
         }
@@ -970,22 +941,19 @@ async fn act_on(
     }
 }
 
-/// The server (or the TD through it) acts on game `id`: the new version, or the response
-/// refusing it (404 for no such game, 409 with the refusal's code).
+/// The server (or the TD through it) acts on game `id`: the new version, or why not (404
+/// for no such game, 409 with the refusal's code).
 pub(crate) async fn act_as_server(
     state: &Arc<AppState>,
     id: &str,
     act: Act,
-) -> Result<u64, Response> {
+) -> Result<u64, ApiError> {
     let handle = room_or_404(state, id).await?;
     let mut inner = handle.inner.lock().await;
-    let (event, next) = inner
-        .room
-        .prepare(None, act, now_ms(), None)
-        .map_err(|r| error(StatusCode::CONFLICT, r.code(), r.to_string()))?;
+    let (event, next) = inner.room.prepare(None, act, now_ms(), None)?;
     store_and_apply(state, &handle, &mut inner, event, next)
         .await
-        .map_err(|e| storage_error(&e))
+        .map_err(|e| ApiError::storage(&e))
 }
 
 /// Stores `event`, then takes `next` (the room with the event applied), then tells everyone.
@@ -997,7 +965,7 @@ async fn store_and_apply(
     inner: &mut RoomInner,
     event: Event,
     next: Room,
-) -> Result<u64> {
+) -> Result<u64, StoreError> {
     let mut pending = Some((event, next));
     while let Some((event, next)) = pending.take() {
         let stored = state
@@ -1005,7 +973,7 @@ async fn store_and_apply(
             .append(&handle.id, &event, next.moves() as u64)
             .await;
         if let Err(e) = stored {
-            if e.downcast_ref::<SeqTaken>().is_some() {
+            if let StoreError::SeqTaken(_) = e {
                 // Another writer (a server on the same database) extended the game: this room
                 // is stale. The stored game takes its place, and everyone here is told.
                 match replay(state, &handle.id).await {

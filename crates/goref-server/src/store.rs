@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{anyhow, Context, Result};
 use rusqlite::{params, Connection, OptionalExtension};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use crate::accounts::Account;
@@ -25,7 +25,67 @@ pub mod pg;
 pub use pg::PgStore;
 
 /// A boxed future, so that the trait can be used as `dyn Store`.
-pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>;
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// Why a store call failed.
+#[derive(Debug)]
+pub enum StoreError {
+    /// [`Store::append`]: the event's `seq` is stored already (another writer extended the
+    /// game first).
+    SeqTaken(SeqTaken),
+    /// The database failed, or what it holds cannot be read.
+    Database(anyhow::Error),
+}
+
+impl std::fmt::Display for StoreError {
+    /// The alternate form (`{:#}`) gives the causes too.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::SeqTaken(t) => write!(f, "{t}"),
+            StoreError::Database(e) if f.alternate() => write!(f, "{e:#}"),
+            StoreError::Database(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::SeqTaken(_) => None,
+            StoreError::Database(e) => e.source(),
+        }
+    }
+}
+
+impl From<SeqTaken> for StoreError {
+    fn from(t: SeqTaken) -> StoreError {
+        StoreError::SeqTaken(t)
+    }
+}
+
+impl From<anyhow::Error> for StoreError {
+    fn from(e: anyhow::Error) -> StoreError {
+        StoreError::Database(e)
+    }
+}
+
+/// Errors of the database and of reading what it holds.
+macro_rules! database_errors {
+    ($($t:ty),*) => {$(
+        impl From<$t> for StoreError {
+            fn from(e: $t) -> StoreError {
+                StoreError::Database(e.into())
+            }
+        }
+    )*};
+}
+
+database_errors!(
+    rusqlite::Error,
+    serde_json::Error,
+    tokio_postgres::Error,
+    tokio::task::JoinError
+);
 
 /// A game as stored: its configuration and the hashes of the seat secrets.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,7 +133,7 @@ pub enum Created {
 }
 
 /// One line of the list of games.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameSummary {
     pub id: String,
     pub created_ms: u64,
@@ -133,7 +193,7 @@ pub trait Store: Send + Sync {
     /// (checked and stored in one step, so that simultaneous requests cannot overshoot).
     fn create_limited(&self, game: StoredGame, max_unfinished: usize) -> StoreFuture<'_, Created>;
     /// Appends an event durably, with the number of moves after it (for the list). Fails when
-    /// the event's `seq` is taken, with a [`SeqTaken`] error.
+    /// the event's `seq` is taken, with [`StoreError::SeqTaken`].
     fn append(&self, id: &str, event: &Event, moves: u64) -> StoreFuture<'_, ()>;
     /// Records the result of a game that is over (the events say so already; this is the
     /// index the list and the restart read).
@@ -216,12 +276,15 @@ pub struct NewAccount {
 }
 
 type Job = Box<dyn FnOnce(&Connection) -> Result<()> + Send>;
+/// A job whose errors are typed (a taken `seq`).
+type TypedJob = Box<dyn FnOnce(&Connection) -> Result<(), StoreError> + Send>;
+type Answer = oneshot::Sender<Result<(), StoreError>>;
 
 /// SQLite in WAL mode. Writes go through one thread that commits whatever has queued up in
 /// one transaction (group commit) with `synchronous=FULL`, so an acknowledged event survives a
 /// crash of the process or of the machine; reads use a connection of their own.
 pub struct SqliteStore {
-    writer: mpsc::Sender<(Job, oneshot::Sender<Result<()>>)>,
+    writer: mpsc::Sender<(TypedJob, Answer)>,
     reader: Arc<Mutex<Connection>>,
     path: PathBuf,
 }
@@ -305,18 +368,6 @@ fn migrate(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// The error a creation job returns when the creator has too many unfinished games.
-#[derive(Debug)]
-struct CreatorFull(usize);
-
-impl std::fmt::Display for CreatorFull {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the creator has {} unfinished games", self.0)
-    }
-}
-
-impl std::error::Error for CreatorFull {}
-
 fn insert_game(conn: &Connection, game: &StoredGame, config: &str) -> Result<()> {
     conn.execute(
         "INSERT INTO games (id, created_ms, config, black_secret, white_secret, creator, \
@@ -363,7 +414,7 @@ impl SqliteStore {
         migrate(&conn)?;
         let reader = Connection::open(path)?;
         reader.busy_timeout(std::time::Duration::from_secs(5))?;
-        let (tx, rx) = mpsc::channel::<(Job, oneshot::Sender<Result<()>>)>();
+        let (tx, rx) = mpsc::channel::<(TypedJob, Answer)>();
         std::thread::Builder::new()
             .name("goref-sqlite-writer".into())
             .spawn(move || writer_loop(conn, rx))?;
@@ -381,6 +432,10 @@ impl SqliteStore {
     }
 
     fn write(&self, job: Job) -> StoreFuture<'_, ()> {
+        self.write_typed(Box::new(move |conn| job(conn).map_err(StoreError::from)))
+    }
+
+    fn write_typed(&self, job: TypedJob) -> StoreFuture<'_, ()> {
         let (tx, rx) = oneshot::channel();
         let sent = self.writer.send((job, tx));
         Box::pin(async move {
@@ -396,18 +451,19 @@ impl SqliteStore {
     ) -> StoreFuture<'_, T> {
         let reader = self.reader.clone();
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || {
+            let read = tokio::task::spawn_blocking(move || {
                 let conn = reader.lock().map_err(|_| anyhow!("reader poisoned"))?;
                 f(&conn)
             })
-            .await?
+            .await?;
+            Ok(read?)
         })
     }
 }
 
 /// Commits queued writes in batches: each job in a savepoint of its own (a failing job
 /// does not undo the others), the batch in one transaction, answers after the commit.
-fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<(Job, oneshot::Sender<Result<()>>)>) {
+fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<(TypedJob, Answer)>) {
     while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
         while batch.len() < 1024 {
@@ -420,7 +476,7 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<(Job, oneshot::Sender<Re
         let outcome = (|| -> Result<()> {
             let mut tx = conn.transaction()?;
             for (job, answer) in batch {
-                let result = (|| {
+                let result = (|| -> Result<(), StoreError> {
                     let sp = tx.savepoint()?;
                     job(&sp)?;
                     sp.commit()?;
@@ -433,7 +489,7 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<(Job, oneshot::Sender<Re
         })();
         for (answer, result) in answers {
             let result = match (&outcome, result) {
-                (Err(e), _) => Err(anyhow!("commit failed: {e}")),
+                (Err(e), _) => Err(StoreError::Database(anyhow!("commit failed: {e}"))),
                 (Ok(()), r) => r,
             };
             let _ = answer.send(result);
@@ -449,6 +505,8 @@ impl Store for SqliteStore {
 
     fn create_limited(&self, game: StoredGame, max_unfinished: usize) -> StoreFuture<'_, Created> {
         let config = serde_json::to_string(&game.config);
+        // What the job did, told apart from its failing.
+        let (tx, rx) = oneshot::channel();
         let done = self.write(Box::new(move |conn| {
             let unfinished: i64 = conn.query_row(
                 "SELECT COUNT(*) FROM games WHERE creator = ?1 AND result IS NULL",
@@ -457,18 +515,16 @@ impl Store for SqliteStore {
             )?;
             let unfinished = usize::try_from(unfinished).unwrap_or(usize::MAX);
             if unfinished >= max_unfinished {
-                return Err(CreatorFull(unfinished).into());
+                let _ = tx.send(Created::CreatorFull(unfinished));
+                return Ok(());
             }
-            insert_game(conn, &game, &config?)
+            insert_game(conn, &game, &config?)?;
+            let _ = tx.send(Created::Stored);
+            Ok(())
         }));
         Box::pin(async move {
-            match done.await {
-                Ok(()) => Ok(Created::Stored),
-                Err(e) => match e.downcast_ref::<CreatorFull>() {
-                    Some(full) => Ok(Created::CreatorFull(full.0)),
-                    None => Err(e),
-                },
-            }
+            done.await?;
+            Ok(rx.await.map_err(|_| anyhow!("the game was not written"))?)
         })
     }
 
@@ -477,18 +533,17 @@ impl Store for SqliteStore {
         let seq = event.seq as i64;
         let at_ms = event.at_ms;
         let body = serde_json::to_string(event);
-        self.write(Box::new(move |conn| {
+        self.write_typed(Box::new(move |conn| {
             let inserted = conn.execute(
                 "INSERT INTO events (game_id, seq, body) VALUES (?1, ?2, ?3)",
                 params![id, seq, body?],
             );
             if let Err(rusqlite::Error::SqliteFailure(f, _)) = &inserted {
                 if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY {
-                    return Err(SeqTaken {
+                    return Err(StoreError::SeqTaken(SeqTaken {
                         id,
                         seq: seq as u64,
-                    }
-                    .into());
+                    }));
                 }
             }
             inserted?;
@@ -652,7 +707,9 @@ impl Store for SqliteStore {
         }));
         Box::pin(async move {
             job.await?;
-            rx.await.map_err(|_| anyhow!("the account was not written"))
+            Ok(rx
+                .await
+                .map_err(|_| anyhow!("the account was not written"))?)
         })
     }
 

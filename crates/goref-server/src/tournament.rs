@@ -21,9 +21,10 @@ use goref_tournament::{Format, GameLine, Plan};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::error::{ApiError, Missing, TournamentConflict};
 use crate::lobby::{account_of_request, start_game};
 use crate::room::{Act, CreateRequest, Players, TdAction};
-use crate::server::{act_as_server, error, now_ms, random_hex, storage_error, AppState};
+use crate::server::{act_as_server, now_ms, random_hex, AppState};
 use crate::store::Store;
 
 /// The most players of one tournament.
@@ -277,29 +278,25 @@ impl Tournaments {
     }
 }
 
-async fn save(state: &Arc<AppState>, t: &Tournament) -> Result<(), Response> {
+async fn save(state: &Arc<AppState>, t: &Tournament) -> Result<(), ApiError> {
     let body = serde_json::to_string(t).expect("serialisable");
     state
         .store
         .save_tournament(&t.id, t.created_ms, body)
         .await
-        .map_err(|e| storage_error(&e))
+        .map_err(|e| ApiError::storage(&e))
 }
 
-fn malformed(e: &serde_json::Error) -> Response {
-    error(StatusCode::BAD_REQUEST, "malformed", e.to_string())
+fn malformed(e: &serde_json::Error) -> ApiError {
+    ApiError::Malformed(e.to_string())
 }
 
-async fn require_td(state: &Arc<AppState>, headers: &HeaderMap) -> Result<String, Response> {
+async fn require_td(state: &Arc<AppState>, headers: &HeaderMap) -> Result<String, ApiError> {
     let account = account_of_request(state, headers).await?;
     if account.td {
         Ok(account.name)
     } else {
-        Err(error(
-            StatusCode::FORBIDDEN,
-            "not_td",
-            "only the tournament director may do this",
-        ))
+        Err(ApiError::NotTd)
     }
 }
 
@@ -323,7 +320,7 @@ pub(crate) async fn list(State(state): State<Arc<AppState>>) -> Response {
 pub(crate) async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
     let mut all = state.tournaments.lock().await;
     let Some(t) = all.all.get_mut(&id) else {
-        return error(StatusCode::NOT_FOUND, "not_found", "no such tournament");
+        return ApiError::NotFound(Missing::Tournament).into_response();
     };
     let standings = t.standings();
     let games: Vec<serde_json::Value> = t
@@ -362,37 +359,21 @@ pub(crate) async fn create(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<Response, Response> {
+) -> Result<Response, ApiError> {
     let td = require_td(&state, &headers).await?;
     let request: CreateTournament = serde_json::from_slice(&body).map_err(|e| malformed(&e))?;
     let name = request.name.trim().to_string();
     if name.is_empty() || name.chars().count() > 80 || name.chars().any(char::is_control) {
-        return Err(error(
-            StatusCode::BAD_REQUEST,
-            "invalid",
-            "a name of 1 to 80 characters",
-        ));
+        return Err(ApiError::Invalid("a name of 1 to 80 characters".into()));
     }
-    if let Err(e) = request.format.check() {
-        return Err(error(StatusCode::BAD_REQUEST, "invalid", e));
-    }
+    request.format.check().map_err(ApiError::Invalid)?;
     if request.game.black.is_some() || request.game.white.is_some() {
-        return Err(error(
-            StatusCode::BAD_REQUEST,
-            "invalid",
-            "the players are the tournament's",
-        ));
+        return Err(ApiError::Invalid("the players are the tournament's".into()));
     }
-    if let Err(e) = request.game.config() {
-        return Err(error(StatusCode::BAD_REQUEST, "invalid", e));
-    }
+    request.game.config().map_err(ApiError::Invalid)?;
     let mut all = state.tournaments.lock().await;
     if all.all.values().filter(|t| t.stage != Stage::Over).count() >= MAX_OPEN {
-        return Err(error(
-            StatusCode::TOO_MANY_REQUESTS,
-            "too_many",
-            "too many tournaments under way",
-        ));
+        return Err(ApiError::TooManyTournaments);
     }
     let mut t = Tournament {
         id: random_hex(5),
@@ -415,20 +396,15 @@ pub(crate) async fn create(
 }
 
 /// Tournament `id`, still open to players (404 or 409 otherwise).
-#[allow(clippy::result_large_err)] // a Response, answered at once
-fn open_one<'a>(all: &'a mut Tournaments, id: &str) -> Result<&'a mut Tournament, Response> {
+fn open_one<'a>(all: &'a mut Tournaments, id: &str) -> Result<&'a mut Tournament, ApiError> {
     let t = all
         .all
         .get_mut(id)
-        .ok_or_else(|| error(StatusCode::NOT_FOUND, "not_found", "no such tournament"))?;
+        .ok_or(ApiError::NotFound(Missing::Tournament))?;
     if t.stage == Stage::Open {
         Ok(t)
     } else {
-        Err(error(
-            StatusCode::CONFLICT,
-            "started",
-            "the tournament has started",
-        ))
+        Err(ApiError::Tournament(TournamentConflict::Started))
     }
 }
 
@@ -437,17 +413,13 @@ pub(crate) async fn join(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
     headers: HeaderMap,
-) -> Result<Response, Response> {
+) -> Result<Response, ApiError> {
     let account = account_of_request(&state, &headers).await?;
     let mut all = state.tournaments.lock().await;
     let t = open_one(&mut all, &id)?;
     if t.index_of(&account.name).is_none() {
         if t.players.len() >= MAX_PLAYERS {
-            return Err(error(
-                StatusCode::CONFLICT,
-                "full",
-                "the tournament is full",
-            ));
+            return Err(ApiError::Tournament(TournamentConflict::Full));
         }
         t.players.push(account.name.clone());
         t.withdrawn.push(false);
@@ -462,17 +434,13 @@ pub(crate) async fn start(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
     headers: HeaderMap,
-) -> Result<Response, Response> {
+) -> Result<Response, ApiError> {
     let td = require_td(&state, &headers).await?;
     {
         let mut all = state.tournaments.lock().await;
         let t = open_one(&mut all, &id)?;
         if t.players.len() < 2 {
-            return Err(error(
-                StatusCode::CONFLICT,
-                "too_few",
-                "a tournament needs two players",
-            ));
+            return Err(ApiError::Tournament(TournamentConflict::TooFew));
         }
         // Seeding: by rating, best first; equal ratings keep the order of joining.
         let ratings = state.lobby.lock().expect("lobby").standings();
@@ -507,31 +475,19 @@ pub(crate) async fn withdraw(
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<Response, Response> {
+) -> Result<Response, ApiError> {
     let td = require_td(&state, &headers).await?;
     let request: Withdraw = serde_json::from_slice(&body).map_err(|e| malformed(&e))?;
     let live: Vec<(String, char)> = {
         let mut all = state.tournaments.lock().await;
         let Some(t) = all.all.get_mut(&id) else {
-            return Err(error(
-                StatusCode::NOT_FOUND,
-                "not_found",
-                "no such tournament",
-            ));
+            return Err(ApiError::NotFound(Missing::Tournament));
         };
         let Some(k) = t.index_of(&request.player) else {
-            return Err(error(
-                StatusCode::NOT_FOUND,
-                "not_found",
-                "no such player in this tournament",
-            ));
+            return Err(ApiError::NotFound(Missing::TournamentPlayer));
         };
         if t.withdrawn[k] {
-            return Err(error(
-                StatusCode::CONFLICT,
-                "withdrawn",
-                "already withdrawn",
-            ));
+            return Err(ApiError::Tournament(TournamentConflict::Withdrawn));
         }
         t.withdrawn[k] = true;
         let name = t.players[k].clone();
@@ -570,7 +526,7 @@ pub(crate) async fn td_act(
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<Response, Response> {
+) -> Result<Response, ApiError> {
     let td = require_td(&state, &headers).await?;
     let action: TdAction = serde_json::from_slice(&body).map_err(|e| malformed(&e))?;
     let version = act_as_server(&state, &id, Act::Td { td, action }).await?;

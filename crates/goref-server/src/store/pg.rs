@@ -30,7 +30,8 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls, Row, Statement};
 
 use super::{
-    Created, GameSummary, NewAccount, SeqTaken, Store, StoreFuture, StoredGame, MAX_SESSIONS,
+    Created, GameSummary, NewAccount, SeqTaken, Store, StoreError, StoreFuture, StoredGame,
+    MAX_SESSIONS,
 };
 use crate::accounts::Account;
 use crate::room::{Event, GameConfig};
@@ -575,6 +576,11 @@ fn summaries(rows: &[Row]) -> Result<Vec<GameSummary>> {
         .collect()
 }
 
+/// A store call of [`PgStore`]: its errors are the database's.
+fn boxed<'a, T>(f: impl std::future::Future<Output = Result<T>> + Send + 'a) -> StoreFuture<'a, T> {
+    Box::pin(async move { f.await.map_err(StoreError::Database) })
+}
+
 fn limit(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -594,7 +600,7 @@ impl Store for PgStore {
     }
 
     fn create(&self, game: StoredGame) -> StoreFuture<'_, ()> {
-        Box::pin(async move {
+        boxed(async move {
             let row = GameRow::new(&game)?;
             let mut conn = self.pool.get().await?;
             conn.execute(INSERT_GAME, &row.args())
@@ -605,7 +611,7 @@ impl Store for PgStore {
     }
 
     fn create_limited(&self, game: StoredGame, max_unfinished: usize) -> StoreFuture<'_, Created> {
-        Box::pin(async move {
+        boxed(async move {
             let row = GameRow::new(&game)?;
             let mut conn = self.pool.get().await?;
             let insert = conn.prepare(INSERT_GAME).await?;
@@ -677,14 +683,16 @@ impl Store for PgStore {
                 {
                     Err(SeqTaken { id, seq: event_seq }.into())
                 }
-                Err(e) => Err(db(e)).with_context(|| format!("storing event {seq} of game {id}")),
+                Err(e) => Err(StoreError::Database(
+                    db(e).context(format!("storing event {seq} of game {id}")),
+                )),
             }
         })
     }
 
     fn finish(&self, id: &str, result: String) -> StoreFuture<'_, ()> {
         let id = id.to_string();
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             conn.execute(
                 "UPDATE games SET result = $2 WHERE id = $1",
@@ -698,7 +706,7 @@ impl Store for PgStore {
 
     fn load(&self, id: &str) -> StoreFuture<'_, Option<(StoredGame, Vec<Event>)>> {
         let id = id.to_string();
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             let rows = conn
                 .query(
@@ -739,7 +747,7 @@ impl Store for PgStore {
     }
 
     fn unfinished(&self) -> StoreFuture<'_, Vec<String>> {
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             ids(&conn
                 .query("SELECT id FROM games WHERE result IS NULL", &[])
@@ -748,7 +756,7 @@ impl Store for PgStore {
     }
 
     fn started(&self) -> StoreFuture<'_, Vec<String>> {
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             ids(&conn
                 .query(
@@ -771,7 +779,7 @@ impl Store for PgStore {
             as_i64(idle_before_ms),
             limit(n),
         );
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             ids(&conn
                 .query(
@@ -787,7 +795,7 @@ impl Store for PgStore {
     }
 
     fn list(&self, n: usize) -> StoreFuture<'_, Vec<GameSummary>> {
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             summaries(
                 &conn
@@ -803,7 +811,7 @@ impl Store for PgStore {
 
     fn account(&self, name: &str) -> StoreFuture<'_, Option<(Account, String)>> {
         let name = name.to_string();
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             let rows = conn
                 .query(
@@ -824,7 +832,7 @@ impl Store for PgStore {
         account: NewAccount,
         td: Option<String>,
     ) -> StoreFuture<'_, Option<Account>> {
-        Box::pin(async move {
+        boxed(async move {
             let created_ms = int(account.created_ms, "account creation time")?;
             let mut conn = self.pool.get().await?;
             let tx = conn.client.transaction().await.map_err(db)?;
@@ -877,7 +885,7 @@ impl Store for PgStore {
     }
 
     fn create_session(&self, token_hash: String, name: String, now_ms: u64) -> StoreFuture<'_, ()> {
-        Box::pin(async move {
+        boxed(async move {
             let now = int(now_ms, "session time")?;
             let keep = limit(MAX_SESSIONS);
             let mut conn = self.pool.get().await?;
@@ -917,7 +925,7 @@ impl Store for PgStore {
 
     fn session(&self, token_hash: &str) -> StoreFuture<'_, Option<Account>> {
         let token_hash = token_hash.to_string();
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             let rows = conn
                 .query(
@@ -931,7 +939,7 @@ impl Store for PgStore {
     }
 
     fn accounts(&self) -> StoreFuture<'_, Vec<Account>> {
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             let rows = conn
                 .query(
@@ -944,7 +952,7 @@ impl Store for PgStore {
     }
 
     fn rated_results(&self) -> StoreFuture<'_, Vec<(String, String, String)>> {
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             let rows = conn
                 .query(
@@ -962,7 +970,7 @@ impl Store for PgStore {
 
     fn games_of(&self, name: &str, n: usize) -> StoreFuture<'_, Vec<GameSummary>> {
         let name = name.to_string();
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             summaries(
                 &conn
@@ -980,7 +988,7 @@ impl Store for PgStore {
 
     fn live_games_of(&self, name: &str) -> StoreFuture<'_, Vec<String>> {
         let name = name.to_string();
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             ids(&conn
                 .query(
@@ -995,7 +1003,7 @@ impl Store for PgStore {
 
     fn save_tournament(&self, id: &str, created_ms: u64, body: String) -> StoreFuture<'_, ()> {
         let id = id.to_string();
-        Box::pin(async move {
+        boxed(async move {
             let created_ms = int(created_ms, "tournament creation time")?;
             let mut conn = self.pool.get().await?;
             conn.execute(
@@ -1010,7 +1018,7 @@ impl Store for PgStore {
     }
 
     fn tournaments(&self) -> StoreFuture<'_, Vec<String>> {
-        Box::pin(async move {
+        boxed(async move {
             let mut conn = self.pool.get().await?;
             ids(&conn
                 .query(
