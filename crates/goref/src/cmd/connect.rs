@@ -244,10 +244,8 @@ async fn connect(args: &Args) -> Result<()> {
                 break None;
             };
             match msg {
-                LobbyServerMessage::Game(start) => {
-                    if !finished.contains(&start.id) {
-                        break Some(start);
-                    }
+                LobbyServerMessage::Game(start) if !finished.contains(&start.id) => {
+                    break Some(start);
                 }
                 // The first lobby comes after the games still on: now say what we want.
                 LobbyServerMessage::Lobby { .. } if !announced => {
