@@ -18,8 +18,7 @@ use axum::response::{IntoResponse, Response};
 use goref_rules::Color;
 use goref_tournament::continuous::{pair_waiting, Waiting};
 use goref_tournament::rating::{fit, Anchor, FitOptions, Game as RatedGame, GameResult};
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde::Deserialize;
 use tokio::sync::mpsc;
 
 use crate::accounts::{self, Account, LoginError};
@@ -27,7 +26,7 @@ use crate::error::{ApiError, Missing, NoSession};
 use crate::limits::{ClientAddr, Limited};
 use crate::protocol::{
     ChallengeView, ColorChoice, GameStart, LobbyAck, LobbyClientMessage, LobbyServerMessage,
-    LoginAnswer, OnlinePlayer,
+    LoginAnswer, MeAnswer, OnlinePlayer, PlayerAnswer, PlayerLine, PlayerList,
 };
 use crate::room::{CreateRequest, GameConfig, Players, Side};
 use crate::server::{hash_secret, now_ms, open_game, random_hex, AppState};
@@ -90,21 +89,7 @@ struct Challenge {
     request: CreateRequest,
 }
 
-/// A player's rating, from every rated game (goref-tournament's joint fit).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Rating {
-    /// The account.
-    pub name: String,
-    /// Elo, the mean of rated players at [`BASE_RATING`].
-    pub rating: f64,
-    /// The 95% interval.
-    pub interval: (f64, f64),
-    /// Rated games, wins, losses, draws.
-    pub games: u32,
-    pub wins: u32,
-    pub losses: u32,
-    pub draws: u32,
-}
+pub use crate::protocol::Rating;
 
 /// The last game of a player: against whom, with which colour.
 #[derive(Clone, Debug)]
@@ -456,7 +441,7 @@ pub(crate) async fn me(
         .ratings
         .get(&key(&account.name))
         .cloned();
-    Ok(axum::Json(json!({"account": account, "rating": rating})).into_response())
+    Ok(axum::Json(MeAnswer { account, rating }).into_response())
 }
 
 /// `GET /api/players`: every account with its rating, rated players best first.
@@ -469,23 +454,31 @@ pub(crate) async fn players(State(state): State<Arc<AppState>>) -> Result<Respon
     let standings = state.lobby.lock().expect("lobby").standings();
     let program: HashMap<String, bool> =
         accounts.iter().map(|a| (key(&a.name), a.program)).collect();
-    let rated: Vec<Value> = standings
-        .iter()
-        .map(|r| {
-            json!({"name": r.name, "program": program.get(&key(&r.name)).copied().unwrap_or(false),
-                   "rating": r.rating.round(), "interval": [r.interval.0.round(), r.interval.1.round()],
-                   "games": r.games, "wins": r.wins, "losses": r.losses, "draws": r.draws})
-        })
-        .collect();
-    let unrated: Vec<Value> = accounts
+    let rated = standings.iter().map(|r| PlayerLine {
+        name: r.name.clone(),
+        program: program.get(&key(&r.name)).copied().unwrap_or(false),
+        rating: Some(r.rating.round()),
+        interval: Some([r.interval.0.round(), r.interval.1.round()]),
+        games: r.games,
+        wins: Some(r.wins),
+        losses: Some(r.losses),
+        draws: Some(r.draws),
+    });
+    let unrated = accounts
         .iter()
         .filter(|a| !standings.iter().any(|r| key(&r.name) == key(&a.name)))
-        .map(|a| json!({"name": a.name, "program": a.program, "rating": null, "games": 0}))
-        .collect();
-    Ok(
-        axum::Json(json!({"players": rated.into_iter().chain(unrated).collect::<Vec<_>>()}))
-            .into_response(),
-    )
+        .map(|a| PlayerLine {
+            name: a.name.clone(),
+            program: a.program,
+            rating: None,
+            interval: None,
+            games: 0,
+            wins: None,
+            losses: None,
+            draws: None,
+        });
+    let players = rated.chain(unrated).collect();
+    Ok(axum::Json(PlayerList { players }).into_response())
 }
 
 /// `GET /api/players/{name}`: the account, its rating and its games, newest first.
@@ -513,7 +506,12 @@ pub(crate) async fn player(
         .ratings
         .get(&key(&name))
         .cloned();
-    Ok(axum::Json(json!({"account": account, "rating": rating, "games": games})).into_response())
+    Ok(axum::Json(PlayerAnswer {
+        account,
+        rating,
+        games,
+    })
+    .into_response())
 }
 
 #[derive(Deserialize)]

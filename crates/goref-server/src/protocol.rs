@@ -728,6 +728,80 @@ pub struct GameCreated {
     pub spectator: String,
 }
 
+/// A player's rating, from every rated game (goref-tournament's joint fit), as `/api/me`
+/// and `/api/players/NAME` show it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rating {
+    /// The account.
+    pub name: String,
+    /// Elo, the mean of rated players at [`BASE_RATING`].
+    pub rating: f64,
+    /// The 95% interval.
+    pub interval: (f64, f64),
+    /// Rated games, wins, losses, draws.
+    pub games: u32,
+    /// Rated games won.
+    pub wins: u32,
+    /// Rated games lost.
+    pub losses: u32,
+    /// Rated games drawn.
+    pub draws: u32,
+}
+
+/// `GET /api/me`'s answer: the session's account and its rating (`null` before its first
+/// rated game).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MeAnswer {
+    /// The account.
+    pub account: Account,
+    /// Its rating.
+    pub rating: Option<Rating>,
+}
+
+/// `GET /api/players/NAME`'s answer: the account, its rating, its games (newest first).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlayerAnswer {
+    /// The account.
+    pub account: Account,
+    /// Its rating (`null` before its first rated game).
+    pub rating: Option<Rating>,
+    /// Its games.
+    pub games: Vec<GameSummary>,
+}
+
+/// `GET /api/players`'s answer: rated players best first, then the others.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlayerList {
+    /// One line per account.
+    pub players: Vec<PlayerLine>,
+}
+
+/// One account in the list of players. A rated one has its rating (rounded), its 95%
+/// interval and its results; an unrated one `"rating": null` and `"games": 0` only.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlayerLine {
+    /// The account.
+    pub name: String,
+    /// A program.
+    pub program: bool,
+    /// Its rating, rounded.
+    pub rating: Option<f64>,
+    /// The 95% interval, rounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<[f64; 2]>,
+    /// Rated games.
+    pub games: u32,
+    /// Rated games won.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wins: Option<u32>,
+    /// Rated games lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub losses: Option<u32>,
+    /// Rated games drawn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draws: Option<u32>,
+}
+
 /// `GET /api/games`'s answer: the newest games first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameList {

@@ -19,7 +19,6 @@ use goref_referee::Ending;
 use goref_tournament::pairing::Pairing;
 use goref_tournament::{Format, GameLine, Plan};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::error::{ApiError, Missing, TournamentConflict};
 use crate::lobby::{account_of_request, start_game};
@@ -300,10 +299,69 @@ async fn require_td(state: &Arc<AppState>, headers: &HeaderMap) -> Result<String
     }
 }
 
-fn summary(t: &Tournament) -> serde_json::Value {
-    json!({"id": t.id, "name": t.name, "format": t.format.format().name(), "state": t.stage,
-           "players": t.players.len(),
-           "round": t.games.iter().filter(|g| g.id.is_some() || g.result.is_some()).map(|g| g.round).max().unwrap_or(0)})
+/// A tournament in the list: `GET /api/tournaments`.
+#[derive(Serialize)]
+struct Summary<'a> {
+    id: &'a str,
+    name: &'a str,
+    format: &'static str,
+    state: Stage,
+    /// How many.
+    players: usize,
+    /// The latest round started, 0 before the first.
+    round: usize,
+}
+
+fn summary(t: &Tournament) -> Summary<'_> {
+    Summary {
+        id: &t.id,
+        name: &t.name,
+        format: t.format.format().name(),
+        state: t.stage,
+        players: t.players.len(),
+        round: t
+            .games
+            .iter()
+            .filter(|g| g.id.is_some() || g.result.is_some())
+            .map(|g| g.round)
+            .max()
+            .unwrap_or(0),
+    }
+}
+
+#[derive(Serialize)]
+struct List<'a> {
+    tournaments: Vec<Summary<'a>>,
+}
+
+/// One tournament: `GET /api/tournaments/{id}`.
+#[derive(Serialize)]
+struct Shown<'a> {
+    id: &'a str,
+    name: &'a str,
+    format: &'static str,
+    state: Stage,
+    round: usize,
+    td: &'a str,
+    game: &'a CreateRequest,
+    /// The players' names, in seeding order once started.
+    players: &'a [String],
+    withdrawn: &'a [bool],
+    settings: &'a FormatSpec,
+    games: Vec<ShownGame<'a>>,
+    standings: goref_tournament::standings::Standings,
+    log: &'a [LogLine],
+}
+
+/// One game of a tournament, its players by name.
+#[derive(Serialize)]
+struct ShownGame<'a> {
+    number: usize,
+    round: usize,
+    id: Option<&'a str>,
+    black: &'a str,
+    white: &'a str,
+    result: Option<&'a str>,
 }
 
 /// `GET /api/tournaments`.
@@ -311,8 +369,8 @@ pub(crate) async fn list(State(state): State<Arc<AppState>>) -> Response {
     let all = state.tournaments.lock().await;
     let mut list: Vec<&Tournament> = all.all.values().collect();
     list.sort_by(|a, b| b.created_ms.cmp(&a.created_ms).then(a.id.cmp(&b.id)));
-    axum::Json(json!({"tournaments": list.into_iter().map(summary).collect::<Vec<_>>()}))
-        .into_response()
+    let tournaments = list.into_iter().map(summary).collect();
+    axum::Json(List { tournaments }).into_response()
 }
 
 /// `GET /api/tournaments/{id}`: settings, players, games by round, standings and crosstable,
@@ -323,24 +381,43 @@ pub(crate) async fn show(State(state): State<Arc<AppState>>, Path(id): Path<Stri
         return ApiError::NotFound(Missing::Tournament).into_response();
     };
     let standings = t.standings();
-    let games: Vec<serde_json::Value> = t
+    let t = &*t;
+    let games = t
         .games
         .iter()
-        .map(|g| {
-            json!({"number": g.number, "round": g.round, "id": g.id,
-                   "black": t.players[g.black], "white": t.players[g.white], "result": g.result})
+        .map(|g| ShownGame {
+            number: g.number,
+            round: g.round,
+            id: g.id.as_deref(),
+            black: &t.players[g.black],
+            white: &t.players[g.white],
+            result: g.result.as_deref(),
         })
         .collect();
-    let mut v = summary(t);
-    v["td"] = json!(t.td);
-    v["game"] = json!(t.game);
-    v["players"] = json!(t.players);
-    v["withdrawn"] = json!(t.withdrawn);
-    v["settings"] = json!(t.format);
-    v["games"] = json!(games);
-    v["standings"] = json!(standings);
-    v["log"] = json!(t.log);
-    axum::Json(v).into_response()
+    let Summary {
+        id,
+        name,
+        format,
+        state,
+        round,
+        ..
+    } = summary(t);
+    let shown = Shown {
+        id,
+        name,
+        format,
+        state,
+        round,
+        td: &t.td,
+        game: &t.game,
+        players: &t.players,
+        withdrawn: &t.withdrawn,
+        settings: &t.format,
+        games,
+        standings,
+        log: &t.log,
+    };
+    axum::Json(shown).into_response()
 }
 
 /// (Flattened, so unknown fields cannot be refused: serde's `flatten` reads around them.)
@@ -392,7 +469,11 @@ pub(crate) async fn create(
     save(&state, &t).await?;
     let id = t.id.clone();
     all.insert(t);
-    Ok((StatusCode::CREATED, axum::Json(json!({"id": id}))).into_response())
+    #[derive(Serialize)]
+    struct Made {
+        id: String,
+    }
+    Ok((StatusCode::CREATED, axum::Json(Made { id })).into_response())
 }
 
 /// Tournament `id`, still open to players (404 or 409 otherwise).
@@ -426,7 +507,16 @@ pub(crate) async fn join(
         t.log(format!("{} joins", account.name));
         save(&state, t).await?;
     }
-    Ok(axum::Json(json!({"joined": id, "players": t.players})).into_response())
+    #[derive(Serialize)]
+    struct Joined<'a> {
+        joined: &'a str,
+        players: &'a [String],
+    }
+    let joined = Joined {
+        joined: &id,
+        players: &t.players,
+    };
+    Ok(axum::Json(joined).into_response())
 }
 
 /// `POST /api/tournaments/{id}/start` (the TD): seeds the players by rating and starts round 1.
@@ -530,7 +620,11 @@ pub(crate) async fn td_act(
     let td = require_td(&state, &headers).await?;
     let action: TdAction = serde_json::from_slice(&body).map_err(|e| malformed(&e))?;
     let version = act_as_server(&state, &id, Act::Td { td, action }).await?;
-    Ok(axum::Json(json!({"version": version})).into_response())
+    #[derive(Serialize)]
+    struct Acted {
+        version: u64,
+    }
+    Ok(axum::Json(Acted { version }).into_response())
 }
 
 /// A server game ended: if it is a tournament's, record it and go on.

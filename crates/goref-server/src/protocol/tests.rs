@@ -488,6 +488,27 @@ fn http_bodies_read_and_write_as_before() {
         "black": {"secret": "s1", "link": "/g/0123ab#seat=s1"},
         "white": {"secret": "s2", "link": "/g/0123ab#seat=s2"}, "spectator": "/g/0123ab"}));
     assert_eq!(created.white.secret, "s2");
+    let summary = json!({"id": "0123ab", "created_ms": 5, "width": 9, "height": 9,
+        "rules": "olympiad", "end": "tromp", "black": "a", "white": "b", "rated": true,
+        "accounts": true, "moves": 41, "result": null});
+    let list: GameList = round_trip(&json!({"games": [summary]}));
+    assert_eq!(list.games[0].moves, 41);
+    let rating = json!({"name": "a", "rating": 1561.25, "interval": [1400.5, 1722.0],
+        "games": 3, "wins": 2, "losses": 1, "draws": 0});
+    let account = json!({"name": "a", "program": true, "td": false, "created_ms": 1});
+    let me: MeAnswer = round_trip(&json!({"account": account, "rating": rating}));
+    assert_eq!(me.rating.unwrap().interval, (1400.5, 1722.0));
+    let _: MeAnswer = round_trip(&json!({"account": account, "rating": null}));
+    let player: PlayerAnswer =
+        round_trip(&json!({"account": account, "rating": null, "games": [summary]}));
+    assert_eq!(player.games.len(), 1);
+    // `lobby::players` wrote rated players with their results, the others with two fields.
+    let players: PlayerList = round_trip(&json!({"players": [
+        {"name": "a", "program": true, "rating": 1561.0, "interval": [1401.0, 1722.0],
+         "games": 3, "wins": 2, "losses": 1, "draws": 0},
+        {"name": "c", "program": false, "rating": null, "games": 0}]}));
+    assert_eq!(players.players[1].rating, None);
+    assert_eq!(players.players[0].wins, Some(2));
 }
 
 /// A JSON value of any shape, a few levels deep.
@@ -601,5 +622,43 @@ proptest! {
             Ok(m) => prop_assert_eq!(LobbyClientMessage::parse(&m.to_text()).unwrap(), m),
             Err(e) => prop_assert_eq!(e.code(), "malformed"),
         }
+    }
+}
+
+#[test]
+fn the_kind_of_a_lobby_message_is_its_type_on_the_wire() {
+    let account: crate::accounts::Account = serde_json::from_value(
+        json!({"name": "a", "program": false, "td": false, "created_ms": 0}),
+    )
+    .unwrap();
+    let old: serde_json::Map<String, Value> = serde_json::from_str(OLD_VIEWS).unwrap();
+    let config = serde_json::from_value(old["fresh"]["config"].clone()).unwrap();
+    let messages = [
+        LobbyServerMessage::Hello { account },
+        LobbyServerMessage::Game(GameStart {
+            id: "g".into(),
+            color: Side::B,
+            opponent: "b".into(),
+            config,
+        }),
+        LobbyServerMessage::Lobby {
+            online: vec![],
+            challenges: vec![],
+        },
+        LobbyServerMessage::GameOver {
+            black: "a".into(),
+            white: "b".into(),
+            result: "0".into(),
+        },
+        LobbyServerMessage::Ack(LobbyAck::Waiting { waiting: true }),
+        LobbyServerMessage::Error {
+            code: "invalid".into(),
+            message: "no".into(),
+        },
+    ];
+    for m in messages {
+        let wire = serde_json::to_value(&m).unwrap();
+        assert_eq!(wire.get("type"), Some(&json!(m.kind())), "{wire}");
+        assert_eq!(LobbyServerMessage::parse(&m.to_text()).unwrap(), m);
     }
 }
