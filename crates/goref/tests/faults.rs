@@ -44,6 +44,14 @@ fn results(out: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// `goref match --black BLACK --white WHITE EXTRA… --out OUT --quiet`.
+fn run_match(black: &str, white: &str, extra: &[&str], out: &Path) -> Output {
+    let mut args = vec!["match", "--black", black, "--white", white];
+    args.extend_from_slice(extra);
+    args.extend(["--out", out.to_str().unwrap(), "--quiet"]);
+    goref(&args)
+}
+
 /// `goref tournament` with `engines` (each `name=… cmd=…`), `extra` options, into `out`.
 fn tournament(engines: &[(&str, &str)], extra: &[&str], out: &Path) -> Output {
     let mut args: Vec<String> = vec!["tournament".into(), "--quiet".into()];
@@ -79,24 +87,21 @@ fn lost_by(rows: &[Value], name: &str) -> (usize, usize) {
 #[test]
 fn a_hung_engine_that_lost_on_time_is_started_again_for_its_next_game() {
     let out = out_dir("hang-match");
-    let o = goref(&[
-        "match",
-        "--black",
+    let o = run_match(
         &engine("faulty --hang-after 2"),
-        "--white",
         &engine("random"),
-        "--games",
-        "2",
-        "--size",
-        "5",
-        "--rules",
-        "tromp-taylor",
-        "--time",
-        "1s",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+        &[
+            "--games",
+            "2",
+            "--size",
+            "5",
+            "--rules",
+            "tromp-taylor",
+            "--time",
+            "1s",
+        ],
+        &out,
+    );
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
     let rows = results(&out);
@@ -177,22 +182,12 @@ fn an_engine_that_cannot_be_set_up_forfeits_each_game_whatever_its_colour() {
     );
 
     let out = out_dir("setup-match");
-    let o = goref(&[
-        "match",
-        "--black",
+    let o = run_match(
         &engine("faulty --refuse-boardsize"),
-        "--white",
         &engine("random"),
-        "--games",
-        "2",
-        "--size",
-        "5",
-        "--time",
-        "none",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+        &["--games", "2", "--size", "5", "--time", "none"],
+        &out,
+    );
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
     let rows = results(&out);
@@ -462,24 +457,10 @@ fn resume_refuses_other_settings_and_a_tournament_grows() {
     let black = engine("random --seed 3");
     let white = engine("random --seed 4");
     let run = |komi: &str| {
-        goref(&[
-            "match",
-            "--black",
-            &black,
-            "--white",
-            &white,
-            "--games",
-            "1",
-            "--size",
-            "5",
-            "--time",
-            "none",
-            "--komi",
-            komi,
-            "--quiet",
-            "--out",
-            out.to_str().unwrap(),
-        ])
+        let extra = [
+            "--games", "1", "--size", "5", "--time", "none", "--komi", komi,
+        ];
+        run_match(&black, &white, &extra, &out)
     };
     assert_eq!(run("0.5").status.code(), Some(0));
     let o = run("7.5");
@@ -519,16 +500,7 @@ fn an_engine_that_fails_the_first_check_stops_the_run_before_any_game() {
     }
     // A match the same way.
     let out = out_dir("check-match");
-    let o = goref(&[
-        "match",
-        "--black",
-        &engine("random"),
-        "--white",
-        "/nonexistent/engine",
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let o = run_match(&engine("random"), "/nonexistent/engine", &[], &out);
     let (_, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
     assert!(
