@@ -5,6 +5,9 @@
 //! - [`store`]: storage behind a trait, SQLite (WAL) by default, or PostgreSQL;
 //! - [`server`]: the axum server: REST for creating and listing games and downloading records,
 //!   one WebSocket per page for moves and live updates;
+//! - [`protocol`]: the wire, typed: every message of the game and lobby WebSockets, both
+//!   directions, the game's state ([`protocol::StateView`]) and the HTTP bodies programs read;
+//! - [`error`]: why an HTTP request is refused ([`error::ApiError`]);
 //! - [`client`]: a small client for tests, load tests and scripts;
 //! - the web page, built ahead from `web/` and embedded ([`assets`]).
 

@@ -734,7 +734,7 @@ pub struct GameCreated {
 pub struct Rating {
     /// The account.
     pub name: String,
-    /// Elo, the mean of rated players at [`BASE_RATING`].
+    /// Elo, the mean of rated players at [`crate::lobby::BASE_RATING`].
     pub rating: f64,
     /// The 95% interval.
     pub interval: (f64, f64),
