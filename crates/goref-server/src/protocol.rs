@@ -540,9 +540,17 @@ pub enum LobbyClientMessage {
     /// whether it is rated (default yes).
     Challenge {
         game: Value,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         color: Option<ColorChoice>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "present",
+            skip_serializing_if = "Option::is_none"
+        )]
         rated: Option<bool>,
     },
     /// Withdraw one of your challenges.
@@ -551,6 +559,15 @@ pub enum LobbyClientMessage {
     Accept { challenge: String },
     /// Wait to be paired (or stop waiting).
     Wait { on: bool },
+}
+
+/// A field that may be left out but not be `null`.
+fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
 }
 
 impl LobbyClientMessage {

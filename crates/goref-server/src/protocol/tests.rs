@@ -413,6 +413,9 @@ fn lobby_messages_read_and_write_as_before() {
         r#"{"type": "wait", "on": true, "also": 1}"#,
         r#"{"type": "dance"}"#,
         r#"{"type": "challenge", "game": {}, "color": "green"}"#,
+        r#"{"type": "challenge", "game": {}, "color": null}"#,
+        r#"{"type": "challenge", "game": {}, "rated": null}"#,
+        r#"{"type": "challenge", "color": "black"}"#,
         "[]",
     ] {
         let e = LobbyClientMessage::parse(bad).unwrap_err();
