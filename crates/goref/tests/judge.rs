@@ -149,3 +149,44 @@ fn judge_reads_dead_lists_from_a_json_file_and_rejects_bad_points() {
     assert_eq!(code, 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Two eyes that self-capture kills (`crates/goref-judge/tests/hard`), on a 6×6 board after
+/// two passes: with suicide illegal Black's group is pass-alive (its corner eye's empty points
+/// both touch it) and both White stones are removed; under tromp-taylor White alone kills the
+/// group by lifting its corner (a5 is suicide, 000 rule 7) and refilling it, so White's e6
+/// can become pass-alive and stays, and Black's group is only "alive" (001 §3.9.1).
+const SELF_CAPTURE_KILLS: &str = "(;GM[1]FF[4]SZ[6]KM[0]\
+AW[aa][ea]\
+AB[ca][bb][cb][db][eb][fb][ac][bc][cc][dc][ec][fc][ad][bd][cd][dd][ed][fd]\
+[ae][be][ce][de][ee][fe][af][bf][cf][df][ef][ff]\
+;B[];W[])";
+
+#[test]
+fn judge_follows_the_suicide_rule_of_the_rules_named() {
+    let verdicts = |rules: &str| {
+        let (code, out) = run(
+            &["judge", "-", "--json", "--rules", rules],
+            SELF_CAPTURE_KILLS,
+        );
+        assert_eq!(code, 0, "{out}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        let names: Vec<String> = v["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["verdict"].as_str().unwrap().to_string())
+            .collect();
+        (names, v["removed"].as_array().unwrap().len())
+    };
+    for rules in ["nstt", "olympiad"] {
+        assert_eq!(
+            verdicts(rules),
+            (vec!["dead".into(), "pass-alive".into(), "dead".into()], 2),
+            "{rules}"
+        );
+    }
+    assert_eq!(
+        verdicts("tromp-taylor"),
+        (vec!["dead".into(), "alive".into(), "alive".into()], 1)
+    );
+}
