@@ -23,6 +23,7 @@ pub mod protocol;
 pub mod room;
 pub mod server;
 pub mod store;
+pub mod throttle;
 pub mod tournament;
 
 use std::path::{Path, PathBuf};

@@ -40,8 +40,6 @@ pub const MAX_CHALLENGES_EACH: usize = 3;
 pub const MAX_CHALLENGES: usize = 500;
 /// Lobby connections of one account at once.
 pub const MAX_LOBBY_CONNECTIONS: usize = 8;
-/// Failed logins for one name within a minute before further ones are refused.
-pub const MAX_FAILED_LOGINS: u32 = 10;
 /// The jitter of continuous pairing: each waiting player's rating is moved by up to this many
 /// Elo either way before sorting.
 pub const PAIRING_JITTER: f64 = 100.0;
@@ -110,8 +108,6 @@ pub struct Lobby {
     rated: Vec<(String, String, GameResult)>,
     /// Per account (lower case).
     ratings: HashMap<String, Rating>,
-    /// Failed logins per name (lower case): count and the start of the minute.
-    failures: HashMap<String, (u32, u64)>,
 }
 
 fn key(name: &str) -> String {
@@ -139,7 +135,6 @@ impl Lobby {
             last: HashMap::new(),
             rated: Vec::new(),
             ratings: HashMap::new(),
-            failures: HashMap::new(),
         };
         for (black, white, re) in results {
             if let Some(r) = rated_result(re) {
@@ -284,25 +279,6 @@ impl Lobby {
         all.sort_by(|a, b| b.rating.total_cmp(&a.rating).then(a.name.cmp(&b.name)));
         all
     }
-
-    /// Counts a failed login; whether the name may still try.
-    fn fail(&mut self, name: &str, now: u64) {
-        if self.failures.len() > 10_000 {
-            self.failures
-                .retain(|_, (_, at)| now.saturating_sub(*at) < 60_000);
-        }
-        let entry = self.failures.entry(key(name)).or_insert((0, now));
-        if now.saturating_sub(entry.1) >= 60_000 {
-            *entry = (0, now);
-        }
-        entry.0 += 1;
-    }
-
-    fn may_try(&self, name: &str, now: u64) -> bool {
-        self.failures
-            .get(&key(name))
-            .is_none_or(|&(n, at)| n < MAX_FAILED_LOGINS || now.saturating_sub(at) >= 60_000)
-    }
 }
 
 #[derive(Deserialize)]
@@ -330,45 +306,41 @@ pub(crate) async fn login(
     }
     let request: LoginRequest =
         serde_json::from_slice(&body).map_err(|e| ApiError::Malformed(e.to_string()))?;
-    let (token, account) = log_in(&state, request).await?;
+    let (token, account) = log_in(&state, request, &client.key()).await?;
     Ok(axum::Json(LoginAnswer { token, account }).into_response())
 }
 
+/// Logs `request` in from the client address `address` (its limits key). A guess is counted
+/// before its password is hashed, per name and address and per address (crate::throttle): an
+/// attacker is throttled, never the owner logging in from elsewhere.
 async fn log_in(
     state: &Arc<AppState>,
     request: LoginRequest,
+    address: &str,
 ) -> Result<(String, Account), LoginError> {
     accounts::check_name(&request.name)?;
     accounts::check_password(&request.password)?;
     let storage = |e: StoreError| LoginError::Storage(format!("{e:#}"));
     let now = now_ms();
-    if !state
-        .lobby
-        .lock()
-        .expect("lobby")
-        .may_try(&request.name, now)
-    {
-        return Err(LoginError::TooManyAttempts);
-    }
-    let _permit = state.hashing.acquire().await.expect("never closed");
+    let guess = state
+        .throttle
+        .begin(&request.name, address, now)
+        .map_err(|_| LoginError::TooManyAttempts)?;
     let account = match state.store.account(&request.name).await.map_err(storage)? {
         Some((account, phc)) => {
-            let password = request.password.clone();
-            let ok =
-                tokio::task::spawn_blocking(move || accounts::verify_password(&password, &phc))
-                    .await
-                    .unwrap_or(false);
-            if !ok {
-                state.lobby.lock().expect("lobby").fail(&request.name, now);
+            if !state.hasher.verify(&request.password, &phc).await {
+                state.throttle.failed(guess);
                 return Err(LoginError::WrongPassword);
             }
+            state.throttle.succeeded(guess);
             account
         }
         None if request.create => {
-            let password = request.password.clone();
-            let phc = tokio::task::spawn_blocking(move || accounts::hash_password(&password))
-                .await
-                .map_err(|e| LoginError::Storage(e.to_string()))?;
+            state.throttle.succeeded(guess);
+            let phc =
+                state.hasher.hash(&request.password).await.ok_or_else(|| {
+                    LoginError::Storage("the password could not be hashed".into())
+                })?;
             let new = NewAccount {
                 name: request.name.clone(),
                 phc,
@@ -383,7 +355,11 @@ async fn log_in(
                 // Taken since we looked: the other login won.
                 .ok_or(LoginError::WrongPassword)?
         }
-        None => return Err(LoginError::UnknownAccount),
+        None => {
+            // Asking after names that do not exist is guessing too.
+            state.throttle.failed(guess);
+            return Err(LoginError::UnknownAccount);
+        }
     };
     let token = random_hex(32);
     state
@@ -523,8 +499,11 @@ pub(crate) struct LobbyQuery {
 pub(crate) async fn lobby_ws(
     State(state): State<Arc<AppState>>,
     Query(q): Query<LobbyQuery>,
+    headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
+    // As the game socket: a page of another site may not open it with the visitor's token.
+    crate::guard::check_origin(&headers, &state.opts.allowed_origins)?;
     let Some(token) = q.token.filter(|t| !t.is_empty()) else {
         return Err(ApiError::BadToken(NoSession::NoToken));
     };
@@ -989,17 +968,5 @@ mod tests {
             "the last game was b (Black) against a"
         );
         assert!(lobby.last["b"].black);
-    }
-
-    #[test]
-    fn failed_logins_are_counted_per_name_and_forgotten_after_a_minute() {
-        let mut lobby = Lobby::new(&[]);
-        for _ in 0..MAX_FAILED_LOGINS {
-            assert!(lobby.may_try("Bot", 1_000));
-            lobby.fail("bot", 1_000);
-        }
-        assert!(!lobby.may_try("BOT", 30_000));
-        assert!(lobby.may_try("other", 30_000));
-        assert!(lobby.may_try("bot", 61_000));
     }
 }

@@ -141,8 +141,10 @@ pub(crate) struct AppState {
     pub(crate) opts: Options,
     /// Who is in the lobby, open challenges, ratings.
     pub(crate) lobby: Mutex<Lobby>,
-    /// Password hashing is slow and memory-hard: a few at a time.
-    pub(crate) hashing: tokio::sync::Semaphore,
+    /// Password hashing is slow and memory-hard: a few at a time, each in a reused memory.
+    pub(crate) hasher: crate::accounts::Hasher,
+    /// Failed logins, per name and address and per address.
+    pub(crate) throttle: crate::throttle::Throttle,
     /// The tournaments on the server.
     pub(crate) tournaments: tokio::sync::Mutex<Tournaments>,
     /// When this server started (unix ms): the clocks of games resumed after a restart run
@@ -285,7 +287,8 @@ pub async fn start(
         timers: Mutex::new(HashMap::new()),
         leader: store_leader,
         lobby: Mutex::new(lobby),
-        hashing: tokio::sync::Semaphore::new(2),
+        hasher: crate::accounts::Hasher::new(2),
+        throttle: crate::throttle::Throttle::new(crate::throttle::ThrottleLimits::default()),
         tournaments: tokio::sync::Mutex::new(tournaments),
     });
     lobby::start_pairing(&state);

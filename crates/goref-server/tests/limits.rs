@@ -763,3 +763,59 @@ async fn cross_site_requests_are_refused_and_frames_denied() {
     }
     println!("probe: slowest ack {:?}", probe.slowest);
 }
+
+/// A login over raw HTTP from `from`: status and error code.
+async fn login_from(from: [u8; 4], addr: SocketAddr, name: &str, password: &str) -> (u16, Value) {
+    let body = json!({"name": name, "password": password, "create": true}).to_string();
+    let answer = request(
+        from,
+        addr,
+        "POST",
+        "/api/login",
+        "Content-Type: application/json\r\n",
+        &body,
+    )
+    .await;
+    (answer.status, answer.json())
+}
+
+/// 23.7: twenty guesses at once from one address are counted before they are hashed (ten are
+/// checked, ten refused); the attacker stays refused even with the right password, while the
+/// owner, from her own address, logs in during the attack.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attacker_is_throttled_and_the_owner_logs_in_during_the_attack() {
+    let s = server_with(Options {
+        create_burst: 1000,
+        create_per_minute: 100_000,
+        ..Options::default()
+    })
+    .await;
+    const OWNER: [u8; 4] = [127, 0, 0, 5];
+    const GUESSER: [u8; 4] = [127, 0, 0, 66];
+    let (status, _) = login_from(OWNER, s.addr, "alice", "the-right-one").await;
+    assert_eq!(status, 200);
+    let guesses = (0..20).map(|i| {
+        let addr = s.addr;
+        tokio::spawn(async move { login_from(GUESSER, addr, "alice", &format!("guess-{i}")).await })
+    });
+    let mut codes = Vec::new();
+    for g in guesses.collect::<Vec<_>>() {
+        let (status, body) = g.await.unwrap();
+        codes.push((status, body["error"].as_str().unwrap_or("").to_string()));
+    }
+    let wrong = codes.iter().filter(|(_, c)| c == "wrong_password").count();
+    let refused = codes
+        .iter()
+        .filter(|(s, c)| *s == 429 && c == "too_many_attempts")
+        .count();
+    assert_eq!((wrong, refused), (10, 10), "{codes:?}");
+    // The attacker is refused before the password is looked at, even the right one.
+    let (status, body) = login_from(GUESSER, s.addr, "alice", "the-right-one").await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (429, Some("too_many_attempts"))
+    );
+    // The owner is not.
+    let (status, body) = login_from(OWNER, s.addr, "alice", "the-right-one").await;
+    assert_eq!(status, 200, "{body}");
+}

@@ -81,9 +81,11 @@ async fn the_first_login_creates_the_account_and_later_ones_need_its_password() 
     );
     let (status, v) = get_as(a, "/api/me", "0123abcd").await;
     assert_eq!((status, v["error"].as_str()), (401, Some("bad_token")));
-    // Guessing passwords: after ten failures in a minute the name is refused for a while,
-    // even with the right password.
-    for _ in 0..goref_server::lobby::MAX_FAILED_LOGINS {
+    // Guessing passwords: after ten failures in a minute from one address, that address is
+    // refused that name for a while, even with the right password (the owner elsewhere is not:
+    // tests/limits.rs).
+    let limits = goref_server::throttle::ThrottleLimits::default();
+    for _ in 0..limits.per_name_and_address {
         let (status, _) = login_status(a, json!({"name": "bot", "password": "guess"})).await;
         assert_eq!(status, 403);
     }
