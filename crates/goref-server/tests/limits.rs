@@ -732,34 +732,45 @@ async fn cross_site_requests_are_refused_and_frames_denied() {
             "{path}"
         );
     }
-    // WebSockets: no Origin (a program), the same origin and a configured one are let in;
-    // another site's page is refused.
+    // WebSockets, the game's and the lobby's: no Origin (a program), the same origin and a
+    // configured one are let in; another site's page is refused.
     let id = probe.t.id.clone();
-    let upgrade = |origin: Option<&str>| {
+    let (status, login) = login_from(ATTACKER, s.addr, "origin-test", "pass-word").await;
+    assert_eq!(status, 200, "{login}");
+    let token = login["token"].as_str().unwrap().to_string();
+    let upgrade = |path: &str, origin: Option<&str>| {
         let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
         format!(
-            "GET /api/games/{id}/ws HTTP/1.1\r\nHost: {}\r\nConnection: Upgrade\r\n\
+            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: Upgrade\r\n\
              Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
              Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n{origin}\r\n",
             s.addr
         )
     };
     let same = format!("http://{}", s.addr);
-    for (origin, status) in [
-        (None, 101),
-        (Some(same.as_str()), 101),
-        (Some("https://club.example"), 101),
-        (Some("https://evil.example"), 403),
-        (Some("null"), 403),
+    for path in [
+        format!("/api/games/{id}/ws"),
+        format!("/api/lobby/ws?token={token}"),
     ] {
-        let mut stream = connect_from(ATTACKER, s.addr).await;
-        stream.write_all(upgrade(origin).as_bytes()).await.unwrap();
-        let answer = read_answer(&mut stream).await.unwrap();
-        assert_eq!(answer.status, status, "{origin:?}: {answer:?}");
-        if status == 403 {
-            assert_eq!(answer.json()["error"], "foreign_origin");
+        for (origin, status) in [
+            (None, 101),
+            (Some(same.as_str()), 101),
+            (Some("https://club.example"), 101),
+            (Some("https://evil.example"), 403),
+            (Some("null"), 403),
+        ] {
+            let mut stream = connect_from(ATTACKER, s.addr).await;
+            stream
+                .write_all(upgrade(&path, origin).as_bytes())
+                .await
+                .unwrap();
+            let answer = read_answer(&mut stream).await.unwrap();
+            assert_eq!(answer.status, status, "{path} {origin:?}: {answer:?}");
+            if status == 403 {
+                assert_eq!(answer.json()["error"], "foreign_origin");
+            }
+            probe.step().await;
         }
-        probe.step().await;
     }
     println!("probe: slowest ack {:?}", probe.slowest);
 }
