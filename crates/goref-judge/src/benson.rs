@@ -310,6 +310,57 @@ mod tests {
         assert!(!alive_map(one, Color::Black, false).contains('A'));
     }
 
+    /// Benson's algorithm in both forms is exact on positions up to 5×4: a block it calls
+    /// pass-alive survives every sequence of the opponent's plays (self-captures included
+    /// when suicide is legal), and every other block is removed by one. The property tests
+    /// do the same on boards up to 4×4. The forms differ on a corner eye around a stone that
+    /// touches no Black stone: White alone lifts it (a2 is a self-capture), refills b3 and a2
+    /// around the empty a3 and takes Black's last liberty at d3.
+    #[test]
+    fn both_forms_are_exact_against_brute_force() {
+        let corner = crate::board_from_diagram(
+            "
+            O . X . X
+            . X X X X
+            X X X X X",
+        )
+        .unwrap();
+        let black = corner.geometry().at(2, 0).unwrap();
+        let mut boards = crate::testing::positions(100, 0x9e37_79b9_7f4a_7c15);
+        boards.push(corner.clone());
+        let mut checked = [0usize; 2];
+        for board in boards {
+            for suicide in [false, true] {
+                for color in Color::ALL {
+                    let pa = pass_alive(board.geometry(), board.colors(), color, suicide);
+                    let Some(reached) =
+                        crate::testing::one_sided(&board, color.opponent(), suicide, &[], 20_000)
+                    else {
+                        continue;
+                    };
+                    for p in board.geometry().points() {
+                        if board.get(p) != Some(color) {
+                            continue;
+                        }
+                        let removable = reached.iter().any(|b| b.get(p) != Some(color));
+                        assert_eq!(
+                            pa.is_alive(p),
+                            !removable,
+                            "{color:?} at {} suicide {suicide}\n{}",
+                            p.index(),
+                            board.to_ascii()
+                        );
+                        checked[usize::from(suicide)] += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked[0] > 200 && checked[1] > 200, "{checked:?}");
+        let (g, colors) = (corner.geometry(), corner.colors());
+        assert!(pass_alive(g, colors, Color::Black, false).is_alive(black));
+        assert!(!pass_alive(g, colors, Color::Black, true).is_alive(black));
+    }
+
     /// A large eye (territory where some empty point is not a liberty) is not vital.
     #[test]
     fn a_big_eye_alone_does_not_make_pass_alive() {

@@ -371,64 +371,9 @@ pub(crate) fn build(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashSet;
-
-    use goref_rules::{Board, Color, Point};
-
     use crate::benson::{pass_alive, pass_alive_beside};
     use crate::region::reach;
-    use crate::testing::position;
-
-    /// Every position one-sided moving of `color` reaches from `board` keeping the stones
-    /// `keep` (moves anywhere on the board, suicide as `suicide` says); `None` past `limit`.
-    fn one_sided(
-        board: &Board,
-        color: Color,
-        suicide: bool,
-        keep: &[Point],
-        limit: usize,
-    ) -> Option<Vec<Board>> {
-        let mut seen: HashSet<Vec<u64>> = HashSet::from([board.packed().to_vec()]);
-        let mut out = vec![board.clone()];
-        let mut i = 0;
-        while i < out.len() {
-            let b = out[i].clone();
-            i += 1;
-            for p in b.geometry().points() {
-                if b.get(p).is_some() || (!suicide && b.effect(p, color).suicided > 0) {
-                    continue;
-                }
-                let mut a = b.clone();
-                a.play_unchecked(p, color);
-                if keep.iter().all(|&s| a.get(s) == Some(color)) && seen.insert(a.packed().to_vec())
-                {
-                    out.push(a);
-                    if out.len() > limit {
-                        return None;
-                    }
-                }
-            }
-        }
-        Some(out)
-    }
-
-    /// Random positions from a fixed generator (an LCG), up to 5×4.
-    fn positions(count: usize) -> Vec<Board> {
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) as u8
-        };
-        (0..count)
-            .map(|_| {
-                let (w, h) = (3 + next() as usize % 3, 3 + next() as usize % 2);
-                let cells: Vec<u8> = (0..w * h).map(|_| next() % 10).collect();
-                position(w, h, &cells)
-            })
-            .collect()
-    }
+    use crate::testing::{one_sided, positions};
 
     /// Whenever the eye-space bound proves "at most one eye", no sequence of one-sided moving
     /// (on the whole board, keeping the block) makes the block pass-alive; under both suicide
@@ -437,7 +382,7 @@ mod tests {
     #[test]
     fn the_bound_never_denies_two_eyes_that_exist() {
         let mut proven = [0usize; 2];
-        for board in positions(250) {
+        for board in positions(250, 0x2545_f491_4f6c_dd1d) {
             for suicide in [false, true] {
                 for p in board.geometry().points() {
                     let Some(color) = board.get(p) else { continue };
@@ -483,7 +428,7 @@ mod tests {
     #[test]
     fn walls_beside_a_kept_block_stay() {
         let mut more = 0;
-        for board in positions(250) {
+        for board in positions(250, 0x2545_f491_4f6c_dd1d) {
             for suicide in [false, true] {
                 for p in board.geometry().points() {
                     let Some(color) = board.get(p) else { continue };

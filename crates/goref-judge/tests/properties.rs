@@ -20,35 +20,10 @@ fn boards() -> impl Strategy<Value = Board> {
 }
 
 /// Every position reachable by plays of `mover` alone (the other colour passing), while the
-/// stones `keep` all stay `keep_color` (empty `keep`: no condition).
+/// stones `keep` (of `mover`) all stay.
 fn one_sided(board: &Board, mover: Color, suicide: bool, keep: &[Point]) -> Vec<Board> {
-    let mut seen: HashSet<Vec<Option<Color>>> = HashSet::new();
-    let mut out = vec![board.clone()];
-    seen.insert(board.colors().to_vec());
-    let keep_color = keep.first().and_then(|&p| board.get(p));
-    let mut i = 0;
-    while i < out.len() {
-        let b = out[i].clone();
-        i += 1;
-        for p in b.geometry().points() {
-            if b.get(p).is_some() {
-                continue;
-            }
-            if b.effect(p, mover).suicided > 0 && !suicide {
-                continue;
-            }
-            let mut a = b.clone();
-            a.play_unchecked(p, mover);
-            if keep.iter().any(|&s| a.get(s) != keep_color) {
-                continue;
-            }
-            if seen.insert(a.colors().to_vec()) {
-                out.push(a);
-            }
-        }
-        assert!(out.len() < 400_000, "brute force too large");
-    }
-    out
+    goref_judge::testing::one_sided(board, mover, suicide, keep, 400_000)
+        .expect("brute force too large")
 }
 
 /// Cases a property runs: `PROPTEST_CASES` when set (the long runs reported in issue 5 use
