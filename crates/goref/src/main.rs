@@ -43,6 +43,8 @@ enum Command {
     CheckEngine(cmd::check_engine::Args),
     /// Judge a finished game's blocks by the Olympiad's default removal (3.9) and score it.
     Judge(cmd::judge::Args),
+    /// The exact result under perfect play, from the empty board or the end of a record.
+    Solve(cmd::solve::Args),
 }
 
 fn main() -> ExitCode {
@@ -50,7 +52,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if matches!(
         cli.command,
-        Command::Score(_) | Command::Perft(_) | Command::Bench(_) | Command::Judge(_)
+        Command::Score(_)
+            | Command::Perft(_)
+            | Command::Bench(_)
+            | Command::Judge(_)
+            | Command::Solve(_)
     ) {
         restore_sigpipe();
     }
@@ -76,6 +82,7 @@ fn main() -> ExitCode {
         Command::Engine(args) => cmd::engine::run(&args),
         Command::CheckEngine(args) => cmd::check_engine::run(&args),
         Command::Judge(args) => cmd::judge::run(&args),
+        Command::Solve(args) => cmd::solve::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -9,6 +9,7 @@ pub mod match_cmd;
 pub mod perft;
 pub mod score;
 pub mod serve;
+pub mod solve;
 pub mod tournament;
 pub mod worker;
 

@@ -160,7 +160,8 @@ fn print_report(
     Ok(ExitCode::SUCCESS)
 }
 
-fn read_input(file: Option<&PathBuf>) -> anyhow::Result<(String, String)> {
+/// The name and text of a record: a file, `-` for standard input, or the bundled example.
+pub(crate) fn read_input(file: Option<&PathBuf>) -> anyhow::Result<(String, String)> {
     match file {
         None => Ok(("bundled example".into(), BUNDLED_EXAMPLE.into())),
         Some(path) if path.as_os_str() == "-" => {
@@ -271,16 +272,35 @@ enum GraphMove {
 
 /// `goref score` of a graph record.
 fn score_graph_record(args: &Args, name: &str, text: &str) -> anyhow::Result<ExitCode> {
+    let (game, preset, komi) = match replay_graph_record(name, text, args.rules, args.komi)? {
+        Ok(replayed) => replayed,
+        Err(message) => {
+            eprintln!("goref: {message}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let report = report(&game, preset);
+    print_report(args, &report, komi, preset)
+}
+
+/// A graph record replayed under `rules` and `komi` (default: the record's, else
+/// tromp-taylor and 0): the game, its preset and komi; or why a move cannot be played.
+pub(crate) fn replay_graph_record(
+    name: &str,
+    text: &str,
+    rules: Option<Preset>,
+    komi: Option<Komi>,
+) -> anyhow::Result<Result<(Game, Preset, Komi), String>> {
     let record: GraphRecord =
         serde_json::from_str(text).with_context(|| format!("{name}: a graph record"))?;
     let geometry = goref_rules::parse_graph(&record.graph)
         .map_err(|e| anyhow::anyhow!("{name}: graph: {e}"))?;
-    let preset = match (args.rules, &record.rules) {
+    let preset = match (rules, &record.rules) {
         (Some(p), _) => p,
         (None, Some(r)) => r.parse().map_err(|e| anyhow::anyhow!("{name}: {e}"))?,
         (None, None) => Preset::TrompTaylor,
     };
-    let komi = match (args.komi, record.komi) {
+    let komi = match (komi, record.komi) {
         (Some(k), _) => k,
         (None, Some(k)) => Komi::from_f64(k).map_err(|e| anyhow::anyhow!("{name}: {e}"))?,
         (None, None) => Komi::ZERO,
@@ -295,28 +315,26 @@ fn score_graph_record(args: &Args, name: &str, text: &str) -> anyhow::Result<Exi
                 Move::Play(goref_rules::Point::new(*p))
             }
             GraphMove::Point(p) => {
-                eprintln!(
-                    "goref: {name}: move {}: point {p} is not on the {}-point graph",
+                return Ok(Err(format!(
+                    "{name}: move {}: point {p} is not on the {}-point graph",
                     i + 1,
                     game.geometry().len()
-                );
-                return Ok(ExitCode::from(1));
+                )));
             }
             GraphMove::Word(w) if w.eq_ignore_ascii_case("pass") => Move::Pass,
             GraphMove::Word(w) => {
-                eprintln!(
-                    "goref: {name}: move {}: '{w}' is neither a point number nor pass",
+                return Ok(Err(format!(
+                    "{name}: move {}: '{w}' is neither a point number nor pass",
                     i + 1
-                );
-                return Ok(ExitCode::from(1));
+                )));
             }
         };
         if game.end() == Some(End::TwoPasses) {
             game.resume();
         }
         if let Err(e) = game.play(mv) {
-            eprintln!(
-                "goref: {name}: move {} ({} {}) is illegal: {}",
+            return Ok(Err(format!(
+                "{name}: move {} ({} {}) is illegal: {}",
                 i + 1,
                 e.color,
                 match mv {
@@ -324,10 +342,8 @@ fn score_graph_record(args: &Args, name: &str, text: &str) -> anyhow::Result<Exi
                     Move::Play(p) => format!("point {}", p.index()),
                 },
                 e.reason
-            );
-            return Ok(ExitCode::from(1));
+            )));
         }
     }
-    let report = report(&game, preset);
-    print_report(args, &report, komi, preset)
+    Ok(Ok((game, preset, komi)))
 }

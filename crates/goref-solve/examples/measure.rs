@@ -1,0 +1,59 @@
+//! Solves empty boards and prints a table row for each: board, rules, value, nodes, time.
+//!
+//! `cargo run --release -p goref-solve --example measure -- 3x3:nstt 4x4:tromp-taylor 1x7:olympiad`
+//! (komi 0 unless `:K` follows the rules: `5x5:nstt:0`; `--budget N` caps the nodes of each).
+
+use std::sync::Arc;
+
+use goref_rules::{Game, Geometry, Komi, Preset, Ruleset};
+use goref_solve::{solve, Options, Verdict};
+
+fn main() {
+    let mut options = Options::default();
+    let mut args = std::env::args().skip(1).peekable();
+    let mut boards = Vec::new();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--budget" => options.budget = args.next().and_then(|n| n.parse().ok()),
+            "--table" => {
+                options.table_entries = args.next().and_then(|n| n.parse().ok()).unwrap_or(1 << 22)
+            }
+            _ => boards.push(arg),
+        }
+    }
+    println!("| board | rules | value | nodes | PV nodes | time | PV |");
+    println!("|---|---|---|---|---|---|---|");
+    for spec in boards {
+        let mut parts = spec.split(':');
+        let size = parts.next().unwrap_or("3x3");
+        let preset: Preset = parts.next().unwrap_or("nstt").parse().expect("a preset");
+        let komi: Komi = parts.next().unwrap_or("0").parse().expect("a komi");
+        let (w, h) = size.split_once('x').expect("WxH");
+        let geometry = Geometry::rect(w.parse().unwrap(), h.parse().unwrap()).expect("a size");
+        let game = Game::new(Arc::new(geometry), Ruleset::preset(preset).with_komi(komi));
+        let report = solve(&game, &options).expect("solvable");
+        let value = match report.verdict {
+            Verdict::Proven(v) => v.to_string(),
+            Verdict::Undecided { lower, upper } => format!(
+                "undecided [{}, {}]",
+                lower.map_or("-".into(), |v| v.to_string()),
+                upper.map_or("-".into(), |v| v.to_string())
+            ),
+        };
+        let pv: Vec<String> = report
+            .pv
+            .iter()
+            .map(|m| match m {
+                goref_rules::Move::Pass => "pass".to_string(),
+                goref_rules::Move::Play(p) => game.geometry().name(*p),
+            })
+            .collect();
+        println!(
+            "| {size} | {preset} | {value} | {} | {} | {:.2?} | {} |",
+            report.nodes,
+            report.pv_nodes,
+            report.elapsed,
+            pv.join(" ")
+        );
+    }
+}

@@ -1,0 +1,482 @@
+//! Perfect play on small boards: the exact result of a position under each of goref's ko
+//! rules, with a principal variation to the end of the game.
+//!
+//! Black maximises and White minimises Black's area score minus White's minus komi (TT rules
+//! 9-10, 001 §3.8). The game ends as the rules end it: two consecutive passes (TT rule 8,
+//! 001 §3.7.1), or, under the Olympiad's rules, a play that recreates an earlier position
+//! (001 §3.6), which is decided by the stones captured between the two occurrences. Such a
+//! result has no margin of points: the solver ranks a win by the long cycle rule above every
+//! result by points for the winner, and a drawn long cycle equal to a tie on points (`0`).
+//!
+//! ```
+//! use goref_rules::{Game, Move, Ruleset};
+//! use goref_solve::{solve, Options, Verdict};
+//!
+//! // Reference 004, after rule 9: on 3×2, after 1.B[b1] 2.W[a2] 3.B[b2], "Black can kill all
+//! // White chains: the game will end Black +6".
+//! let mut game = Game::rect(3, 2, Ruleset::TROMP_TAYLOR).unwrap();
+//! for name in ["b1", "a2", "b2"] {
+//!     let p = game.geometry().parse_point(name).unwrap();
+//!     game.play(Move::Play(p)).unwrap();
+//! }
+//! let report = solve(&game, &Options::default()).unwrap();
+//! assert_eq!(report.verdict, Verdict::Proven("B+6".parse().unwrap()));
+//! // The principal variation replays under the rules to that result.
+//! for &mv in &report.pv {
+//!     game.play(mv).unwrap();
+//! }
+//! assert_eq!(game.outcome().to_sgf(), "B+6");
+//! ```
+//!
+//! # The search
+//!
+//! Fail-soft alpha-beta in negamax form, driven by MTD(f) null-window tests, on boards of at
+//! most [`MAX_SOLVE_POINTS`] points held as two bit sets. A transposition table stores bounds
+//! on values under the board's symmetries (8 on a square, 4 on a rectangle, 2 on a line, none
+//! on other graphs). Moves are ordered: the stored best move, then captures, then points by
+//! their number of neighbours, the pass last. Under a node budget a search that runs out
+//! reports the bounds its completed tests proved.
+//!
+//! # History, and why the reuse of stored results is sound
+//!
+//! Under every ko rule here the legal moves and the ends of the game depend on the positions
+//! already played (the graph-history interaction): positional superko forbids a play that
+//! recreates any earlier colouring (TT rule 6), situational superko one that recreates an
+//! earlier colouring with the same player to move, and the long cycle rule ends the game on a
+//! repetition with a result that depends on the captures since the first occurrence. So the
+//! value of a node is a function of its *state* (colouring, player to move, a pass just
+//! played, the basic-ko ban) and of its *history* `H`, the set of earlier items: colourings,
+//! with the player to move under situational superko, and with the capture balance since the
+//! node (Black's captures minus White's, between the item and the node) under the long cycle
+//! rule. A result is stored with the part of the history it may depend on, found as follows.
+//!
+//! Give each item a *level*: its number of stones. When a node is searched, every play tried
+//! there makes a colouring that is compared with the history, and that comparison is the only
+//! way the history enters the node's play (passes and two-pass ends are the same whatever the
+//! history). Let `m`, the node's level, be the least level of the colourings made by plays at
+//! the node, and of the levels of the children's results used (searched, or taken from the
+//! table). Store the result with `m` and `D = {items of H with level ≥ m}` (exactly, as a
+//! sorted list; a hash is only a quick filter).
+//!
+//! **Claim.** If a node of the same state (up to symmetry, mapping everything with it) has a
+//! history `H'` whose items of level `≥ m` are exactly `D`, the stored bounds hold for it.
+//!
+//! *Proof*, by induction on the searches (each result used is a stored or returned one, made
+//! earlier or deeper). At the node, a play's colouring `Q` has level `≥ m`, so `Q ∈ H` iff
+//! `Q ∈ D` iff `Q ∈ H'` (with the same capture balance, under the long cycle rule): the same
+//! plays are legal, and the same plays end the game with the same result. For a legal play or
+//! the pass, the child's history is `H + item` and `H' + item` with the same new item (same
+//! colouring, same captures; a balance relative to the child shifts by the same amount in
+//! both). The child's result was used with its level `m_c ≥ m`, so the two child histories
+//! agree on items of level `≥ m_c`, and by induction the child's bounds hold in both. The
+//! node's bound is the same min/max of the same children's bounds (a cut-off uses one legal
+//! child; an upper bound uses every legal child, the same set in both), so it holds for `H'`.
+//!
+//! Where the stones only grow (no captures below the node), `m` exceeds the node's own
+//! number of stones and `D` holds only earlier positions with more stones: transpositions of
+//! move orders are reused although their histories differ. Where the search below a node
+//! recreates earlier shapes, `m` falls and the result is reused only with the same relevant
+//! history, which is the exactness the rules ask for.
+//!
+//! A node's state includes the basic-ko ban (001 §3.5, which only an intervening play lifts)
+//! and, under situational superko, a pass adds the situation it makes to the history, as
+//! [`goref_rules::Game`] records it. The tests compare the solver with a separate plain
+//! minimax whose memo is keyed on the whole state and history.
+
+#![deny(missing_docs)]
+
+mod bits;
+mod search;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use goref_rules::{Color, End, Game, Move, Point};
+
+pub use bits::MAX_SOLVE_POINTS;
+use search::{Frame, Search, INF, LC_WIN, PASS};
+
+/// The value of a game: Black's margin by area score, komi included, in half points; or a win
+/// by the long cycle rule (001 §3.6.1), ranked above every margin of points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Value(i32);
+
+impl Value {
+    /// Black leads by this many half points (negative: White leads).
+    #[must_use]
+    pub fn points(half_points: i32) -> Value {
+        Value(half_points)
+    }
+
+    /// A win by the long cycle rule for `winner`.
+    #[must_use]
+    pub fn long_cycle_win(winner: Color) -> Value {
+        match winner {
+            Color::Black => Value(LC_WIN),
+            Color::White => Value(-LC_WIN),
+        }
+    }
+
+    /// Black's margin in half points, or `None` for a win by the long cycle rule.
+    #[must_use]
+    pub fn half_points(self) -> Option<i32> {
+        (self.0.abs() != LC_WIN).then_some(self.0)
+    }
+
+    /// The winner by the long cycle rule, when the value is such a win.
+    #[must_use]
+    pub fn long_cycle_winner(self) -> Option<Color> {
+        match self.0 {
+            LC_WIN => Some(Color::Black),
+            v if v == -LC_WIN => Some(Color::White),
+            _ => None,
+        }
+    }
+
+    /// The winner, if any.
+    #[must_use]
+    pub fn winner(self) -> Option<Color> {
+        match self.0.signum() {
+            1 => Some(Color::Black),
+            -1 => Some(Color::White),
+            _ => None,
+        }
+    }
+
+    /// The value in SGF `RE` form: `B+6`, `W+0.5`, `0`, `B+` (a long-cycle win).
+    #[must_use]
+    pub fn to_sgf(self) -> String {
+        self.to_string()
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(half) = self.half_points() else {
+            let c = self.winner().expect("a long-cycle win has a winner");
+            return write!(f, "{}+", c.letter());
+        };
+        if half == 0 {
+            return f.write_str("0");
+        }
+        let letter = if half > 0 { 'B' } else { 'W' };
+        let abs = half.unsigned_abs();
+        if abs % 2 == 0 {
+            write!(f, "{letter}+{}", abs / 2)
+        } else {
+            write!(f, "{letter}+{}.5", abs / 2)
+        }
+    }
+}
+
+/// A value that cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseValueError(pub String);
+
+impl fmt::Display for ParseValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "'{}' is not a value: B+6, W+0.5, 0 or B+ (long cycle)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ParseValueError {}
+
+impl FromStr for Value {
+    type Err = ParseValueError;
+
+    /// Reads `B+6`, `W+0.5`, `0` and `B+`/`W+` (a win by the long cycle rule).
+    fn from_str(s: &str) -> Result<Value, ParseValueError> {
+        let bad = || ParseValueError(s.chars().take(40).collect());
+        let t = s.trim();
+        if t == "0" {
+            return Ok(Value(0));
+        }
+        let (who, how) = t.split_once('+').ok_or_else(bad)?;
+        let winner = match who {
+            "B" | "b" => Color::Black,
+            "W" | "w" => Color::White,
+            _ => return Err(bad()),
+        };
+        if how.is_empty() {
+            return Ok(Value::long_cycle_win(winner));
+        }
+        let komi: goref_rules::Komi = how.parse().map_err(|_| bad())?;
+        let half = komi.half_points();
+        if half <= 0 {
+            return Err(bad());
+        }
+        Ok(Value(if winner == Color::Black { half } else { -half }))
+    }
+}
+
+/// What the search proved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The exact value under perfect play.
+    Proven(Value),
+    /// The budget ran out: the value lies between these bounds (inclusive; `None` where
+    /// nothing was proved).
+    Undecided {
+        /// The least value proved possible for Black.
+        lower: Option<Value>,
+        /// The greatest value proved possible for Black.
+        upper: Option<Value>,
+    },
+}
+
+/// How to search.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Stop after this many nodes and report the bounds proved (none: search to the end).
+    pub budget: Option<u64>,
+    /// Positions the transposition table holds before it is emptied.
+    pub table_entries: usize,
+    /// Whether to find a principal variation once the value is proved.
+    pub principal_variation: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            budget: None,
+            table_entries: 1 << 22,
+            principal_variation: true,
+        }
+    }
+}
+
+/// The result of a search.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The value, or the bounds proved.
+    pub verdict: Verdict,
+    /// When proved: a line of perfect play from the position to the end of the game (its
+    /// moves replay on the [`Game`] to the value).
+    pub pv: Vec<Move>,
+    /// Nodes searched for the proof.
+    pub nodes: u64,
+    /// Nodes searched to find the principal variation.
+    pub pv_nodes: u64,
+    /// Positions in the transposition table at the end.
+    pub table_entries: usize,
+    /// Times the full table was emptied.
+    pub table_clears: u64,
+    /// Time taken.
+    pub elapsed: Duration,
+}
+
+/// Why a position cannot be solved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolveError {
+    /// The board has more points than [`MAX_SOLVE_POINTS`].
+    TooManyPoints(usize),
+    /// Under simple ko alone a game need not end, so it has no value.
+    InfiniteGames,
+    /// The game ended by resignation, time or forfeit: no play is left to value.
+    EndedOffTheBoard,
+}
+
+impl fmt::Display for SolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SolveError::TooManyPoints(n) => write!(
+                f,
+                "the board has {n} points: the solver takes at most {MAX_SOLVE_POINTS}"
+            ),
+            SolveError::InfiniteGames => {
+                f.write_str("under simple ko alone a game need not end: it has no value")
+            }
+            SolveError::EndedOffTheBoard => {
+                f.write_str("the game ended by resignation, time or forfeit")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SolveError {}
+
+/// The value of `game` as it stands (its history included) under perfect play by both sides,
+/// under its rules and komi.
+pub fn solve(game: &Game, options: &Options) -> Result<Report, SolveError> {
+    let start = Instant::now();
+    let rules = *game.rules();
+    if !rules.ko.games_are_finite() {
+        return Err(SolveError::InfiniteGames);
+    }
+    let n = game.geometry().len();
+    if n > MAX_SOLVE_POINTS {
+        return Err(SolveError::TooManyPoints(n));
+    }
+    if let Some(end) = game.end() {
+        let value = match end {
+            End::TwoPasses => Value(game.score().margin_half_points()),
+            End::LongCycle { captures, .. } => Value(
+                LC_WIN * (i64::from(captures.black) - i64::from(captures.white)).signum() as i32,
+            ),
+            _ => return Err(SolveError::EndedOffTheBoard),
+        };
+        return Ok(Report {
+            verdict: Verdict::Proven(value),
+            pv: Vec::new(),
+            nodes: 0,
+            pv_nodes: 0,
+            table_entries: 0,
+            table_clears: 0,
+            elapsed: start.elapsed(),
+        });
+    }
+    let mut search = root(game, options.table_entries.max(1));
+    let black_to_move = game.to_move() == Color::Black;
+    search.budget = options.budget;
+    // MTD(f): null-window tests around the last value found, until the bounds meet.
+    let (mut lower, mut upper) = (-INF, INF);
+    let mut guess = 0;
+    let mut aborted = false;
+    while lower < upper {
+        let beta = if guess == lower { guess + 1 } else { guess };
+        match search.search(beta - 1, beta) {
+            Ok((v, _)) => {
+                guess = v;
+                if v < beta {
+                    upper = v;
+                } else {
+                    lower = v;
+                }
+            }
+            Err(_) => {
+                aborted = true;
+                break;
+            }
+        }
+    }
+    let nodes = search.nodes;
+    let (lo, hi) = if black_to_move {
+        (lower, upper)
+    } else {
+        (-upper, -lower)
+    };
+    let bound = |v: i32| (v.abs() < INF).then_some(Value(v));
+    if aborted {
+        return Ok(Report {
+            verdict: Verdict::Undecided {
+                lower: bound(lo),
+                upper: bound(hi),
+            },
+            pv: Vec::new(),
+            nodes,
+            pv_nodes: 0,
+            table_entries: search.table_len(),
+            table_clears: search.table_clears,
+            elapsed: start.elapsed(),
+        });
+    }
+    search.budget = None;
+    let pv = if options.principal_variation {
+        principal_variation(&mut search, lower)
+    } else {
+        Vec::new()
+    };
+    Ok(Report {
+        verdict: Verdict::Proven(Value(lo)),
+        pv,
+        nodes,
+        pv_nodes: search.nodes - nodes,
+        table_entries: search.table_len(),
+        table_clears: search.table_clears,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// The search set up at the end of `game`'s line, with its history.
+fn root(game: &Game, table_entries: usize) -> Search {
+    let rules = game.rules();
+    let geometry = game.geometry();
+    let mut search = Search::new(
+        bits::Topo::new(geometry),
+        rules.ko,
+        rules.suicide_allowed,
+        rules.komi.half_points(),
+        table_entries,
+    );
+    let history = game.history();
+    for (i, occurrence) in history.occurrences().iter().enumerate() {
+        let (black, white) = unpack(history.colouring(i));
+        let balance = occurrence.captures.black as i32 - occurrence.captures.white as i32;
+        search.push_item(black, white, occurrence.to_move, balance);
+    }
+    let (black, white) = unpack(game.board().packed());
+    let (ko_point, ko_forbidden) = match game.ko() {
+        Some(ban) if rules.ko.has_basic_ko() => (ban.point.index() as u8, ban.forbidden),
+        _ => (u8::MAX, Color::Black),
+    };
+    let captures = game.captures();
+    search.frames.push(Frame {
+        black,
+        white,
+        to_move: game.to_move(),
+        passes: game.consecutive_passes().min(1) as u8,
+        ko_point,
+        ko_forbidden,
+        balance: captures.black as i32 - captures.white as i32,
+        hist_len: 0,
+    });
+    search
+}
+
+/// Black's and White's stones from a colouring packed two bits a point (black 1, white 2).
+fn unpack(packed: &[u64]) -> (u32, u32) {
+    let word = packed.first().copied().unwrap_or(0);
+    let (mut black, mut white) = (0u32, 0u32);
+    for i in 0..32 {
+        match (word >> (2 * i)) & 3 {
+            1 => black |= 1 << i,
+            2 => white |= 1 << i,
+            _ => {}
+        }
+    }
+    (black, white)
+}
+
+/// A line of perfect play from the root, whose value (for the player to move) is `value`.
+fn principal_variation(search: &mut Search, mut value: i32) -> Vec<Move> {
+    let mut line = Vec::new();
+    let depth = search.frames.len();
+    'node: loop {
+        for mv in search.moves() {
+            let black_to_move = search.frames.last().expect("a node").to_move == Color::Black;
+            let relative = |for_black: i32| if black_to_move { for_black } else { -for_black };
+            let as_move = if mv == PASS {
+                Move::Pass
+            } else {
+                Move::Play(Point::new(mv as usize))
+            };
+            if let Some(end) = search.play_line(mv) {
+                if relative(end) == value {
+                    line.push(as_move);
+                    break 'node;
+                }
+                continue;
+            }
+            // The child's value is at least -value; it is exactly -value when not above it.
+            let (v, _) = search
+                .search(-value, -value + 1)
+                .expect("no budget while finding the line");
+            if v <= -value {
+                line.push(as_move);
+                value = -value;
+                continue 'node;
+            }
+            search.pop();
+        }
+        unreachable!("a node of proved value has a move that keeps it");
+    }
+    while search.frames.len() > depth {
+        search.pop();
+    }
+    line
+}

@@ -1,0 +1,700 @@
+//! The search: fail-soft alpha-beta in negamax form, driven by MTD(f) null-window tests, with
+//! a transposition table whose entries carry the part of the history they depend on (see the
+//! crate documentation for the argument).
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use goref_rules::history::KeyHasher;
+use goref_rules::{Color, KoRule};
+
+use crate::bits::{key, Topo};
+
+/// Larger than any value: the window's open ends.
+pub(crate) const INF: i32 = 1 << 29;
+/// A win by the long cycle rule (001 §3.6.1), for Black; its negation for White.
+pub(crate) const LC_WIN: i32 = 1 << 28;
+/// No dependence on the history: no position was generated.
+const NO_LEVEL: u8 = u8::MAX;
+/// The value of a play the history forbids: below every value, so never chosen.
+const FORBIDDEN: i32 = -INF;
+/// The pass as a stored best move.
+pub(crate) const PASS: u8 = 254;
+/// No stored best move.
+const NO_MOVE: u8 = 255;
+
+/// The search ran out of its node budget.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Aborted;
+
+/// One node of the current line.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Frame {
+    pub black: u32,
+    pub white: u32,
+    pub to_move: Color,
+    /// Consecutive passes just played (0 or 1: two end the game).
+    pub passes: u8,
+    /// Basic-ko ban (001 §3.5): the point, and the player it forbids; `NO_MOVE` for none.
+    pub ko_point: u8,
+    pub ko_forbidden: Color,
+    /// Stones captured by Black minus stones captured by White (001 §3.6 compares them).
+    pub balance: i32,
+    /// The length of the history before this frame's move added to it.
+    pub hist_len: u32,
+}
+
+/// One position of the history: an occurrence the ko rules consult.
+#[derive(Clone, Debug)]
+pub(crate) struct Item {
+    pub key: u64,
+    /// The player to move in it (situational superko compares it).
+    pub to_move: Color,
+    /// Its number of stones: the level that decides whether a stored result depends on it.
+    pub level: u8,
+    pub balance: i32,
+    /// Whether an earlier item is the same (colouring, and player to move under situational
+    /// superko): it adds nothing to the history as a set.
+    pub dup: bool,
+    /// Its colouring key under each symmetry.
+    pub sym: Vec<u64>,
+    /// The hash of its class under the symmetries (with the player to move under situational
+    /// superko), for the filters of generated positions.
+    pub class: u64,
+}
+
+/// What a result depends on: a filter that no generated position fails, in two parts. A
+/// history item can only matter if its level is at least `level` and its class is in
+/// `bloom` (a Bloom filter of the classes of the colourings generated: no false negatives).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Gen {
+    pub level: u8,
+    pub bloom: [u64; BLOOM_WORDS],
+}
+
+/// Words of a [`Gen`] Bloom filter.
+pub(crate) const BLOOM_WORDS: usize = 8;
+const BLOOM_BITS: u64 = 64 * BLOOM_WORDS as u64;
+
+impl Gen {
+    /// Nothing generated: no history item matters.
+    pub const NONE: Gen = Gen {
+        level: NO_LEVEL,
+        bloom: [0; BLOOM_WORDS],
+    };
+
+    fn add(&mut self, level: u8, class: u64) {
+        self.level = self.level.min(level);
+        for i in 0..3 {
+            let bit = (class >> (21 * i)) % BLOOM_BITS;
+            self.bloom[(bit / 64) as usize] |= 1 << (bit % 64);
+        }
+    }
+
+    fn union(&mut self, other: &Gen) {
+        self.level = self.level.min(other.level);
+        for (a, b) in self.bloom.iter_mut().zip(other.bloom) {
+            *a |= b;
+        }
+    }
+
+    /// Whether a history item may have been generated (and so may matter).
+    #[inline]
+    fn may_hold(&self, item: &Item) -> bool {
+        item.level >= self.level
+            && (0..3).all(|i| {
+                let bit = (item.class >> (21 * i)) % BLOOM_BITS;
+                self.bloom[(bit / 64) as usize] & (1 << (bit % 64)) != 0
+            })
+    }
+}
+
+/// A history position an entry depends on, in the canonical frame of the entry's position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Dep {
+    key: u64,
+    to_move: u8,
+    /// Under the long cycle rule: the node's capture balance minus the item's.
+    balance: i32,
+}
+
+/// A stored result: bounds on the value of a node for every history whose items that `gen`
+/// may hold are exactly `deps`.
+#[derive(Clone, Debug)]
+struct Entry {
+    gen: Gen,
+    deps_hash: u64,
+    deps: Box<[Dep]>,
+    lower: i32,
+    upper: i32,
+    best: u8,
+}
+
+type Table = HashMap<(u64, u32), Vec<Entry>, BuildHasherDefault<KeyHasher>>;
+
+/// A candidate move at a node.
+#[derive(Clone, Copy, Debug)]
+struct Cand {
+    order: i32,
+    point: u8,
+    /// The value of the game ended by this play (long cycle), for the player to move.
+    terminal: Option<i32>,
+    black: u32,
+    white: u32,
+    captured: u32,
+    suicided: u32,
+    makes_ko: bool,
+    /// The stones and the class hash of the colouring it makes.
+    level: u8,
+    class: u64,
+}
+
+/// Most results kept for one state (with different histories).
+const ENTRIES_PER_STATE: usize = 4;
+
+pub(crate) struct Search {
+    pub topo: Topo,
+    pub ko_rule: KoRule,
+    pub suicide_allowed: bool,
+    pub komi_half: i32,
+    pub frames: Vec<Frame>,
+    pub hist: Vec<Item>,
+    table: Table,
+    table_len: usize,
+    table_cap: usize,
+    pub nodes: u64,
+    pub budget: Option<u64>,
+    pub table_clears: u64,
+    buffers: Vec<Vec<Cand>>,
+}
+
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+impl Search {
+    pub fn new(
+        topo: Topo,
+        ko_rule: KoRule,
+        suicide_allowed: bool,
+        komi_half: i32,
+        table_cap: usize,
+    ) -> Search {
+        Search {
+            topo,
+            ko_rule,
+            suicide_allowed,
+            komi_half,
+            frames: Vec::new(),
+            hist: Vec::new(),
+            table: Table::default(),
+            table_len: 0,
+            table_cap,
+            nodes: 0,
+            budget: None,
+            table_clears: 0,
+            buffers: Vec::new(),
+        }
+    }
+
+    /// Positions stored in the table.
+    pub fn table_len(&self) -> usize {
+        self.table_len
+    }
+
+    /// Adds a history item (a new position of the line, or of the record before it).
+    pub fn push_item(&mut self, black: u32, white: u32, to_move: Color, balance: i32) {
+        let k = key(black, white);
+        let ssk = self.ko_rule == KoRule::SituationalSuperko;
+        let dup = self
+            .hist
+            .iter()
+            .any(|i| i.key == k && (!ssk || i.to_move == to_move));
+        let sym: Vec<u64> = (0..self.topo.syms.len())
+            .map(|s| self.topo.map_key(s, k))
+            .collect();
+        let class = self.class(sym.iter().copied().min().unwrap_or(k), to_move);
+        self.hist.push(Item {
+            key: k,
+            to_move,
+            level: (black | white).count_ones() as u8,
+            balance,
+            dup,
+            sym,
+            class,
+        });
+    }
+
+    /// The hash of a colouring's class (given by its least image under the symmetries), with
+    /// the player to move under situational superko.
+    fn class(&self, least: u64, to_move: Color) -> u64 {
+        let side = if self.ko_rule == KoRule::SituationalSuperko {
+            to_move.index() as u64 + 1
+        } else {
+            0
+        };
+        mix(least ^ mix(side))
+    }
+
+    /// The class hash of the colouring `k`.
+    fn class_of(&self, k: u64, to_move: Color) -> u64 {
+        let least = (1..self.topo.syms.len())
+            .map(|s| self.topo.map_key(s, k))
+            .fold(k, u64::min);
+        self.class(least, to_move)
+    }
+
+    /// The first history item that a play making colouring `k` (with `to_move` to move after
+    /// it) repeats, as the ko rule compares them.
+    fn repeats(&self, k: u64, to_move: Color) -> Option<&Item> {
+        match self.ko_rule {
+            KoRule::Simple => None,
+            KoRule::SituationalSuperko => self
+                .hist
+                .iter()
+                .find(|i| i.key == k && i.to_move == to_move),
+            KoRule::PositionalSuperko | KoRule::LongCycle => self.hist.iter().find(|i| i.key == k),
+        }
+    }
+
+    /// The score of the board as it stands, for Black, in half points with komi (TT rule 9,
+    /// 001 §3.8).
+    pub fn area_value(&self, black: u32, white: u32) -> i32 {
+        let (b, w) = self.topo.area(black, white);
+        2 * (b as i32 - w as i32) - self.komi_half
+    }
+
+    /// The symmetry that maps the frame's colouring to its least image, and that image.
+    fn canonical(&self, f: &Frame) -> (u64, usize) {
+        let k = key(f.black, f.white);
+        let mut best = (k, 0);
+        for s in 1..self.topo.syms.len() {
+            let image = self.topo.map_key(s, k);
+            if image < best.0 {
+                best = (image, s);
+            }
+        }
+        best
+    }
+
+    fn meta(&self, f: &Frame, s: usize) -> u32 {
+        let ko = if f.ko_point == NO_MOVE {
+            u32::from(NO_MOVE)
+        } else {
+            u32::from(self.topo.syms[s][f.ko_point as usize])
+        };
+        f.to_move.index() as u32
+            | u32::from(f.passes) << 1
+            | (f.ko_forbidden.index() as u32) << 2
+            | ko << 3
+    }
+
+    fn dep_of(&self, item: &Item, s: usize, node_balance: i32) -> Dep {
+        Dep {
+            key: item.sym[s],
+            to_move: if self.ko_rule == KoRule::SituationalSuperko {
+                item.to_move.index() as u8
+            } else {
+                0
+            },
+            balance: if self.ko_rule == KoRule::LongCycle {
+                node_balance - item.balance
+            } else {
+                0
+            },
+        }
+    }
+
+    fn dep_hash(d: &Dep) -> u64 {
+        mix(d.key ^ mix(u64::from(d.to_move) << 40 ^ (d.balance as u32 as u64)))
+    }
+
+    /// The hash and number of the history items that `gen` may hold, as dependencies.
+    fn deps_summary(&self, gen: &Gen, s: usize, balance: i32) -> (u64, usize) {
+        let mut hash = 0;
+        let mut count = 0;
+        for item in self.hist.iter().filter(|i| !i.dup && gen.may_hold(i)) {
+            hash ^= Self::dep_hash(&self.dep_of(item, s, balance));
+            count += 1;
+        }
+        (hash, count)
+    }
+
+    fn deps(&self, gen: &Gen, s: usize, balance: i32) -> Box<[Dep]> {
+        let mut deps: Vec<Dep> = self
+            .hist
+            .iter()
+            .filter(|i| !i.dup && gen.may_hold(i))
+            .map(|i| self.dep_of(i, s, balance))
+            .collect();
+        deps.sort_unstable();
+        deps.into_boxed_slice()
+    }
+
+    /// Negamax value (for the player to move) of the line's last frame, fail-soft within
+    /// `(alpha, beta)`, and the filter of the history items it may depend on.
+    pub fn search(&mut self, mut alpha: i32, mut beta: i32) -> Result<(i32, Gen), Aborted> {
+        self.nodes += 1;
+        if self.budget.is_some_and(|b| self.nodes > b) {
+            return Err(Aborted);
+        }
+        let f = *self.frames.last().expect("a node");
+        let (ckey, s) = self.canonical(&f);
+        let meta = self.meta(&f, s);
+        let mut tt_best = NO_MOVE;
+        if let Some(list) = self.table.get(&(ckey, meta)) {
+            for e in list {
+                let (hash, count) = self.deps_summary(&e.gen, s, f.balance);
+                if hash != e.deps_hash || count != e.deps.len() {
+                    continue;
+                }
+                if count > 0 && *self.deps(&e.gen, s, f.balance) != *e.deps {
+                    continue;
+                }
+                if e.best != NO_MOVE {
+                    tt_best = if e.best == PASS {
+                        PASS
+                    } else {
+                        self.topo.syms[self.topo.inverse[s]][e.best as usize]
+                    };
+                }
+                if e.lower >= beta {
+                    return Ok((e.lower, e.gen));
+                }
+                if e.upper <= alpha {
+                    return Ok((e.upper, e.gen));
+                }
+                if e.lower == e.upper {
+                    return Ok((e.lower, e.gen));
+                }
+                // Narrowing the window changes which bounds are found, not whether they hold:
+                // the result below does not depend on this entry.
+                alpha = alpha.max(e.lower);
+                beta = beta.min(e.upper);
+            }
+        }
+        let alpha0 = alpha;
+        let ply = self.frames.len();
+        let mut cands = if self.buffers.len() > ply {
+            std::mem::take(&mut self.buffers[ply])
+        } else {
+            Vec::new()
+        };
+        cands.clear();
+        self.candidates(&f, tt_best, &mut cands);
+        // What an upper bound depends on: every play's colouring (legal or not, the history
+        // decides) and every child's result. A lower bound depends only on its best child.
+        let mut gen_all = Gen::NONE;
+        for c in &cands {
+            gen_all.add(c.level, c.class);
+        }
+        let mut gen_best = Gen::NONE;
+        let mut best = -INF;
+        let mut best_move = NO_MOVE;
+        let mut result = Ok(());
+        // Plays in order, then the pass; the pass first when it was the stored best move.
+        let n = cands.len();
+        let pass_first = tt_best == PASS;
+        for slot in 0..=n {
+            let i = match (pass_first, slot) {
+                (true, 0) => n,
+                (true, _) => slot - 1,
+                (false, _) => slot,
+            };
+            let (value, mut child_gen, mv) = if i < n {
+                let c = cands[i];
+                let mut own = Gen::NONE;
+                own.add(c.level, c.class);
+                if let Some(v) = c.terminal {
+                    (v, own, c.point)
+                } else {
+                    self.push_play(&f, &c);
+                    let r = self.search(-beta, -alpha);
+                    self.pop();
+                    match r {
+                        Ok((v, mut l)) => {
+                            l.union(&own);
+                            (-v, l, c.point)
+                        }
+                        Err(e) => {
+                            result = Err(e);
+                            break;
+                        }
+                    }
+                }
+            } else if f.passes >= 1 {
+                // Two consecutive passes end the game (TT rule 8, 001 §3.7.1).
+                (
+                    self.relative(&f, self.area_value(f.black, f.white)),
+                    Gen::NONE,
+                    PASS,
+                )
+            } else {
+                self.push_pass(&f);
+                let r = self.search(-beta, -alpha);
+                self.pop();
+                match r {
+                    Ok((v, l)) => (-v, l, PASS),
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            };
+            gen_all.union(&child_gen);
+            if value > best {
+                best = value;
+                best_move = mv;
+                std::mem::swap(&mut gen_best, &mut child_gen);
+            }
+            if best > alpha {
+                alpha = best;
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        if ply < self.buffers.len() {
+            self.buffers[ply] = cands;
+        } else {
+            self.buffers.resize_with(ply, Vec::new);
+            self.buffers.push(cands);
+        }
+        result?;
+        let gen = if best >= beta { gen_best } else { gen_all };
+        let (lower, upper) = if best <= alpha0 {
+            (-INF, best)
+        } else if best >= beta {
+            (best, INF)
+        } else {
+            (best, best)
+        };
+        self.store(&f, ckey, s, meta, gen, lower, upper, best_move);
+        Ok((best, gen))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn store(
+        &mut self,
+        f: &Frame,
+        ckey: u64,
+        s: usize,
+        meta: u32,
+        gen: Gen,
+        lower: i32,
+        upper: i32,
+        best_move: u8,
+    ) {
+        let (deps_hash, _) = self.deps_summary(&gen, s, f.balance);
+        let deps = self.deps(&gen, s, f.balance);
+        let best = if best_move == NO_MOVE || best_move == PASS {
+            best_move
+        } else {
+            self.topo.syms[s][best_move as usize]
+        };
+        if self.table_len >= self.table_cap {
+            self.table.clear();
+            self.table_len = 0;
+            self.table_clears += 1;
+        }
+        let list = self.table.entry((ckey, meta)).or_default();
+        if let Some(e) = list
+            .iter_mut()
+            .find(|e| e.gen == gen && e.deps_hash == deps_hash && e.deps == deps)
+        {
+            e.lower = e.lower.max(lower);
+            e.upper = e.upper.min(upper);
+            e.best = best;
+        } else {
+            if list.len() >= ENTRIES_PER_STATE {
+                list.remove(0);
+                self.table_len -= 1;
+            }
+            list.push(Entry {
+                gen,
+                deps_hash,
+                deps,
+                lower,
+                upper,
+                best,
+            });
+            self.table_len += 1;
+        }
+    }
+
+    /// A value for Black as a value for the player to move at `f`.
+    fn relative(&self, f: &Frame, for_black: i32) -> i32 {
+        if f.to_move == Color::Black {
+            for_black
+        } else {
+            -for_black
+        }
+    }
+
+    /// The plays at `f` that are legal whatever the history (not suicide where it is illegal,
+    /// not a basic-ko recapture), ordered, into `out`, less those the history forbids. Each
+    /// carries its colouring's class: the history was consulted about it.
+    fn candidates(&self, f: &Frame, tt_best: u8, out: &mut Vec<Cand>) {
+        let (own, opp) = match f.to_move {
+            Color::Black => (f.black, f.white),
+            Color::White => (f.white, f.black),
+        };
+        let mut empty = self.topo.all & !(f.black | f.white);
+        while empty != 0 {
+            let p = empty.trailing_zeros() as usize;
+            empty &= empty - 1;
+            let played = self.topo.play(own, opp, p);
+            if played.suicided > 0 && !self.suicide_allowed {
+                continue; // 001 §3.5, NSTT
+            }
+            if f.ko_point as usize == p && f.ko_forbidden == f.to_move && played.captured == 1 {
+                continue; // 001 §3.5: basic ko
+            }
+            let (black, white) = match f.to_move {
+                Color::Black => (played.own, played.opp),
+                Color::White => (played.opp, played.own),
+            };
+            let k = key(black, white);
+            let level = (black | white).count_ones() as u8;
+            let class = self.class_of(k, f.to_move.opponent());
+            let mut terminal = None;
+            if let Some(first) = self.repeats(k, f.to_move.opponent()) {
+                if self.ko_rule != KoRule::LongCycle {
+                    // TT rule 6, situational superko: kept for the dependency, never played.
+                    out.push(Cand {
+                        order: i32::MIN,
+                        point: p as u8,
+                        terminal: Some(FORBIDDEN),
+                        black,
+                        white,
+                        captured: 0,
+                        suicided: 0,
+                        makes_ko: false,
+                        level,
+                        class,
+                    });
+                    continue;
+                }
+                // 001 §3.6: the game ends; captures between the two occurrences decide it.
+                let mut balance = f.balance;
+                match f.to_move {
+                    Color::Black => balance += played.captured as i32 - played.suicided as i32,
+                    Color::White => balance += played.suicided as i32 - played.captured as i32,
+                }
+                let between = balance - first.balance;
+                let for_black = LC_WIN * between.signum();
+                terminal = Some(self.relative(f, for_black));
+            }
+            let order = if p as u8 == tt_best {
+                1 << 20
+            } else {
+                (played.captured as i32) * 64 + (self.topo.nbr(p).count_ones() as i32)
+                    - (played.suicided as i32) * 128
+            };
+            out.push(Cand {
+                order,
+                point: p as u8,
+                terminal,
+                black,
+                white,
+                captured: played.captured,
+                suicided: played.suicided,
+                makes_ko: played.makes_ko,
+                level,
+                class,
+            });
+        }
+        out.sort_by_key(|c| std::cmp::Reverse(c.order));
+    }
+
+    fn push_play(&mut self, f: &Frame, c: &Cand) {
+        let mut balance = f.balance;
+        match f.to_move {
+            Color::Black => balance += c.captured as i32 - c.suicided as i32,
+            Color::White => balance += c.suicided as i32 - c.captured as i32,
+        }
+        let (ko_point, ko_forbidden) = if self.ko_rule.has_basic_ko() && c.makes_ko {
+            let own_before = match f.to_move {
+                Color::Black => f.white,
+                Color::White => f.black,
+            };
+            let after_opp = match f.to_move {
+                Color::Black => c.white,
+                Color::White => c.black,
+            };
+            let taken = own_before & !after_opp;
+            (taken.trailing_zeros() as u8, f.to_move.opponent())
+        } else {
+            (NO_MOVE, Color::Black)
+        };
+        let to_move = f.to_move.opponent();
+        self.frames.push(Frame {
+            black: c.black,
+            white: c.white,
+            to_move,
+            passes: 0,
+            ko_point,
+            ko_forbidden,
+            balance,
+            hist_len: self.hist.len() as u32,
+        });
+        self.push_item(c.black, c.white, to_move, balance);
+    }
+
+    fn push_pass(&mut self, f: &Frame) {
+        let to_move = f.to_move.opponent();
+        let mut next = *f;
+        next.to_move = to_move;
+        next.passes = f.passes + 1;
+        next.hist_len = self.hist.len() as u32;
+        self.frames.push(next);
+        // Under situational superko a pass makes a new situation (the same colouring, the
+        // other player to move); under the other rules it adds no position.
+        if self.ko_rule == KoRule::SituationalSuperko {
+            self.push_item(f.black, f.white, to_move, f.balance);
+        }
+    }
+
+    /// Takes back the last move of the line.
+    pub fn pop(&mut self) {
+        let f = self.frames.pop().expect("a move to take back");
+        self.hist.truncate(f.hist_len as usize);
+    }
+
+    /// Plays a move (a point index, or [`PASS`]) on the line, as the search would; returns
+    /// the value for Black when the move ends the game.
+    pub fn play_line(&mut self, mv: u8) -> Option<i32> {
+        let f = *self.frames.last().expect("a node");
+        if mv == PASS {
+            if f.passes >= 1 {
+                return Some(self.area_value(f.black, f.white));
+            }
+            self.push_pass(&f);
+            return None;
+        }
+        let mut cands = Vec::new();
+        self.candidates(&f, NO_MOVE, &mut cands);
+        cands.retain(|c| c.terminal != Some(FORBIDDEN));
+        let c = *cands.iter().find(|c| c.point == mv).expect("a legal move");
+        if let Some(v) = c.terminal {
+            return Some(self.relative(&f, v));
+        }
+        self.push_play(&f, &c);
+        None
+    }
+
+    /// The legal moves at the end of the line: plays, then the pass.
+    pub fn moves(&self) -> Vec<u8> {
+        let f = *self.frames.last().expect("a node");
+        let mut cands = Vec::new();
+        self.candidates(&f, NO_MOVE, &mut cands);
+        cands.retain(|c| c.terminal != Some(FORBIDDEN));
+        let mut moves: Vec<u8> = cands.iter().map(|c| c.point).collect();
+        moves.push(PASS);
+        moves
+    }
+}

@@ -1,0 +1,94 @@
+//! `goref solve` on the real binary: reference 004's 3×2 example, empty boards, budgets.
+
+use assert_cmd::Command;
+
+fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let out = Command::cargo_bin("goref")
+        .unwrap()
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Reference 004, after rule 9: after 1.B[b1] 2.W[a2] 3.B[b2] on 3×2, "Black can kill all
+/// White chains: the game will end Black +6"; "B+3" if both pass now.
+#[test]
+fn solve_gives_reference_004s_perfect_play_result() {
+    let sgf = "(;GM[1]FF[4]SZ[3:2]RU[Tromp-Taylor];B[bb];W[aa];B[ba])";
+    let (code, out, err) = run(&["solve", "-"], sgf);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "B+6");
+    assert!(lines[1].starts_with("pv: W "), "{out}");
+    assert!(lines[1].ends_with("pass"), "{out}");
+    let ended = "(;GM[1]FF[4]SZ[3:2]RU[Tromp-Taylor];B[bb];W[aa];B[ba];W[];B[])";
+    let (code, out, _) = run(&["solve", "-"], ended);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().next(), Some("B+3"));
+}
+
+#[test]
+fn solve_json_gives_the_value_and_a_principal_variation() {
+    let (code, out, err) = run(&["solve", "--size", "2x2", "--rules", "nstt", "--json"], "");
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["result"], "B+1");
+    assert_eq!(v["margin"], 1.0);
+    assert_eq!(v["ko"], "positional");
+    let pv = v["pv"].as_array().unwrap();
+    assert_eq!(pv.first().unwrap(), "B A2");
+    assert_eq!(pv.last().unwrap(), "B pass");
+    assert!(v["nodes"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn solve_takes_komi_other_ko_rules_and_graphs() {
+    let (code, out, _) = run(&["solve", "--size", "1x3", "--komi", "0.5"], "");
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().next(), Some("B+2.5"));
+    let (code, out, _) = run(
+        &[
+            "solve",
+            "--size",
+            "1x4",
+            "--rules",
+            "nstt",
+            "--ko",
+            "situational",
+        ],
+        "",
+    );
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().next(), Some("B+4"));
+    let (code, out, _) = run(&["solve", "--graph", "path:3", "--rules", "olympiad"], "");
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().next(), Some("B+3"));
+}
+
+#[test]
+fn solve_with_a_small_budget_says_undecided() {
+    let (code, out, _) = run(&["solve", "--size", "2x2", "--budget", "30"], "");
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().next(), Some("undecided"));
+    let (code, out, _) = run(&["solve", "--size", "2x2", "--budget", "30", "--json"], "");
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["result"], "undecided");
+    assert!(v["pv"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn solve_refuses_boards_too_large_and_bad_records() {
+    let (code, _, err) = run(&["solve", "--size", "7x7"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("at most 32"), "{err}");
+    let (code, _, err) = run(&["solve", "-"], "(;SZ[3];B[aa];W[aa])");
+    assert_eq!(code, 1);
+    assert!(err.contains("illegal"), "{err}");
+}
