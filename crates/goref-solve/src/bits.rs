@@ -221,7 +221,8 @@ pub(crate) fn key(black: u32, white: u32) -> u64 {
 
 /// The symmetries of a `width` × `height` grid as point permutations, the identity first.
 fn rect_symmetries(width: usize, height: usize) -> Vec<Vec<u8>> {
-    let mut maps: Vec<Box<dyn Fn(usize, usize) -> (usize, usize)>> = vec![
+    type Map = Box<dyn Fn(usize, usize) -> (usize, usize)>;
+    let mut maps: Vec<Map> = vec![
         Box::new(|x, y| (x, y)),
         Box::new(move |x, y| (width - 1 - x, y)),
         Box::new(move |x, y| (x, height - 1 - y)),

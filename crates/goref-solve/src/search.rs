@@ -377,6 +377,21 @@ impl Search {
                 beta = beta.min(e.upper);
             }
         }
+        // No score can pass the whole board (TT rule 9): a window beyond it is decided at
+        // once, whatever the history.
+        if self.ko_rule != KoRule::LongCycle {
+            let most = 2 * self.topo.all.count_ones() as i32;
+            let (low, high) = match f.to_move {
+                Color::Black => (-most - self.komi_half, most - self.komi_half),
+                Color::White => (-most + self.komi_half, most + self.komi_half),
+            };
+            if high <= alpha {
+                return Ok((high, Gen::NONE));
+            }
+            if low >= beta {
+                return Ok((low, Gen::NONE));
+            }
+        }
         let alpha0 = alpha;
         let ply = self.frames.len();
         let mut cands = if self.buffers.len() > ply {
