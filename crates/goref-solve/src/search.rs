@@ -58,6 +58,8 @@ pub(crate) struct Item {
     pub dup: bool,
     /// Its colouring key under each symmetry.
     pub sym: Vec<u64>,
+    /// Its dependency hash under each symmetry (but for the long cycle rule's balance).
+    pub dep_hash: Vec<u64>,
     /// The hash of its class under the symmetries (with the player to move under situational
     /// superko), for the filters of generated positions.
     pub class: u64,
@@ -218,15 +220,20 @@ impl Search {
             .map(|s| self.topo.map_key(s, k))
             .collect();
         let class = self.class(sym.iter().copied().min().unwrap_or(k), to_move);
-        self.hist.push(Item {
+        let mut item = Item {
             key: k,
             to_move,
             level: (black | white).count_ones() as u8,
             balance,
             dup,
             sym,
+            dep_hash: Vec::new(),
             class,
-        });
+        };
+        item.dep_hash = (0..self.topo.syms.len())
+            .map(|s| Self::dep_hash(&self.dep_of(&item, s, balance)))
+            .collect();
+        self.hist.push(item);
     }
 
     /// The hash of a colouring's class (given by its least image under the symmetries), with
@@ -317,8 +324,13 @@ impl Search {
     fn deps_summary(&self, gen: &Gen, s: usize, balance: i32) -> (u64, usize) {
         let mut hash = 0;
         let mut count = 0;
+        let long_cycle = self.ko_rule == KoRule::LongCycle;
         for item in self.hist.iter().filter(|i| !i.dup && gen.may_hold(i)) {
-            hash ^= Self::dep_hash(&self.dep_of(item, s, balance));
+            hash ^= if long_cycle {
+                Self::dep_hash(&self.dep_of(item, s, balance))
+            } else {
+                item.dep_hash[s]
+            };
             count += 1;
         }
         (hash, count)
@@ -504,8 +516,12 @@ impl Search {
         upper: i32,
         best_move: u8,
     ) {
-        let (deps_hash, _) = self.deps_summary(&gen, s, f.balance);
-        let deps = self.deps(&gen, s, f.balance);
+        let (deps_hash, count) = self.deps_summary(&gen, s, f.balance);
+        let deps = if count == 0 {
+            Box::default()
+        } else {
+            self.deps(&gen, s, f.balance)
+        };
         let best = if best_move == NO_MOVE || best_move == PASS {
             best_move
         } else {
