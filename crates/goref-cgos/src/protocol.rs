@@ -1,0 +1,1300 @@
+//! CGOS's wire: one line of UTF-8 text per message, typed.
+//!
+//! The server speaks first and drives the dialogue ([`ServerMessage`]); the client answers
+//! `protocol`, `username`, `password`, `genmove` and `gameover` ([`ClientMessage`], read in the
+//! context of what the server asked: [`Expect`]). Every message prints as the exact line CGOS
+//! sends (without the line end) and reads back to itself; a line that is not a message gives a
+//! [`CgosError`] naming what is wrong. Lines are bounded by [`MAX_LINE`].
+
+use std::fmt;
+
+use goref_rules::{Color, Geometry, Illegal, Komi, Move, Outcome, Point, WinBy};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+
+/// The longest line accepted, in bytes, without its line end. A 25×25 game's `setup` with
+/// a thousand moves and times fits in a sixth of it; so does an engine's analysis.
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// The largest board CGOS's coordinates name (`A`..`Z` without `I`).
+pub const MAX_SIZE: u8 = 25;
+
+/// What is wrong with a line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CgosError {
+    /// The line is longer than [`MAX_LINE`] bytes.
+    #[error("line of {len} bytes is longer than the {max} allowed")]
+    LineTooLong {
+        /// Its length (at least; reading stops past the bound).
+        len: usize,
+        /// The bound.
+        max: usize,
+    },
+    /// The bytes are not UTF-8.
+    #[error("line is not UTF-8")]
+    NotUtf8,
+    /// A control character (other than tab) inside the line, such as a second line break.
+    #[error("control character U+{0:04X} inside the line")]
+    ControlCharacter(u32),
+    /// Nothing but white space.
+    #[error("empty line")]
+    Empty,
+    /// The first word is no CGOS command.
+    #[error("unknown command '{0}'")]
+    UnknownCommand(String),
+    /// A command lacks an argument.
+    #[error("'{command}' lacks its {what}")]
+    Missing {
+        /// The command.
+        command: &'static str,
+        /// The argument missing.
+        what: &'static str,
+    },
+    /// A command has words after its last argument.
+    #[error("'{command}' has extra words: '{extra}'")]
+    Extra {
+        /// The command.
+        command: &'static str,
+        /// What follows its arguments.
+        extra: String,
+    },
+    /// A number that does not read.
+    #[error("{what} '{text}' is not a number")]
+    BadNumber {
+        /// Which number.
+        what: &'static str,
+        /// The text.
+        text: String,
+    },
+    /// A board size outside 1..=25.
+    #[error("board size {0} is not within 1..=25")]
+    BadSize(u64),
+    /// Komi that is not a decimal multiple of 0.5.
+    #[error("komi '{0}' is not a multiple of 0.5")]
+    BadKomi(String),
+    /// Not `b` or `w`.
+    #[error("'{0}' is not a colour (b or w)")]
+    BadColor(String),
+    /// Not a vertex (`A1`..`Z25` without `I`) or `pass`.
+    #[error("'{0}' is not a vertex or pass")]
+    BadMove(String),
+    /// Not `name(rating)`.
+    #[error("'{0}' is not a player as name(rating)")]
+    BadPlayer(String),
+    /// `setup`'s moves are pairs of a move and a time; one is alone.
+    #[error("setup's last move '{0}' has no time")]
+    UnpairedMove(String),
+    /// Not a date `YYYY-MM-DD`.
+    #[error("'{0}' is not a date YYYY-MM-DD")]
+    BadDate(String),
+    /// Not a CGOS result.
+    #[error("'{0}' is not a result (B+2.5, W+Resign, B+Time, W+Illegal, Draw)")]
+    BadResult(String),
+    /// The first line of a client is not `e1 …` (an engine) or `v1 …` (a viewer).
+    #[error("'{0}' is not e1 or v1")]
+    NotHello(String),
+    /// A user name with white space inside.
+    #[error("user name '{0}' has white space inside")]
+    BadUsername(String),
+    /// More than two words where the password is expected.
+    #[error("send <password> or <old_password new_password>")]
+    BadPassword,
+    /// Another answer than `ready` to `gameover`.
+    #[error("'{0}' is not ready")]
+    NotReady(String),
+    /// A result that CGOS has no word for (a long cycle).
+    #[error("result {0} has no CGOS form")]
+    NoCgosForm(String),
+}
+
+// ------------------------------------------------------------------------------------------
+// Lines
+
+/// Strips the line end (`\n` or `\r\n`) and surrounding white space, and checks the bound and
+/// that no control character other than tab remains.
+///
+/// # Errors
+///
+/// [`CgosError::LineTooLong`], [`CgosError::ControlCharacter`].
+pub fn clean_line(line: &str) -> Result<&str, CgosError> {
+    let body = line
+        .strip_suffix('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .unwrap_or(line);
+    if body.len() > MAX_LINE {
+        return Err(CgosError::LineTooLong {
+            len: body.len(),
+            max: MAX_LINE,
+        });
+    }
+    let body = body.trim();
+    if let Some(c) = body.chars().find(|&c| c.is_control() && c != '\t') {
+        return Err(CgosError::ControlCharacter(c as u32));
+    }
+    Ok(body)
+}
+
+/// What reading a line can meet.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The stream failed.
+    #[error("read failed: {0}")]
+    Io(#[from] std::io::Error),
+    /// The line is too long ([`CgosError::LineTooLong`]; the rest of it is skipped) or not
+    /// UTF-8.
+    #[error(transparent)]
+    Line(#[from] CgosError),
+}
+
+/// Reads lines (up to `\n`, or the end of the stream) of at most [`MAX_LINE`] bytes, never
+/// buffering more. Cancel-safe: a line read in part when [`next_line`](LineReader::next_line)'s
+/// future is dropped is kept for the next call, so it can wait in a `select!`.
+pub struct LineReader<R> {
+    reader: R,
+    partial: Vec<u8>,
+    /// The rest of a line too long is being skipped.
+    skipping: bool,
+}
+
+impl<R: AsyncBufRead + Unpin> LineReader<R> {
+    /// Lines of `reader`.
+    pub fn new(reader: R) -> LineReader<R> {
+        LineReader {
+            reader,
+            partial: Vec::new(),
+            skipping: false,
+        }
+    }
+
+    /// The next line, with its line end; `Ok(None)` at the end of the stream.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Io`]; [`ReadError::Line`] for a line too long (reported once, as soon as
+    /// the bound is passed; its rest is skipped) or not UTF-8.
+    pub async fn next_line(&mut self) -> Result<Option<String>, ReadError> {
+        loop {
+            let available = self.reader.fill_buf().await?;
+            if available.is_empty() {
+                self.skipping = false;
+                if self.partial.is_empty() {
+                    return Ok(None);
+                }
+                break;
+            }
+            let (take, done) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (available.len(), false),
+            };
+            if self.skipping {
+                self.reader.consume(take);
+                self.skipping = !done;
+                continue;
+            }
+            if self.partial.len() + take > MAX_LINE + 2 {
+                let len = self.partial.len() + take;
+                self.reader.consume(take);
+                self.partial.clear();
+                self.skipping = !done;
+                return Err(CgosError::LineTooLong {
+                    len,
+                    max: MAX_LINE,
+                }
+                .into());
+            }
+            self.partial.extend_from_slice(&available[..take]);
+            self.reader.consume(take);
+            if done {
+                break;
+            }
+        }
+        let line = std::mem::take(&mut self.partial);
+        String::from_utf8(line)
+            .map(Some)
+            .map_err(|_| CgosError::NotUtf8.into())
+    }
+}
+
+/// Splits off the first word: `(word, rest)` with `rest` trimmed at its start.
+fn word(text: &str) -> Option<(&str, &str)> {
+    let text = text.trim_start();
+    if text.is_empty() {
+        return None;
+    }
+    match text.find(char::is_whitespace) {
+        Some(i) => Some((&text[..i], text[i..].trim_start())),
+        None => Some((text, "")),
+    }
+}
+
+/// Free text as it goes on a line: control characters become spaces, so that no message can
+/// print a second line.
+struct Text<'a>(&'a str);
+
+impl fmt::Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            if c.is_control() {
+                f.write_str(" ")?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn number<T: std::str::FromStr>(what: &'static str, text: &str) -> Result<T, CgosError> {
+    text.parse().map_err(|_| CgosError::BadNumber {
+        what,
+        text: text.to_string(),
+    })
+}
+
+fn arg<'a>(
+    rest: &mut &'a str,
+    command: &'static str,
+    what: &'static str,
+) -> Result<&'a str, CgosError> {
+    let (w, r) = word(rest).ok_or(CgosError::Missing { command, what })?;
+    *rest = r;
+    Ok(w)
+}
+
+fn no_more(rest: &str, command: &'static str) -> Result<(), CgosError> {
+    if rest.is_empty() {
+        Ok(())
+    } else {
+        Err(CgosError::Extra {
+            command,
+            extra: rest.to_string(),
+        })
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Values
+
+/// A number of half points printed as CGOS prints a Python float holding it: always one
+/// decimal (`7.5`, `7.0`, `-0.5`, `0.0`).
+struct Decimal(i64);
+
+impl fmt::Display for Decimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let abs = self.0.unsigned_abs();
+        let tenths = if abs % 2 == 1 { 5 } else { 0 };
+        write!(f, "{sign}{}.{tenths}", abs / 2)
+    }
+}
+
+/// Reads a decimal (`7`, `7.5`, `-0.50`) that is a multiple of 0.5 as half points.
+fn half_points(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    if whole.is_empty()
+        || whole.len() > 9
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || !fraction.bytes().all(|b| b.is_ascii_digit())
+        || (digits.contains('.') && fraction.is_empty())
+    {
+        return None;
+    }
+    let half = match fraction.trim_end_matches('0') {
+        "" => 0,
+        "5" => 1,
+        _ => return None,
+    };
+    let value = whole.parse::<i64>().ok()? * 2 + half;
+    Some(if negative { -value } else { value })
+}
+
+/// `b` or `w`.
+fn color_text(color: Color) -> &'static str {
+    match color {
+        Color::Black => "b",
+        Color::White => "w",
+    }
+}
+
+fn parse_color(text: &str) -> Result<Color, CgosError> {
+    match text {
+        "b" | "B" => Ok(Color::Black),
+        "w" | "W" => Ok(Color::White),
+        _ => Err(CgosError::BadColor(text.to_string())),
+    }
+}
+
+/// A point as CGOS names it: a column letter (`A`..`Z` without `I`) and a row counted from
+/// the bottom (1..=25), read in either case, printed in upper case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Vertex {
+    column: u8,
+    row: u8,
+}
+
+impl Vertex {
+    /// The vertex of `column` (0 is `A`, 8 is `J`) and `row` (1 is the bottom row); `None`
+    /// beyond 25.
+    #[must_use]
+    pub fn new(column: u8, row: u8) -> Option<Vertex> {
+        (column < MAX_SIZE && (1..=MAX_SIZE).contains(&row)).then_some(Vertex { column, row })
+    }
+
+    /// The column, 0 for `A`.
+    #[must_use]
+    pub fn column(self) -> u8 {
+        self.column
+    }
+
+    /// The row, 1 for the bottom one.
+    #[must_use]
+    pub fn row(self) -> u8 {
+        self.row
+    }
+
+    /// Reads `D4`, `t19`.
+    ///
+    /// # Errors
+    ///
+    /// [`CgosError::BadMove`].
+    pub fn parse(text: &str) -> Result<Vertex, CgosError> {
+        let bad = || CgosError::BadMove(text.to_string());
+        let mut chars = text.chars();
+        let letter = chars.next().ok_or_else(bad)?.to_ascii_uppercase();
+        let column = match letter {
+            'A'..='H' => letter as u8 - b'A',
+            'J'..='Z' => letter as u8 - b'A' - 1,
+            _ => return Err(bad()),
+        };
+        let digits = chars.as_str();
+        if digits.is_empty() || digits.len() > 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let row: u8 = digits.parse().map_err(|_| bad())?;
+        Vertex::new(column, row).ok_or_else(bad)
+    }
+
+    /// The point of this vertex on `geometry`'s rectangular board, if it is on it.
+    #[must_use]
+    pub fn point(self, geometry: &Geometry) -> Option<Point> {
+        geometry.parse_point(&self.to_string())
+    }
+
+    /// The vertex of a point of a rectangular board of at most 25×25.
+    #[must_use]
+    pub fn of_point(geometry: &Geometry, point: Point) -> Option<Vertex> {
+        Vertex::parse(&geometry.name(point)).ok()
+    }
+}
+
+impl fmt::Display for Vertex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = b'A' + self.column;
+        let letter = if c >= b'I' { c + 1 } else { c } as char;
+        write!(f, "{letter}{}", self.row)
+    }
+}
+
+/// A move on CGOS's wire: a vertex or `pass`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CgosMove {
+    /// A stone on this vertex.
+    Play(Vertex),
+    /// `pass`.
+    Pass,
+}
+
+impl CgosMove {
+    /// Reads a vertex or `pass` (either case).
+    ///
+    /// # Errors
+    ///
+    /// [`CgosError::BadMove`].
+    pub fn parse(text: &str) -> Result<CgosMove, CgosError> {
+        if text.eq_ignore_ascii_case("pass") {
+            Ok(CgosMove::Pass)
+        } else {
+            Vertex::parse(text).map(CgosMove::Play)
+        }
+    }
+
+    /// goref's move on `geometry`; `None` for a vertex off this board.
+    #[must_use]
+    pub fn to_move(self, geometry: &Geometry) -> Option<Move> {
+        match self {
+            CgosMove::Pass => Some(Move::Pass),
+            CgosMove::Play(v) => v.point(geometry).map(Move::Play),
+        }
+    }
+
+    /// The CGOS move of goref's move on a rectangular board of at most 25×25.
+    #[must_use]
+    pub fn from_move(geometry: &Geometry, mv: Move) -> Option<CgosMove> {
+        match mv {
+            Move::Pass => Some(CgosMove::Pass),
+            Move::Play(p) => Vertex::of_point(geometry, p).map(CgosMove::Play),
+        }
+    }
+}
+
+impl fmt::Display for CgosMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CgosMove::Play(v) => v.fmt(f),
+            CgosMove::Pass => f.write_str("pass"),
+        }
+    }
+}
+
+/// A client's answer to `genmove`: a move or `resign`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Answer {
+    /// A vertex or `pass`.
+    Move(CgosMove),
+    /// `resign`.
+    Resign,
+}
+
+impl Answer {
+    /// Reads a vertex, `pass` or `resign` (either case).
+    ///
+    /// # Errors
+    ///
+    /// [`CgosError::BadMove`].
+    pub fn parse(text: &str) -> Result<Answer, CgosError> {
+        if text.eq_ignore_ascii_case("resign") {
+            Ok(Answer::Resign)
+        } else {
+            CgosMove::parse(text).map(Answer::Move)
+        }
+    }
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Move(m) => m.fmt(f),
+            Answer::Resign => f.write_str("resign"),
+        }
+    }
+}
+
+/// A rating as CGOS prints it: whole Elo points, never negative, `?` while provisional.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rating {
+    /// Elo, rounded; CGOS prints negative ratings as 0.
+    pub elo: u32,
+    /// `?`: the rating is still uncertain.
+    pub provisional: bool,
+}
+
+impl fmt::Display for Rating {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.elo, if self.provisional { "?" } else { "" })
+    }
+}
+
+/// A player of `setup`: `name(rating)`, or a bare name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Seat {
+    /// The account name.
+    pub name: String,
+    /// The rating, when given.
+    pub rating: Option<Rating>,
+}
+
+impl Seat {
+    fn parse(text: &str) -> Result<Seat, CgosError> {
+        let bad = || CgosError::BadPlayer(text.to_string());
+        let (name, rating) = match text.split_once('(') {
+            None => (text, None),
+            Some((name, rest)) => {
+                let inner = rest.strip_suffix(')').ok_or_else(bad)?;
+                let (digits, provisional) = match inner.strip_suffix('?') {
+                    Some(d) => (d, true),
+                    None => (inner, false),
+                };
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(bad());
+                }
+                let elo = digits.parse().map_err(|_| bad())?;
+                (name, Some(Rating { elo, provisional }))
+            }
+        };
+        if name.is_empty() || name.contains([')', '(']) {
+            return Err(bad());
+        }
+        Ok(Seat {
+            name: name.to_string(),
+            rating,
+        })
+    }
+}
+
+impl fmt::Display for Seat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Text(&self.name).fmt(f)?;
+        match self.rating {
+            Some(r) => write!(f, "({r})"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A move of `setup` with the time its player had left after it, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TimedMove {
+    /// The move.
+    pub mv: CgosMove,
+    /// Its player's time left after it, in ms.
+    pub ms_left: i64,
+}
+
+/// `setup`: a game starts, or resumes after a reconnection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// The server's game number.
+    pub game_id: u64,
+    /// The board's side, 1..=25.
+    pub size: u8,
+    /// Komi.
+    pub komi: Komi,
+    /// Each player's time for the whole game (sudden death), in ms.
+    pub main_time_ms: u64,
+    /// White (named first on the wire).
+    pub white: Seat,
+    /// Black.
+    pub black: Seat,
+    /// The moves so far, Black's first, alternating: empty for a new game.
+    pub moves: Vec<TimedMove>,
+}
+
+impl Setup {
+    /// The colour `name` plays in this game, if it plays.
+    #[must_use]
+    pub fn color_of(&self, name: &str) -> Option<Color> {
+        if self.white.name == name {
+            Some(Color::White)
+        } else if self.black.name == name {
+            Some(Color::Black)
+        } else {
+            None
+        }
+    }
+
+    /// The colour of the `n`th move (from 0): CGOS has no handicap, Black moves first.
+    #[must_use]
+    pub fn color_of_move(n: usize) -> Color {
+        if n % 2 == 0 {
+            Color::Black
+        } else {
+            Color::White
+        }
+    }
+}
+
+/// A calendar date `YYYY-MM-DD`, as `gameover` gives the game's day.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Date {
+    year: u16,
+    month: u8,
+    day: u8,
+}
+
+impl Date {
+    /// The date; `None` for a month outside 1..=12, a day outside 1..=31 or a year past 9999.
+    #[must_use]
+    pub fn new(year: u16, month: u8, day: u8) -> Option<Date> {
+        (year <= 9999 && (1..=12).contains(&month) && (1..=31).contains(&day))
+            .then_some(Date { year, month, day })
+    }
+
+    /// The day of a time given in seconds since 1970-01-01 UTC.
+    #[must_use]
+    pub fn from_unix_seconds(seconds: u64) -> Date {
+        // Days to civil date (proleptic Gregorian), after H. Hinnant's public-domain algorithm.
+        let days = (seconds / 86_400) as i64 + 719_468;
+        let era = days.div_euclid(146_097);
+        let doe = days.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        Date {
+            year: year.clamp(0, 9999) as u16,
+            month,
+            day,
+        }
+    }
+
+    fn parse(text: &str) -> Result<Date, CgosError> {
+        let bad = || CgosError::BadDate(text.to_string());
+        let parts: Vec<&str> = text.split('-').collect();
+        let [y, m, d] = parts[..] else {
+            return Err(bad());
+        };
+        if y.len() != 4 || m.len() != 2 || d.len() != 2 {
+            return Err(bad());
+        }
+        let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        if !(all_digits(y) && all_digits(m) && all_digits(d)) {
+            return Err(bad());
+        }
+        Date::new(
+            y.parse().map_err(|_| bad())?,
+            m.parse().map_err(|_| bad())?,
+            d.parse().map_err(|_| bad())?,
+        )
+        .ok_or_else(bad)
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Results
+
+/// How a CGOS game was won.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CgosWin {
+    /// By this many half points (more than zero): area score minus komi after two passes.
+    Score {
+        /// The margin in half points.
+        half_points: u32,
+    },
+    /// `Resign`: the opponent resigned.
+    Resign,
+    /// `Time`: the opponent's clock ran out.
+    Time,
+    /// `Illegal`: the opponent played an illegal move (or one that does not read).
+    Illegal,
+}
+
+/// A result as CGOS writes it in `gameover`: `B+2.5`, `W+3.0`, `B+Resign`, `W+Time`,
+/// `B+Illegal`, `Draw`, or `Abort` (a game an administrator stopped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CgosResult {
+    /// One player won.
+    Win {
+        /// The winner.
+        winner: Color,
+        /// How.
+        by: CgosWin,
+    },
+    /// Equal scores.
+    Draw,
+    /// An administrator stopped the game without a result.
+    Abort,
+}
+
+impl CgosResult {
+    /// Reads a result. Scores may be written with or without their decimal (`B+3`, `B+3.0`);
+    /// words in any case.
+    ///
+    /// # Errors
+    ///
+    /// [`CgosError::BadResult`].
+    pub fn parse(text: &str) -> Result<CgosResult, CgosError> {
+        let bad = || CgosError::BadResult(text.to_string());
+        if text.eq_ignore_ascii_case("draw") {
+            return Ok(CgosResult::Draw);
+        }
+        if text.eq_ignore_ascii_case("abort") {
+            return Ok(CgosResult::Abort);
+        }
+        let (who, how) = text.split_once('+').ok_or_else(bad)?;
+        let winner = parse_color(who).map_err(|_| bad())?;
+        let by = match how.to_ascii_lowercase().as_str() {
+            "resign" => CgosWin::Resign,
+            "time" => CgosWin::Time,
+            "illegal" => CgosWin::Illegal,
+            score => {
+                let half = half_points(score).ok_or_else(bad)?;
+                if half <= 0 || half > i64::from(i32::MAX) {
+                    return Err(bad());
+                }
+                CgosWin::Score {
+                    half_points: half as u32,
+                }
+            }
+        };
+        Ok(CgosResult::Win { winner, by })
+    }
+
+    /// The result of a score: `margin` is Black's area minus White's area and komi, in half
+    /// points (as [`goref_rules::Score::margin_half_points`]); zero is a draw.
+    #[must_use]
+    pub fn of_margin(margin: i32) -> CgosResult {
+        match margin.signum() {
+            0 => CgosResult::Draw,
+            s => CgosResult::Win {
+                winner: if s > 0 { Color::Black } else { Color::White },
+                by: CgosWin::Score {
+                    half_points: margin.unsigned_abs(),
+                },
+            },
+        }
+    }
+
+    /// goref's outcome of this result: `Illegal` is a forfeit; `None` for `Abort`.
+    #[must_use]
+    pub fn outcome(&self) -> Option<Outcome> {
+        match *self {
+            CgosResult::Draw => Some(Outcome::Draw),
+            CgosResult::Abort => None,
+            CgosResult::Win { winner, by } => Some(Outcome::Win {
+                winner,
+                by: match by {
+                    CgosWin::Score { half_points } => WinBy::Points {
+                        half_points: half_points.min(i32::MAX as u32) as i32,
+                    },
+                    CgosWin::Resign => WinBy::Resignation,
+                    CgosWin::Time => WinBy::Time,
+                    CgosWin::Illegal => WinBy::Forfeit,
+                },
+            }),
+        }
+    }
+
+    /// The SGF `RE` of this result (`B+2.5`, `W+R`, `B+T`, `W+F`, `0`), as goref writes it;
+    /// `Void` for `Abort`.
+    #[must_use]
+    pub fn to_sgf(&self) -> String {
+        self.outcome()
+            .map_or_else(|| "Void".to_string(), |o| o.to_sgf())
+    }
+}
+
+impl TryFrom<Outcome> for CgosResult {
+    type Error = CgosError;
+
+    /// CGOS's form of goref's outcome: a forfeit is `Illegal` (CGOS's only forfeit). A long
+    /// cycle has no CGOS form (CGOS plays positional superko, where none arises).
+    fn try_from(outcome: Outcome) -> Result<CgosResult, CgosError> {
+        match outcome {
+            Outcome::Draw => Ok(CgosResult::Draw),
+            Outcome::Win { winner, by } => {
+                let by = match by {
+                    WinBy::Points { half_points } if half_points > 0 => CgosWin::Score {
+                        half_points: half_points as u32,
+                    },
+                    WinBy::Resignation => CgosWin::Resign,
+                    WinBy::Time => CgosWin::Time,
+                    WinBy::Forfeit => CgosWin::Illegal,
+                    WinBy::Points { .. } | WinBy::LongCycle { .. } => {
+                        return Err(CgosError::NoCgosForm(outcome.to_sgf()))
+                    }
+                };
+                Ok(CgosResult::Win { winner, by })
+            }
+        }
+    }
+}
+
+impl fmt::Display for CgosResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CgosResult::Draw => f.write_str("Draw"),
+            CgosResult::Abort => f.write_str("Abort"),
+            CgosResult::Win { winner, by } => {
+                write!(f, "{}+", winner.letter())?;
+                match by {
+                    CgosWin::Score { half_points } => {
+                        write!(f, "{}", Decimal(i64::from(*half_points)))
+                    }
+                    CgosWin::Resign => f.write_str("Resign"),
+                    CgosWin::Time => f.write_str("Time"),
+                    CgosWin::Illegal => f.write_str("Illegal"),
+                }
+            }
+        }
+    }
+}
+
+/// Why CGOS refused a move, in its words (the text after `X+Illegal`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IllegalReason {
+    /// `suicide attempted`.
+    Suicide,
+    /// `KO attempted`: the move repeats a position (positional superko).
+    Ko,
+    /// `move to occupied point`.
+    Occupied,
+    /// `do not understand syntax`: not a vertex, or off the board.
+    Syntax,
+}
+
+impl IllegalReason {
+    /// CGOS's words.
+    #[must_use]
+    pub fn words(self) -> &'static str {
+        match self {
+            IllegalReason::Suicide => "suicide attempted",
+            IllegalReason::Ko => "KO attempted",
+            IllegalReason::Occupied => "move to occupied point",
+            IllegalReason::Syntax => "do not understand syntax",
+        }
+    }
+
+    /// `gameover`'s text for an illegal move: `Illegal move error:<words> move:<move>`, the
+    /// move as the player sent it.
+    #[must_use]
+    pub fn gameover_text(self, sent: &str) -> String {
+        format!("Illegal move error:{} move:{}", self.words(), sent)
+    }
+
+    /// Reads `gameover`'s text for an illegal move: the reason and the move as sent.
+    #[must_use]
+    pub fn parse_text(text: &str) -> Option<(IllegalReason, &str)> {
+        let rest = text.strip_prefix("Illegal move error:")?;
+        [
+            IllegalReason::Suicide,
+            IllegalReason::Ko,
+            IllegalReason::Occupied,
+            IllegalReason::Syntax,
+        ]
+        .into_iter()
+        .find_map(|r| {
+            let after = rest.strip_prefix(r.words())?.strip_prefix(" move:")?;
+            Some((r, after))
+        })
+    }
+}
+
+impl From<Illegal> for IllegalReason {
+    /// CGOS's reason for goref's: basic ko and superko are `KO attempted`; a point off the
+    /// board is a syntax error, as CGOS reads it.
+    fn from(illegal: Illegal) -> IllegalReason {
+        match illegal {
+            Illegal::Occupied => IllegalReason::Occupied,
+            Illegal::Suicide => IllegalReason::Suicide,
+            Illegal::Ko { .. } | Illegal::Superko { .. } => IllegalReason::Ko,
+            Illegal::OffBoard | Illegal::GameOver => IllegalReason::Syntax,
+        }
+    }
+}
+
+/// `gameover`'s text after a resignation.
+pub const RESIGNATION_TEXT: &str = "Resignation";
+
+/// `gameover`: the game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gameover {
+    /// The day the game started.
+    pub date: Date,
+    /// The result.
+    pub result: CgosResult,
+    /// CGOS's explanation: empty for a score or a time loss, [`RESIGNATION_TEXT`], or an
+    /// illegal move's ([`IllegalReason::gameover_text`]).
+    pub text: String,
+}
+
+// ------------------------------------------------------------------------------------------
+// Server to client
+
+/// A line from the server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerMessage {
+    /// `protocol` or `protocol genmove_analyze`: the first line; the client names itself.
+    Protocol {
+        /// The server keeps analysis sent after a move.
+        genmove_analyze: bool,
+    },
+    /// `username`: the client sends its name.
+    Username,
+    /// `password`: the client sends its password.
+    Password,
+    /// `setup …`: a game starts, or resumes with its moves so far.
+    Setup(Setup),
+    /// `genmove <b|w> <ms left>`: the client's move, with its time left.
+    Genmove {
+        /// The colour to play.
+        color: Color,
+        /// The mover's time left in ms (negative when it has run out).
+        ms_left: i64,
+    },
+    /// `play <b|w> <move> <ms left>`: the opponent's move and its time left after it.
+    Play {
+        /// The opponent's colour.
+        color: Color,
+        /// Its move.
+        mv: CgosMove,
+        /// Its time left, in ms.
+        ms_left: i64,
+    },
+    /// `gameover <date> <result> [text]`: the client answers `ready` to be paired again.
+    Gameover(Gameover),
+    /// `info <text>`: news for the operator, at any time.
+    Info(String),
+    /// `Error: <text>`: a refusal; the server closes the connection.
+    Error(String),
+}
+
+impl ServerMessage {
+    /// Reads a line from the server (its line end and surrounding white space are stripped).
+    ///
+    /// # Errors
+    ///
+    /// A [`CgosError`] naming what is wrong.
+    pub fn parse(line: &str) -> Result<ServerMessage, CgosError> {
+        let line = clean_line(line)?;
+        if let Some(text) = line.strip_prefix("Error:") {
+            return Ok(ServerMessage::Error(text.trim().to_string()));
+        }
+        let (command, mut rest) = word(line).ok_or(CgosError::Empty)?;
+        let rest = &mut rest;
+        let message = match command {
+            "protocol" => {
+                let genmove_analyze = rest.split_whitespace().any(|w| w == "genmove_analyze");
+                *rest = "";
+                ServerMessage::Protocol { genmove_analyze }
+            }
+            "username" => ServerMessage::Username,
+            "password" => ServerMessage::Password,
+            "info" => {
+                let text = rest.to_string();
+                *rest = "";
+                ServerMessage::Info(text)
+            }
+            "genmove" => {
+                let color = parse_color(arg(rest, "genmove", "colour")?)?;
+                let ms_left = number("time left", arg(rest, "genmove", "time left")?)?;
+                ServerMessage::Genmove { color, ms_left }
+            }
+            "play" => {
+                let color = parse_color(arg(rest, "play", "colour")?)?;
+                let mv = CgosMove::parse(arg(rest, "play", "move")?)?;
+                let ms_left = number("time left", arg(rest, "play", "time left")?)?;
+                ServerMessage::Play { color, mv, ms_left }
+            }
+            "gameover" => {
+                let date = Date::parse(arg(rest, "gameover", "date")?)?;
+                let result = CgosResult::parse(arg(rest, "gameover", "result")?)?;
+                let text = rest.to_string();
+                *rest = "";
+                ServerMessage::Gameover(Gameover { date, result, text })
+            }
+            "setup" => ServerMessage::Setup(parse_setup(rest)?),
+            other => return Err(CgosError::UnknownCommand(other.to_string())),
+        };
+        no_more(rest, command_name(&message))?;
+        Ok(message)
+    }
+}
+
+fn command_name(message: &ServerMessage) -> &'static str {
+    match message {
+        ServerMessage::Protocol { .. } => "protocol",
+        ServerMessage::Username => "username",
+        ServerMessage::Password => "password",
+        ServerMessage::Setup(_) => "setup",
+        ServerMessage::Genmove { .. } => "genmove",
+        ServerMessage::Play { .. } => "play",
+        ServerMessage::Gameover(_) => "gameover",
+        ServerMessage::Info(_) => "info",
+        ServerMessage::Error(_) => "Error:",
+    }
+}
+
+fn parse_setup(rest: &mut &str) -> Result<Setup, CgosError> {
+    const C: &str = "setup";
+    let game_id = number("game id", arg(rest, C, "game id")?)?;
+    let size: u64 = number("board size", arg(rest, C, "board size")?)?;
+    if !(1..=u64::from(MAX_SIZE)).contains(&size) {
+        return Err(CgosError::BadSize(size));
+    }
+    let komi_text = arg(rest, C, "komi")?;
+    let komi = half_points(komi_text)
+        .and_then(|h| i32::try_from(h).ok())
+        .map(Komi::from_half_points)
+        .filter(|k| k.half_points().abs() <= 20_000)
+        .ok_or_else(|| CgosError::BadKomi(komi_text.to_string()))?;
+    let main_time_ms = number("main time", arg(rest, C, "main time")?)?;
+    let white = Seat::parse(arg(rest, C, "white player")?)?;
+    let black = Seat::parse(arg(rest, C, "black player")?)?;
+    let mut moves = Vec::new();
+    while let Some((mv, r)) = word(rest) {
+        let (time, r) = word(r).ok_or_else(|| CgosError::UnpairedMove(mv.to_string()))?;
+        moves.push(TimedMove {
+            mv: CgosMove::parse(mv)?,
+            ms_left: number("move's time left", time)?,
+        });
+        *rest = r;
+    }
+    *rest = "";
+    Ok(Setup {
+        game_id,
+        size: size as u8,
+        komi,
+        main_time_ms,
+        white,
+        black,
+        moves,
+    })
+}
+
+impl fmt::Display for ServerMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerMessage::Protocol { genmove_analyze } => f.write_str(if *genmove_analyze {
+                "protocol genmove_analyze"
+            } else {
+                "protocol"
+            }),
+            ServerMessage::Username => f.write_str("username"),
+            ServerMessage::Password => f.write_str("password"),
+            ServerMessage::Setup(s) => {
+                write!(
+                    f,
+                    "setup {} {} {} {} {} {}",
+                    s.game_id,
+                    s.size,
+                    Decimal(i64::from(s.komi.half_points())),
+                    s.main_time_ms,
+                    s.white,
+                    s.black
+                )?;
+                for m in &s.moves {
+                    write!(f, " {} {}", m.mv, m.ms_left)?;
+                }
+                Ok(())
+            }
+            ServerMessage::Genmove { color, ms_left } => {
+                write!(f, "genmove {} {ms_left}", color_text(*color))
+            }
+            ServerMessage::Play { color, mv, ms_left } => {
+                write!(f, "play {} {mv} {ms_left}", color_text(*color))
+            }
+            ServerMessage::Gameover(g) => {
+                write!(f, "gameover {} {}", g.date, g.result)?;
+                if !g.text.is_empty() {
+                    write!(f, " {}", Text(&g.text))?;
+                }
+                Ok(())
+            }
+            ServerMessage::Info(text) if text.is_empty() => f.write_str("info"),
+            ServerMessage::Info(text) => write!(f, "info {}", Text(text)),
+            ServerMessage::Error(text) => write!(f, "Error: {}", Text(text)),
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Client to server
+
+/// Which kind of client the first line announces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClientKind {
+    /// `e1`: an engine, which logs in and plays.
+    Engine,
+    /// `v1`: a viewer, which watches.
+    Viewer,
+}
+
+/// What the server waits for: the context a client's line is read in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Expect {
+    /// After `protocol`: `e1 …` or `v1 …`.
+    Hello,
+    /// After `username`: the name.
+    Username,
+    /// After `password`: the password, or the old and a new one.
+    Password,
+    /// After `genmove`: a move; with `analyze` (the client announced `genmove_analyze` to a
+    /// server that offered it), analysis may follow the move.
+    Move {
+        /// Text after the move is analysis.
+        analyze: bool,
+    },
+    /// After `gameover`: `ready`.
+    Ready,
+}
+
+/// A line from a client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientMessage {
+    /// `e1 <client name and version> [genmove_analyze]` or `v1 …`.
+    Hello {
+        /// Engine or viewer.
+        kind: ClientKind,
+        /// The client's description (words separated by single spaces).
+        client: String,
+        /// The client will send analysis after its moves.
+        genmove_analyze: bool,
+    },
+    /// The user name.
+    Username(String),
+    /// The password, or `<old> <new>` to change it.
+    Password {
+        /// The password.
+        password: String,
+        /// A new password to set.
+        new_password: Option<String>,
+    },
+    /// The answer to `genmove`.
+    Move {
+        /// The move or `resign`.
+        answer: Answer,
+        /// Analysis after the move (JSON by convention; see [`compact_analysis`]).
+        analysis: Option<String>,
+    },
+    /// `ready`: the answer to `gameover`.
+    Ready,
+    /// `quit`: the client leaves (accepted at any time).
+    Quit,
+}
+
+impl ClientMessage {
+    /// Reads a client's line in the context of what the server asked.
+    ///
+    /// # Errors
+    ///
+    /// A [`CgosError`] naming what is wrong; for a move, [`CgosError::BadMove`] (CGOS's
+    /// `do not understand syntax`).
+    pub fn parse(line: &str, expect: Expect) -> Result<ClientMessage, CgosError> {
+        let line = clean_line(line)?;
+        if line.is_empty() {
+            return Err(CgosError::Empty);
+        }
+        if line == "quit" {
+            return Ok(ClientMessage::Quit);
+        }
+        match expect {
+            Expect::Hello => {
+                let (first, rest) = word(line).ok_or(CgosError::Empty)?;
+                let kind = match first {
+                    "e1" => ClientKind::Engine,
+                    "v1" => ClientKind::Viewer,
+                    _ => return Err(CgosError::NotHello(first.to_string())),
+                };
+                let words: Vec<&str> = rest.split_whitespace().collect();
+                let genmove_analyze = words.contains(&"genmove_analyze");
+                let client = words
+                    .into_iter()
+                    .filter(|w| *w != "genmove_analyze")
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                Ok(ClientMessage::Hello {
+                    kind,
+                    client,
+                    genmove_analyze,
+                })
+            }
+            Expect::Username => {
+                if line.contains(char::is_whitespace) {
+                    return Err(CgosError::BadUsername(line.to_string()));
+                }
+                Ok(ClientMessage::Username(line.to_string()))
+            }
+            Expect::Password => {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                match words[..] {
+                    [p] => Ok(ClientMessage::Password {
+                        password: p.to_string(),
+                        new_password: None,
+                    }),
+                    [p, n] => Ok(ClientMessage::Password {
+                        password: p.to_string(),
+                        new_password: Some(n.to_string()),
+                    }),
+                    _ => Err(CgosError::BadPassword),
+                }
+            }
+            Expect::Move { analyze } => {
+                let (mv, rest) = if analyze {
+                    word(line).ok_or(CgosError::Empty)?
+                } else {
+                    (line, "")
+                };
+                let answer = Answer::parse(mv)?;
+                let analysis = (!rest.is_empty()).then(|| rest.to_string());
+                Ok(ClientMessage::Move { answer, analysis })
+            }
+            Expect::Ready => {
+                if line == "ready" {
+                    Ok(ClientMessage::Ready)
+                } else {
+                    Err(CgosError::NotReady(line.to_string()))
+                }
+            }
+        }
+    }
+
+    /// The context this message is read in ([`Expect::Move`] with `analyze` when it carries
+    /// analysis); `None` for `quit`, which is read in any.
+    #[must_use]
+    pub fn expect(&self) -> Option<Expect> {
+        Some(match self {
+            ClientMessage::Hello { .. } => Expect::Hello,
+            ClientMessage::Username(_) => Expect::Username,
+            ClientMessage::Password { .. } => Expect::Password,
+            ClientMessage::Move { analysis, .. } => Expect::Move {
+                analyze: analysis.is_some(),
+            },
+            ClientMessage::Ready => Expect::Ready,
+            ClientMessage::Quit => return None,
+        })
+    }
+}
+
+impl fmt::Display for ClientMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientMessage::Hello {
+                kind,
+                client,
+                genmove_analyze,
+            } => {
+                f.write_str(match kind {
+                    ClientKind::Engine => "e1",
+                    ClientKind::Viewer => "v1",
+                })?;
+                if !client.is_empty() {
+                    write!(f, " {}", Text(client))?;
+                }
+                if *genmove_analyze {
+                    f.write_str(" genmove_analyze")?;
+                }
+                Ok(())
+            }
+            ClientMessage::Username(name) => Text(name).fmt(f),
+            ClientMessage::Password {
+                password,
+                new_password,
+            } => {
+                Text(password).fmt(f)?;
+                match new_password {
+                    Some(n) => write!(f, " {}", Text(n)),
+                    None => Ok(()),
+                }
+            }
+            ClientMessage::Move { answer, analysis } => {
+                answer.fmt(f)?;
+                match analysis {
+                    Some(a) => write!(f, " {}", Text(a)),
+                    None => Ok(()),
+                }
+            }
+            ClientMessage::Ready => f.write_str("ready"),
+            ClientMessage::Quit => f.write_str("quit"),
+        }
+    }
+}
+
+/// Analysis as CGOS keeps it: the JSON re-written compactly (no spaces between tokens), at
+/// most `max` bytes; `None` when it is not JSON or too long (the move stands either way).
+#[must_use]
+pub fn compact_analysis(analysis: &str, max: usize) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(analysis).ok()?;
+    let compact = serde_json::to_string(&value).ok()?;
+    (compact.len() <= max).then_some(compact)
+}
