@@ -190,9 +190,9 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Session<'_, R, W> {
     }
 
     async fn setup(&mut self, setup: Setup) -> Result<(), ClientError> {
-        let color = setup
-            .color_of(&self.config.name)
-            .ok_or_else(|| ClientError::OutOfTurn(ServerMessage::Setup(setup.clone()).to_string()))?;
+        let color = setup.color_of(&self.config.name).ok_or_else(|| {
+            ClientError::OutOfTurn(ServerMessage::Setup(setup.clone()).to_string())
+        })?;
         let size = usize::from(setup.size);
         let geometry = Geometry::rect(size, size)
             .map_err(|_| ClientError::OutOfTurn(format!("setup of a {size}x{size} board")))?;
@@ -203,7 +203,11 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Session<'_, R, W> {
         tracing::info!(
             "game {}: {} against {}{}, {} moves so far",
             setup.game_id,
-            if color == Color::Black { "black" } else { "white" },
+            if color == Color::Black {
+                "black"
+            } else {
+                "white"
+            },
             opponent.name,
             rating.map(|r| format!("({r})")).unwrap_or_default(),
             setup.moves.len()
@@ -213,7 +217,8 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Session<'_, R, W> {
         self.command(&format!("komi {}", setup.komi)).await?;
         if self.engine_supports_time() {
             let seconds = setup.main_time_ms / 1000;
-            self.command(&format!("time_settings {seconds} 0 0")).await?;
+            self.command(&format!("time_settings {seconds} 0 0"))
+                .await?;
         }
         if self.engine.info().supports("cgos-opponent_name") {
             let name = opponent.name.clone();
@@ -239,10 +244,16 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Session<'_, R, W> {
         ms_left: i64,
     ) -> Result<Result<Answer, Option<ServerMessage>>, ClientError> {
         let Some(current) = &self.current else {
-            return Err(ClientError::OutOfTurn(format!("genmove {}", color_arg(color))));
+            return Err(ClientError::OutOfTurn(format!(
+                "genmove {}",
+                color_arg(color)
+            )));
         };
         if current.color != color {
-            return Err(ClientError::OutOfTurn(format!("genmove {}", color_arg(color))));
+            return Err(ClientError::OutOfTurn(format!(
+                "genmove {}",
+                color_arg(color)
+            )));
         }
         let geometry = current.geometry.clone();
         if self.engine_supports_time() {
@@ -528,7 +539,16 @@ pub async fn run(
         let _ = stream.set_nodelay(true);
         let (reader, writer) = stream.into_split();
         let played_before = progress.games.len();
-        match play_session(reader, writer, &mut engine, config, &mut progress, &mut stop).await {
+        match play_session(
+            reader,
+            writer,
+            &mut engine,
+            config,
+            &mut progress,
+            &mut stop,
+        )
+        .await
+        {
             Ok(SessionEnd::Quit) => break Ok(()),
             Ok(SessionEnd::Disconnected) => {
                 if progress.games.len() > played_before {

@@ -195,11 +195,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 self.reader.consume(take);
                 self.partial.clear();
                 self.skipping = !done;
-                return Err(CgosError::LineTooLong {
-                    len,
-                    max: MAX_LINE,
-                }
-                .into());
+                return Err(CgosError::LineTooLong { len, max: MAX_LINE }.into());
             }
             self.partial.extend_from_slice(&available[..take]);
             self.reader.consume(take);
@@ -608,8 +604,11 @@ impl Date {
     /// The date; `None` for a month outside 1..=12, a day outside 1..=31 or a year past 9999.
     #[must_use]
     pub fn new(year: u16, month: u8, day: u8) -> Option<Date> {
-        (year <= 9999 && (1..=12).contains(&month) && (1..=31).contains(&day))
-            .then_some(Date { year, month, day })
+        (year <= 9999 && (1..=12).contains(&month) && (1..=31).contains(&day)).then_some(Date {
+            year,
+            month,
+            day,
+        })
     }
 
     /// The day of a time given in seconds since 1970-01-01 UTC.
@@ -1297,4 +1296,615 @@ pub fn compact_analysis(analysis: &str, max: usize) -> Option<String> {
     let value: serde_json::Value = serde_json::from_str(analysis).ok()?;
     let compact = serde_json::to_string(&value).ok()?;
     (compact.len() <= max).then_some(compact)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Lines as zakki/cgos's server (`server-python/cgos/app/cgos.py`) and clients send them.
+    const SERVER_LINES: &[&str] = &[
+        "protocol",
+        "protocol genmove_analyze",
+        "username",
+        "password",
+        "setup 12 9 7.0 300000 alpha(1800?) beta(1650)",
+        "setup 7 19 7.5 1800000 programA(1800?) programB(1800?) E5 1700000 H3 1600000 pass 1500000",
+        "setup 3 9 -3.5 60000 a.b-c_d(0) Xyz",
+        "genmove b 299000",
+        "genmove w -150",
+        "play w D4 297321",
+        "play b pass 0",
+        "gameover 2024-03-09 B+2.5",
+        "gameover 2024-03-09 W+3.0",
+        "gameover 2024-03-09 W+Resign Resignation",
+        "gameover 2024-03-09 B+Time",
+        "gameover 2024-03-09 W+Illegal Illegal move error:KO attempted move:D4",
+        "gameover 2024-03-09 Draw",
+        "gameover 2024-03-09 Abort",
+        "info another login is being attempted using this user name",
+        "info",
+        "Error: Sorry, password doesn't match",
+    ];
+
+    #[test]
+    fn every_server_line_reads_and_prints_back() {
+        for line in SERVER_LINES {
+            let message = ServerMessage::parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(message.to_string(), *line);
+            for ending in ["\n", "\r\n"] {
+                let with_end = format!("{line}{ending}");
+                assert_eq!(ServerMessage::parse(&with_end).unwrap(), message, "{line}");
+            }
+        }
+    }
+
+    #[test]
+    fn server_lines_read_as_cgos_means_them() {
+        let ServerMessage::Setup(setup) = ServerMessage::parse(SERVER_LINES[5]).unwrap() else {
+            panic!("not a setup")
+        };
+        assert_eq!(setup.game_id, 7);
+        assert_eq!(setup.size, 19);
+        assert_eq!(setup.komi, Komi::from_half_points(15));
+        assert_eq!(setup.main_time_ms, 1_800_000);
+        assert_eq!(
+            setup.white,
+            Seat {
+                name: "programA".into(),
+                rating: Some(Rating {
+                    elo: 1800,
+                    provisional: true
+                })
+            }
+        );
+        assert_eq!(setup.color_of("programB"), Some(Color::Black));
+        assert_eq!(setup.color_of("programC"), None);
+        let moves: Vec<String> = setup.moves.iter().map(|m| m.mv.to_string()).collect();
+        assert_eq!(moves, ["E5", "H3", "pass"]);
+        assert_eq!(setup.moves[2].ms_left, 1_500_000);
+        // CGOS's own server (`init_game`) puts two spaces before the catch-up moves, and an
+        // empty move list leaves a trailing space (`_handle_player_password`).
+        let spaced = "setup 7 9 7.0 1000 a(1) b(2)  c3 900 ";
+        let ServerMessage::Setup(s) = ServerMessage::parse(spaced).unwrap() else {
+            panic!()
+        };
+        assert_eq!(s.moves.len(), 1);
+        assert_eq!(
+            ServerMessage::parse("gameover 2024-03-09 B+Time ").unwrap(),
+            ServerMessage::Gameover(Gameover {
+                date: Date::new(2024, 3, 9).unwrap(),
+                result: CgosResult::Win {
+                    winner: Color::Black,
+                    by: CgosWin::Time
+                },
+                text: String::new()
+            })
+        );
+        assert_eq!(
+            ServerMessage::parse("protocol genmove_analyze").unwrap(),
+            ServerMessage::Protocol {
+                genmove_analyze: true
+            }
+        );
+        assert_eq!(
+            ServerMessage::parse("Error:no user_name").unwrap(),
+            ServerMessage::Error("no user_name".into())
+        );
+    }
+
+    #[test]
+    fn malformed_server_lines_name_what_is_wrong() {
+        let cases: &[(&str, CgosError)] = &[
+            ("", CgosError::Empty),
+            ("   \r\n", CgosError::Empty),
+            ("match 1 - -", CgosError::UnknownCommand("match".into())),
+            (
+                "genmove b",
+                CgosError::Missing {
+                    command: "genmove",
+                    what: "time left",
+                },
+            ),
+            ("genmove x 100", CgosError::BadColor("x".into())),
+            (
+                "genmove b 1.5",
+                CgosError::BadNumber {
+                    what: "time left",
+                    text: "1.5".into(),
+                },
+            ),
+            (
+                "username now",
+                CgosError::Extra {
+                    command: "username",
+                    extra: "now".into(),
+                },
+            ),
+            ("play b I5 100", CgosError::BadMove("I5".into())),
+            ("play b A26 100", CgosError::BadMove("A26".into())),
+            ("play b A0 100", CgosError::BadMove("A0".into())),
+            ("setup 1 26 7.5 100 a b", CgosError::BadSize(26)),
+            ("setup 1 9 7.25 100 a b", CgosError::BadKomi("7.25".into())),
+            ("setup 1 9 inf 100 a b", CgosError::BadKomi("inf".into())),
+            (
+                "setup 1 9 7.5 100 a(x) b",
+                CgosError::BadPlayer("a(x)".into()),
+            ),
+            (
+                "setup 1 9 7.5 100 a(12 b",
+                CgosError::BadPlayer("a(12".into()),
+            ),
+            (
+                "setup 1 9 7.5 100 (12) b",
+                CgosError::BadPlayer("(12)".into()),
+            ),
+            (
+                "setup 1 9 7.5 100 a b c3",
+                CgosError::UnpairedMove("c3".into()),
+            ),
+            (
+                "gameover 2024-13-01 B+R",
+                CgosError::BadDate("2024-13-01".into()),
+            ),
+            (
+                "gameover 2024-1-01 B+R",
+                CgosError::BadDate("2024-1-01".into()),
+            ),
+            (
+                "gameover 2024-01-01 B+R",
+                CgosError::BadResult("B+R".into()),
+            ),
+            (
+                "gameover 2024-01-01 B+0",
+                CgosError::BadResult("B+0".into()),
+            ),
+            (
+                "gameover 2024-01-01 X+Time",
+                CgosError::BadResult("X+Time".into()),
+            ),
+            ("info a\nb", CgosError::ControlCharacter(10)),
+            ("info a\u{0}b", CgosError::ControlCharacter(0)),
+        ];
+        for (line, error) in cases {
+            assert_eq!(ServerMessage::parse(line).as_ref(), Err(error), "{line:?}");
+        }
+        let long = format!("info {}", "x".repeat(MAX_LINE));
+        assert!(matches!(
+            ServerMessage::parse(&long),
+            Err(CgosError::LineTooLong { .. })
+        ));
+    }
+
+    #[test]
+    fn client_lines_read_in_their_context_and_print_back() {
+        let cases: &[(&str, Expect)] = &[
+            ("e1 cgosPython 1.0.0", Expect::Hello),
+            ("e1 cgosPython 1.0.0 genmove_analyze", Expect::Hello),
+            ("v1 viewer 0.1", Expect::Hello),
+            ("e1", Expect::Hello),
+            ("myuser", Expect::Username),
+            ("mypw", Expect::Password),
+            ("oldpw newpw", Expect::Password),
+            ("D4", Expect::Move { analyze: false }),
+            ("pass", Expect::Move { analyze: false }),
+            ("resign", Expect::Move { analyze: false }),
+            (
+                "Q16 {\"moves\":[{\"move\":\"Q16\",\"winrate\":0.51}]}",
+                Expect::Move { analyze: true },
+            ),
+            ("ready", Expect::Ready),
+            ("quit", Expect::Ready),
+        ];
+        for (line, expect) in cases {
+            let m = ClientMessage::parse(line, *expect).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(m.to_string(), *line);
+            assert_eq!(
+                ClientMessage::parse(&format!("{line}\r\n"), *expect).unwrap(),
+                m
+            );
+        }
+        // cgosclient.py sends moves in lower case (`_handle_genmove`: `result.lower()`).
+        assert_eq!(
+            ClientMessage::parse("q16\n", Expect::Move { analyze: false }).unwrap(),
+            ClientMessage::Move {
+                answer: Answer::Move(CgosMove::Play(Vertex::new(15, 16).unwrap())),
+                analysis: None
+            }
+        );
+        // It announces analysis by a last word (`_handle_protocol`).
+        assert_eq!(
+            ClientMessage::parse("e1 cgosPython 1.0.0 genmove_analyze", Expect::Hello).unwrap(),
+            ClientMessage::Hello {
+                kind: ClientKind::Engine,
+                client: "cgosPython 1.0.0".into(),
+                genmove_analyze: true
+            }
+        );
+        // `quit` is read in every context.
+        for expect in [
+            Expect::Hello,
+            Expect::Password,
+            Expect::Move { analyze: true },
+        ] {
+            assert_eq!(
+                ClientMessage::parse("quit", expect).unwrap(),
+                ClientMessage::Quit
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_client_lines_name_what_is_wrong() {
+        let no = Expect::Move { analyze: false };
+        let cases: &[(&str, Expect, CgosError)] = &[
+            ("x1 client", Expect::Hello, CgosError::NotHello("x1".into())),
+            ("e1x", Expect::Hello, CgosError::NotHello("e1x".into())),
+            (
+                "my user",
+                Expect::Username,
+                CgosError::BadUsername("my user".into()),
+            ),
+            ("a b c", Expect::Password, CgosError::BadPassword),
+            // Without genmove_analyze, text after the move makes it unreadable, as in CGOS.
+            ("d4 {}", no, CgosError::BadMove("d4 {}".into())),
+            ("z99", no, CgosError::BadMove("z99".into())),
+            ("", no, CgosError::Empty),
+            ("Ready", Expect::Ready, CgosError::NotReady("Ready".into())),
+        ];
+        for (line, expect, error) in cases {
+            assert_eq!(
+                ClientMessage::parse(line, *expect).as_ref(),
+                Err(error),
+                "{line:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn scores_print_as_cgos_prints_a_python_float() {
+        // cgos.py `_handle_player_genmove`: `sc = ttScore() - komi` (a float), `f"B+{sc}"`.
+        let cases = [(5, "B+2.5"), (6, "B+3.0"), (-1, "W+0.5"), (-144, "W+72.0")];
+        for (margin, text) in cases {
+            let result = CgosResult::of_margin(margin);
+            assert_eq!(result.to_string(), text);
+            assert_eq!(CgosResult::parse(text).unwrap(), result);
+        }
+        assert_eq!(CgosResult::of_margin(0).to_string(), "Draw");
+        assert_eq!(CgosResult::parse("W+3").unwrap().to_string(), "W+3.0");
+        assert_eq!(
+            CgosResult::parse("b+resign").unwrap().to_string(),
+            "B+Resign"
+        );
+    }
+
+    #[test]
+    fn results_convert_to_and_from_goref_outcomes() {
+        for (cgos, sgf) in [
+            ("B+2.5", "B+2.5"),
+            ("W+3.0", "W+3"),
+            ("B+Resign", "B+R"),
+            ("W+Time", "W+T"),
+            ("B+Illegal", "B+F"),
+            ("Draw", "0"),
+        ] {
+            let result = CgosResult::parse(cgos).unwrap();
+            let outcome = result.outcome().unwrap();
+            assert_eq!(outcome.to_sgf(), sgf);
+            assert_eq!(result.to_sgf(), sgf);
+            assert_eq!(CgosResult::try_from(outcome).unwrap(), result);
+            let from_sgf: Outcome = sgf.parse().unwrap();
+            assert_eq!(CgosResult::try_from(from_sgf).unwrap(), result);
+        }
+        assert_eq!(CgosResult::Abort.outcome(), None);
+        let cycle = Outcome::Win {
+            winner: Color::Black,
+            by: WinBy::LongCycle {
+                captures: goref_rules::ByColor::new(1, 0),
+            },
+        };
+        assert_eq!(
+            CgosResult::try_from(cycle),
+            Err(CgosError::NoCgosForm("B+".into()))
+        );
+        // A score counted by goref's rules core gives CGOS's form of it.
+        let score = goref_rules::Score {
+            black: 45,
+            white: 36,
+            komi: Komi::from_half_points(15),
+        };
+        let result = CgosResult::try_from(score.outcome()).unwrap();
+        assert_eq!(result, CgosResult::of_margin(score.margin_half_points()));
+        assert_eq!(result.to_string(), "B+1.5");
+    }
+
+    #[test]
+    fn illegal_moves_are_explained_in_cgos_words() {
+        let text = IllegalReason::Ko.gameover_text("d4");
+        assert_eq!(text, "Illegal move error:KO attempted move:d4");
+        assert_eq!(
+            IllegalReason::parse_text(&text),
+            Some((IllegalReason::Ko, "d4"))
+        );
+        assert_eq!(
+            IllegalReason::from(Illegal::Superko {
+                repeats_after_turns: 3
+            }),
+            IllegalReason::Ko
+        );
+        assert_eq!(
+            IllegalReason::from(Illegal::OffBoard),
+            IllegalReason::Syntax
+        );
+        assert_eq!(
+            IllegalReason::from(Illegal::Suicide).words(),
+            "suicide attempted"
+        );
+        assert_eq!(IllegalReason::parse_text("Resignation"), None);
+    }
+
+    #[test]
+    fn vertices_match_goref_points_and_skip_i() {
+        let g = Geometry::rect(19, 19).unwrap();
+        for p in g.points() {
+            let v = Vertex::of_point(&g, p).unwrap();
+            assert_eq!(v.point(&g), Some(p));
+            assert_eq!(v.to_string(), g.name(p));
+        }
+        let nine = Geometry::rect(9, 9).unwrap();
+        let t19 = Vertex::parse("t19").unwrap();
+        assert_eq!(t19.point(&nine), None);
+        assert_eq!(CgosMove::Play(t19).to_move(&nine), None);
+        assert_eq!(CgosMove::Pass.to_move(&nine), Some(Move::Pass));
+        assert_eq!(Vertex::parse("Z25").unwrap(), Vertex::new(24, 25).unwrap());
+    }
+
+    #[test]
+    fn dates_follow_the_calendar() {
+        assert_eq!(Date::from_unix_seconds(0).to_string(), "1970-01-01");
+        assert_eq!(
+            Date::from_unix_seconds(951_782_400).to_string(),
+            "2000-02-29"
+        );
+        assert_eq!(
+            Date::from_unix_seconds(1_709_942_399).to_string(),
+            "2024-03-08"
+        );
+        assert_eq!(Date::new(2024, 2, 0), None);
+    }
+
+    #[test]
+    fn analysis_is_kept_compact_and_bounded() {
+        let sent = "{\"visits\": 10, \"moves\": [ {\"move\": \"D4\"} ]}";
+        assert_eq!(
+            compact_analysis(sent, 100).as_deref(),
+            Some("{\"moves\":[{\"move\":\"D4\"}],\"visits\":10}")
+        );
+        assert_eq!(compact_analysis(sent, 10), None);
+        assert_eq!(compact_analysis("winrate 0.5", 100), None);
+    }
+
+    #[tokio::test]
+    async fn lines_are_read_bounded_and_across_cancellation() {
+        let long = "x".repeat(MAX_LINE + 10);
+        let input = format!("protocol\r\n{long}\nusername\npartial");
+        let mut lines = LineReader::new(tokio::io::BufReader::with_capacity(7, input.as_bytes()));
+        assert_eq!(
+            lines.next_line().await.unwrap().as_deref(),
+            Some("protocol\r\n")
+        );
+        assert!(matches!(
+            lines.next_line().await,
+            Err(ReadError::Line(CgosError::LineTooLong { .. }))
+        ));
+        assert_eq!(
+            lines.next_line().await.unwrap().as_deref(),
+            Some("username\n")
+        );
+        assert_eq!(lines.next_line().await.unwrap().as_deref(), Some("partial"));
+        assert_eq!(lines.next_line().await.unwrap(), None);
+        let bytes: &[u8] = b"info \xff\n";
+        let mut lines = LineReader::new(tokio::io::BufReader::new(bytes));
+        assert!(matches!(
+            lines.next_line().await,
+            Err(ReadError::Line(CgosError::NotUtf8))
+        ));
+        // A line arriving in pieces, its reads dropped half-way, comes whole.
+        let (mut tx, rx) = tokio::io::duplex(64);
+        let mut lines = LineReader::new(tokio::io::BufReader::new(rx));
+        use tokio::io::AsyncWriteExt;
+        tx.write_all(b"genmove ").await.unwrap();
+        let waited =
+            tokio::time::timeout(std::time::Duration::from_millis(20), lines.next_line()).await;
+        assert!(waited.is_err());
+        tx.write_all(b"b 1000\n").await.unwrap();
+        assert_eq!(
+            lines.next_line().await.unwrap().as_deref(),
+            Some("genmove b 1000\n")
+        );
+    }
+
+    // -- Properties ------------------------------------------------------------------------
+
+    fn text() -> impl Strategy<Value = String> {
+        proptest::string::string_regex("[!-~é日]{1,8}( [!-~é日]{1,8}){0,4}").unwrap()
+    }
+
+    fn name() -> impl Strategy<Value = String> {
+        proptest::string::string_regex("[A-Za-z][A-Za-z0-9_.-]{0,17}").unwrap()
+    }
+
+    fn color() -> impl Strategy<Value = Color> {
+        prop_oneof![Just(Color::Black), Just(Color::White)]
+    }
+
+    fn cgos_move() -> impl Strategy<Value = CgosMove> {
+        prop_oneof![
+            1 => Just(CgosMove::Pass),
+            9 => (0..MAX_SIZE, 1..=MAX_SIZE)
+                .prop_map(|(c, r)| CgosMove::Play(Vertex::new(c, r).unwrap())),
+        ]
+    }
+
+    fn result() -> impl Strategy<Value = CgosResult> {
+        let by = prop_oneof![
+            (1u32..2000).prop_map(|half_points| CgosWin::Score { half_points }),
+            Just(CgosWin::Resign),
+            Just(CgosWin::Time),
+            Just(CgosWin::Illegal),
+        ];
+        prop_oneof![
+            8 => (color(), by).prop_map(|(winner, by)| CgosResult::Win { winner, by }),
+            1 => Just(CgosResult::Draw),
+            1 => Just(CgosResult::Abort),
+        ]
+    }
+
+    fn seat() -> impl Strategy<Value = Seat> {
+        (name(), proptest::option::of((0u32..5000, any::<bool>()))).prop_map(|(name, r)| Seat {
+            name,
+            rating: r.map(|(elo, provisional)| Rating { elo, provisional }),
+        })
+    }
+
+    fn server_message() -> impl Strategy<Value = ServerMessage> {
+        let setup = (
+            any::<u64>(),
+            1..=MAX_SIZE,
+            -200i32..200,
+            any::<u64>(),
+            seat(),
+            seat(),
+            proptest::collection::vec((cgos_move(), any::<i64>()), 0..30),
+        )
+            .prop_map(|(game_id, size, komi, main_time_ms, white, black, moves)| {
+                ServerMessage::Setup(Setup {
+                    game_id,
+                    size,
+                    komi: Komi::from_half_points(komi),
+                    main_time_ms,
+                    white,
+                    black,
+                    moves: moves
+                        .into_iter()
+                        .map(|(mv, ms_left)| TimedMove { mv, ms_left })
+                        .collect(),
+                })
+            });
+        let date =
+            (0u16..=9999, 1u8..=12, 1u8..=31).prop_map(|(y, m, d)| Date::new(y, m, d).unwrap());
+        prop_oneof![
+            any::<bool>().prop_map(|genmove_analyze| ServerMessage::Protocol { genmove_analyze }),
+            Just(ServerMessage::Username),
+            Just(ServerMessage::Password),
+            setup,
+            (color(), any::<i64>())
+                .prop_map(|(color, ms_left)| ServerMessage::Genmove { color, ms_left }),
+            (color(), cgos_move(), any::<i64>())
+                .prop_map(|(color, mv, ms_left)| ServerMessage::Play { color, mv, ms_left }),
+            (date, result(), proptest::option::of(text())).prop_map(|(date, result, text)| {
+                ServerMessage::Gameover(Gameover {
+                    date,
+                    result,
+                    text: text.unwrap_or_default(),
+                })
+            }),
+            proptest::option::of(text()).prop_map(|t| ServerMessage::Info(t.unwrap_or_default())),
+            text().prop_map(ServerMessage::Error),
+        ]
+    }
+
+    fn client_message() -> impl Strategy<Value = ClientMessage> {
+        let answer = prop_oneof![
+            1 => Just(Answer::Resign),
+            9 => cgos_move().prop_map(Answer::Move),
+        ];
+        let client = proptest::string::string_regex("([!-~]{1,8}( [!-~]{1,8}){0,4})?")
+            .unwrap()
+            .prop_filter("the analysis word", |c| {
+                !c.split(' ').any(|w| w == "genmove_analyze")
+            });
+        prop_oneof![
+            (any::<bool>(), client, any::<bool>()).prop_map(|(engine, client, genmove_analyze)| {
+                ClientMessage::Hello {
+                    kind: if engine {
+                        ClientKind::Engine
+                    } else {
+                        ClientKind::Viewer
+                    },
+                    client,
+                    genmove_analyze,
+                }
+            }),
+            name()
+                .prop_filter("quit", |n| n != "quit")
+                .prop_map(ClientMessage::Username),
+            (
+                "[!-~]{1,16}".prop_filter("quit", |p| p != "quit"),
+                proptest::option::of("[!-~]{1,16}")
+            )
+                .prop_map(|(password, new_password)| ClientMessage::Password {
+                    password,
+                    new_password
+                }),
+            (answer, proptest::option::of(text()))
+                .prop_map(|(answer, analysis)| ClientMessage::Move { answer, analysis }),
+            Just(ClientMessage::Ready),
+            Just(ClientMessage::Quit),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn server_messages_read_back_from_their_lines(m in server_message()) {
+            let line = m.to_string();
+            prop_assert!(!line.contains(['\n', '\r']));
+            prop_assert_eq!(ServerMessage::parse(&line), Ok(m.clone()));
+            prop_assert_eq!(ServerMessage::parse(&format!("{line}\r\n")), Ok(m));
+        }
+
+        #[test]
+        fn client_messages_read_back_from_their_lines(m in client_message()) {
+            let line = m.to_string();
+            prop_assert!(!line.contains(['\n', '\r']));
+            let expect = m.expect().unwrap_or(Expect::Ready);
+            prop_assert_eq!(ClientMessage::parse(&line, expect), Ok(m.clone()));
+            prop_assert_eq!(ClientMessage::parse(&format!("{line}\n"), expect), Ok(m));
+        }
+
+        #[test]
+        fn any_text_reads_without_panic_and_what_reads_prints_back(line in "\\PC{0,80}|[a-zA-Z0-9 ()+.?:-]{0,80}") {
+            if let Ok(m) = ServerMessage::parse(&line) {
+                prop_assert_eq!(ServerMessage::parse(&m.to_string()), Ok(m));
+            }
+            for expect in [Expect::Hello, Expect::Username, Expect::Password,
+                           Expect::Move { analyze: false }, Expect::Move { analyze: true }, Expect::Ready] {
+                if let Ok(m) = ClientMessage::parse(&line, expect) {
+                    prop_assert_eq!(ClientMessage::parse(&m.to_string(), expect), Ok(m));
+                }
+            }
+        }
+
+        #[test]
+        fn mangled_server_lines_give_typed_errors(m in server_message(), cut in 0usize..200, junk in "[a-z0-9()+.-]{1,3}") {
+            // A command word changed, or a valid line with a word inserted after the command,
+            // fails with an error, or reads as something that prints back.
+            let line = m.to_string();
+            let cut = cut.min(line.len());
+            let cut = (0..=cut).rev().find(|&i| line.is_char_boundary(i)).unwrap_or(0);
+            let mangled = format!("{}{junk}{}", &line[..cut], &line[cut..]);
+            match ServerMessage::parse(&mangled) {
+                Ok(read) => prop_assert_eq!(ServerMessage::parse(&read.to_string()), Ok(read)),
+                Err(e) => prop_assert!(!e.to_string().is_empty()),
+            }
+            let garbage = format!("x{junk} {line}");
+            prop_assert_eq!(
+                ServerMessage::parse(&garbage),
+                Err(CgosError::UnknownCommand(format!("x{junk}")))
+            );
+        }
+    }
 }
