@@ -584,7 +584,7 @@ impl Setup {
     /// The colour of the `n`th move (from 0): CGOS has no handicap, Black moves first.
     #[must_use]
     pub fn color_of_move(n: usize) -> Color {
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             Color::Black
         } else {
             Color::White
