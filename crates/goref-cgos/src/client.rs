@@ -395,16 +395,21 @@ where
         config,
         current: None,
     };
+    // Whether `stop` can still change (its sender lives).
+    let mut stoppable = true;
     loop {
         let idle = session.current.is_none();
         if idle && *stop.borrow() {
             session.send(&ClientMessage::Quit).await;
             return Ok(SessionEnd::Quit);
         }
-        let incoming = if idle {
+        let incoming = if idle && stoppable {
             tokio::select! {
                 incoming = session.receive() => incoming?,
-                _ = stop.changed() => continue,
+                changed = stop.changed() => {
+                    stoppable = changed.is_ok();
+                    continue;
+                }
             }
         } else {
             session.receive().await?
@@ -569,8 +574,50 @@ pub async fn run(
 }
 
 async fn wait_or_stop(delay: Duration, stop: &mut watch::Receiver<bool>) {
+    let sleep = tokio::time::sleep(delay);
+    tokio::pin!(sleep);
     tokio::select! {
-        () = tokio::time::sleep(delay) => {}
-        _ = stop.changed() => {}
+        () = &mut sleep => {}
+        changed = stop.changed() => {
+            if changed.is_err() {
+                // Nobody can stop the client any more: wait the whole delay.
+                sleep.await;
+            }
+        }
     }
+}
+
+/// A stop flag that turns `true` on the first SIGINT or SIGTERM (Unix; elsewhere on Ctrl-C),
+/// for [`run`]: the client finishes the game in progress, then quits. Call it inside a tokio
+/// runtime.
+///
+/// # Errors
+///
+/// When the signal handlers cannot be installed.
+pub fn stop_on_signals() -> std::io::Result<watch::Receiver<bool>> {
+    let (tx, rx) = watch::channel(false);
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+            tracing::info!("signal: finishing the game in progress, then quitting");
+            let _ = tx.send(true);
+            // Keep the sender (and the handlers) alive: later signals change nothing.
+            std::future::pending::<()>().await;
+        });
+    }
+    #[cfg(not(unix))]
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = tx.send(true);
+        }
+        std::future::pending::<()>().await;
+    });
+    Ok(rx)
 }

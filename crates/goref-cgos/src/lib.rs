@@ -35,7 +35,9 @@
 pub mod client;
 pub mod protocol;
 
-pub use client::{play_session, run, ClientConfig, ClientError, GameRecord, Progress, SessionEnd};
+pub use client::{
+    play_session, run, stop_on_signals, ClientConfig, ClientError, GameRecord, Progress, SessionEnd,
+};
 pub use protocol::{
     Answer, CgosError, CgosMove, CgosResult, CgosWin, ClientKind, ClientMessage, Date, Expect,
     Gameover, IllegalReason, LineReader, Rating, ReadError, Seat, ServerMessage, Setup, TimedMove,
