@@ -4,7 +4,9 @@
 //! engine up on `setup` (`boardsize`, `clear_board`, `komi`, `time_settings` when the engine
 //! knows `time_settings` and `time_left`, then the moves so far, which a server sends after a
 //! reconnection), relays the opponent's moves (`play`), answers `genmove` with the engine's
-//! move (after `time_left`), and answers `gameover` with `ready`, or with `quit` when its
+//! move (after `time_left`), with the engine's analysis after it when the server offers
+//! `genmove_analyze` and the engine lists `cgos-genmove_analyze` (lines of analysis, then
+//! `play <move>`), and answers `gameover` with `ready`, or with `quit` when its
 //! games are played or it was told to stop. [`play_session`] runs one connection over any
 //! byte streams; [`run`] connects over TCP and reconnects when the connection drops.
 
@@ -166,6 +168,8 @@ struct Session<'a, R, W> {
     engine: &'a mut Engine,
     config: &'a ClientConfig,
     current: Option<Current>,
+    /// Both sides announced `genmove_analyze`: moves come from `cgos-genmove_analyze`.
+    analyze: bool,
 }
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Session<'_, R, W> {
@@ -242,7 +246,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Session<'_, R, W> {
         &mut self,
         color: Color,
         ms_left: i64,
-    ) -> Result<Result<Answer, Option<ServerMessage>>, ClientError> {
+    ) -> Result<Result<(Answer, Option<String>), Option<ServerMessage>>, ClientError> {
         let Some(current) = &self.current else {
             return Err(ClientError::OutOfTurn(format!(
                 "genmove {}",
@@ -263,14 +267,23 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Session<'_, R, W> {
         }
         let limit =
             Duration::from_millis(ms_left.max(0).unsigned_abs()) + self.config.genmove_slack;
-        let command = format!("genmove {}", color_arg(color));
+        let command = if self.analyze {
+            format!("cgos-genmove_analyze {}", color_arg(color))
+        } else {
+            format!("genmove {}", color_arg(color))
+        };
         let thinking = self.engine.command(&command, limit);
         tokio::pin!(thinking);
         loop {
             tokio::select! {
                 reply = &mut thinking => {
-                    let text = reply?;
-                    let answer = match parse_genmove(&geometry, &text) {
+                    let reply = reply?;
+                    let (text, analysis) = if self.analyze {
+                        split_analysis(&reply)
+                    } else {
+                        (reply.as_str(), None)
+                    };
+                    let answer = match parse_genmove(&geometry, text) {
                         Some(GenMove::Resign) => Answer::Resign,
                         Some(GenMove::Move(mv)) => match CgosMove::from_move(&geometry, mv) {
                             Some(m) => Answer::Move(m),
@@ -281,7 +294,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Session<'_, R, W> {
                             Answer::Resign
                         }
                     };
-                    return Ok(Ok(answer));
+                    return Ok(Ok((answer, analysis)));
                 }
                 incoming = receive(&mut self.lines) => match incoming? {
                     Incoming::Closed => return Ok(Err(None)),
@@ -339,6 +352,26 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Session<'_, R, W> {
     }
 }
 
+/// The longest analysis sent after a move, in bytes (a longer one is not sent).
+pub const MAX_ANALYSIS: usize = 16 * 1024;
+
+/// Splits an engine's reply to `cgos-genmove_analyze` (lines of analysis, then `play <move>`)
+/// into the move and the last analysis line before it, as CGOS's clients read it.
+fn split_analysis(reply: &str) -> (&str, Option<String>) {
+    let mut analysis = None;
+    for line in reply.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("play ") {
+            let mv = rest.split_whitespace().last().unwrap_or("");
+            let analysis = analysis
+                .filter(|a: &&str| !a.is_empty() && a.len() <= MAX_ANALYSIS)
+                .map(str::to_string);
+            return (mv, analysis);
+        }
+        analysis = Some(line);
+    }
+    (reply.trim(), None)
+}
+
 async fn receive<R: AsyncRead + Unpin>(
     lines: &mut LineReader<BufReader<R>>,
 ) -> Result<Incoming, ClientError> {
@@ -394,6 +427,7 @@ where
         engine,
         config,
         current: None,
+        analyze: false,
     };
     // Whether `stop` can still change (its sender lives).
     let mut stoppable = true;
@@ -419,11 +453,14 @@ where
             Incoming::Message(message) => message,
         };
         let step = match message {
-            ServerMessage::Protocol { .. } => {
+            ServerMessage::Protocol { genmove_analyze } => {
+                // Analysis is announced only when the server keeps it and the engine gives it.
+                session.analyze =
+                    genmove_analyze && session.engine.info().supports("cgos-genmove_analyze");
                 let hello = ClientMessage::Hello {
                     kind: ClientKind::Engine,
                     client: config.client_id.clone(),
-                    genmove_analyze: false,
+                    genmove_analyze: session.analyze,
                 };
                 sent(session.send(&hello).await)
             }
@@ -459,11 +496,8 @@ where
             }
             ServerMessage::Genmove { color, ms_left } => {
                 match session.genmove(color, ms_left).await? {
-                    Ok(answer) => {
-                        let reply = ClientMessage::Move {
-                            answer,
-                            analysis: None,
-                        };
+                    Ok((answer, analysis)) => {
+                        let reply = ClientMessage::Move { answer, analysis };
                         sent(session.send(&reply).await)
                     }
                     Err(None) => return Ok(SessionEnd::Disconnected),

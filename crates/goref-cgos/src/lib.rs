@@ -36,7 +36,8 @@ pub mod client;
 pub mod protocol;
 
 pub use client::{
-    play_session, run, stop_on_signals, ClientConfig, ClientError, GameRecord, Progress, SessionEnd,
+    play_session, run, stop_on_signals, ClientConfig, ClientError, GameRecord, Progress,
+    SessionEnd, MAX_ANALYSIS,
 };
 pub use protocol::{
     Answer, CgosError, CgosMove, CgosResult, CgosWin, ClientKind, ClientMessage, Date, Expect,

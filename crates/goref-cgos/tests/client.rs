@@ -11,6 +11,7 @@ use goref_cgos::protocol::{
 };
 use goref_cgos::ClientError;
 use goref_gtp::engines::{BuiltinEngine, Faults};
+use goref_gtp::server::{Answer as GtpAnswer, Handler};
 use goref_gtp::{Engine, EngineSpec};
 use goref_rules::{Color, Game, Komi, Move, Ruleset};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -19,7 +20,7 @@ use tokio::sync::watch;
 const LIMIT: Duration = Duration::from_secs(20);
 
 /// A built-in engine served on a thread, spoken to over a socket pair.
-async fn engine(mut builtin: BuiltinEngine) -> Engine {
+async fn engine(mut builtin: impl Handler + Send + 'static) -> Engine {
     let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
     std::thread::spawn(move || {
         let read = theirs.try_clone().unwrap();
@@ -573,4 +574,87 @@ async fn run_connects_over_tcp_and_reconnects_after_a_drop() {
     assert!(games[0].won());
     // The second move was chosen on the replayed board: not the first one's point.
     assert_ne!(moves[0], moves[2]);
+}
+
+/// The random engine with `cgos-genmove_analyze`: an analysis line, then `play <move>`.
+struct Analysing(BuiltinEngine);
+
+const ANALYSIS: &str = r#"{"moves":[{"move":"pass","winrate":0.5}],"visits":1}"#;
+
+impl Handler for Analysing {
+    fn commands(&self) -> Vec<&'static str> {
+        let mut commands = self.0.commands();
+        commands.push("cgos-genmove_analyze");
+        commands
+    }
+
+    fn handle(&mut self, name: &str, args: &[&str]) -> GtpAnswer {
+        if name != "cgos-genmove_analyze" {
+            return self.0.handle(name, args);
+        }
+        match self.0.handle("genmove", args) {
+            GtpAnswer::Success(mv) => GtpAnswer::Success(format!("{ANALYSIS}\nplay {mv}")),
+            other => other,
+        }
+    }
+}
+
+#[tokio::test]
+async fn analysis_follows_the_move_when_both_sides_announce_it() {
+    for offered in [true, false] {
+        let mut engine = engine(Analysing(BuiltinEngine::random(5))).await;
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (_stop_tx, mut stop) = watch::channel(false);
+        let server_side = async {
+            let (r, w) = tokio::io::split(server);
+            let mut fake = Fake::new(r, w);
+            fake.send(&ServerMessage::Protocol {
+                genmove_analyze: offered,
+            })
+            .await;
+            let hello = fake.expect(Expect::Hello).await;
+            fake.send(&ServerMessage::Username).await;
+            fake.expect(Expect::Username).await;
+            fake.send(&ServerMessage::Password).await;
+            fake.expect(Expect::Password).await;
+            fake.send(&ServerMessage::Setup(setup(9, &[]))).await;
+            fake.send(&ServerMessage::Genmove {
+                color: Color::Black,
+                ms_left: 60_000,
+            })
+            .await;
+            let answer = fake.expect(Expect::Move { analyze: offered }).await;
+            fake.send(&ServerMessage::Gameover(Gameover {
+                date: date(),
+                result: CgosResult::parse("B+Resign").unwrap(),
+                text: "Resignation".into(),
+            }))
+            .await;
+            fake.expect(Expect::Ready).await;
+            (hello, answer)
+        };
+        let (r, w) = tokio::io::split(client);
+        let mut progress = Progress::default();
+        let config = config("beta", Some(1));
+        let (end, (hello, answer)) = tokio::join!(
+            play_session(r, w, &mut engine, &config, &mut progress, &mut stop),
+            server_side
+        );
+        assert_eq!(end.unwrap(), SessionEnd::Quit);
+        let ClientMessage::Hello {
+            genmove_analyze, ..
+        } = hello
+        else {
+            panic!("{hello:?}")
+        };
+        assert_eq!(genmove_analyze, offered);
+        let ClientMessage::Move {
+            answer: Answer::Move(CgosMove::Play(_)),
+            analysis,
+        } = answer
+        else {
+            panic!("{answer:?}")
+        };
+        assert_eq!(analysis.as_deref(), offered.then_some(ANALYSIS));
+    }
 }
