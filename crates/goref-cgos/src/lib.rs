@@ -29,6 +29,29 @@
 //! assert_eq!(answer.unwrap().to_string(), "D4 {\"winrate\":0.5}");
 //! assert!(ClientMessage::parse("d4 x", Expect::Move { analyze: false }).is_err());
 //! ```
+//!
+//! A program joins a CGOS server (CGOS's or, later, `goref serve`) through [`client::run`]: the
+//! engine starts, logs in, plays until its games are played or a signal asks it to stop (the
+//! game in progress is finished first), and connects again when the connection drops:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use goref_cgos::{run, stop_on_signals, ClientConfig};
+//! use goref_gtp::EngineSpec;
+//!
+//! let spec = EngineSpec::parse("/usr/games/gnugo --mode gtp --chinese-rules --capture-all-dead")?;
+//! let mut config = ClientConfig::new("gnugo-l10", "secret");
+//! config.games = Some(10);
+//! let games = run("127.0.0.1:6867", &spec, &config, stop_on_signals()?).await?;
+//! println!("won {} of {}", games.iter().filter(|g| g.won()).count(), games.len());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! What differs from CGOS's own client, `cgosclient.py`: one engine per client (no engine
+//! rotation, no observer engine, no SGF files: the server keeps the records); a signal instead
+//! of a kill file; an engine reply that is no vertex is answered `resign` (CGOS would count it
+//! illegal); analysis only from `cgos-genmove_analyze` (not `kata-`/`lz-genmove_analyze`).
 
 #![deny(missing_docs)]
 
