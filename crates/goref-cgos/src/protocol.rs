@@ -1148,7 +1148,8 @@ pub enum ClientMessage {
     },
     /// `ready`: the answer to `gameover`.
     Ready,
-    /// `quit`: the client leaves (accepted at any time).
+    /// `quit`: the client leaves. Read in every context, as CGOS's server does (so a user
+    /// name or password `quit` reads as this).
     Quit,
 }
 
@@ -1905,6 +1906,45 @@ mod tests {
                 ServerMessage::parse(&garbage),
                 Err(CgosError::UnknownCommand(format!("x{junk}")))
             );
+        }
+
+        #[test]
+        fn unexpected_client_lines_name_what_was_expected(line in "[ -~]{1,40}") {
+            let trimmed = line.trim();
+            prop_assume!(!trimmed.is_empty() && trimmed != "quit");
+            let ready = ClientMessage::parse(&line, Expect::Ready);
+            if trimmed == "ready" {
+                prop_assert_eq!(ready, Ok(ClientMessage::Ready));
+            } else {
+                prop_assert_eq!(ready, Err(CgosError::NotReady(trimmed.to_string())));
+            }
+            let first = trimmed.split_whitespace().next().unwrap();
+            let hello = ClientMessage::parse(&line, Expect::Hello);
+            if first != "e1" && first != "v1" {
+                prop_assert_eq!(hello, Err(CgosError::NotHello(first.to_string())));
+            } else {
+                prop_assert!(hello.is_ok());
+            }
+        }
+
+        #[test]
+        fn lines_come_whole_whatever_the_reads(
+            lines in proptest::collection::vec("[ -~]{0,30}", 0..12),
+            last in "[ -~]{0,10}",
+            capacity in 1usize..40,
+        ) {
+            let input: String = lines.iter().map(|l| format!("{l}\n")).collect::<String>() + &last;
+            let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            let read = runtime.block_on(async {
+                let mut reader = LineReader::new(tokio::io::BufReader::with_capacity(capacity, input.as_bytes()));
+                let mut read = Vec::new();
+                while let Some(line) = reader.next_line().await.unwrap() {
+                    read.push(line);
+                }
+                read
+            });
+            let expected: Vec<&str> = input.split_inclusive('\n').collect();
+            prop_assert_eq!(read, expected);
         }
     }
 }
