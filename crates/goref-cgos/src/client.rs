@@ -92,7 +92,15 @@ pub enum SessionEnd {
     Quit,
     /// The connection closed or failed; a game in progress goes on on the server.
     Disconnected,
+    /// The server closed the connection after announcing another login with this name
+    /// (CGOS's `info another login is being attempted using this user name`): another client
+    /// plays for this account now, so [`run`] does not connect again.
+    Replaced,
 }
+
+/// How CGOS's server begins the `info` it sends to a client that another login replaces
+/// (`cleanup_old_connection` in zakki/cgos's `cgos.py`).
+pub const REPLACED_INFO: &str = "another login";
 
 /// What can end the client.
 #[derive(Debug, thiserror::Error)]
@@ -122,6 +130,9 @@ pub enum ClientError {
     /// The engine failed (it could not start, or refused or did not answer a command).
     #[error("engine: {0}")]
     Engine(#[from] GtpError),
+    /// Another login with the same name replaced this client ([`SessionEnd::Replaced`]).
+    #[error("another login with this name replaced this client")]
+    Replaced,
     /// The connection could not be written to or read (reported by [`run`] after its
     /// reconnections are used up).
     #[error("connection to the server lost: {0}")]
@@ -170,6 +181,8 @@ struct Session<'a, R, W> {
     current: Option<Current>,
     /// Both sides announced `genmove_analyze`: moves come from `cgos-genmove_analyze`.
     analyze: bool,
+    /// The server announced that another login replaces this one.
+    replaced: bool,
 }
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Session<'_, R, W> {
@@ -181,6 +194,22 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Session<'_, R, W> {
 
     async fn receive(&mut self) -> Result<Incoming, ClientError> {
         receive(&mut self.lines).await
+    }
+
+    fn note_info(&mut self, text: &str) {
+        tracing::info!("server: {text}");
+        if text.starts_with(REPLACED_INFO) {
+            self.replaced = true;
+        }
+    }
+
+    /// How the session ends when the server closes the connection.
+    fn closed(&self) -> SessionEnd {
+        if self.replaced {
+            SessionEnd::Replaced
+        } else {
+            SessionEnd::Disconnected
+        }
     }
 
     fn engine_supports_time(&self) -> bool {
@@ -300,6 +329,9 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Session<'_, R, W> {
                     Incoming::Closed => return Ok(Err(None)),
                     Incoming::Message(ServerMessage::Info(text)) => {
                         tracing::info!("server: {text}");
+                        if text.starts_with(REPLACED_INFO) {
+                            self.replaced = true;
+                        }
                     }
                     Incoming::Message(message @ ServerMessage::Gameover(_)) => {
                         return Ok(Err(Some(message)));
@@ -428,6 +460,7 @@ where
         config,
         current: None,
         analyze: false,
+        replaced: false,
     };
     // Whether `stop` can still change (its sender lives).
     let mut stoppable = true;
@@ -449,7 +482,7 @@ where
             session.receive().await?
         };
         let message = match incoming {
-            Incoming::Closed => return Ok(SessionEnd::Disconnected),
+            Incoming::Closed => return Ok(session.closed()),
             Incoming::Message(message) => message,
         };
         let step = match message {
@@ -477,7 +510,7 @@ where
             }
             ServerMessage::Error(text) => return Err(ClientError::Refused(text)),
             ServerMessage::Info(text) => {
-                tracing::info!("server: {text}");
+                session.note_info(&text);
                 Step::Go
             }
             ServerMessage::Setup(setup) => {
@@ -500,7 +533,7 @@ where
                         let reply = ClientMessage::Move { answer, analysis };
                         sent(session.send(&reply).await)
                     }
-                    Err(None) => return Ok(SessionEnd::Disconnected),
+                    Err(None) => return Ok(session.closed()),
                     Err(Some(ServerMessage::Gameover(over))) => {
                         end_game(&mut session, over, progress, stop).await?
                     }
@@ -589,6 +622,7 @@ pub async fn run(
         .await
         {
             Ok(SessionEnd::Quit) => break Ok(()),
+            Ok(SessionEnd::Replaced) => break Err(ClientError::Replaced),
             Ok(SessionEnd::Disconnected) => {
                 if progress.games.len() > played_before {
                     failures = 0;

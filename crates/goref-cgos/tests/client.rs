@@ -658,3 +658,43 @@ async fn analysis_follows_the_move_when_both_sides_announce_it() {
         assert_eq!(analysis.as_deref(), offered.then_some(ANALYSIS));
     }
 }
+
+#[tokio::test]
+async fn a_client_replaced_by_another_login_does_not_come_back() {
+    let mut engine = engine(BuiltinEngine::random(1)).await;
+    let (client, server) = tokio::io::duplex(4096);
+    let (_stop_tx, mut stop) = watch::channel(false);
+    let server_side = async {
+        let (r, w) = tokio::io::split(server);
+        let mut fake = Fake::new(r, w);
+        fake.login().await;
+        fake.send(&ServerMessage::Info(
+            "another login is being attempted using this user name".into(),
+        ))
+        .await;
+        // `fake` drops: the connection closes.
+    };
+    let (r, w) = tokio::io::split(client);
+    let mut progress = Progress::default();
+    let config = config("alpha", None);
+    let (end, ()) = tokio::join!(
+        play_session(r, w, &mut engine, &config, &mut progress, &mut stop),
+        server_side
+    );
+    assert_eq!(end.unwrap(), SessionEnd::Replaced);
+    // Any other news before a close is a plain disconnection.
+    let (client, server) = tokio::io::duplex(4096);
+    let server_side = async {
+        let (r, w) = tokio::io::split(server);
+        let mut fake = Fake::new(r, w);
+        fake.login().await;
+        fake.send(&ServerMessage::Info("server restarting".into()))
+            .await;
+    };
+    let (r, w) = tokio::io::split(client);
+    let (end, ()) = tokio::join!(
+        play_session(r, w, &mut engine, &config, &mut progress, &mut stop),
+        server_side
+    );
+    assert_eq!(end.unwrap(), SessionEnd::Disconnected);
+}
