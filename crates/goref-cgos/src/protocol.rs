@@ -5,6 +5,39 @@
 //! context of what the server asked: [`Expect`]). Every message prints as the exact line CGOS
 //! sends (without the line end) and reads back to itself; a line that is not a message gives a
 //! [`CgosError`] naming what is wrong. Lines are bounded by [`MAX_LINE`].
+//!
+//! # The dialogue, as zakki/cgos's server runs it
+//!
+//! Learnt from `server-python/cgos/app/cgos.py` (and `client.py`), for a server that speaks it:
+//!
+//! - On connection the server sends `protocol genmove_analyze` (`handle_client`). The client's
+//!   first line must begin with `e1` (an engine; `genmove_analyze` among its words asks to send
+//!   analysis) or `v1` (a viewer, which gets `match …` lines: not covered here); anything else
+//!   gets `Error: invalid response` and the connection closes (`_handle_player_protocol`).
+//! - `username`: a name of 3 to 18 ASCII letters, digits, `_`, `.`, `-`, not starting with a
+//!   digit, else `Error: <why>` and close (`valid_name`). `password`: `<password>` or
+//!   `<old> <new>` (a change), at least 3 characters; an unknown name becomes an account on
+//!   the spot; a wrong password gets `Error: Sorry, password doesn't match` and close. A
+//!   successful login is not acknowledged; an older connection of the same name gets
+//!   `info another login is being attempted using this user name` and is closed
+//!   (`_handle_player_password`). If the player has a game in progress it gets `setup` with
+//!   the moves so far and, on its turn, `genmove` with its clock minus the time since the
+//!   last move.
+//! - A game: `setup` to both (`init_game`), then, three seconds later, `genmove` to Black
+//!   (`start_game`). A move answered is charged `elapsed - timeGift` (never below zero); a
+//!   clock below zero loses (`X+Time`, empty text); so does the scheduler's check of the
+//!   player to move (`schedule_games`). `resign` gives `X+Resign` with text `Resignation`; a
+//!   move that does not read or is illegal gives `X+Illegal` with
+//!   `Illegal move error:<reason> move:<sent>` ([`IllegalReason`]) and is stored as a pass.
+//!   Otherwise the move goes to the opponent as `play <colour> <move as sent> <ms left>`, and
+//!   two passes end the game on the area score minus komi (`B+<f>`, `W+<f>`, `Draw`), with
+//!   every stone alive (`_handle_player_genmove`).
+//! - `gameover <date> <result> <text>` goes to both players (with a trailing space when the
+//!   text is empty: read here, not printed); the server pairs a player again only after
+//!   `ready` (`_handle_player_gameover`). `quit` at any time closes the connection; other
+//!   lines while no answer is expected are ignored.
+//! - `client.py`: when a client's first read holds no line break (an old Python client),
+//!   every later read is taken as a whole line.
 
 use std::fmt;
 
