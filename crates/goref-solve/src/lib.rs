@@ -300,9 +300,32 @@ impl fmt::Display for SolveError {
 
 impl std::error::Error for SolveError {}
 
+/// Stack for the search's recursion: a line of play can be as long as the positions it passes
+/// through (thousands of moves on 1×9), and each level holds a few hundred bytes.
+const SEARCH_STACK_BYTES: usize = 1 << 30;
+
 /// The value of `game` as it stands (its history included) under perfect play by both sides,
 /// under its rules and komi.
+///
+/// The search runs on a thread of its own with a large stack (reserved, not committed), so
+/// that long lines of play do not overflow the caller's.
 pub fn solve(game: &Game, options: &Options) -> Result<Report, SolveError> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("goref-solve".into())
+            .stack_size(SEARCH_STACK_BYTES)
+            .spawn_scoped(scope, || solve_here(game, options))
+            .map_or_else(
+                |_| solve_here(game, options),
+                |h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                },
+            )
+    })
+}
+
+fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
     let start = Instant::now();
     let rules = *game.rules();
     if !rules.ko.games_are_finite() {
