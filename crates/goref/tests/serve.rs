@@ -247,17 +247,6 @@ async fn on_postgres_killing_the_server_that_fires_clocks_lets_the_other_fire_th
     second.kill();
 }
 
-/// The memory (VmRSS) of process `pid`, in MiB.
-fn rss_mib(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
-
 /// 23.7: Argon2id needs 19 MiB a hash; a fresh block each login left glibc holding hundreds of
 /// MB (354-470 MB after 40 logins). With one reused block per hashing permit, the server stays
 /// under 64 MB after 200 logins (four at a time: accounts created, then logged in again).
@@ -269,7 +258,7 @@ async fn two_hundred_logins_leave_the_server_under_64_mb() {
     let addr = server.addr;
     // Serving, before any login.
     http(addr, "GET", "/api/games", None).await.unwrap();
-    let before = rss_mib(server.child.id());
+    let before = common::rss_mib(server.child.id());
     for round in 0..50 {
         let logins = (0..4).map(|i| {
             // 100 accounts, each logged in twice: creation hashes, logging in verifies.
@@ -286,7 +275,7 @@ async fn two_hundred_logins_leave_the_server_under_64_mb() {
             assert_eq!(status, 200, "{body}");
         }
     }
-    let rss = rss_mib(server.child.id());
+    let rss = common::rss_mib(server.child.id());
     println!("RSS before the logins: {before:.1} MiB; after 200 logins: {rss:.1} MiB");
     assert!(rss < 64.0, "RSS after 200 logins: {rss:.1} MiB");
 }

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{serve, Server};
+use common::{rss_mib, serve, Server};
 use goref_rules::{ByColor, Color};
 use goref_server::client::http;
 use goref_server::room::{Act, CreateRequest, Room};
@@ -39,16 +39,6 @@ impl Rss for Server {
     fn rss_mib(&self) -> f64 {
         rss_mib(self.child.id())
     }
-}
-
-fn rss_mib(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
 fn temp_db(name: &str) -> PathBuf {
