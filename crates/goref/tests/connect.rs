@@ -612,3 +612,75 @@ async fn a_program_without_final_status_list_still_finishes_under_marking_and_de
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// 23.6: `goref connect` given two instances of one server (two `goref serve` on one
+/// PostgreSQL database) plays on the first; when it is killed (SIGKILL) in the middle of the
+/// game, both programs go to the second instance and finish the game there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_connect_fails_over_to_the_next_instance_and_finishes_its_game() {
+    let Some(db) = common::pg_database("failover") else {
+        return;
+    };
+    let dir = temp_dir("failover");
+    let pairing = [
+        "--pairing-interval",
+        "300ms",
+        "--pairing-time",
+        "none",
+        "--pairing-end",
+        "all-alive",
+    ];
+    // The first takes the leader's role (pairing, clocks); both programs start there.
+    let first = common::serve(&db, &pairing);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let second = common::serve(&db, &pairing);
+    let urls = format!("http://{},http://{}", first.addr, second.addr);
+    // A random engine that takes 100 ms a move: the game lasts long enough to be cut.
+    let engine = format!("{} engine faulty --slow 100ms", env!("CARGO_BIN_EXE_goref"));
+    let start = |name: &str| {
+        let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_goref"))
+            .args(["connect", &urls, "--engine", &engine, "--name", name])
+            .args(["--password", "pw-failover", "--games", "1"])
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        Process(child)
+    };
+    let mut a = start("fail-a");
+    let mut b = start("fail-b");
+    // Wait for their game to be under way (seen from the second instance).
+    let started = Instant::now();
+    let id = loop {
+        let list = games(second.addr).await;
+        if let Some(g) = list.iter().find(|g| g["moves"].as_u64().unwrap_or(0) >= 6) {
+            break g["id"].as_str().unwrap().to_string();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no game: {list:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    first.kill();
+    wait_exit(&mut a, &dir, "fail-a", Duration::from_secs(180));
+    wait_exit(&mut b, &dir, "fail-b", Duration::from_secs(180));
+    let game = games(second.addr)
+        .await
+        .into_iter()
+        .find(|g| g["id"] == id.as_str())
+        .unwrap();
+    assert!(game["result"].is_string(), "{game}");
+    println!("after the failover: {game}");
+    let moved_on = ["fail-a", "fail-b"].iter().any(|name| {
+        std::fs::read_to_string(dir.join(format!("{name}.log")))
+            .unwrap_or_default()
+            .contains("does not answer; going to")
+    });
+    assert!(
+        moved_on,
+        "neither program said it went to the next instance"
+    );
+    check_record(second.addr, &dir, &id).await;
+}

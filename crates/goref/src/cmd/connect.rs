@@ -6,7 +6,8 @@
 //! starts for it: the engine is told the board, komi, rules and clock, every move, asked
 //! `genmove` on its turn and `final_status_list dead` when the end protocol needs the dead
 //! stones. After a network break it connects again and goes on with its game (the server's
-//! clock runs meanwhile). An engine that crashes resigns its game and is started again for
+//! clock runs meanwhile); given several URLs (instances of one server), it goes to the next
+//! instance when one stops answering. An engine that crashes resigns its game and is started again for
 //! the next one.
 
 use std::collections::HashSet;
@@ -35,7 +36,9 @@ use tokio_tungstenite::tungstenite::Message;
 
 #[derive(ClapArgs)]
 pub struct Args {
-    /// The server: `http://host:port`.
+    /// The server: `http://host:port`; or several instances of one server (on one database),
+    /// separated by commas, `http://a:8080,http://b:8080`: the first is used until it stops
+    /// answering, then the next, and the game goes on there.
     pub url: String,
     /// The engine's command line (`/usr/games/gnugo --mode gtp`) or `tcp://host:port`.
     #[arg(long)]
@@ -77,6 +80,71 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The instances of the URL argument, in order. Requests go to the current one; when it does
+/// not answer, the next becomes current (instances share one database: sessions, games and
+/// clocks are the same on each).
+struct Servers {
+    all: Vec<Server>,
+    current: std::sync::atomic::AtomicUsize,
+}
+
+impl Servers {
+    /// Resolves every URL of `urls` (separated by commas).
+    async fn resolve(urls: &str) -> Result<Servers> {
+        let mut all = Vec::new();
+        for url in urls.split(',').map(str::trim).filter(|u| !u.is_empty()) {
+            all.push(resolve(url).await?);
+        }
+        if all.is_empty() {
+            bail!("no server URL in '{urls}'");
+        }
+        Ok(Servers {
+            all,
+            current: std::sync::atomic::AtomicUsize::new(0),
+        })
+    }
+
+    fn current(&self) -> &Server {
+        let i = self.current.load(std::sync::atomic::Ordering::SeqCst);
+        &self.all[i % self.all.len()]
+    }
+
+    /// `server` did not answer: the next instance becomes current (once, whoever noticed).
+    fn failed(&self, server: &Server) {
+        if self.all.len() < 2 {
+            return;
+        }
+        let i = self.current.load(std::sync::atomic::Ordering::SeqCst);
+        if std::ptr::eq(&self.all[i % self.all.len()], server)
+            && self
+                .current
+                .compare_exchange(
+                    i,
+                    i + 1,
+                    std::sync::atomic::Ordering::SeqCst,
+                    std::sync::atomic::Ordering::SeqCst,
+                )
+                .is_ok()
+        {
+            eprintln!(
+                "goref connect: {} does not answer; going to {}",
+                server.host,
+                self.current().host
+            );
+        }
+    }
+
+    /// [`open`] on the current instance; a failure other than a refused session moves on.
+    async fn open(&self, path: &str) -> Result<Socket, OpenError> {
+        let server = self.current();
+        let opened = open(server, path).await;
+        if let Err(OpenError::Other(_)) = &opened {
+            self.failed(server);
+        }
+        opened
+    }
+}
+
 /// The server's address and the `host:port` for its URLs.
 struct Server {
     addr: SocketAddr,
@@ -106,7 +174,7 @@ struct LoginRequest<'a> {
     create: bool,
 }
 
-async fn login(server: &Server, args: &Args) -> Result<String> {
+async fn login(servers: &Servers, args: &Args) -> Result<String> {
     let body = serde_json::to_string(&LoginRequest {
         name: &args.name,
         password: &args.password,
@@ -114,6 +182,7 @@ async fn login(server: &Server, args: &Args) -> Result<String> {
         create: true,
     })?;
     loop {
+        let server = servers.current();
         match http(server.addr, "POST", "/api/login", Some(&body)).await {
             Ok((200, text)) => {
                 let answer: LoginAnswer =
@@ -124,7 +193,10 @@ async fn login(server: &Server, args: &Args) -> Result<String> {
                 bail!("login refused ({status}): {text}")
             }
             Ok((status, text)) => eprintln!("goref connect: login: {status} {text}; retrying"),
-            Err(e) => eprintln!("goref connect: login: {e:#}; retrying"),
+            Err(e) => {
+                eprintln!("goref connect: login: {e:#}; retrying");
+                servers.failed(server);
+            }
         }
         tokio::time::sleep(RETRY * 4).await;
     }
@@ -198,7 +270,7 @@ async fn send<T: Serialize>(socket: &mut Socket, message: &T) -> bool {
 }
 
 async fn connect(args: &Args) -> Result<()> {
-    let server = resolve(&args.url).await?;
+    let servers = Servers::resolve(&args.url).await?;
     let spec = EngineSpec::parse(&args.engine).map_err(|e| anyhow!("--engine: {e}"))?;
     let challenge: Option<Value> = match &args.challenge {
         Some(text) => Some(serde_json::from_str(text).context("--challenge is not JSON")?),
@@ -206,11 +278,17 @@ async fn connect(args: &Args) -> Result<()> {
     };
     let limit = Duration::from_secs(args.command_timeout);
     let mut engine: Option<Engine> = None;
-    let mut token = login(&server, args).await?;
+    let mut token = login(&servers, args).await?;
     for tournament in &args.join {
         let path = format!("/api/tournaments/{tournament}/join");
-        let (status, body) =
-            goref_server::client::http_as(server.addr, "POST", &path, None, Some(&token)).await?;
+        let (status, body) = goref_server::client::http_as(
+            servers.current().addr,
+            "POST",
+            &path,
+            None,
+            Some(&token),
+        )
+        .await?;
         if status != 200 {
             bail!("joining tournament {tournament}: {status} {body}");
         }
@@ -226,10 +304,10 @@ async fn connect(args: &Args) -> Result<()> {
             return Ok(());
         }
         // The lobby: wait for a game.
-        let mut lobby = match open(&server, &format!("/api/lobby/ws?token={token}")).await {
+        let mut lobby = match servers.open(&format!("/api/lobby/ws?token={token}")).await {
             Ok(s) => s,
             Err(OpenError::Unauthorized) => {
-                token = login(&server, args).await?;
+                token = login(&servers, args).await?;
                 continue;
             }
             Err(e) => {
@@ -296,7 +374,7 @@ async fn connect(args: &Args) -> Result<()> {
             engine = Some(e);
         }
         let mut table = Table {
-            server: &server,
+            server: &servers,
             token: &token,
             id: id.clone(),
             config,
@@ -324,7 +402,7 @@ type Turn = (char, Option<(usize, usize)>);
 
 /// One game being played.
 struct Table<'a> {
-    server: &'a Server,
+    server: &'a Servers,
     token: &'a str,
     id: String,
     config: GameConfig,
@@ -359,7 +437,7 @@ impl Table<'_> {
         let mut broken_since: Option<std::time::Instant> = None;
         loop {
             let path = format!("/api/games/{}/ws?token={}", self.id, self.token);
-            let mut socket = match open(self.server, &path).await {
+            let mut socket = match self.server.open(&path).await {
                 Ok(s) => s,
                 Err(e) => {
                     let since = *broken_since.get_or_insert_with(std::time::Instant::now);
