@@ -72,6 +72,16 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Fake<R, W> {
         self.raw(expect).await.1
     }
 
+    /// Sends `gameover DATE RESULT [TEXT]`.
+    async fn gameover(&mut self, result: &str, text: &str) {
+        self.send(&ServerMessage::Gameover(Gameover {
+            date: date(),
+            result: CgosResult::parse(result).unwrap(),
+            text: text.into(),
+        }))
+        .await;
+    }
+
     /// The handshake; returns the client's lines.
     async fn login(&mut self) -> Vec<String> {
         let mut lines = Vec::new();
@@ -365,12 +375,7 @@ async fn a_reconnection_replays_the_game_on_a_cleared_board() {
         })
         .await;
         let second = fake.expect(Expect::Move { analyze: false }).await;
-        fake.send(&ServerMessage::Gameover(Gameover {
-            date: date(),
-            result: CgosResult::parse("W+Resign").unwrap(),
-            text: "Resignation".into(),
-        }))
-        .await;
+        fake.gameover("W+Resign", "Resignation").await;
         let ready = fake.expect(Expect::Ready).await;
         stop_tx.send(true).unwrap();
         let quit = fake.expect(Expect::Ready).await;
@@ -450,12 +455,7 @@ async fn a_time_loss_during_genmove_is_recorded_and_answered() {
         })
         .await;
         tokio::time::sleep(Duration::from_millis(150)).await;
-        fake.send(&ServerMessage::Gameover(Gameover {
-            date: date(),
-            result: CgosResult::parse("W+Time").unwrap(),
-            text: String::new(),
-        }))
-        .await;
+        fake.gameover("W+Time", "").await;
         fake.expect(Expect::Ready).await
     };
     let (r, w) = tokio::io::split(client);
@@ -553,12 +553,7 @@ async fn run_connects_over_tcp_and_reconnects_after_a_drop() {
             moves.push(m.to_string());
             moves.push("pass".to_string());
             if connection == 1 {
-                fake.send(&ServerMessage::Gameover(Gameover {
-                    date: date(),
-                    result: CgosResult::parse("B+Time").unwrap(),
-                    text: String::new(),
-                }))
-                .await;
+                fake.gameover("B+Time", "").await;
                 return (moves, fake.expect(Expect::Ready).await);
             }
         }
@@ -624,12 +619,7 @@ async fn analysis_follows_the_move_when_both_sides_announce_it() {
             })
             .await;
             let answer = fake.expect(Expect::Move { analyze: offered }).await;
-            fake.send(&ServerMessage::Gameover(Gameover {
-                date: date(),
-                result: CgosResult::parse("B+Resign").unwrap(),
-                text: "Resignation".into(),
-            }))
-            .await;
+            fake.gameover("B+Resign", "Resignation").await;
             fake.expect(Expect::Ready).await;
             (hello, answer)
         };
