@@ -329,16 +329,19 @@ fn sigterm_and_sighup_end_every_engine_and_the_run_resumes() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        // Wait until the engine is running (its child is there), then a moment for the hang.
+        // Wait until the engine hangs: game 1's log shows its fourth genmove sent (it is Black,
+        // the first seed, and answers three).
+        let log = out.join("games").join("game-0001.log");
         let start = Instant::now();
-        while processes_with(&format!("sleep {marker}")).is_empty() {
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "no engine started"
-            );
+        while std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .matches("genmove b")
+            .count()
+            < 4
+        {
+            assert!(start.elapsed() < Duration::from_secs(60), "no hang");
             std::thread::sleep(Duration::from_millis(50));
         }
-        std::thread::sleep(Duration::from_millis(1500));
         let killed = Command::new("kill")
             .args([format!("-{signal}"), child.id().to_string()])
             .status()
