@@ -2,81 +2,26 @@
 //! tournament director's role; sessions are random tokens, stored as their SHA-256.
 //!
 //! As on CGOS, logging in with a name nobody has creates the account with that password.
+//!
+//! The feature [`Accounts`] owns the login route (`POST /api/login`), the password hasher and
+//! the login throttle; an account's rating and page are the ratings' ([`crate::ratings`]).
 
 use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
-use serde::{Deserialize, Serialize};
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use serde::Deserialize;
+use std::sync::Arc;
 
-/// The longest account name, in characters.
-pub const MAX_ACCOUNT_NAME: usize = 24;
-/// The shortest password.
-pub const MIN_PASSWORD: usize = 4;
-/// The longest password, in bytes (hashing is costly; nobody needs more).
-pub const MAX_PASSWORD: usize = 256;
-
-/// An account as the server shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Account {
-    /// The name, as first given (names are unique without regard to case).
-    pub name: String,
-    /// A program (logs in with `goref connect`), not a person.
-    pub program: bool,
-    /// The tournament director's role.
-    pub td: bool,
-    /// When it was created, unix milliseconds.
-    pub created_ms: u64,
-}
-
-/// Why a login is refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LoginError {
-    /// The name is empty, too long, or holds other than letters, digits, `-`, `_`, `.`.
-    BadName,
-    /// The password is shorter than [`MIN_PASSWORD`] or longer than [`MAX_PASSWORD`].
-    BadPassword,
-    /// No account has this name (and the request did not ask to create one).
-    UnknownAccount,
-    /// The password does not match.
-    WrongPassword,
-    /// Too many failed logins for this name or address: try later.
-    TooManyAttempts,
-    /// The account could not be read or written.
-    Storage(String),
-}
-
-impl LoginError {
-    /// A stable code for the wire.
-    #[must_use]
-    pub fn code(&self) -> &'static str {
-        match self {
-            LoginError::BadName => "bad_name",
-            LoginError::BadPassword => "bad_password",
-            LoginError::UnknownAccount => "unknown_account",
-            LoginError::WrongPassword => "wrong_password",
-            LoginError::TooManyAttempts => "too_many_attempts",
-            LoginError::Storage(_) => "storage",
-        }
-    }
-}
-
-impl std::fmt::Display for LoginError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LoginError::BadName => write!(
-                f,
-                "names are 1 to {MAX_ACCOUNT_NAME} letters, digits, '-', '_' or '.'"
-            ),
-            LoginError::BadPassword => write!(
-                f,
-                "passwords are {MIN_PASSWORD} to {MAX_PASSWORD} bytes long"
-            ),
-            LoginError::UnknownAccount => f.write_str("no account has this name"),
-            LoginError::WrongPassword => f.write_str("wrong password for this account"),
-            LoginError::TooManyAttempts => f.write_str("too many failed logins: try later"),
-            LoginError::Storage(e) => write!(f, "accounts could not be read or written: {e}"),
-        }
-    }
-}
+use crate::error::ApiError;
+pub use crate::error::LoginError;
+use crate::limits::{ClientAddr, Limited, RateLimiter};
+use crate::protocol::LoginAnswer;
+pub use crate::protocol::{Account, MAX_ACCOUNT_NAME, MAX_PASSWORD, MIN_PASSWORD};
+use crate::sessions::{hash_secret, random_hex};
+use crate::store::{NewAccount, Store, StoreError};
 
 /// Checks an account name.
 ///
@@ -254,6 +199,144 @@ impl Hasher {
             .await
             .unwrap_or(false)
     }
+}
+
+/// The accounts feature: logins (creating accounts CGOS's way), the hasher, the throttle.
+pub struct Accounts {
+    store: Arc<dyn Store>,
+    clock: crate::clock::Clock,
+    /// The tournament director's account; `None`: the first account created.
+    td: Option<String>,
+    /// Password hashing is slow and memory-hard: a few at a time, each in a reused memory.
+    hasher: Hasher,
+    /// Failed logins, per name and address and per address.
+    throttle: crate::throttle::Throttle,
+    /// Logins (each an Argon2 hash, and maybe a new account), by client address.
+    logins: RateLimiter,
+}
+
+impl Accounts {
+    /// The feature over `store` with the server's settings (the TD, the login limits: the
+    /// creation limits, as a club's page logs in now and then and a flood is refused).
+    #[must_use]
+    pub fn new(store: Arc<dyn Store>, opts: &crate::options::Options) -> Arc<Accounts> {
+        Arc::new(Accounts {
+            store,
+            clock: opts.clock.clone(),
+            td: opts.td.clone(),
+            hasher: Hasher::new(2),
+            throttle: crate::throttle::Throttle::new(crate::throttle::ThrottleLimits::default()),
+            logins: RateLimiter::new(
+                opts.create_burst,
+                opts.create_per_minute,
+                crate::games::MAX_LIMITER_KEYS,
+            ),
+        })
+    }
+
+    /// `POST /api/login`.
+    pub fn routes(self: Arc<Accounts>) -> Router {
+        Router::new()
+            .route("/api/login", axum::routing::post(login))
+            .with_state(self)
+    }
+
+    /// Logs `request` in from the client address `address` (its limits key): a session
+    /// token and the account. A guess is counted before its password is hashed, per name and
+    /// address and per address (crate::throttle): an attacker is throttled, never the owner
+    /// logging in from elsewhere.
+    ///
+    /// # Errors
+    ///
+    /// Why the login is refused.
+    pub async fn log_in(
+        &self,
+        request: LoginRequest,
+        address: &str,
+    ) -> Result<(String, Account), LoginError> {
+        check_name(&request.name)?;
+        check_password(&request.password)?;
+        let storage = |e: StoreError| LoginError::Storage(format!("{e:#}"));
+        let now = self.clock.now_ms();
+        let guess = self
+            .throttle
+            .begin(&request.name, address, now)
+            .map_err(|_| LoginError::TooManyAttempts)?;
+        let account = match self.store.account(&request.name).await.map_err(storage)? {
+            Some((account, phc)) => {
+                if !self.hasher.verify(&request.password, &phc).await {
+                    self.throttle.failed(guess);
+                    return Err(LoginError::WrongPassword);
+                }
+                self.throttle.succeeded(guess);
+                account
+            }
+            None if request.create => {
+                self.throttle.succeeded(guess);
+                let phc = self.hasher.hash(&request.password).await.ok_or_else(|| {
+                    LoginError::Storage("the password could not be hashed".into())
+                })?;
+                let new = NewAccount {
+                    name: request.name.clone(),
+                    phc,
+                    program: request.program,
+                    created_ms: now,
+                };
+                self.store
+                    .create_account(new, self.td.clone())
+                    .await
+                    .map_err(storage)?
+                    // Taken since we looked: the other login won.
+                    .ok_or(LoginError::WrongPassword)?
+            }
+            None => {
+                // Asking after names that do not exist is guessing too.
+                self.throttle.failed(guess);
+                return Err(LoginError::UnknownAccount);
+            }
+        };
+        let token = random_hex(32);
+        self.store
+            .create_session(hash_secret(&token), account.name.clone(), now)
+            .await
+            .map_err(storage)?;
+        Ok((token, account))
+    }
+}
+
+/// A login: `{name, password, program, create}`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoginRequest {
+    /// The account's name.
+    pub name: String,
+    /// Its password.
+    pub password: String,
+    /// Creating an account: a program.
+    #[serde(default)]
+    pub program: bool,
+    /// Create the account when nobody has the name (CGOS's way; `goref connect` asks for it).
+    #[serde(default)]
+    pub create: bool,
+}
+
+/// `POST /api/login {name, password, program, create}`: a session token. Logins are limited
+/// per client address as game creation is (429 `rate_limited`).
+async fn login(
+    State(accounts): State<Arc<Accounts>>,
+    client: ClientAddr,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    if let Err(retry_after) = accounts
+        .logins
+        .check(&client.key(), std::time::Instant::now())
+    {
+        return Err(Limited::LoginRate { retry_after }.into());
+    }
+    let request: LoginRequest =
+        serde_json::from_slice(&body).map_err(|e| ApiError::Malformed(e.to_string()))?;
+    let (token, account) = accounts.log_in(request, &client.key()).await?;
+    Ok(axum::Json(LoginAnswer { token, account }).into_response())
 }
 
 #[cfg(test)]

@@ -1,37 +1,54 @@
-//! `goref serve`: games of Go served to people over HTTP and WebSocket.
+//! `goref serve`: games of Go served to people and programs over HTTP and WebSocket, by one
+//! server or several on one PostgreSQL database.
 //!
-//! - [`room`]: one game as the server referees it (rules from goref-rules, the end-of-game
-//!   protocols and clocks of goref-referee), driven by stored events;
-//! - [`store`]: storage behind a trait, SQLite (WAL) by default, or PostgreSQL;
-//! - [`server`]: the axum server: REST for creating and listing games and downloading records,
-//!   one WebSocket per page for moves and live updates;
+//! The modules, bottom up (each imports only those below it):
 //! - [`protocol`]: the wire, typed: every message of the game and lobby WebSockets, both
 //!   directions, the game's state ([`protocol::StateView`]) and the HTTP bodies programs read;
-//! - [`error`]: why an HTTP request is refused ([`error::ApiError`]);
+//! - [`room`]: one game as the server referees it (rules from goref-rules, the end-of-game
+//!   protocols and clocks of goref-referee), driven by stored events;
+//! - [`store`]: storage behind a trait, SQLite (WAL) by default, or PostgreSQL: games and
+//!   their events, accounts, sessions, the lobby's presences and challenges, ratings,
+//!   tournaments (one contract suite for both);
+//! - [`clock`], [`options`], [`error`], [`limits`], [`guard`], [`net`], [`throttle`],
+//!   [`sessions`]: the time (injected), the settings, refusals, limits, connections, tokens;
+//! - [`bus`]: [`bus::GameEvent`]s and the features' news, to every server on the database
+//!   (PostgreSQL `LISTEN/NOTIFY`; SQLite: in-process broadcast);
+//! - [`games`]: the games service — rooms, timers, the leader's role — that stores and then
+//!   publishes every event, with the games' routes;
+//! - features beside it, each with its state (in the store) and its routes, hearing of games
+//!   on the bus and starting them through [`games::Games::open`]: [`accounts`] (logins),
+//!   [`lobby`] (presence, waiting, challenges, pairing), [`ratings`], [`tournaments`];
+//! - [`app`]: builds them over a store and merges their routers;
 //! - [`client`]: a small client for tests, load tests and scripts;
 //! - the web page, built ahead from `web/` and embedded ([`assets`]).
 
 pub mod accounts;
+pub mod app;
 pub mod assets;
+pub mod bus;
 pub mod client;
+pub mod clock;
 pub mod error;
+pub mod games;
 pub mod guard;
 pub mod limits;
 pub mod lobby;
 pub mod net;
+pub mod options;
 pub mod protocol;
+pub mod ratings;
 pub mod room;
-pub mod server;
+pub mod sessions;
 pub mod store;
 pub mod throttle;
-pub mod tournament;
+pub mod tournaments;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
-pub use server::{start, Options, Running};
+pub use app::{start, Options, Running};
 pub use store::{PgStore, SqliteStore, Store};
 
 /// Where the server keeps its games.

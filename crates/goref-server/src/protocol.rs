@@ -26,7 +26,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::accounts::Account;
 use crate::room::{Act, GameConfig, Side};
 use crate::store::GameSummary;
 
@@ -824,6 +823,26 @@ pub struct PlayerLine {
 pub struct GameList {
     /// One line per game.
     pub games: Vec<GameSummary>,
+}
+
+/// The longest account name, in characters.
+pub const MAX_ACCOUNT_NAME: usize = 24;
+/// The shortest password.
+pub const MIN_PASSWORD: usize = 4;
+/// The longest password, in bytes (hashing is costly; nobody needs more).
+pub const MAX_PASSWORD: usize = 256;
+
+/// An account as the server shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Account {
+    /// The name, as first given (names are unique without regard to case).
+    pub name: String,
+    /// A program (logs in with `goref connect`), not a person.
+    pub program: bool,
+    /// The tournament director's role.
+    pub td: bool,
+    /// When it was created, unix milliseconds.
+    pub created_ms: u64,
 }
 
 #[cfg(test)]

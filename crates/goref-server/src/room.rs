@@ -133,6 +133,22 @@ pub struct CreateRequest {
 }
 
 impl CreateRequest {
+    /// The settings of a game between the accounts `players` (their names filled in),
+    /// rated or not.
+    ///
+    /// # Errors
+    ///
+    /// As [`CreateRequest::config`].
+    pub fn config_between(&self, players: &Players, rated: bool) -> Result<GameConfig, String> {
+        let mut request = self.clone();
+        request.black = Some(players.black.clone());
+        request.white = Some(players.white.clone());
+        let mut config = request.config()?;
+        config.players = Some(players.clone());
+        config.rated = rated;
+        Ok(config)
+    }
+
     /// The configuration, or why it is refused.
     pub fn config(&self) -> Result<GameConfig, String> {
         let width = self.width.unwrap_or(19);

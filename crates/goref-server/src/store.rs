@@ -18,7 +18,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
-use crate::accounts::Account;
+use crate::protocol::{Account, Rating};
 use crate::room::{Event, GameConfig};
 
 pub mod pg;
@@ -185,6 +185,22 @@ impl GameSummary {
     }
 }
 
+/// What a shared store announces ([`Store::notes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// Event `seq` of game `id` was stored (by any server).
+    Appended {
+        /// The game.
+        id: String,
+        /// The event's number: the game's version after it.
+        seq: u64,
+    },
+    /// A server published this ([`Store::publish`]).
+    Published(String),
+    /// The listener connected (again): notes may have been missed meanwhile.
+    Missed,
+}
+
 /// Where games live.
 pub trait Store: Send + Sync {
     /// Stores a new game.
@@ -243,12 +259,54 @@ pub trait Store: Send + Sync {
     fn save_tournament(&self, id: &str, created_ms: u64, body: String) -> StoreFuture<'_, ()>;
     /// Every tournament's stored JSON, oldest first.
     fn tournaments(&self) -> StoreFuture<'_, Vec<String>>;
-    /// For a store that several servers share: the games another writer extended (the game's
-    /// id and its new version), as they are committed. An empty id means some may have been
-    /// missed (the listener connected again): every game held should be read again. `None`
-    /// (the default) when this server is the only writer, as with SQLite.
-    fn changes(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<(String, u64)>> {
+    /// Replaces every stored rating with `ratings` (the leader's refit).
+    fn save_ratings(&self, ratings: Vec<Rating>) -> StoreFuture<'_, ()>;
+    /// Every stored rating, best first (equal ones by name).
+    fn ratings(&self) -> StoreFuture<'_, Vec<Rating>>;
+
+    /// A lobby connection enters, its lease running until `lease_ms` (unix ms).
+    fn enter_lobby(&self, presence: Presence, lease_ms: u64) -> StoreFuture<'_, ()>;
+    /// Connection `conn` waits to be paired (or stops); whether it is there.
+    fn set_waiting(&self, conn: &str, on: bool) -> StoreFuture<'_, bool>;
+    /// No connection of these accounts waits any more (they were paired).
+    fn stop_waiting(&self, names: Vec<String>) -> StoreFuture<'_, ()>;
+    /// Connection `conn` leaves; when it was its account's last, the account's challenges go
+    /// too.
+    fn leave_lobby(&self, conn: &str) -> StoreFuture<'_, ()>;
+    /// Server `instance` renews the leases of all its connections until `lease_ms`.
+    fn renew_lobby(&self, instance: &str, lease_ms: u64) -> StoreFuture<'_, ()>;
+    /// Removes the connections whose lease ended before `now_ms` (their server died), and
+    /// the challenges of accounts left without a connection; how many connections went.
+    fn expire_lobby(&self, now_ms: u64) -> StoreFuture<'_, usize>;
+    /// The lobby at `now_ms`: the live connections (by account name, then id) and the open
+    /// challenges of accounts with one (oldest first).
+    fn lobby(&self, now_ms: u64) -> StoreFuture<'_, (Vec<Presence>, Vec<StoredChallenge>)>;
+    /// Adds a challenge unless its maker has `max_each` open already or there are `max_all`
+    /// in all (checked and stored in one step); whether it was added.
+    fn add_challenge(
+        &self,
+        challenge: StoredChallenge,
+        max_each: usize,
+        max_all: usize,
+    ) -> StoreFuture<'_, bool>;
+    /// Removes challenge `id` if `by` made it; whether it did.
+    fn cancel_challenge(&self, id: &str, by: &str) -> StoreFuture<'_, bool>;
+    /// Takes challenge `id` for `taker` (one taker wins: it is removed as it is read).
+    fn take_challenge(&self, id: &str, taker: &str) -> StoreFuture<'_, Taken>;
+    /// For a store that several servers share: what the database announces to every server
+    /// on it, as it is committed (events appended by any server, messages published by any
+    /// server, this one included). `None` (the default) when this server is the only one, as
+    /// with SQLite.
+    fn notes(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Note>> {
         None
+    }
+
+    /// For a store that several servers share: tells every server on it (this one too)
+    /// `payload` (under 8000 bytes), as a [`Note::Published`]. Nothing (the default) when
+    /// this server is the only one.
+    fn publish(&self, payload: String) -> StoreFuture<'_, ()> {
+        drop(payload);
+        Box::pin(async { Ok(()) })
     }
 
     /// For a store that several servers share: whether this server is the one that fires the
@@ -273,6 +331,46 @@ pub struct NewAccount {
     pub program: bool,
     /// Unix milliseconds.
     pub created_ms: u64,
+}
+
+/// A lobby connection as stored: who, on which server, waiting or not. It lives while its
+/// server renews its lease.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Presence {
+    /// The connection's id (unique across servers: its server's id, a dash, a number).
+    pub conn: String,
+    /// The server holding it.
+    pub instance: String,
+    /// The account.
+    pub name: String,
+    /// A program.
+    pub program: bool,
+    /// Waiting to be paired.
+    pub waiting: bool,
+}
+
+/// An open challenge as stored: its id, who made it, when, and its body (the lobby's JSON).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredChallenge {
+    /// Its id.
+    pub id: String,
+    /// The challenger's account.
+    pub by: String,
+    /// When it was made (unix ms).
+    pub created_ms: u64,
+    /// What the lobby keeps of it (JSON).
+    pub body: String,
+}
+
+/// What [`Store::take_challenge`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Taken {
+    /// The challenge, now removed.
+    Taken(StoredChallenge),
+    /// The taker made it: left open.
+    Own,
+    /// No open challenge has this id.
+    Missing,
 }
 
 type Job = Box<dyn FnOnce(&Connection) -> Result<()> + Send>;
@@ -309,6 +407,25 @@ CREATE TABLE IF NOT EXISTS accounts (
 );
 CREATE TABLE IF NOT EXISTS tournaments (
     id TEXT PRIMARY KEY,
+    created_ms INTEGER NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    name TEXT PRIMARY KEY,
+    body TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS lobby_presence (
+    conn TEXT PRIMARY KEY,
+    instance TEXT NOT NULL,
+    name TEXT NOT NULL,
+    program INTEGER NOT NULL,
+    waiting INTEGER NOT NULL,
+    lease_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS lobby_presence_instance ON lobby_presence (instance);
+CREATE TABLE IF NOT EXISTS lobby_challenges (
+    id TEXT PRIMARY KEY,
+    by_name TEXT NOT NULL,
     created_ms INTEGER NOT NULL,
     body TEXT NOT NULL
 );
@@ -433,6 +550,22 @@ impl SqliteStore {
 
     fn write(&self, job: Job) -> StoreFuture<'_, ()> {
         self.write_typed(Box::new(move |conn| job(conn).map_err(StoreError::from)))
+    }
+
+    /// A write whose job answers a value.
+    fn write_value<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T> + Send + 'static,
+    ) -> StoreFuture<'_, T> {
+        let (tx, rx) = oneshot::channel();
+        let done = self.write(Box::new(move |conn| {
+            let _ = tx.send(f(conn)?);
+            Ok(())
+        }));
+        Box::pin(async move {
+            done.await?;
+            Ok(rx.await.map_err(|_| anyhow!("the write did not answer"))?)
+        })
     }
 
     fn write_typed(&self, job: TypedJob) -> StoreFuture<'_, ()> {
@@ -822,6 +955,221 @@ impl Store for SqliteStore {
             Ok(rows)
         })
     }
+
+    fn save_ratings(&self, ratings: Vec<Rating>) -> StoreFuture<'_, ()> {
+        let bodies: Result<Vec<(String, String)>, serde_json::Error> = ratings
+            .iter()
+            .map(|r| Ok((r.name.clone(), serde_json::to_string(r)?)))
+            .collect();
+        self.write(Box::new(move |conn| {
+            conn.execute("DELETE FROM ratings", [])?;
+            for (name, body) in bodies? {
+                conn.execute(
+                    "INSERT INTO ratings (name, body) VALUES (?1, ?2)",
+                    params![name, body],
+                )?;
+            }
+            Ok(())
+        }))
+    }
+
+    fn ratings(&self) -> StoreFuture<'_, Vec<Rating>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached("SELECT body FROM ratings")?;
+            let rows = stmt
+                .query_map([], |r| r.get::<_, String>(0))?
+                .map(|body| serde_json::from_str::<Rating>(&body?).context("stored rating"))
+                .collect::<Result<Vec<Rating>>>()?;
+            Ok(best_first(rows))
+        })
+    }
+
+    fn enter_lobby(&self, p: Presence, lease_ms: u64) -> StoreFuture<'_, ()> {
+        self.write(Box::new(move |conn| {
+            conn.execute(
+                "INSERT INTO lobby_presence (conn, instance, name, program, waiting, lease_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (conn) DO UPDATE SET \
+                 waiting = excluded.waiting, lease_ms = excluded.lease_ms",
+                params![
+                    p.conn,
+                    p.instance,
+                    p.name,
+                    p.program,
+                    p.waiting,
+                    lease_ms as i64
+                ],
+            )?;
+            Ok(())
+        }))
+    }
+
+    fn set_waiting(&self, conn_id: &str, on: bool) -> StoreFuture<'_, bool> {
+        let id = conn_id.to_string();
+        self.write_value(move |conn| {
+            Ok(conn.execute(
+                "UPDATE lobby_presence SET waiting = ?2 WHERE conn = ?1",
+                params![id, on],
+            )? > 0)
+        })
+    }
+
+    fn stop_waiting(&self, names: Vec<String>) -> StoreFuture<'_, ()> {
+        self.write(Box::new(move |conn| {
+            for name in names {
+                conn.execute(
+                    "UPDATE lobby_presence SET waiting = 0 WHERE name = ?1 COLLATE NOCASE",
+                    params![name],
+                )?;
+            }
+            Ok(())
+        }))
+    }
+
+    fn leave_lobby(&self, conn_id: &str) -> StoreFuture<'_, ()> {
+        let id = conn_id.to_string();
+        self.write(Box::new(move |conn| {
+            let name: Option<String> = conn
+                .query_row(
+                    "DELETE FROM lobby_presence WHERE conn = ?1 RETURNING name",
+                    params![id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(name) = name {
+                conn.execute(
+                    "DELETE FROM lobby_challenges WHERE by_name = ?1 COLLATE NOCASE AND NOT EXISTS \
+                     (SELECT 1 FROM lobby_presence WHERE name = ?1 COLLATE NOCASE)",
+                    params![name],
+                )?;
+            }
+            Ok(())
+        }))
+    }
+
+    fn renew_lobby(&self, instance: &str, lease_ms: u64) -> StoreFuture<'_, ()> {
+        let instance = instance.to_string();
+        self.write(Box::new(move |conn| {
+            conn.execute(
+                "UPDATE lobby_presence SET lease_ms = ?2 WHERE instance = ?1",
+                params![instance, lease_ms as i64],
+            )?;
+            Ok(())
+        }))
+    }
+
+    fn expire_lobby(&self, now_ms: u64) -> StoreFuture<'_, usize> {
+        self.write_value(move |conn| {
+            let gone = conn.execute(
+                "DELETE FROM lobby_presence WHERE lease_ms < ?1",
+                params![now_ms as i64],
+            )?;
+            conn.execute(
+                "DELETE FROM lobby_challenges WHERE NOT EXISTS (SELECT 1 FROM lobby_presence p \
+                 WHERE p.name = lobby_challenges.by_name COLLATE NOCASE)",
+                [],
+            )?;
+            Ok(gone)
+        })
+    }
+
+    fn lobby(&self, now_ms: u64) -> StoreFuture<'_, (Vec<Presence>, Vec<StoredChallenge>)> {
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT conn, instance, name, program, waiting FROM lobby_presence \
+                 WHERE lease_ms >= ?1 ORDER BY name COLLATE NOCASE, conn",
+            )?;
+            let present = stmt
+                .query_map(params![now_ms as i64], |r| {
+                    Ok(Presence {
+                        conn: r.get(0)?,
+                        instance: r.get(1)?,
+                        name: r.get(2)?,
+                        program: r.get(3)?,
+                        waiting: r.get(4)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<Presence>>>()?;
+            let mut stmt = conn.prepare_cached(
+                "SELECT id, by_name, created_ms, body FROM lobby_challenges c WHERE EXISTS \
+                 (SELECT 1 FROM lobby_presence p WHERE p.name = c.by_name COLLATE NOCASE \
+                  AND p.lease_ms >= ?1) ORDER BY created_ms, id",
+            )?;
+            let challenges = stmt
+                .query_map(params![now_ms as i64], |r| {
+                    Ok(StoredChallenge {
+                        id: r.get(0)?,
+                        by: r.get(1)?,
+                        created_ms: r.get::<_, i64>(2)? as u64,
+                        body: r.get(3)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<StoredChallenge>>>()?;
+            Ok((present, challenges))
+        })
+    }
+
+    fn add_challenge(
+        &self,
+        c: StoredChallenge,
+        max_each: usize,
+        max_all: usize,
+    ) -> StoreFuture<'_, bool> {
+        self.write_value(move |conn| {
+            let (mine, all): (i64, i64) = conn.query_row(
+                "SELECT COUNT(*) FILTER (WHERE by_name = ?1 COLLATE NOCASE), COUNT(*) \
+                 FROM lobby_challenges",
+                params![c.by],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            if mine as usize >= max_each || all as usize >= max_all {
+                return Ok(false);
+            }
+            conn.execute(
+                "INSERT INTO lobby_challenges (id, by_name, created_ms, body) \
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![c.id, c.by, c.created_ms as i64, c.body],
+            )?;
+            Ok(true)
+        })
+    }
+
+    fn cancel_challenge(&self, id: &str, by: &str) -> StoreFuture<'_, bool> {
+        let (id, by) = (id.to_string(), by.to_string());
+        self.write_value(move |conn| {
+            Ok(conn.execute(
+                "DELETE FROM lobby_challenges WHERE id = ?1 AND by_name = ?2 COLLATE NOCASE",
+                params![id, by],
+            )? > 0)
+        })
+    }
+
+    fn take_challenge(&self, id: &str, taker: &str) -> StoreFuture<'_, Taken> {
+        let (id, taker) = (id.to_string(), taker.to_string());
+        self.write_value(move |conn| {
+            let found = conn
+                .query_row(
+                    "SELECT id, by_name, created_ms, body FROM lobby_challenges WHERE id = ?1",
+                    params![id],
+                    |r| {
+                        Ok(StoredChallenge {
+                            id: r.get(0)?,
+                            by: r.get(1)?,
+                            created_ms: r.get::<_, i64>(2)? as u64,
+                            body: r.get(3)?,
+                        })
+                    },
+                )
+                .optional()?;
+            Ok(match found {
+                None => Taken::Missing,
+                Some(c) if c.by.eq_ignore_ascii_case(&taker) => Taken::Own,
+                Some(c) => {
+                    conn.execute("DELETE FROM lobby_challenges WHERE id = ?1", params![id])?;
+                    Taken::Taken(c)
+                }
+            })
+        })
+    }
 }
 
 const ACCOUNT_COLUMNS: &str = "name, program, td, created_ms";
@@ -833,6 +1181,13 @@ fn account_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Account> {
         td: r.get(2)?,
         created_ms: r.get::<_, i64>(3)? as u64,
     })
+}
+
+/// Ratings best first, equal ones by name.
+#[must_use]
+pub fn best_first(mut ratings: Vec<Rating>) -> Vec<Rating> {
+    ratings.sort_by(|a, b| b.rating.total_cmp(&a.rating).then(a.name.cmp(&b.name)));
+    ratings
 }
 
 /// Lines of the list of games from a query of `id, created_ms, config, moves, result`.

@@ -233,7 +233,20 @@ async fn an_accepted_challenge_seats_both_accounts_and_its_result_rates_them() {
         (line["result"].as_str(), line["rated"].as_bool()),
         (Some("B+R"), Some(true))
     );
-    let players = get(a, "/api/players").await;
+    // Ratings are refitted by the leading server when the bus tells it of the rated game's
+    // end, and stored: every server shows them within 2 s (issue 23 §4).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    let players = loop {
+        let players = get(a, "/api/players").await;
+        if players["players"][0]["rating"].is_number() {
+            break players;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not rated within 2 s: {players}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     let list = players["players"].as_array().unwrap();
     assert_eq!(
         list[0]["name"], "alice",

@@ -65,7 +65,7 @@ async fn fill(db: &Path, n: usize, started: usize, finished: bool) {
     .unwrap()
     .config()
     .unwrap();
-    let now = goref_server::server::now_ms();
+    let now = goref_server::clock::wall_ms();
     for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
         let mut tasks = Vec::new();
         for &i in chunk {

@@ -30,10 +30,10 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls, Row, Statement};
 
 use super::{
-    Created, GameSummary, NewAccount, SeqTaken, Store, StoreError, StoreFuture, StoredGame,
-    MAX_SESSIONS,
+    Created, GameSummary, NewAccount, Note, Presence, SeqTaken, Store, StoreError, StoreFuture,
+    StoredChallenge, StoredGame, Taken, MAX_SESSIONS,
 };
-use crate::accounts::Account;
+use crate::protocol::{Account, Rating};
 use crate::room::{Event, GameConfig};
 
 /// Connections to the database at most, unless `GOREF_PG_POOL` says otherwise (1-1000).
@@ -60,11 +60,13 @@ const MIGRATION_LOCK: i64 = 7216404;
 const LOCK_CREATOR: i32 = 4_711_001;
 const LOCK_ACCOUNTS: i32 = 4_711_002;
 const LOCK_SESSIONS: i32 = 4_711_003;
+const LOCK_CHALLENGES: i32 = 4_711_004;
 
 /// The schema, version by version; [`PgStore::connect`] applies those not yet applied. Names
 /// are compared without regard to (ASCII) case, as SQLite's `NOCASE` does: account names are
 /// ASCII, and the indexes are on `lower(…)`.
-pub const MIGRATIONS: &[&str] = &["
+pub const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE games (
     id TEXT PRIMARY KEY,
     created_ms BIGINT NOT NULL,
@@ -110,7 +112,30 @@ CREATE TABLE tournaments (
     created_ms BIGINT NOT NULL,
     body TEXT NOT NULL
 );
-"];
+",
+    "
+CREATE TABLE ratings (
+    name TEXT PRIMARY KEY,
+    body TEXT NOT NULL
+);
+CREATE TABLE lobby_presence (
+    conn TEXT PRIMARY KEY,
+    instance TEXT NOT NULL,
+    name TEXT NOT NULL,
+    program BOOLEAN NOT NULL,
+    waiting BOOLEAN NOT NULL,
+    lease_ms BIGINT NOT NULL
+);
+CREATE INDEX lobby_presence_instance ON lobby_presence (instance);
+CREATE INDEX lobby_presence_name ON lobby_presence (lower(name));
+CREATE TABLE lobby_challenges (
+    id TEXT PRIMARY KEY,
+    by_name TEXT NOT NULL,
+    created_ms BIGINT NOT NULL,
+    body TEXT NOT NULL
+);
+",
+];
 
 /// A database error as one line: PostgreSQL's message and detail when it sent them.
 fn db(e: tokio_postgres::Error) -> anyhow::Error {
@@ -330,12 +355,10 @@ async fn lead(config: tokio_postgres::Config, tx: tokio::sync::watch::Sender<boo
     }
 }
 
-/// Listens to `goref_events` on a connection of its own and passes `(game, version)` on;
-/// after a lost connection it connects again and says that some may have been missed.
-async fn listen(
-    config: tokio_postgres::Config,
-    tx: tokio::sync::mpsc::UnboundedSender<(String, u64)>,
-) {
+/// Listens to `goref_events` (events appended: `game:seq`) and `goref_bus` (messages
+/// published) on a connection of its own and passes them on; after a lost connection it
+/// connects again and says that some may have been missed.
+async fn listen(config: tokio_postgres::Config, tx: tokio::sync::mpsc::UnboundedSender<Note>) {
     use futures_util::StreamExt;
     loop {
         if let Ok((client, mut connection)) = config.connect(NoTls).await {
@@ -345,21 +368,33 @@ async fn listen(
                     futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
                 while let Some(Ok(message)) = messages.next().await {
                     if let tokio_postgres::AsyncMessage::Notification(n) = message {
-                        let _ = notes_tx.send(n.payload().to_string());
+                        let _ = notes_tx.send((n.channel().to_string(), n.payload().to_string()));
                     }
                 }
             });
-            if client.batch_execute("LISTEN goref_events").await.is_ok() {
+            if client
+                .batch_execute("LISTEN goref_events; LISTEN goref_bus")
+                .await
+                .is_ok()
+            {
                 // Connected (again): what happened meanwhile is read from the store.
-                if tx.send((String::new(), 0)).is_err() {
+                if tx.send(Note::Missed).is_err() {
                     return;
                 }
-                while let Some(payload) = notes.recv().await {
-                    let Some((id, seq)) = payload.rsplit_once(':') else {
-                        continue;
+                while let Some((channel, payload)) = notes.recv().await {
+                    let note = if channel == "goref_bus" {
+                        Note::Published(payload)
+                    } else {
+                        let Some((id, seq)) = payload.rsplit_once(':') else {
+                            continue;
+                        };
+                        let Ok(seq) = seq.parse() else { continue };
+                        Note::Appended {
+                            id: id.to_string(),
+                            seq,
+                        }
                     };
-                    let Ok(seq) = seq.parse() else { continue };
-                    if tx.send((id.to_string(), seq)).is_err() {
+                    if tx.send(note).is_err() {
                         return;
                     }
                 }
@@ -551,6 +586,15 @@ fn account_row(r: &Row) -> Result<Account> {
     })
 }
 
+fn challenge_row(r: &Row) -> Result<StoredChallenge> {
+    Ok(StoredChallenge {
+        id: r.try_get(0)?,
+        by: r.try_get(1)?,
+        created_ms: uint(r.try_get(2)?, "challenge time")?,
+        body: r.try_get(3)?,
+    })
+}
+
 fn ids(rows: &[Row]) -> Result<Vec<String>> {
     rows.iter()
         .map(|r| r.try_get::<_, String>(0).map_err(Into::into))
@@ -592,11 +636,21 @@ impl Store for PgStore {
         Some(rx)
     }
 
-    fn changes(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<(String, u64)>> {
+    fn notes(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<Note>> {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let config = self.pool.config.clone();
         tokio::spawn(listen(config, tx));
         Some(rx)
+    }
+
+    fn publish(&self, payload: String) -> StoreFuture<'_, ()> {
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            conn.execute("SELECT pg_notify('goref_bus', $1)", &[&payload])
+                .await
+                .context("publishing to the other servers")?;
+            Ok(())
+        })
     }
 
     fn create(&self, game: StoredGame) -> StoreFuture<'_, ()> {
@@ -1026,6 +1080,257 @@ impl Store for PgStore {
                     &[],
                 )
                 .await?)
+        })
+    }
+
+    fn save_ratings(&self, ratings: Vec<Rating>) -> StoreFuture<'_, ()> {
+        boxed(async move {
+            let bodies = ratings
+                .iter()
+                .map(|r| Ok((r.name.clone(), serde_json::to_string(r)?)))
+                .collect::<Result<Vec<(String, String)>>>()?;
+            let mut conn = self.pool.get().await?;
+            let tx = conn.client.transaction().await.map_err(db)?;
+            tx.execute("DELETE FROM ratings", &[]).await.map_err(db)?;
+            for (name, body) in &bodies {
+                tx.execute(
+                    "INSERT INTO ratings (name, body) VALUES ($1, $2)",
+                    &[name, body],
+                )
+                .await
+                .map_err(db)?;
+            }
+            tx.commit().await.map_err(db)?;
+            Ok(())
+        })
+    }
+
+    fn ratings(&self) -> StoreFuture<'_, Vec<Rating>> {
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            let rows = conn.query("SELECT body FROM ratings", &[]).await?;
+            let ratings = rows
+                .iter()
+                .map(|r| {
+                    let body: String = r.try_get(0)?;
+                    serde_json::from_str::<Rating>(&body).context("stored rating")
+                })
+                .collect::<Result<Vec<Rating>>>()?;
+            Ok(super::best_first(ratings))
+        })
+    }
+
+    fn enter_lobby(&self, p: Presence, lease_ms: u64) -> StoreFuture<'_, ()> {
+        boxed(async move {
+            let lease = int(lease_ms, "lease")?;
+            let mut conn = self.pool.get().await?;
+            conn.execute(
+                "INSERT INTO lobby_presence (conn, instance, name, program, waiting, lease_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (conn) DO UPDATE SET \
+                 waiting = excluded.waiting, lease_ms = excluded.lease_ms",
+                &[
+                    &p.conn,
+                    &p.instance,
+                    &p.name,
+                    &p.program,
+                    &p.waiting,
+                    &lease,
+                ],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn set_waiting(&self, conn_id: &str, on: bool) -> StoreFuture<'_, bool> {
+        let id = conn_id.to_string();
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            let n = conn
+                .execute(
+                    "UPDATE lobby_presence SET waiting = $2 WHERE conn = $1",
+                    &[&id, &on],
+                )
+                .await?;
+            Ok(n > 0)
+        })
+    }
+
+    fn stop_waiting(&self, names: Vec<String>) -> StoreFuture<'_, ()> {
+        boxed(async move {
+            let lower: Vec<String> = names.iter().map(|n| n.to_ascii_lowercase()).collect();
+            let mut conn = self.pool.get().await?;
+            conn.execute(
+                "UPDATE lobby_presence SET waiting = false WHERE lower(name) = ANY($1)",
+                &[&lower],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn leave_lobby(&self, conn_id: &str) -> StoreFuture<'_, ()> {
+        let id = conn_id.to_string();
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            conn.execute(
+                "WITH gone AS (DELETE FROM lobby_presence WHERE conn = $1 RETURNING name) \
+                 DELETE FROM lobby_challenges c USING gone \
+                 WHERE lower(c.by_name) = lower(gone.name) AND NOT EXISTS \
+                 (SELECT 1 FROM lobby_presence p WHERE lower(p.name) = lower(gone.name) \
+                  AND p.conn <> $1)",
+                &[&id],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn renew_lobby(&self, instance: &str, lease_ms: u64) -> StoreFuture<'_, ()> {
+        let instance = instance.to_string();
+        boxed(async move {
+            let lease = int(lease_ms, "lease")?;
+            let mut conn = self.pool.get().await?;
+            conn.execute(
+                "UPDATE lobby_presence SET lease_ms = $2 WHERE instance = $1",
+                &[&instance, &lease],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn expire_lobby(&self, now_ms: u64) -> StoreFuture<'_, usize> {
+        boxed(async move {
+            let now = int(now_ms, "time")?;
+            let mut conn = self.pool.get().await?;
+            let gone = conn
+                .execute("DELETE FROM lobby_presence WHERE lease_ms < $1", &[&now])
+                .await?;
+            conn.execute(
+                "DELETE FROM lobby_challenges c WHERE NOT EXISTS (SELECT 1 FROM lobby_presence p \
+                 WHERE lower(p.name) = lower(c.by_name))",
+                &[],
+            )
+            .await?;
+            Ok(usize::try_from(gone).unwrap_or(usize::MAX))
+        })
+    }
+
+    fn lobby(&self, now_ms: u64) -> StoreFuture<'_, (Vec<Presence>, Vec<StoredChallenge>)> {
+        boxed(async move {
+            let now = int(now_ms, "time")?;
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query(
+                    "SELECT conn, instance, name, program, waiting FROM lobby_presence \
+                     WHERE lease_ms >= $1 ORDER BY lower(name), conn COLLATE \"C\"",
+                    &[&now],
+                )
+                .await?;
+            let present = rows
+                .iter()
+                .map(|r| {
+                    Ok(Presence {
+                        conn: r.try_get(0)?,
+                        instance: r.try_get(1)?,
+                        name: r.try_get(2)?,
+                        program: r.try_get(3)?,
+                        waiting: r.try_get(4)?,
+                    })
+                })
+                .collect::<Result<Vec<Presence>>>()?;
+            let rows = conn
+                .query(
+                    "SELECT id, by_name, created_ms, body FROM lobby_challenges c WHERE EXISTS \
+                     (SELECT 1 FROM lobby_presence p WHERE lower(p.name) = lower(c.by_name) \
+                      AND p.lease_ms >= $1) ORDER BY created_ms, id COLLATE \"C\"",
+                    &[&now],
+                )
+                .await?;
+            let challenges = rows.iter().map(challenge_row).collect::<Result<Vec<_>>>()?;
+            Ok((present, challenges))
+        })
+    }
+
+    fn add_challenge(
+        &self,
+        c: StoredChallenge,
+        max_each: usize,
+        max_all: usize,
+    ) -> StoreFuture<'_, bool> {
+        boxed(async move {
+            let created = int(c.created_ms, "challenge time")?;
+            let mut conn = self.pool.get().await?;
+            let tx = conn.client.transaction().await.map_err(db)?;
+            // One challenge added at a time: the counts are then exact.
+            tx.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CHALLENGES])
+                .await
+                .map_err(db)?;
+            let row = tx
+                .query_one(
+                    "SELECT COUNT(*) FILTER (WHERE lower(by_name) = lower($1)), COUNT(*) \
+                     FROM lobby_challenges",
+                    &[&c.by],
+                )
+                .await
+                .map_err(db)?;
+            let (mine, all): (i64, i64) = (row.get(0), row.get(1));
+            if usize::try_from(mine).unwrap_or(usize::MAX) >= max_each
+                || usize::try_from(all).unwrap_or(usize::MAX) >= max_all
+            {
+                tx.rollback().await.map_err(db)?;
+                return Ok(false);
+            }
+            tx.execute(
+                "INSERT INTO lobby_challenges (id, by_name, created_ms, body) \
+                 VALUES ($1, $2, $3, $4)",
+                &[&c.id, &c.by, &created, &c.body],
+            )
+            .await
+            .map_err(db)?;
+            tx.commit().await.map_err(db)?;
+            Ok(true)
+        })
+    }
+
+    fn cancel_challenge(&self, id: &str, by: &str) -> StoreFuture<'_, bool> {
+        let (id, by) = (id.to_string(), by.to_string());
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            let n = conn
+                .execute(
+                    "DELETE FROM lobby_challenges WHERE id = $1 AND lower(by_name) = lower($2)",
+                    &[&id, &by],
+                )
+                .await?;
+            Ok(n > 0)
+        })
+    }
+
+    fn take_challenge(&self, id: &str, taker: &str) -> StoreFuture<'_, Taken> {
+        let (id, taker) = (id.to_string(), taker.to_string());
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            // Removed as it is read: of two takers at once, one gets it.
+            let rows = conn
+                .query(
+                    "DELETE FROM lobby_challenges WHERE id = $1 AND lower(by_name) <> lower($2) \
+                     RETURNING id, by_name, created_ms, body",
+                    &[&id, &taker],
+                )
+                .await?;
+            if let Some(r) = rows.first() {
+                return Ok(Taken::Taken(challenge_row(r)?));
+            }
+            let own = conn
+                .query("SELECT 1 FROM lobby_challenges WHERE id = $1", &[&id])
+                .await?;
+            Ok(if own.is_empty() {
+                Taken::Missing
+            } else {
+                Taken::Own
+            })
         })
     }
 }

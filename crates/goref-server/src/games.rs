@@ -1,166 +1,283 @@
-//! The HTTP and WebSocket server (axum): game rooms, seat links, spectators, timers.
+//! The games service: one owner for every game the server holds — the rooms in memory, their
+//! clocks' timers, the store handle and the leader's role among servers sharing a database.
+//!
+//! Everything that changes a game goes through [`Games`]: [`Games::open`] (a game the server
+//! makes: a challenge accepted, a pairing, a tournament's), [`Games::act`] (a player's move
+//! from a seat), [`Games::act_as_server`] (the server or the TD), and the clocks' timers and
+//! the upkeep inside. After an event is stored the service *publishes* it on the [`Bus`]
+//! ([`GameEvent`]: started, changed, finished); the lobby, ratings and tournaments subscribe
+//! ([`Games::subscribe`]) and are never called from here.
+//!
+//! Its routes ([`Games::routes`]): `GET|POST /api/games`, `GET /api/games/{id}`,
+//! `/api/games/{id}/sgf` and the game's WebSocket `/api/games/{id}/ws`.
+//!
+//! Time is read from the injected [`Clock`]: what a room shows, what it stores and when its
+//! timer flags are all computed from the stored events at that clock's now.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Result;
 use axum::body::Bytes;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use goref_rules::{ByColor, Color};
 use serde::Deserialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
-use crate::assets;
+use crate::bus::{Bus, BusEvent, GameEvent};
+use crate::clock::Clock;
 use crate::error::{ApiError, Missing};
 use crate::limits::{ClientAddr, Limited, RateLimiter};
-use crate::lobby::{self, Lobby, PairingOptions};
+use crate::options::Options;
 use crate::protocol::{
     ClientMessage, GameCreated, GameList, ProtocolError, ProtocolErrorKind, SeatLink, ServerMessage,
 };
 use crate::room::{Act, CreateRequest, Event, GameConfig, Phase, Refusal, Room, Side};
+use crate::sessions::{hash_secret, random_hex, same};
 use crate::store::{Created, Store, StoreError, StoredGame};
-use crate::tournament::{self, Tournaments};
 
 mod upkeep;
 
-/// Server settings.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Time forgiven per turn for network lag (see [`crate::clock`]).
-    pub lag_allowance_ms: u64,
-    /// The largest WebSocket message accepted; larger ones are refused with an error.
-    pub max_message_bytes: usize,
-    /// Messages a connection may send a second on average (bursts of twice as many); more are
-    /// refused with `rate_limited`.
-    pub messages_per_second: u32,
-    /// Continuous pairing of the players waiting in the lobby.
-    pub pairing: PairingOptions,
-    /// The tournament director's account; `None`: the first account created.
-    pub td: Option<String>,
-    /// Games one client address may create at once; then `create_per_minute` (more get 429
-    /// `rate_limited` with `Retry-After`).
-    pub create_burst: u32,
-    /// Games one client address may create a minute after its burst (0: no limit).
-    pub create_per_minute: u32,
-    /// Unfinished games one creator may have (more get 429 `too_many_unfinished`).
-    pub max_unfinished_per_creator: usize,
-    /// A game without any move this long after its creation is closed without a result
-    /// (`Void`, with a note).
-    pub unstarted_expiry: Duration,
-    /// A started game in which nothing happens for this long is closed without a result
-    /// (games with a clock are normally finished by it first).
-    pub abandoned_expiry: Duration,
-    /// How often games due to close are looked for, and idle games leave memory.
-    pub upkeep_interval: Duration,
-    /// Open connections at most (WebSockets included); more get a short 503 and are closed.
-    pub max_connections: usize,
-    /// Open connections at most from one client address (an IPv4 address or an IPv6 /64).
-    pub max_connections_per_address: usize,
-    /// A request's head must arrive within this (slow clients are closed); also the longest
-    /// wait for the next request on a kept-alive connection.
-    pub header_timeout: Duration,
-    /// A connection on which nothing moves for this long is closed (not WebSockets: those
-    /// are pinged).
-    pub idle_timeout: Duration,
-    /// A request (body included) must be answered within this, or gets 408.
-    pub request_timeout: Duration,
-    /// A WebSocket is pinged after this long without a message from its client.
-    pub ping_interval: Duration,
-    /// A WebSocket whose client misses this many pings in a row is closed.
-    pub missed_pings: u32,
-    /// Origins besides the server's own whose pages may open games' WebSockets (exact, such
-    /// as `https://club.example`). Requests without `Origin` (programs) are always let in.
-    pub allowed_origins: Vec<String>,
-    /// Behind a reverse proxy on the same machine: the client of a request from a loopback
-    /// address is the last entry of its `X-Forwarded-For` (for the limits on creating games),
-    /// and loopback connections are not capped per address.
-    pub trust_forwarded_for: bool,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            lag_allowance_ms: 1_000,
-            max_message_bytes: 4_096,
-            messages_per_second: 20,
-            pairing: PairingOptions::default(),
-            td: None,
-            create_burst: 20,
-            create_per_minute: 60,
-            max_unfinished_per_creator: 50,
-            unstarted_expiry: Duration::from_secs(3600),
-            abandoned_expiry: Duration::from_secs(7 * 86_400),
-            upkeep_interval: Duration::from_secs(60),
-            max_connections: 4_096,
-            max_connections_per_address: 256,
-            header_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(60),
-            request_timeout: Duration::from_secs(30),
-            ping_interval: Duration::from_secs(30),
-            missed_pings: 2,
-            allowed_origins: Vec::new(),
-            trust_forwarded_for: false,
-        }
-    }
-}
-
-impl Options {
-    fn conn_limits(&self) -> crate::net::ConnLimits {
-        crate::net::ConnLimits {
-            max_connections: self.max_connections,
-            max_per_address: self.max_connections_per_address,
-            header_timeout: self.header_timeout,
-            idle_timeout: self.idle_timeout,
-            request_timeout: self.request_timeout,
-            trust_forwarded_for: self.trust_forwarded_for,
-        }
-    }
-}
-
 /// Client addresses (or accounts) the creation limiter keeps at most.
-const MAX_LIMITER_KEYS: usize = 100_000;
+pub(crate) const MAX_LIMITER_KEYS: usize = 100_000;
 
-/// The largest request body (game creation).
-const MAX_BODY: usize = 16 * 1024;
-/// Frames larger than this close the connection (before any JSON is read).
-const MAX_FRAME: usize = 64 * 1024;
+/// A game the server made: its id and the seat secrets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opened {
+    /// The game's id.
+    pub id: String,
+    /// Black's and White's seat secrets (the store keeps only their hashes).
+    pub secrets: ByColor<String>,
+}
 
-pub(crate) struct AppState {
-    pub(crate) store: Arc<dyn Store>,
+/// The games service; see the [module](self).
+pub struct Games {
+    store: Arc<dyn Store>,
+    bus: Arc<Bus>,
+    clock: Clock,
+    opts: Options,
     rooms: Mutex<HashMap<String, Arc<RoomHandle>>>,
-    pub(crate) opts: Options,
-    /// Who is in the lobby, open challenges, ratings.
-    pub(crate) lobby: Mutex<Lobby>,
-    /// Password hashing is slow and memory-hard: a few at a time, each in a reused memory.
-    pub(crate) hasher: crate::accounts::Hasher,
-    /// Failed logins, per name and address and per address.
-    pub(crate) throttle: crate::throttle::Throttle,
-    /// The tournaments on the server.
-    pub(crate) tournaments: tokio::sync::Mutex<Tournaments>,
     /// When this server started (unix ms): the clocks of games resumed after a restart run
     /// again from then.
     started_ms: u64,
-    /// Games created, by client address.
-    pub(crate) creations: RateLimiter,
-    /// Logins (each an Argon2 hash, and maybe a new account), by client address.
-    pub(crate) logins: RateLimiter,
+    /// Games created over HTTP, by client address.
+    creations: RateLimiter,
     /// The clock timer of each game whose clock runs, by game id. A timer holds the game's
     /// id, not its room: a room nobody holds leaves memory even while its clock runs.
     timers: Mutex<HashMap<String, JoinHandle<()>>>,
     /// With a store several servers share: whether this one fires timers, closes expired
-    /// games and pairs the lobby (see [`Store::leader`]); `None`: it is the only one.
+    /// games, pairs the lobby, refits ratings and runs tournaments (see [`Store::leader`]);
+    /// `None`: it is the only one.
     leader: Option<tokio::sync::watch::Receiver<bool>>,
 }
+
+impl Games {
+    /// The service over `store`, publishing on `bus`; its background work (timers after a
+    /// restart, the upkeep, following the leadership and other servers' changes) starts with
+    /// [`Games::run`].
+    #[must_use]
+    pub fn new(store: Arc<dyn Store>, bus: Arc<Bus>, opts: Options) -> Arc<Games> {
+        let leader = store.leader();
+        let clock = opts.clock.clone();
+        Arc::new(Games {
+            creations: RateLimiter::new(
+                opts.create_burst,
+                opts.create_per_minute,
+                MAX_LIMITER_KEYS,
+            ),
+            started_ms: clock.now_ms(),
+            store,
+            bus,
+            clock,
+            opts,
+            rooms: Mutex::new(HashMap::new()),
+            timers: Mutex::new(HashMap::new()),
+            leader,
+        })
+    }
+
+    /// The background work, until the server stops: follows the leadership and the other
+    /// servers' changes, resumes the started games when leading, and does the upkeep.
+    pub async fn run(self: Arc<Games>) {
+        tokio::spawn(follow_leadership(Arc::downgrade(&self)));
+        if self.bus.shared() {
+            tokio::spawn(follow_changes(Arc::downgrade(&self), self.bus.subscribe()));
+        }
+        upkeep::run(self).await;
+    }
+
+    /// The store.
+    #[must_use]
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// The bus the service publishes on.
+    #[must_use]
+    pub fn bus(&self) -> &Arc<Bus> {
+        &self.bus
+    }
+
+    /// Everything published on the bus from now on: games started, changed, finished, and
+    /// the features' own news.
+    #[must_use]
+    pub fn subscribe(&self) -> broadcast::Receiver<BusEvent> {
+        self.bus.subscribe()
+    }
+
+    /// The server's settings.
+    #[must_use]
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// Unix ms now, by the injected clock.
+    #[must_use]
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
+    /// Whether this server leads: fires the clocks' timers, closes expired games, and (the
+    /// features ask) pairs the lobby, refits the ratings and runs the tournaments.
+    #[must_use]
+    pub fn leads(&self) -> bool {
+        self.leader.as_ref().is_none_or(|l| *l.borrow())
+    }
+
+    /// Follows the leadership: `None` when this server is the only one (it always leads).
+    #[must_use]
+    pub fn leadership(&self) -> Option<tokio::sync::watch::Receiver<bool>> {
+        self.leader.clone()
+    }
+
+    /// Opens a game the server makes (a challenge accepted, a pairing, a tournament's) with
+    /// `config` (its players' accounts in `config.players`), `creator` naming who asked:
+    /// stored, then published as [`GameEvent::Started`] (the lobby tells both players).
+    ///
+    /// # Errors
+    ///
+    /// 400 for settings no room can have, 500 when it cannot be stored.
+    pub async fn open(&self, config: GameConfig, creator: String) -> Result<Opened, ApiError> {
+        self.create(config, creator, None).await
+    }
+
+    /// Stores a new game (refused when `max_unfinished` is given and its creator has that
+    /// many unfinished games), then publishes it.
+    async fn create(
+        &self,
+        config: GameConfig,
+        creator: String,
+        max_unfinished: Option<usize>,
+    ) -> Result<Opened, ApiError> {
+        let created_ms = self.now_ms();
+        // Checked here; the room is made when someone opens the game.
+        Room::new(config.clone(), created_ms, self.opts.lag_allowance_ms)
+            .map_err(ApiError::Invalid)?;
+        let id = random_hex(6);
+        let secrets = ByColor::new(random_hex(16), random_hex(16));
+        let stored = StoredGame {
+            id: id.clone(),
+            created_ms,
+            config: config.clone(),
+            secret_hashes: ByColor::new(hash_secret(&secrets.black), hash_secret(&secrets.white)),
+            creator,
+        };
+        match max_unfinished {
+            None => self
+                .store
+                .create(stored)
+                .await
+                .map_err(|e| ApiError::storage(&e))?,
+            Some(max) => match self.store.create_limited(stored, max).await {
+                Ok(Created::Stored) => {}
+                Ok(Created::CreatorFull(_)) => {
+                    return Err(Limited::TooManyUnfinished { max }.into())
+                }
+                Err(e) => return Err(ApiError::storage(&e)),
+            },
+        }
+        self.bus
+            .publish(BusEvent::Game(GameEvent::Started {
+                id: id.clone(),
+                config: Box::new(config),
+            }))
+            .await;
+        Ok(Opened { id, secrets })
+    }
+
+    /// A player acts on game `id` from `seat` (`None`: a spectator, refused), answering
+    /// `version`: the new version once the event is stored (and published), or the refusal
+    /// with the version it stays at.
+    ///
+    /// # Errors
+    ///
+    /// The refusal (a stale version, an illegal move, the store failing, ...).
+    pub async fn act(
+        self: &Arc<Games>,
+        id: &str,
+        seat: Option<Color>,
+        act: Act,
+        version: Option<u64>,
+        think_ms: Option<u64>,
+    ) -> Result<u64, (Refusal, u64)> {
+        let handle = match load_room(self, id).await {
+            Ok(Some(h)) => h,
+            Ok(None) => return Err((Refusal::Malformed("no such game".into()), 0)),
+            Err(e) => return Err((Refusal::Storage(format!("{e:#}")), 0)),
+        };
+        act_on(self, &handle, seat, act, version, think_ms).await
+    }
+
+    /// The server (or the TD through it) acts on game `id`: the new version, or why not (404
+    /// for no such game, 409 with the refusal's code).
+    ///
+    /// # Errors
+    ///
+    /// As said.
+    pub async fn act_as_server(self: &Arc<Games>, id: &str, act: Act) -> Result<u64, ApiError> {
+        let handle = room_or_404(self, id).await?;
+        let mut inner = handle.inner.lock().await;
+        let (event, next) = inner.room.prepare(None, act, self.now_ms(), None)?;
+        store_and_apply(self, &handle, &mut inner, event, next)
+            .await
+            .map_err(|e| ApiError::storage(&e))
+    }
+
+    /// The result (SGF `RE`) of game `id` as its stored events say, once over; `None` while
+    /// it goes on (or when there is no such game).
+    ///
+    /// # Errors
+    ///
+    /// The store failed, or the stored game cannot be replayed.
+    pub async fn result(self: &Arc<Games>, id: &str) -> Result<Option<String>> {
+        let Some(handle) = load_room(self, id).await? else {
+            return Ok(None);
+        };
+        let inner = handle.inner.lock().await;
+        Ok(inner.room.finished().map(|f| f.result))
+    }
+
+    /// The routes of games: the list, creating one, a game's state, record and WebSocket.
+    pub fn routes(self: Arc<Games>) -> Router {
+        Router::new()
+            .route("/api/games", get(list_games).post(create_game))
+            .route("/api/games/{id}", get(game_state))
+            .route("/api/games/{id}/sgf", get(game_sgf))
+            .route("/api/games/{id}/ws", get(game_ws))
+            .with_state(self)
+    }
+}
+
+/// Frames larger than this close the connection (before any JSON is read).
+const MAX_FRAME: usize = 64 * 1024;
 
 struct RoomHandle {
     id: String,
@@ -198,7 +315,7 @@ impl RoomHandle {
 
 /// Counts a connection out when it ends, however it ends; a finished game nobody watches
 /// leaves memory (it is read again from the store when asked for).
-struct Presence(Arc<AppState>, Arc<RoomHandle>, Option<Color>);
+struct Presence(Arc<Games>, Arc<RoomHandle>, Option<Color>);
 
 impl Drop for Presence {
     fn drop(&mut self) {
@@ -226,183 +343,13 @@ struct RoomInner {
     room: Room,
 }
 
-/// Unix time in milliseconds.
-#[must_use]
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
-pub(crate) fn random_hex(bytes: usize) -> String {
-    let mut buf = vec![0u8; bytes];
-    getrandom::fill(&mut buf).expect("operating system randomness");
-    buf.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-pub(crate) fn hash_secret(secret: &str) -> String {
-    let digest = Sha256::digest(secret.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Compares two strings in time independent of where they differ.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
-}
-
-/// A running server.
-pub struct Running {
-    /// Where it listens.
-    pub addr: SocketAddr,
-    /// The server task.
-    pub task: JoinHandle<()>,
-}
-
-/// Starts answering requests on `listener` at once; in the background, closes the games of
-/// `store` due to close, then resumes the started ones (clocks as at the last stored event,
-/// the running one starting again now), and keeps doing the upkeep. Other games are read
-/// from the store when asked for.
-pub async fn start(
-    listener: tokio::net::TcpListener,
-    store: Arc<dyn Store>,
-    opts: Options,
-) -> Result<Running> {
-    let lobby = Lobby::new(&store.rated_results().await?);
-    let tournaments = Tournaments::load(store.as_ref()).await?;
-    let store_leader = store.leader();
-    let creations = RateLimiter::new(opts.create_burst, opts.create_per_minute, MAX_LIMITER_KEYS);
-    // Logins share the creation limits: a club's page logs in now and then, a flood is refused.
-    let opts_logins = (opts.create_burst, opts.create_per_minute);
-    let state = Arc::new(AppState {
-        store,
-        rooms: Mutex::new(HashMap::new()),
-        opts,
-        started_ms: now_ms(),
-        creations,
-        logins: RateLimiter::new(opts_logins.0, opts_logins.1, MAX_LIMITER_KEYS),
-        timers: Mutex::new(HashMap::new()),
-        leader: store_leader,
-        lobby: Mutex::new(lobby),
-        hasher: crate::accounts::Hasher::new(2),
-        throttle: crate::throttle::Throttle::new(crate::throttle::ThrottleLimits::default()),
-        tournaments: tokio::sync::Mutex::new(tournaments),
-    });
-    lobby::start_pairing(&state);
-    tokio::spawn(follow_leadership(Arc::downgrade(&state)));
-    if let Some(changes) = state.store.changes() {
-        tokio::spawn(follow_changes(Arc::downgrade(&state), changes));
-    }
-    let addr = listener.local_addr()?;
-    let app = router(state.clone());
-    let limits = state.opts.conn_limits();
-    let task = tokio::spawn(async move {
-        tokio::join!(crate::net::serve(listener, app, limits), upkeep::run(state));
-    });
-    Ok(Running { addr, task })
-}
-
-fn router(state: Arc<AppState>) -> Router {
-    Router::new()
-        .route("/", get(index))
-        .route("/g/{id}", get(index))
-        .route("/lobby", get(index))
-        .route("/players", get(index))
-        .route("/players/{name}", get(index))
-        .route("/tournaments", get(index))
-        .route("/t/{id}", get(index))
-        .route("/assets/app.js", get(app_js))
-        .route("/assets/app.css", get(app_css))
-        .route("/api/games", get(list_games).post(create_game))
-        .route("/api/games/{id}", get(game_state))
-        .route("/api/games/{id}/sgf", get(game_sgf))
-        .route("/api/games/{id}/ws", get(game_ws))
-        .route("/api/login", axum::routing::post(lobby::login))
-        .route("/api/me", get(lobby::me))
-        .route("/api/players", get(lobby::players))
-        .route("/api/players/{name}", get(lobby::player))
-        .route("/api/lobby/ws", get(lobby::lobby_ws))
-        .route(
-            "/api/games/{id}/td",
-            axum::routing::post(tournament::td_act),
-        )
-        .route(
-            "/api/tournaments",
-            get(tournament::list).post(tournament::create),
-        )
-        .route("/api/tournaments/{id}", get(tournament::show))
-        .route(
-            "/api/tournaments/{id}/join",
-            axum::routing::post(tournament::join),
-        )
-        .route(
-            "/api/tournaments/{id}/start",
-            axum::routing::post(tournament::start),
-        )
-        .route(
-            "/api/tournaments/{id}/withdraw",
-            axum::routing::post(tournament::withdraw),
-        )
-        .layer(DefaultBodyLimit::max(MAX_BODY))
-        .layer(axum::middleware::map_response(common_headers))
-        .layer(axum::middleware::from_fn(crate::guard::cross_site))
-        .with_state(state)
-}
-
-async fn common_headers(mut response: Response) -> Response {
-    let h = response.headers_mut();
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    response
-}
-
-async fn index() -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
-            (
-                header::CONTENT_SECURITY_POLICY,
-                "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; \
-                 connect-src 'self'; script-src 'self'; base-uri 'none'; frame-ancestors 'none'",
-            ),
-        ],
-        assets::INDEX_HTML,
-    )
-        .into_response()
-}
-
-async fn app_js() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
-        assets::APP_JS,
-    )
-        .into_response()
-}
-
-async fn app_css() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
-        assets::APP_CSS,
-    )
-        .into_response()
-}
-
 #[derive(Deserialize)]
 struct ListQuery {
     limit: Option<usize>,
 }
 
 async fn list_games(
-    State(state): State<Arc<AppState>>,
+    State(state): State<Arc<Games>>,
     Query(q): Query<ListQuery>,
 ) -> Result<Response, ApiError> {
     let limit = q.limit.unwrap_or(100).clamp(1, 1000);
@@ -415,7 +362,7 @@ async fn list_games(
 }
 
 async fn create_game(
-    State(state): State<Arc<AppState>>,
+    State(state): State<Arc<Games>>,
     client: ClientAddr,
     body: Bytes,
 ) -> Result<Response, ApiError> {
@@ -426,25 +373,8 @@ async fn create_game(
     let request: CreateRequest =
         serde_json::from_slice(&body).map_err(|e| ApiError::Malformed(e.to_string()))?;
     let config = request.config().map_err(ApiError::Invalid)?;
-    let id = random_hex(6);
-    let secrets = ByColor::new(random_hex(16), random_hex(16));
-    let created_ms = now_ms();
-    // Checked here; the room is made when someone opens the game.
-    Room::new(config.clone(), created_ms, state.opts.lag_allowance_ms)
-        .map_err(ApiError::Invalid)?;
-    let stored = StoredGame {
-        id: id.clone(),
-        created_ms,
-        config,
-        secret_hashes: ByColor::new(hash_secret(&secrets.black), hash_secret(&secrets.white)),
-        creator,
-    };
     let max = state.opts.max_unfinished_per_creator;
-    match state.store.create_limited(stored, max).await {
-        Ok(Created::Stored) => {}
-        Ok(Created::CreatorFull(_)) => return Err(Limited::TooManyUnfinished { max }.into()),
-        Err(e) => return Err(ApiError::storage(&e)),
-    }
+    let Opened { id, secrets } = state.create(config, creator, Some(max)).await?;
     let seat = |secret: &str| SeatLink {
         secret: secret.to_string(),
         link: format!("/g/{id}#seat={secret}"),
@@ -456,34 +386,6 @@ async fn create_game(
         id,
     };
     Ok((StatusCode::CREATED, axum::Json(created)).into_response())
-}
-
-/// Stores a new game the server makes (a challenge accepted, a pairing, a tournament's),
-/// `creator` naming who asked for it: its id and the two seat secrets. The room is made when
-/// someone opens the game.
-pub(crate) async fn open_game(
-    state: &Arc<AppState>,
-    config: GameConfig,
-    creator: String,
-) -> Result<(String, ByColor<String>), ApiError> {
-    let created_ms = now_ms();
-    Room::new(config.clone(), created_ms, state.opts.lag_allowance_ms)
-        .map_err(ApiError::Invalid)?;
-    let id = random_hex(6);
-    let secrets = ByColor::new(random_hex(16), random_hex(16));
-    let stored = StoredGame {
-        id: id.clone(),
-        created_ms,
-        config,
-        secret_hashes: ByColor::new(hash_secret(&secrets.black), hash_secret(&secrets.white)),
-        creator,
-    };
-    state
-        .store
-        .create(stored)
-        .await
-        .map_err(|e| ApiError::storage(&e))?;
-    Ok((id, secrets))
 }
 
 fn new_handle(stored: StoredGame, room: Room) -> Arc<RoomHandle> {
@@ -500,7 +402,7 @@ fn new_handle(stored: StoredGame, room: Room) -> Arc<RoomHandle> {
 /// Game `id` as stored, its events replayed into a room; the clocks as they were at the last
 /// stored event, the running one started again from this server's start (or the last event,
 /// if later).
-async fn replay(state: &Arc<AppState>, id: &str) -> Result<Option<(StoredGame, Room)>> {
+async fn replay(state: &Arc<Games>, id: &str) -> Result<Option<(StoredGame, Room)>> {
     let Some((stored, events)) = state.store.load(id).await? else {
         return Ok(None);
     };
@@ -520,17 +422,10 @@ async fn replay(state: &Arc<AppState>, id: &str) -> Result<Option<(StoredGame, R
     Ok(Some((stored, room)))
 }
 
-impl AppState {
-    /// Whether this server fires timers, closes expired games and pairs the lobby.
-    pub(crate) fn leads(&self) -> bool {
-        self.leader.as_ref().is_none_or(|l| *l.borrow())
-    }
-}
-
 /// Follows the leadership among servers sharing a database: taking it, this server arms the
 /// timers of every game it holds and resumes the started ones (as after a restart); losing
 /// it, it disarms its timers.
-async fn follow_leadership(state: std::sync::Weak<AppState>) {
+async fn follow_leadership(state: std::sync::Weak<Games>) {
     let Some(mut leader) = state.upgrade().and_then(|s| s.leader.clone()) else {
         return;
     };
@@ -558,13 +453,22 @@ async fn follow_leadership(state: std::sync::Weak<AppState>) {
     }
 }
 
-/// Games other servers on the same database extended: each one held here is read again and
-/// shown to everyone connected here (an empty id: every game held).
+/// Follows the bus for games other servers on the same database extended: each one held
+/// here is read again and shown to everyone connected here (after missed notes: every game
+/// held).
 async fn follow_changes(
-    state: std::sync::Weak<AppState>,
-    mut changes: tokio::sync::mpsc::UnboundedReceiver<(String, u64)>,
+    state: std::sync::Weak<Games>,
+    mut bus: tokio::sync::broadcast::Receiver<BusEvent>,
 ) {
-    while let Some((id, seq)) = changes.recv().await {
+    loop {
+        let (id, seq) = match bus.recv().await {
+            Ok(BusEvent::Game(GameEvent::Changed { id, version })) => (id, version),
+            Ok(BusEvent::Missed) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                (String::new(), 0)
+            }
+            Ok(_) => continue,
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
         let Some(state) = state.upgrade() else { return };
         let held: Vec<Arc<RoomHandle>> = {
             let rooms = state.rooms.lock().expect("rooms");
@@ -583,7 +487,7 @@ async fn follow_changes(
                 Ok(Some((_, room))) if room.version() > inner.room.version() => {
                     inner.room = room;
                     schedule_timer(&state, &handle, &mut inner);
-                    let view: Arc<str> = state_text(&inner.room, &handle.id).into();
+                    let view: Arc<str> = state_text(&inner.room, &handle.id, state.now_ms()).into();
                     let _ = handle.tx.send(view);
                 }
                 Ok(_) => {}
@@ -594,7 +498,7 @@ async fn follow_changes(
 }
 
 /// The room of game `id`, loaded from the store (events replayed) when not in memory.
-async fn load_room(state: &Arc<AppState>, id: &str) -> Result<Option<Arc<RoomHandle>>> {
+async fn load_room(state: &Arc<Games>, id: &str) -> Result<Option<Arc<RoomHandle>>> {
     if let Some(h) = state.rooms.lock().expect("rooms").get(id) {
         return Ok(Some(h.clone()));
     }
@@ -621,7 +525,7 @@ async fn load_room(state: &Arc<AppState>, id: &str) -> Result<Option<Arc<RoomHan
     Ok(Some(handle))
 }
 
-async fn room_or_404(state: &Arc<AppState>, id: &str) -> Result<Arc<RoomHandle>, ApiError> {
+async fn room_or_404(state: &Arc<Games>, id: &str) -> Result<Arc<RoomHandle>, ApiError> {
     match load_room(state, id).await {
         Ok(Some(h)) => Ok(h),
         Ok(None) => Err(ApiError::NotFound(Missing::Game)),
@@ -629,12 +533,12 @@ async fn room_or_404(state: &Arc<AppState>, id: &str) -> Result<Arc<RoomHandle>,
     }
 }
 
-async fn game_state(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+async fn game_state(State(state): State<Arc<Games>>, Path(id): Path<String>) -> Response {
     match room_or_404(&state, &id).await {
         Ok(h) => {
             let inner = h.inner.lock().await;
             axum::Json(ServerMessage::State(Box::new(
-                inner.room.view(&h.id, now_ms()),
+                inner.room.view(&h.id, state.now_ms()),
             )))
             .into_response()
         }
@@ -642,7 +546,7 @@ async fn game_state(State(state): State<Arc<AppState>>, Path(id): Path<String>) 
     }
 }
 
-async fn game_sgf(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+async fn game_sgf(State(state): State<Arc<Games>>, Path(id): Path<String>) -> Response {
     match room_or_404(&state, &id).await {
         Ok(h) => {
             let sgf = h.inner.lock().await.room.sgf();
@@ -673,7 +577,7 @@ struct WsQuery {
 }
 
 async fn game_ws(
-    State(state): State<Arc<AppState>>,
+    State(state): State<Arc<Games>>,
     Path(id): Path<String>,
     Query(q): Query<WsQuery>,
     headers: axum::http::HeaderMap,
@@ -688,7 +592,7 @@ async fn game_ws(
     };
     let by_token = match q.token.as_deref().filter(|t| !t.is_empty()) {
         None => None,
-        Some(token) => match lobby::account_of_token(&state, token).await {
+        Some(token) => match crate::sessions::account_of_token(state.store.as_ref(), token).await {
             Ok(account) => {
                 let inner = handle.inner.lock().await;
                 let players = inner.room.config().players.as_ref();
@@ -719,8 +623,8 @@ async fn game_ws(
 }
 
 /// The whole state of the room as a message.
-fn state_text(room: &Room, id: &str) -> String {
-    ServerMessage::State(Box::new(room.view(id, now_ms()))).to_text()
+fn state_text(room: &Room, id: &str, now_ms: u64) -> String {
+    ServerMessage::State(Box::new(room.view(id, now_ms))).to_text()
 }
 
 /// The answer refusing a message.
@@ -735,7 +639,7 @@ fn refusal_text(r: &Refusal, id: Option<Value>, version: u64) -> String {
 }
 
 async fn connection(
-    state: Arc<AppState>,
+    state: Arc<Games>,
     handle: Arc<RoomHandle>,
     seat: Option<Color>,
     mut socket: WebSocket,
@@ -751,7 +655,7 @@ async fn connection(
                 lag_allowance_ms: state.opts.lag_allowance_ms,
             }
             .to_text(),
-            state_text(&inner.room, &handle.id),
+            state_text(&inner.room, &handle.id, state.now_ms()),
         )
     };
     if socket.send(Message::Text(hello.into())).await.is_err()
@@ -812,7 +716,7 @@ async fn connection(
                     Ok(t) => t,
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         let inner = handle.inner.lock().await;
-                        state_text(&inner.room, &handle.id).into()
+                        state_text(&inner.room, &handle.id, state.now_ms()).into()
                     }
                     Err(broadcast::error::RecvError::Closed) => break,
                 };
@@ -861,7 +765,7 @@ async fn current_version(handle: &RoomHandle) -> u64 {
 
 /// Answers one text message: an `ack` once the event is stored, or an `error`.
 async fn handle_text(
-    state: &Arc<AppState>,
+    state: &Arc<Games>,
     handle: &Arc<RoomHandle>,
     seat: Option<Color>,
     text: &str,
@@ -885,7 +789,7 @@ async fn handle_text(
     };
     let Some(act) = msg.command.act() else {
         let inner = handle.inner.lock().await;
-        return state_text(&inner.room, &handle.id);
+        return state_text(&inner.room, &handle.id, state.now_ms());
     };
     match act_on(state, handle, seat, act, msg.version, msg.think_ms).await {
         Ok(version) => ServerMessage::Ack {
@@ -900,7 +804,7 @@ async fn handle_text(
 /// Validates, stores, applies and broadcasts one action. Returns the new version, or the
 /// refusal and the (unchanged) version.
 async fn act_on(
-    state: &Arc<AppState>,
+    state: &Arc<Games>,
     handle: &Arc<RoomHandle>,
     seat: Option<Color>,
     act: Act,
@@ -921,7 +825,7 @@ async fn act_on(
     if version != current {
         return Err((Refusal::Stale { version, current }, current));
     }
-    let now = now_ms();
+    let now = state.now_ms();
     let turn = matches!(
         act,
         Act::Play { .. } | Act::Pass | Act::Mark { .. } | Act::Dispute { .. } | Act::Done
@@ -944,26 +848,11 @@ async fn act_on(
     }
 }
 
-/// The server (or the TD through it) acts on game `id`: the new version, or why not (404
-/// for no such game, 409 with the refusal's code).
-pub(crate) async fn act_as_server(
-    state: &Arc<AppState>,
-    id: &str,
-    act: Act,
-) -> Result<u64, ApiError> {
-    let handle = room_or_404(state, id).await?;
-    let mut inner = handle.inner.lock().await;
-    let (event, next) = inner.room.prepare(None, act, now_ms(), None)?;
-    store_and_apply(state, &handle, &mut inner, event, next)
-        .await
-        .map_err(|e| ApiError::storage(&e))
-}
-
 /// Stores `event`, then takes `next` (the room with the event applied), then tells everyone.
 /// Nothing changes if storing fails. When the referee then needs an adjudication, the server's
 /// third party (Olympiad 3.9's default removal) decides, stored the same way.
 async fn store_and_apply(
-    state: &Arc<AppState>,
+    state: &Arc<Games>,
     handle: &Arc<RoomHandle>,
     inner: &mut RoomInner,
     event: Event,
@@ -983,7 +872,8 @@ async fn store_and_apply(
                     Ok(Some((_, room))) => {
                         inner.room = room;
                         schedule_timer(state, handle, inner);
-                        let view: Arc<str> = state_text(&inner.room, &handle.id).into();
+                        let view: Arc<str> =
+                            state_text(&inner.room, &handle.id, state.now_ms()).into();
                         let _ = handle.tx.send(view);
                     }
                     Ok(None) => {}
@@ -998,24 +888,37 @@ async fn store_and_apply(
             return Err(e);
         }
         inner.room = next;
-        pending = inner.room.prepare_adjudication(now_ms());
+        state
+            .bus
+            .publish(BusEvent::Game(GameEvent::Changed {
+                id: handle.id.clone(),
+                version: inner.room.version(),
+            }))
+            .await;
+        pending = inner.room.prepare_adjudication(state.now_ms());
     }
     if let Some(f) = inner.room.finished() {
         if let Err(e) = state.store.finish(&handle.id, f.result.clone()).await {
             eprintln!("goref serve: game {}: result not stored: {e:#}", handle.id);
         }
-        lobby::game_over(state, inner.room.config(), &f.result);
-        crate::tournament::game_over(state, &handle.id, &f.result);
+        state
+            .bus
+            .publish(BusEvent::Game(GameEvent::Finished {
+                id: handle.id.clone(),
+                config: Box::new(inner.room.config().clone()),
+                result: f.result.clone(),
+            }))
+            .await;
     }
     schedule_timer(state, handle, inner);
-    let view: Arc<str> = state_text(&inner.room, &handle.id).into();
+    let view: Arc<str> = state_text(&inner.room, &handle.id, state.now_ms()).into();
     let _ = handle.tx.send(view);
     Ok(inner.room.version())
 }
 
 /// Arms the timer that flags the running player when their time (plus the lag allowance) is
 /// up; disarms the previous one.
-fn schedule_timer(state: &Arc<AppState>, handle: &Arc<RoomHandle>, inner: &mut RoomInner) {
+fn schedule_timer(state: &Arc<Games>, handle: &Arc<RoomHandle>, inner: &mut RoomInner) {
     let mut timers = state.timers.lock().expect("timers");
     if let Some(t) = timers.remove(&handle.id) {
         t.abort();
@@ -1030,7 +933,7 @@ fn schedule_timer(state: &Arc<AppState>, handle: &Arc<RoomHandle>, inner: &mut R
     let state = state.clone();
     let id = handle.id.clone();
     let timer = tokio::spawn(async move {
-        let wait = deadline.saturating_sub(now_ms()) + 5;
+        let wait = deadline.saturating_sub(state.now_ms()) + 5;
         tokio::time::sleep(Duration::from_millis(wait)).await;
         // Boxed: a sleeping timer then takes a few bytes, not the size of what follows.
         Box::pin(timer_due(state, id, version)).await;
@@ -1040,7 +943,7 @@ fn schedule_timer(state: &Arc<AppState>, handle: &Arc<RoomHandle>, inner: &mut R
 
 /// A clock timer is due: the running player of game `id` at `version` loses on time (if
 /// nothing happened meanwhile).
-async fn timer_due(state: Arc<AppState>, id: String, version: u64) {
+async fn timer_due(state: Arc<Games>, id: String, version: u64) {
     let in_memory = state.rooms.lock().expect("rooms").get(&id).cloned();
     let Some(handle) = in_memory else {
         // Read again from the store: that arms a timer of its own, due at once, in place of
@@ -1054,7 +957,7 @@ async fn timer_due(state: Arc<AppState>, id: String, version: u64) {
     if inner.room.version() != version {
         return;
     }
-    if let Some((event, next)) = inner.room.prepare_timeout(now_ms()) {
+    if let Some((event, next)) = inner.room.prepare_timeout(state.now_ms()) {
         // Taking the timer out first: store_and_apply would abort this very task.
         state.timers.lock().expect("timers").remove(&id);
         if let Err(e) = store_and_apply(&state, &handle, &mut inner, event, next).await {

@@ -8,7 +8,6 @@
 //! A tournament is stored whole, as JSON, after every change; its plan is rebuilt from the
 //! results (the pairings are a function of them).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -20,10 +19,15 @@ use goref_tournament::pairing::Pairing;
 use goref_tournament::{Format, GameLine, Plan};
 use serde::{Deserialize, Serialize};
 
+use axum::routing::{get, post};
+use axum::Router;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::bus::{BusEvent, GameEvent};
 use crate::error::{ApiError, Missing, TournamentConflict};
-use crate::lobby::{account_of_request, start_game};
+use crate::games::Games;
 use crate::room::{Act, CreateRequest, Players, TdAction};
-use crate::server::{act_as_server, now_ms, random_hex, AppState};
+use crate::sessions::{account_of_request, random_hex};
 use crate::store::Store;
 
 /// The most players of one tournament.
@@ -229,13 +233,6 @@ impl Tournament {
         )
     }
 
-    fn log(&mut self, text: String) {
-        self.log.push(LogLine {
-            at_ms: now_ms(),
-            text,
-        });
-    }
-
     fn index_of(&self, name: &str) -> Option<usize> {
         self.players
             .iter()
@@ -243,55 +240,276 @@ impl Tournament {
     }
 }
 
-/// Every tournament, and which tournament game each server game is.
+/// The tournaments feature: its state is the store's (every server reads the same); the
+/// leading server advances them as their games finish.
 pub struct Tournaments {
-    all: HashMap<String, Tournament>,
-    by_game: HashMap<String, (String, usize)>,
+    games: Arc<Games>,
+    /// One change at a time on this server (each reads, changes and stores a tournament).
+    changing: tokio::sync::Mutex<()>,
 }
 
 impl Tournaments {
-    /// The tournaments in `store`.
-    ///
-    /// # Errors
-    ///
-    /// A storage error, or a stored tournament that cannot be read.
-    pub async fn load(store: &dyn Store) -> anyhow::Result<Tournaments> {
-        let mut t = Tournaments {
-            all: HashMap::new(),
-            by_game: HashMap::new(),
-        };
-        for body in store.tournaments().await? {
-            let tournament: Tournament = serde_json::from_str(&body)?;
-            t.insert(tournament);
-        }
-        Ok(t)
+    /// The feature over the games service.
+    #[must_use]
+    pub fn new(games: Arc<Games>) -> Arc<Tournaments> {
+        Arc::new(Tournaments {
+            games,
+            changing: tokio::sync::Mutex::new(()),
+        })
     }
 
-    fn insert(&mut self, t: Tournament) {
-        for g in &t.games {
-            if let Some(id) = &g.id {
-                self.by_game.insert(id.clone(), (t.id.clone(), g.number));
+    /// The routes: the list, one, creating, joining, starting, withdrawing, and the TD's
+    /// actions on a game.
+    pub fn routes(self: Arc<Tournaments>) -> Router {
+        Router::new()
+            .route("/api/games/{id}/td", post(td_act))
+            .route("/api/tournaments", get(list).post(create))
+            .route("/api/tournaments/{id}", get(show))
+            .route("/api/tournaments/{id}/join", post(join))
+            .route("/api/tournaments/{id}/start", post(start))
+            .route("/api/tournaments/{id}/withdraw", post(withdraw))
+            .with_state(self)
+    }
+
+    fn store(&self) -> &Arc<dyn Store> {
+        self.games.store()
+    }
+
+    /// Every tournament, oldest first.
+    async fn all(&self) -> Result<Vec<Tournament>, ApiError> {
+        let bodies = self
+            .store()
+            .tournaments()
+            .await
+            .map_err(|e| ApiError::storage(&e))?;
+        bodies
+            .iter()
+            .map(|b| serde_json::from_str(b).map_err(|e| ApiError::storage(&e)))
+            .collect()
+    }
+
+    /// Tournament `id` (404 when none).
+    async fn one(&self, id: &str) -> Result<Tournament, ApiError> {
+        self.all()
+            .await?
+            .into_iter()
+            .find(|t| t.id == id)
+            .ok_or(ApiError::NotFound(Missing::Tournament))
+    }
+
+    async fn save(&self, t: &Tournament) -> Result<(), ApiError> {
+        let body = serde_json::to_string(t).expect("serialisable");
+        self.store()
+            .save_tournament(&t.id, t.created_ms, body)
+            .await
+            .map_err(|e| ApiError::storage(&e))?;
+        self.games
+            .bus()
+            .publish(BusEvent::Tournament { id: t.id.clone() })
+            .await;
+        Ok(())
+    }
+
+    fn log(&self, t: &mut Tournament, text: String) {
+        t.log.push(LogLine {
+            at_ms: self.games.now_ms(),
+            text,
+        });
+    }
+
+    /// Listens to the bus until the server stops: the leading server records each finished
+    /// tournament game and goes on; on taking the lead (or at start) it catches up with
+    /// games that finished while nobody led.
+    pub async fn run(self: Arc<Tournaments>) {
+        let mut bus = self.games.subscribe();
+        if self.games.leads() {
+            self.catch_up().await;
+        }
+        let mut leadership = self.games.leadership();
+        loop {
+            let lead_changed = async {
+                match leadership.as_mut() {
+                    Some(l) => l.changed().await.is_ok(),
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                event = bus.recv() => match event {
+                    Ok(event) => self.on_event(&event).await,
+                    Err(RecvError::Lagged(_)) => {
+                        if self.games.leads() {
+                            self.catch_up().await;
+                        }
+                    }
+                    Err(RecvError::Closed) => return,
+                },
+                changed = lead_changed => {
+                    if !changed {
+                        leadership = None;
+                    } else if self.games.leads() {
+                        self.catch_up().await;
+                    }
+                }
             }
         }
-        self.all.insert(t.id.clone(), t);
     }
-}
 
-async fn save(state: &Arc<AppState>, t: &Tournament) -> Result<(), ApiError> {
-    let body = serde_json::to_string(t).expect("serialisable");
-    state
-        .store
-        .save_tournament(&t.id, t.created_ms, body)
-        .await
-        .map_err(|e| ApiError::storage(&e))
+    /// What tournaments do with one event of the bus: the leader records a tournament game's
+    /// result and starts what can start.
+    pub async fn on_event(&self, event: &BusEvent) {
+        let BusEvent::Game(GameEvent::Finished { id, result, .. }) = event else {
+            return;
+        };
+        if !self.games.leads() {
+            return;
+        }
+        if let Err(e) = self.record(id, result).await {
+            eprintln!("goref serve: tournament result of {id} not recorded: {e:?}");
+        }
+    }
+
+    /// Records `result` for server game `game` if it is a tournament's, and goes on.
+    async fn record(&self, game: &str, result: &str) -> Result<(), ApiError> {
+        let tid = {
+            let _one = self.changing.lock().await;
+            let mut all = self.all().await?;
+            let Some(t) = all
+                .iter_mut()
+                .find(|t| t.games.iter().any(|g| g.id.as_deref() == Some(game)))
+            else {
+                return Ok(());
+            };
+            let g = t
+                .games
+                .iter_mut()
+                .find(|g| g.id.as_deref() == Some(game))
+                .expect("found");
+            if g.result.is_some() {
+                return Ok(());
+            }
+            g.result = Some(result.to_string());
+            self.save(t).await?;
+            t.id.clone()
+        };
+        self.advance(&tid).await;
+        Ok(())
+    }
+
+    /// The leader's catching up: every running tournament's games that finished (read from
+    /// the store) are recorded, and each goes on.
+    async fn catch_up(&self) {
+        let Ok(all) = self.all().await else { return };
+        for t in all.iter().filter(|t| t.stage == Stage::Running) {
+            for g in t.games.iter().filter(|g| g.result.is_none()) {
+                let Some(id) = &g.id else { continue };
+                if let Ok(Some(result)) = self.games.result(id).await {
+                    let _ = self.record(id, &result).await;
+                }
+            }
+            self.advance(&t.id).await;
+        }
+    }
+
+    /// Starts what can start: the next round's games when the last round is over (forfeits
+    /// for withdrawn players recorded at once), or ends the tournament.
+    async fn advance(&self, id: &str) {
+        let _one = self.changing.lock().await;
+        let Ok(mut t) = self.one(id).await else {
+            return;
+        };
+        let before = serde_json::to_string(&t).expect("serialisable");
+        while t.stage == Stage::Running {
+            let (_, batch) = t.current_batch();
+            if batch.is_empty() {
+                t.stage = Stage::Over;
+                self.log(&mut t, "over".into());
+                break;
+            }
+            let open: Vec<&TournamentGame> = t
+                .games
+                .iter()
+                .filter(|g| batch.contains(&g.number) && g.result.is_none())
+                .collect();
+            // Still playing: wait for the round to end.
+            if open.iter().any(|g| g.id.is_some()) {
+                break;
+            }
+            let round = open.iter().map(|g| g.round).min().expect("not all decided");
+            let mut to_start = Vec::new();
+            let mut forfeits = false;
+            for g in &mut t.games {
+                if !batch.contains(&g.number) || g.result.is_some() || g.round != round {
+                    continue;
+                }
+                match (t.withdrawn[g.black], t.withdrawn[g.white]) {
+                    (false, false) => to_start.push((
+                        g.number,
+                        Players {
+                            black: t.players[g.black].clone(),
+                            white: t.players[g.white].clone(),
+                        },
+                    )),
+                    (true, false) => g.result = Some("W+F".into()),
+                    (false, true) => g.result = Some("B+F".into()),
+                    (true, true) => g.result = Some("0".into()),
+                }
+                forfeits |= g.result.is_some();
+            }
+            if forfeits {
+                self.log(
+                    &mut t,
+                    format!("round {round}: the games of withdrawn players are forfeited"),
+                );
+            }
+            if to_start.is_empty() {
+                continue;
+            }
+            let settings = t.game.clone();
+            for (number, players) in to_start {
+                let creator = format!("tournament:{id}");
+                let opened = match settings.config_between(&players, true) {
+                    Ok(config) => self
+                        .games
+                        .open(config, creator)
+                        .await
+                        .map_err(|e| e.to_string()),
+                    Err(e) => Err(e),
+                };
+                match opened {
+                    Ok(opened) => {
+                        if let Some(g) = t.games.iter_mut().find(|g| g.number == number) {
+                            g.id = Some(opened.id);
+                        }
+                    }
+                    Err(e) => {
+                        // Not startable (should not happen: the settings were checked):
+                        // recorded as a draw so that the tournament can go on.
+                        self.log(
+                            &mut t,
+                            format!("game {number} could not start ({e}): scored as a draw"),
+                        );
+                        if let Some(g) = t.games.iter_mut().find(|g| g.number == number) {
+                            g.result = Some("0".into());
+                        }
+                    }
+                }
+            }
+            break;
+        }
+        if serde_json::to_string(&t).expect("serialisable") != before {
+            if let Err(e) = self.save(&t).await {
+                eprintln!("goref serve: tournament {id}: not stored: {e:?}");
+            }
+        }
+    }
 }
 
 fn malformed(e: &serde_json::Error) -> ApiError {
     ApiError::Malformed(e.to_string())
 }
 
-async fn require_td(state: &Arc<AppState>, headers: &HeaderMap) -> Result<String, ApiError> {
-    let account = account_of_request(state, headers).await?;
+async fn require_td(t: &Tournaments, headers: &HeaderMap) -> Result<String, ApiError> {
+    let account = account_of_request(t.store().as_ref(), headers).await?;
     if account.td {
         Ok(account.name)
     } else {
@@ -365,23 +583,25 @@ struct ShownGame<'a> {
 }
 
 /// `GET /api/tournaments`.
-pub(crate) async fn list(State(state): State<Arc<AppState>>) -> Response {
-    let all = state.tournaments.lock().await;
-    let mut list: Vec<&Tournament> = all.all.values().collect();
-    list.sort_by(|a, b| b.created_ms.cmp(&a.created_ms).then(a.id.cmp(&b.id)));
-    let tournaments = list.into_iter().map(summary).collect();
-    axum::Json(List { tournaments }).into_response()
+async fn list(State(ts): State<Arc<Tournaments>>) -> Result<Response, ApiError> {
+    let mut all = ts.all().await?;
+    all.sort_by(|a, b| b.created_ms.cmp(&a.created_ms).then(a.id.cmp(&b.id)));
+    let tournaments = all.iter().map(summary).collect();
+    Ok(axum::Json(List { tournaments }).into_response())
 }
 
 /// `GET /api/tournaments/{id}`: settings, players, games by round, standings and crosstable,
 /// the TD's log.
-pub(crate) async fn show(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
-    let mut all = state.tournaments.lock().await;
-    let Some(t) = all.all.get_mut(&id) else {
-        return ApiError::NotFound(Missing::Tournament).into_response();
-    };
+async fn show(State(ts): State<Arc<Tournaments>>, Path(id): Path<String>) -> Response {
+    match ts.one(&id).await {
+        Ok(t) => shown(t),
+        Err(e) => e.into_response(),
+    }
+}
+
+fn shown(mut t: Tournament) -> Response {
     let standings = t.standings();
-    let t = &*t;
+    let t = &t;
     let games = t
         .games
         .iter()
@@ -432,12 +652,12 @@ struct CreateTournament {
 
 /// `POST /api/tournaments` (the TD): `{name, format, rounds | games_per_pair | seeds | games,
 /// game: {settings}}`.
-pub(crate) async fn create(
-    State(state): State<Arc<AppState>>,
+async fn create(
+    State(ts): State<Arc<Tournaments>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let td = require_td(&state, &headers).await?;
+    let td = require_td(&ts, &headers).await?;
     let request: CreateTournament = serde_json::from_slice(&body).map_err(|e| malformed(&e))?;
     let name = request.name.trim().to_string();
     if name.is_empty() || name.chars().count() > 80 || name.chars().any(char::is_control) {
@@ -448,15 +668,16 @@ pub(crate) async fn create(
         return Err(ApiError::Invalid("the players are the tournament's".into()));
     }
     request.game.config().map_err(ApiError::Invalid)?;
-    let mut all = state.tournaments.lock().await;
-    if all.all.values().filter(|t| t.stage != Stage::Over).count() >= MAX_OPEN {
+    let _one = ts.changing.lock().await;
+    let all = ts.all().await?;
+    if all.iter().filter(|t| t.stage != Stage::Over).count() >= MAX_OPEN {
         return Err(ApiError::TooManyTournaments);
     }
     let mut t = Tournament {
         id: random_hex(5),
         name,
         td: td.clone(),
-        created_ms: now_ms(),
+        created_ms: ts.games.now_ms(),
         format: request.format,
         game: request.game,
         stage: Stage::Open,
@@ -465,47 +686,42 @@ pub(crate) async fn create(
         games: Vec::new(),
         log: Vec::new(),
     };
-    t.log(format!("created by the TD ({td})"));
-    save(&state, &t).await?;
-    let id = t.id.clone();
-    all.insert(t);
+    ts.log(&mut t, format!("created by the TD ({td})"));
+    ts.save(&t).await?;
     #[derive(Serialize)]
     struct Made {
         id: String,
     }
-    Ok((StatusCode::CREATED, axum::Json(Made { id })).into_response())
+    Ok((StatusCode::CREATED, axum::Json(Made { id: t.id })).into_response())
 }
 
-/// Tournament `id`, still open to players (404 or 409 otherwise).
-fn open_one<'a>(all: &'a mut Tournaments, id: &str) -> Result<&'a mut Tournament, ApiError> {
-    let t = all
-        .all
-        .get_mut(id)
-        .ok_or(ApiError::NotFound(Missing::Tournament))?;
+/// Tournament `t`, still open to players (409 otherwise).
+fn still_open(t: &Tournament) -> Result<(), ApiError> {
     if t.stage == Stage::Open {
-        Ok(t)
+        Ok(())
     } else {
         Err(ApiError::Tournament(TournamentConflict::Started))
     }
 }
 
 /// `POST /api/tournaments/{id}/join`: the logged-in player joins an open tournament.
-pub(crate) async fn join(
-    State(state): State<Arc<AppState>>,
+async fn join(
+    State(ts): State<Arc<Tournaments>>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let account = account_of_request(&state, &headers).await?;
-    let mut all = state.tournaments.lock().await;
-    let t = open_one(&mut all, &id)?;
+    let account = account_of_request(ts.store().as_ref(), &headers).await?;
+    let _one = ts.changing.lock().await;
+    let mut t = ts.one(&id).await?;
+    still_open(&t)?;
     if t.index_of(&account.name).is_none() {
         if t.players.len() >= MAX_PLAYERS {
             return Err(ApiError::Tournament(TournamentConflict::Full));
         }
         t.players.push(account.name.clone());
         t.withdrawn.push(false);
-        t.log(format!("{} joins", account.name));
-        save(&state, t).await?;
+        ts.log(&mut t, format!("{} joins", account.name));
+        ts.save(&t).await?;
     }
     #[derive(Serialize)]
     struct Joined<'a> {
@@ -520,34 +736,42 @@ pub(crate) async fn join(
 }
 
 /// `POST /api/tournaments/{id}/start` (the TD): seeds the players by rating and starts round 1.
-pub(crate) async fn start(
-    State(state): State<Arc<AppState>>,
+async fn start(
+    State(ts): State<Arc<Tournaments>>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let td = require_td(&state, &headers).await?;
+    let td = require_td(&ts, &headers).await?;
     {
-        let mut all = state.tournaments.lock().await;
-        let t = open_one(&mut all, &id)?;
+        let _one = ts.changing.lock().await;
+        let mut t = ts.one(&id).await?;
+        still_open(&t)?;
         if t.players.len() < 2 {
             return Err(ApiError::Tournament(TournamentConflict::TooFew));
         }
         // Seeding: by rating, best first; equal ratings keep the order of joining.
-        let ratings = state.lobby.lock().expect("lobby").standings();
+        let ratings = ts
+            .store()
+            .ratings()
+            .await
+            .map_err(|e| ApiError::storage(&e))?;
         let rating = |name: &String| {
             ratings
                 .iter()
                 .find(|r| r.name.eq_ignore_ascii_case(name))
-                .map_or(crate::lobby::BASE_RATING, |r| r.rating)
+                .map_or(crate::ratings::BASE_RATING, |r| r.rating)
         };
         t.players.sort_by(|a, b| rating(b).total_cmp(&rating(a)));
         t.stage = Stage::Running;
         let seeding = t.players.join(", ");
-        t.log(format!("started by the TD ({td}); seeding: {seeding}"));
-        save(&state, t).await?;
+        ts.log(
+            &mut t,
+            format!("started by the TD ({td}); seeding: {seeding}"),
+        );
+        ts.save(&t).await?;
     }
-    advance(&state, &id).await;
-    Ok(show(State(state), Path(id)).await)
+    ts.advance(&id).await;
+    Ok(show(State(ts), Path(id)).await)
 }
 
 #[derive(Deserialize)]
@@ -560,19 +784,17 @@ struct Withdraw {
 
 /// `POST /api/tournaments/{id}/withdraw` (the TD): `{player, reason}`. The player's game in
 /// progress is decided against it; its later games are forfeited.
-pub(crate) async fn withdraw(
-    State(state): State<Arc<AppState>>,
+async fn withdraw(
+    State(ts): State<Arc<Tournaments>>,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let td = require_td(&state, &headers).await?;
+    let td = require_td(&ts, &headers).await?;
     let request: Withdraw = serde_json::from_slice(&body).map_err(|e| malformed(&e))?;
     let live: Vec<(String, char)> = {
-        let mut all = state.tournaments.lock().await;
-        let Some(t) = all.all.get_mut(&id) else {
-            return Err(ApiError::NotFound(Missing::Tournament));
-        };
+        let _one = ts.changing.lock().await;
+        let mut t = ts.one(&id).await?;
         let Some(k) = t.index_of(&request.player) else {
             return Err(ApiError::NotFound(Missing::TournamentPlayer));
         };
@@ -581,11 +803,11 @@ pub(crate) async fn withdraw(
         }
         t.withdrawn[k] = true;
         let name = t.players[k].clone();
-        t.log(format!(
-            "the TD ({td}) withdraws {name}: {}",
-            request.reason
-        ));
-        save(&state, t).await?;
+        ts.log(
+            &mut t,
+            format!("the TD ({td}) withdraws {name}: {}", request.reason),
+        );
+        ts.save(&t).await?;
         t.games
             .iter()
             .filter(|g| g.result.is_none() && (g.black == k || g.white == k))
@@ -603,133 +825,31 @@ pub(crate) async fn withdraw(
                 reason: format!("{} withdrawn", request.player),
             },
         };
-        // A game that ended meanwhile keeps its result.
-        let _ = act_as_server(&state, &game, act).await;
+        // A game that ended meanwhile keeps its result. Its end is recorded by the leader
+        // from the bus; recorded here too, so that the answer shows it.
+        if ts.games.act_as_server(&game, act).await.is_ok() {
+            if let Ok(Some(result)) = ts.games.result(&game).await {
+                let _ = ts.record(&game, &result).await;
+            }
+        }
     }
-    advance(&state, &id).await;
-    Ok(show(State(state), Path(id)).await)
+    ts.advance(&id).await;
+    Ok(show(State(ts), Path(id)).await)
 }
 
 /// `POST /api/games/{id}/td` (the TD): a [`TdAction`] on a game.
-pub(crate) async fn td_act(
-    State(state): State<Arc<AppState>>,
+async fn td_act(
+    State(ts): State<Arc<Tournaments>>,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let td = require_td(&state, &headers).await?;
+    let td = require_td(&ts, &headers).await?;
     let action: TdAction = serde_json::from_slice(&body).map_err(|e| malformed(&e))?;
-    let version = act_as_server(&state, &id, Act::Td { td, action }).await?;
+    let version = ts.games.act_as_server(&id, Act::Td { td, action }).await?;
     #[derive(Serialize)]
     struct Acted {
         version: u64,
     }
     Ok(axum::Json(Acted { version }).into_response())
-}
-
-/// A server game ended: if it is a tournament's, record it and go on.
-pub(crate) fn game_over(state: &Arc<AppState>, game: &str, result: &str) {
-    let state = state.clone();
-    let game = game.to_string();
-    let result = result.to_string();
-    tokio::spawn(async move {
-        let tid = {
-            let mut all = state.tournaments.lock().await;
-            let Some((tid, number)) = all.by_game.get(&game).cloned() else {
-                return;
-            };
-            let Some(t) = all.all.get_mut(&tid) else {
-                return;
-            };
-            if let Some(g) = t.games.iter_mut().find(|g| g.number == number) {
-                g.result = Some(result);
-            }
-            if save(&state, t).await.is_err() {
-                eprintln!("goref serve: tournament {tid}: result of {game} not stored");
-            }
-            tid
-        };
-        advance(&state, &tid).await;
-    });
-}
-
-/// Starts what can start: the next round's games when the last round is over (forfeits for
-/// withdrawn players recorded at once), or ends the tournament. Holds the tournaments' lock
-/// throughout, so that a game that ends at once is already known as the tournament's.
-async fn advance(state: &Arc<AppState>, id: &str) {
-    let mut guard = state.tournaments.lock().await;
-    let Tournaments { all, by_game } = &mut *guard;
-    let Some(t) = all.get_mut(id) else { return };
-    while t.stage == Stage::Running {
-        let (_, batch) = t.current_batch();
-        if batch.is_empty() {
-            t.stage = Stage::Over;
-            t.log("over".into());
-            break;
-        }
-        let open: Vec<&TournamentGame> = t
-            .games
-            .iter()
-            .filter(|g| batch.contains(&g.number) && g.result.is_none())
-            .collect();
-        // Still playing: wait for the round to end.
-        if open.iter().any(|g| g.id.is_some()) {
-            break;
-        }
-        let round = open.iter().map(|g| g.round).min().expect("not all decided");
-        let mut to_start = Vec::new();
-        let mut forfeits = false;
-        for g in &mut t.games {
-            if !batch.contains(&g.number) || g.result.is_some() || g.round != round {
-                continue;
-            }
-            match (t.withdrawn[g.black], t.withdrawn[g.white]) {
-                (false, false) => to_start.push((
-                    g.number,
-                    Players {
-                        black: t.players[g.black].clone(),
-                        white: t.players[g.white].clone(),
-                    },
-                )),
-                (true, false) => g.result = Some("W+F".into()),
-                (false, true) => g.result = Some("B+F".into()),
-                (true, true) => g.result = Some("0".into()),
-            }
-            forfeits |= g.result.is_some();
-        }
-        if forfeits {
-            t.log(format!(
-                "round {round}: the games of withdrawn players are forfeited"
-            ));
-        }
-        if to_start.is_empty() {
-            continue;
-        }
-        let settings = t.game.clone();
-        for (number, players) in to_start {
-            let creator = format!("tournament:{id}");
-            match start_game(state, &settings, players, true, &creator).await {
-                Ok(game) => {
-                    by_game.insert(game.clone(), (id.to_string(), number));
-                    if let Some(g) = t.games.iter_mut().find(|g| g.number == number) {
-                        g.id = Some(game);
-                    }
-                }
-                Err(e) => {
-                    // Not startable (should not happen: the settings were checked): recorded
-                    // as a draw so that the tournament can go on.
-                    t.log(format!(
-                        "game {number} could not start ({e}): scored as a draw"
-                    ));
-                    if let Some(g) = t.games.iter_mut().find(|g| g.number == number) {
-                        g.result = Some("0".into());
-                    }
-                }
-            }
-        }
-        break;
-    }
-    if let Err(e) = save(state, t).await {
-        eprintln!("goref serve: tournament {id}: not stored: {e:?}");
-    }
 }

@@ -12,14 +12,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{load_room, now_ms, store_and_apply, AppState, RoomHandle};
+use super::{load_room, store_and_apply, Games, RoomHandle};
 
 /// Games looked at in one query.
 const BATCH: usize = 1_000;
 /// Games closed at the same time.
 const AT_ONCE: usize = 32;
 
-pub(super) async fn run(state: Arc<AppState>) {
+pub(super) async fn run(state: Arc<Games>) {
     if state.leads() {
         take_over(&state).await;
     }
@@ -36,7 +36,7 @@ pub(super) async fn run(state: Arc<AppState>) {
 
 /// What the server that fires the clocks does when it starts (or takes over from another on
 /// the same database): closes the games due to close, resumes the started ones.
-pub(super) async fn take_over(state: &Arc<AppState>) {
+pub(super) async fn take_over(state: &Arc<Games>) {
     let t = std::time::Instant::now();
     let closed = close_due(state).await;
     let resumed = resume_started(state).await;
@@ -53,14 +53,14 @@ fn ms(d: Duration) -> u64 {
 }
 
 /// Closes every game due to close, a batch at a time; how many it closed.
-async fn close_due(state: &Arc<AppState>) -> usize {
+async fn close_due(state: &Arc<Games>) -> usize {
     let mut total = 0;
     let (unstarted, abandoned) = (
         ms(state.opts.unstarted_expiry),
         ms(state.opts.abandoned_expiry),
     );
     loop {
-        let now = now_ms();
+        let now = state.now_ms();
         let due = state.store.due_to_close(
             now.saturating_sub(unstarted),
             now.saturating_sub(abandoned),
@@ -99,7 +99,7 @@ async fn close_due(state: &Arc<AppState>) -> usize {
 
 /// Closes game `id` if it is due; whether it did.
 async fn close(
-    state: &Arc<AppState>,
+    state: &Arc<Games>,
     id: &str,
     unstarted: u64,
     abandoned: u64,
@@ -109,7 +109,10 @@ async fn close(
     };
     let closed = {
         let mut inner = handle.inner.lock().await;
-        match inner.room.prepare_close(now_ms(), unstarted, abandoned) {
+        match inner
+            .room
+            .prepare_close(state.now_ms(), unstarted, abandoned)
+        {
             Some((event, next)) => {
                 store_and_apply(state, &handle, &mut inner, event, next).await?;
                 true
@@ -123,7 +126,7 @@ async fn close(
 
 /// Loads every started unfinished game, so that running clocks have their timers; the rooms
 /// leave memory again at once (the timers keep only the games' ids).
-async fn resume_started(state: &Arc<AppState>) -> usize {
+async fn resume_started(state: &Arc<Games>) -> usize {
     let ids = match state.store.started().await {
         Ok(ids) => ids,
         Err(e) => {
@@ -147,7 +150,7 @@ async fn resume_started(state: &Arc<AppState>) -> usize {
 }
 
 /// Takes `handle` out of memory when only the map and this reference hold it.
-fn evict_if_idle(state: &AppState, handle: Arc<RoomHandle>) {
+fn evict_if_idle(state: &Games, handle: Arc<RoomHandle>) {
     let mut rooms = state.rooms.lock().expect("rooms");
     let ours = rooms
         .get(&handle.id)
@@ -158,7 +161,7 @@ fn evict_if_idle(state: &AppState, handle: Arc<RoomHandle>) {
 }
 
 /// Takes every room only the map holds out of memory.
-fn evict_idle(state: &AppState) {
+fn evict_idle(state: &Games) {
     state
         .rooms
         .lock()

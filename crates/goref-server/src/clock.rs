@@ -1,0 +1,64 @@
+//! The server's time, injected: every "now" of the server (events' times, clocks shown and
+//! flagged, expiries, leases) is read from one [`Clock`], so that tests run it on tokio's
+//! paused clock (`tokio::time::pause`, `advance`) instead of sleeping.
+
+/// Where the server reads the time (unix milliseconds).
+#[derive(Clone, Debug, Default)]
+pub enum Clock {
+    /// The system's wall clock (servers on several machines agree as their clocks do).
+    #[default]
+    Wall,
+    /// Unix time `unix_ms` at tokio's instant `at`, moving as tokio's clock moves: on a
+    /// paused runtime it moves only when the test advances it (or the runtime is idle).
+    Tokio {
+        /// Unix ms at `at`.
+        unix_ms: u64,
+        /// The tokio instant it was read.
+        at: tokio::time::Instant,
+    },
+}
+
+impl Clock {
+    /// A clock that follows tokio's (paused or not), starting at the wall clock's now.
+    #[must_use]
+    pub fn tokio() -> Clock {
+        Clock::Tokio {
+            unix_ms: wall_ms(),
+            at: tokio::time::Instant::now(),
+        }
+    }
+
+    /// Unix time in milliseconds.
+    #[must_use]
+    pub fn now_ms(&self) -> u64 {
+        match self {
+            Clock::Wall => wall_ms(),
+            Clock::Tokio { unix_ms, at } => {
+                let since = tokio::time::Instant::now().saturating_duration_since(*at);
+                unix_ms + u64::try_from(since.as_millis()).unwrap_or(u64::MAX / 2)
+            }
+        }
+    }
+}
+
+/// The system's unix time in milliseconds.
+#[must_use]
+pub fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_tokio_clock_moves_with_tokio_time_only() {
+        let clock = Clock::tokio();
+        let t0 = clock.now_ms();
+        assert_eq!(clock.now_ms(), t0, "paused: nothing moves");
+        tokio::time::advance(std::time::Duration::from_millis(1_234)).await;
+        assert_eq!(clock.now_ms(), t0 + 1_234);
+    }
+}

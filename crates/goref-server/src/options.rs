@@ -1,0 +1,136 @@
+//! The server's settings ([`Options`]), read by the games service and every feature.
+
+use std::time::Duration;
+
+use crate::clock::Clock;
+use crate::room::CreateRequest;
+
+/// Server settings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Where the server reads the time (tests: [`Clock::tokio`] on a paused runtime).
+    pub clock: Clock,
+    /// Time forgiven per turn for network lag (goref-clock's lag allowance).
+    pub lag_allowance_ms: u64,
+    /// The largest WebSocket message accepted; larger ones are refused with an error.
+    pub max_message_bytes: usize,
+    /// Messages a connection may send a second on average (bursts of twice as many); more are
+    /// refused with `rate_limited`.
+    pub messages_per_second: u32,
+    /// Continuous pairing of the players waiting in the lobby.
+    pub pairing: PairingOptions,
+    /// The tournament director's account; `None`: the first account created.
+    pub td: Option<String>,
+    /// Games one client address may create at once; then `create_per_minute` (more get 429
+    /// `rate_limited` with `Retry-After`).
+    pub create_burst: u32,
+    /// Games one client address may create a minute after its burst (0: no limit).
+    pub create_per_minute: u32,
+    /// Unfinished games one creator may have (more get 429 `too_many_unfinished`).
+    pub max_unfinished_per_creator: usize,
+    /// A game without any move this long after its creation is closed without a result
+    /// (`Void`, with a note).
+    pub unstarted_expiry: Duration,
+    /// A started game in which nothing happens for this long is closed without a result
+    /// (games with a clock are normally finished by it first).
+    pub abandoned_expiry: Duration,
+    /// How often games due to close are looked for, and idle games leave memory.
+    pub upkeep_interval: Duration,
+    /// Open connections at most (WebSockets included); more get a short 503 and are closed.
+    pub max_connections: usize,
+    /// Open connections at most from one client address (an IPv4 address or an IPv6 /64).
+    pub max_connections_per_address: usize,
+    /// A request's head must arrive within this (slow clients are closed); also the longest
+    /// wait for the next request on a kept-alive connection.
+    pub header_timeout: Duration,
+    /// A connection on which nothing moves for this long is closed (not WebSockets: those
+    /// are pinged).
+    pub idle_timeout: Duration,
+    /// A request (body included) must be answered within this, or gets 408.
+    pub request_timeout: Duration,
+    /// A WebSocket is pinged after this long without a message from its client.
+    pub ping_interval: Duration,
+    /// A WebSocket whose client misses this many pings in a row is closed.
+    pub missed_pings: u32,
+    /// Origins besides the server's own whose pages may open games' WebSockets (exact, such
+    /// as `https://club.example`). Requests without `Origin` (programs) are always let in.
+    pub allowed_origins: Vec<String>,
+    /// A lobby presence (a program or page in the lobby, waiting or not) lives this long
+    /// unless its server renews it (every third of it): a dead server's players leave the
+    /// lobby of every other server within it.
+    pub presence_lease: Duration,
+    /// Behind a reverse proxy on the same machine: the client of a request from a loopback
+    /// address is the last entry of its `X-Forwarded-For` (for the limits on creating games),
+    /// and loopback connections are not capped per address.
+    pub trust_forwarded_for: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            clock: Clock::Wall,
+            lag_allowance_ms: 1_000,
+            max_message_bytes: 4_096,
+            messages_per_second: 20,
+            pairing: PairingOptions::default(),
+            td: None,
+            create_burst: 20,
+            create_per_minute: 60,
+            max_unfinished_per_creator: 50,
+            unstarted_expiry: Duration::from_secs(3600),
+            abandoned_expiry: Duration::from_secs(7 * 86_400),
+            upkeep_interval: Duration::from_secs(60),
+            max_connections: 4_096,
+            max_connections_per_address: 256,
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            request_timeout: Duration::from_secs(30),
+            ping_interval: Duration::from_secs(30),
+            missed_pings: 2,
+            allowed_origins: Vec::new(),
+            trust_forwarded_for: false,
+            presence_lease: Duration::from_secs(6),
+        }
+    }
+}
+
+impl Options {
+    pub(crate) fn conn_limits(&self) -> crate::net::ConnLimits {
+        crate::net::ConnLimits {
+            max_connections: self.max_connections,
+            max_per_address: self.max_connections_per_address,
+            header_timeout: self.header_timeout,
+            idle_timeout: self.idle_timeout,
+            request_timeout: self.request_timeout,
+            trust_forwarded_for: self.trust_forwarded_for,
+        }
+    }
+}
+
+/// The server's continuous pairing.
+#[derive(Clone, Debug)]
+pub struct PairingOptions {
+    /// How often the waiting players are paired; `None`: never.
+    pub interval: Option<Duration>,
+    /// The games it starts (players' names are filled in).
+    pub game: CreateRequest,
+}
+
+impl Default for PairingOptions {
+    /// Every 15 s: 9×9, the Olympiad's rules, 5 minutes each, Tromp's marking protocol.
+    fn default() -> PairingOptions {
+        PairingOptions {
+            interval: Some(Duration::from_secs(15)),
+            game: CreateRequest {
+                width: Some(9),
+                height: Some(9),
+                rules: Some("olympiad".into()),
+                time: Some(goref_clock::TimeControl::SuddenDeath {
+                    main: Duration::from_secs(300),
+                }),
+                end: Some(goref_referee::Protocol::Tromp),
+                ..CreateRequest::default()
+            },
+        }
+    }
+}
