@@ -16,43 +16,13 @@ use serde::Deserialize;
 use std::sync::Arc;
 
 use crate::error::ApiError;
-pub use crate::error::LoginError;
 use crate::limits::{ClientAddr, Limited, RateLimiter};
 use crate::protocol::LoginAnswer;
-pub use crate::protocol::{Account, MAX_ACCOUNT_NAME, MAX_PASSWORD, MIN_PASSWORD};
+pub use crate::protocol::{
+    check_name, check_password, Account, LoginError, MAX_ACCOUNT_NAME, MAX_PASSWORD, MIN_PASSWORD,
+};
 use crate::sessions::{hash_secret, random_hex};
 use crate::store::{NewAccount, Store, StoreError};
-
-/// Checks an account name.
-///
-/// # Errors
-///
-/// [`LoginError::BadName`].
-pub fn check_name(name: &str) -> Result<(), LoginError> {
-    let ok = !name.is_empty()
-        && name.chars().count() <= MAX_ACCOUNT_NAME
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if ok {
-        Ok(())
-    } else {
-        Err(LoginError::BadName)
-    }
-}
-
-/// Checks a password's length.
-///
-/// # Errors
-///
-/// [`LoginError::BadPassword`].
-pub fn check_password(password: &str) -> Result<(), LoginError> {
-    if (MIN_PASSWORD..=MAX_PASSWORD).contains(&password.len()) {
-        Ok(())
-    } else {
-        Err(LoginError::BadPassword)
-    }
-}
 
 /// The Argon2id hash of `password` with a fresh salt, as a PHC string. Slow by design (tens
 /// of milliseconds): call it off the async threads.

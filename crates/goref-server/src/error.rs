@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::limits::Limited;
 use crate::protocol::ErrorBody;
-use crate::protocol::{MAX_ACCOUNT_NAME, MAX_PASSWORD, MIN_PASSWORD};
+pub use crate::protocol::LoginError;
 use crate::room::Refusal;
 
 /// What a request asked for that does not exist (404 `not_found`).
@@ -201,57 +201,6 @@ impl From<LoginError> for ApiError {
 impl From<Refusal> for ApiError {
     fn from(r: Refusal) -> ApiError {
         ApiError::Refused(r)
-    }
-}
-
-/// Why a login is refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LoginError {
-    /// The name is empty, too long, or holds other than letters, digits, `-`, `_`, `.`.
-    BadName,
-    /// The password is shorter than [`MIN_PASSWORD`] or longer than [`MAX_PASSWORD`].
-    BadPassword,
-    /// No account has this name (and the request did not ask to create one).
-    UnknownAccount,
-    /// The password does not match.
-    WrongPassword,
-    /// Too many failed logins for this name or address: try later.
-    TooManyAttempts,
-    /// The account could not be read or written.
-    Storage(String),
-}
-
-impl LoginError {
-    /// A stable code for the wire.
-    #[must_use]
-    pub fn code(&self) -> &'static str {
-        match self {
-            LoginError::BadName => "bad_name",
-            LoginError::BadPassword => "bad_password",
-            LoginError::UnknownAccount => "unknown_account",
-            LoginError::WrongPassword => "wrong_password",
-            LoginError::TooManyAttempts => "too_many_attempts",
-            LoginError::Storage(_) => "storage",
-        }
-    }
-}
-
-impl std::fmt::Display for LoginError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LoginError::BadName => write!(
-                f,
-                "names are 1 to {MAX_ACCOUNT_NAME} letters, digits, '-', '_' or '.'"
-            ),
-            LoginError::BadPassword => write!(
-                f,
-                "passwords are {MIN_PASSWORD} to {MAX_PASSWORD} bytes long"
-            ),
-            LoginError::UnknownAccount => f.write_str("no account has this name"),
-            LoginError::WrongPassword => f.write_str("wrong password for this account"),
-            LoginError::TooManyAttempts => f.write_str("too many failed logins: try later"),
-            LoginError::Storage(e) => write!(f, "accounts could not be read or written: {e}"),
-        }
     }
 }
 

@@ -45,9 +45,8 @@ use crate::options::Options;
 pub use crate::options::PairingOptions;
 use crate::protocol::{
     Account, ChallengeView, ColorChoice, GameStart, LobbyAck, LobbyClientMessage,
-    LobbyServerMessage, OnlinePlayer, Rating,
+    LobbyServerMessage, OnlinePlayer, Rating, BASE_RATING,
 };
-use crate::ratings::BASE_RATING;
 use crate::room::{CreateRequest, GameConfig, Players, Side};
 use crate::sessions::{account_of_token, random_hex};
 use crate::store::{Presence, Store, StoredChallenge, Taken};

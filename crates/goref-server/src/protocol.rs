@@ -744,13 +744,16 @@ pub struct GameCreated {
     pub spectator: String,
 }
 
+/// The rating of a player without rated games, and the mean the fit is anchored to.
+pub const BASE_RATING: f64 = 1500.0;
+
 /// A player's rating, from every rated game (goref-tournament's joint fit), as `/api/me`
 /// and `/api/players/NAME` show it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rating {
     /// The account.
     pub name: String,
-    /// Elo, the mean of rated players at [`crate::lobby::BASE_RATING`].
+    /// Elo, the mean of rated players at [`BASE_RATING`].
     pub rating: f64,
     /// The 95% interval.
     pub interval: (f64, f64),
@@ -831,6 +834,88 @@ pub const MAX_ACCOUNT_NAME: usize = 24;
 pub const MIN_PASSWORD: usize = 4;
 /// The longest password, in bytes (hashing is costly; nobody needs more).
 pub const MAX_PASSWORD: usize = 256;
+
+/// Why a login is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoginError {
+    /// The name is empty, too long, or holds other than letters, digits, `-`, `_`, `.`.
+    BadName,
+    /// The password is shorter than [`MIN_PASSWORD`] or longer than [`MAX_PASSWORD`].
+    BadPassword,
+    /// No account has this name (and the request did not ask to create one).
+    UnknownAccount,
+    /// The password does not match.
+    WrongPassword,
+    /// Too many failed logins for this name or address: try later.
+    TooManyAttempts,
+    /// The account could not be read or written.
+    Storage(String),
+}
+
+impl LoginError {
+    /// A stable code for the wire.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            LoginError::BadName => "bad_name",
+            LoginError::BadPassword => "bad_password",
+            LoginError::UnknownAccount => "unknown_account",
+            LoginError::WrongPassword => "wrong_password",
+            LoginError::TooManyAttempts => "too_many_attempts",
+            LoginError::Storage(_) => "storage",
+        }
+    }
+}
+
+impl std::fmt::Display for LoginError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoginError::BadName => write!(
+                f,
+                "names are 1 to {MAX_ACCOUNT_NAME} letters, digits, '-', '_' or '.'"
+            ),
+            LoginError::BadPassword => write!(
+                f,
+                "passwords are {MIN_PASSWORD} to {MAX_PASSWORD} bytes long"
+            ),
+            LoginError::UnknownAccount => f.write_str("no account has this name"),
+            LoginError::WrongPassword => f.write_str("wrong password for this account"),
+            LoginError::TooManyAttempts => f.write_str("too many failed logins: try later"),
+            LoginError::Storage(e) => write!(f, "accounts could not be read or written: {e}"),
+        }
+    }
+}
+
+/// Checks an account name.
+///
+/// # Errors
+///
+/// [`LoginError::BadName`].
+pub fn check_name(name: &str) -> Result<(), LoginError> {
+    let ok = !name.is_empty()
+        && name.chars().count() <= MAX_ACCOUNT_NAME
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(LoginError::BadName)
+    }
+}
+
+/// Checks a password's length.
+///
+/// # Errors
+///
+/// [`LoginError::BadPassword`].
+pub fn check_password(password: &str) -> Result<(), LoginError> {
+    if (MIN_PASSWORD..=MAX_PASSWORD).contains(&password.len()) {
+        Ok(())
+    } else {
+        Err(LoginError::BadPassword)
+    }
+}
 
 /// An account as the server shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -14,15 +14,13 @@ use axum::Router;
 use goref_tournament::rating::{fit, Anchor, FitOptions, Game as RatedGame, GameResult};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::accounts::check_name;
 use crate::bus::{BusEvent, GameEvent};
 use crate::error::{ApiError, Missing};
 use crate::games::Games;
-use crate::protocol::{MeAnswer, PlayerAnswer, PlayerLine, PlayerList, Rating};
+use crate::protocol::{check_name, MeAnswer, PlayerAnswer, PlayerLine, PlayerList, Rating};
 use crate::sessions::account_of_request;
 
-/// The rating of a player without rated games, and the mean the fit is anchored to.
-pub const BASE_RATING: f64 = 1500.0;
+pub use crate::protocol::BASE_RATING;
 
 fn key(name: &str) -> String {
     name.to_ascii_lowercase()

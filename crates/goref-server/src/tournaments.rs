@@ -759,7 +759,7 @@ async fn start(
             ratings
                 .iter()
                 .find(|r| r.name.eq_ignore_ascii_case(name))
-                .map_or(crate::ratings::BASE_RATING, |r| r.rating)
+                .map_or(crate::protocol::BASE_RATING, |r| r.rating)
         };
         t.players.sort_by(|a, b| rating(b).total_cmp(&rating(a)));
         t.stage = Stage::Running;
