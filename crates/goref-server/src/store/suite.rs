@@ -13,6 +13,7 @@ use goref_referee::Protocol;
 use goref_rules::ByColor;
 
 use super::*;
+use crate::protocol::Rating;
 use crate::room::{Act, Players, Side};
 
 fn event(seq: u64, at_ms: u64, x: usize) -> Event {
@@ -393,6 +394,213 @@ static SCHEMAS: AtomicUsize = AtomicUsize::new(0);
 
 use goref_pg::testing::postgres_there;
 
+fn presence(conn: &str, instance: &str, name: &str) -> Presence {
+    Presence {
+        conn: conn.into(),
+        instance: instance.into(),
+        name: name.into(),
+        program: true,
+        waiting: false,
+    }
+}
+
+fn challenge(id: &str, by: &str, created_ms: u64) -> StoredChallenge {
+    StoredChallenge {
+        id: id.into(),
+        by: by.into(),
+        created_ms,
+        body: format!("{{\"id\":\"{id}\"}}"),
+    }
+}
+
+/// Issue 23 §3: the lobby's presences live while their server renews the lease; a dead
+/// server's go at the first expiry after their lease, with their accounts' challenges.
+async fn lobby_presences_live_by_their_lease(store: Arc<dyn Store>) {
+    store
+        .enter_lobby(presence("a-1", "a", "Alice"), 1_000)
+        .await
+        .unwrap();
+    store
+        .enter_lobby(presence("a-2", "a", "alice"), 1_000)
+        .await
+        .unwrap();
+    store
+        .enter_lobby(presence("b-1", "b", "bob"), 1_000)
+        .await
+        .unwrap();
+    let (present, _) = store.lobby(500).await.unwrap();
+    let conns: Vec<&str> = present.iter().map(|p| p.conn.as_str()).collect();
+    assert_eq!(
+        conns,
+        ["a-1", "a-2", "b-1"],
+        "by name without case, then id"
+    );
+    // Waiting is per connection; the paired stop waiting on every connection.
+    assert!(store.set_waiting("a-2", true).await.unwrap());
+    assert!(store.set_waiting("b-1", true).await.unwrap());
+    assert!(
+        !store.set_waiting("zz-9", true).await.unwrap(),
+        "no such connection"
+    );
+    let (present, _) = store.lobby(500).await.unwrap();
+    let waiting: Vec<&str> = present
+        .iter()
+        .filter(|p| p.waiting)
+        .map(|p| p.conn.as_str())
+        .collect();
+    assert_eq!(waiting, ["a-2", "b-1"]);
+    store.stop_waiting(vec!["ALICE".into()]).await.unwrap();
+    let (present, _) = store.lobby(500).await.unwrap();
+    assert!(present.iter().all(|p| p.waiting == (p.conn == "b-1")));
+    // Server a renews, server b does not: after the lease, b's presence is not shown, and the
+    // expiry removes it.
+    store.renew_lobby("a", 3_000).await.unwrap();
+    let (present, _) = store.lobby(2_000).await.unwrap();
+    let conns: Vec<&str> = present.iter().map(|p| p.conn.as_str()).collect();
+    assert_eq!(conns, ["a-1", "a-2"]);
+    assert_eq!(store.expire_lobby(2_000).await.unwrap(), 1);
+    assert_eq!(store.expire_lobby(2_000).await.unwrap(), 0);
+    // Entering again renews.
+    store
+        .enter_lobby(presence("b-1", "b", "bob"), 5_000)
+        .await
+        .unwrap();
+    store.leave_lobby("a-1").await.unwrap();
+    let (present, _) = store.lobby(2_500).await.unwrap();
+    let conns: Vec<&str> = present.iter().map(|p| p.conn.as_str()).collect();
+    assert_eq!(conns, ["a-2", "b-1"]);
+}
+
+/// Issue 23 §3-4: challenges are rows any server reads; one taker wins; the counts are
+/// exact; an account's challenges go with its last connection.
+async fn challenges_are_shared_and_taken_once(store: Arc<dyn Store>) {
+    store
+        .enter_lobby(presence("a-1", "a", "alice"), 10_000)
+        .await
+        .unwrap();
+    store
+        .enter_lobby(presence("a-2", "a", "alice"), 10_000)
+        .await
+        .unwrap();
+    store
+        .enter_lobby(presence("b-1", "b", "bob"), 10_000)
+        .await
+        .unwrap();
+    assert!(store
+        .add_challenge(challenge("c1", "alice", 1), 2, 3)
+        .await
+        .unwrap());
+    assert!(store
+        .add_challenge(challenge("c2", "ALICE", 2), 2, 3)
+        .await
+        .unwrap());
+    assert!(
+        !store
+            .add_challenge(challenge("c3", "alice", 3), 2, 3)
+            .await
+            .unwrap(),
+        "two each"
+    );
+    assert!(store
+        .add_challenge(challenge("c4", "bob", 4), 2, 3)
+        .await
+        .unwrap());
+    assert!(
+        !store
+            .add_challenge(challenge("c5", "bob", 5), 2, 3)
+            .await
+            .unwrap(),
+        "three in all"
+    );
+    let (_, open) = store.lobby(1_000).await.unwrap();
+    let ids: Vec<&str> = open.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["c1", "c2", "c4"], "oldest first");
+    assert_eq!(open[0], challenge("c1", "alice", 1));
+    assert!(
+        !store.cancel_challenge("c1", "bob").await.unwrap(),
+        "not bob's"
+    );
+    assert!(store.cancel_challenge("c2", "Alice").await.unwrap());
+    assert_eq!(
+        store.take_challenge("c1", "alice").await.unwrap(),
+        Taken::Own
+    );
+    assert_eq!(
+        store.take_challenge("nope", "bob").await.unwrap(),
+        Taken::Missing
+    );
+    // Two takers at once: one gets it.
+    let (x, y) = tokio::join!(
+        store.take_challenge("c1", "bob"),
+        store.take_challenge("c1", "carol")
+    );
+    let got: Vec<Taken> = vec![x.unwrap(), y.unwrap()];
+    assert_eq!(
+        got.iter().filter(|t| matches!(t, Taken::Taken(_))).count(),
+        1,
+        "{got:?}"
+    );
+    assert!(got.contains(&Taken::Missing));
+    // Bob's challenge stays while he is there; alice's next goes with her last connection.
+    assert!(store
+        .add_challenge(challenge("c6", "alice", 6), 2, 3)
+        .await
+        .unwrap());
+    store.leave_lobby("a-1").await.unwrap();
+    let (_, open) = store.lobby(1_000).await.unwrap();
+    assert_eq!(open.len(), 2, "alice is still there: {open:?}");
+    store.leave_lobby("a-2").await.unwrap();
+    let (_, open) = store.lobby(1_000).await.unwrap();
+    let ids: Vec<&str> = open.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["c4"]);
+    // A dead server's account: its challenges are not shown after the lease, and go at the
+    // expiry.
+    let (_, open) = store.lobby(20_000).await.unwrap();
+    assert!(open.is_empty());
+    store.expire_lobby(20_000).await.unwrap();
+    store
+        .enter_lobby(presence("b-2", "b", "bob"), 30_000)
+        .await
+        .unwrap();
+    let (_, open) = store.lobby(20_000).await.unwrap();
+    assert!(
+        open.is_empty(),
+        "bob's challenge went with his dead server: {open:?}"
+    );
+}
+
+/// Issue 23 §3: ratings are replaced whole by the leader's refit and read best first.
+async fn ratings_are_replaced_whole(store: Arc<dyn Store>) {
+    assert!(store.ratings().await.unwrap().is_empty());
+    let rating = |name: &str, rating: f64| Rating {
+        name: name.into(),
+        rating,
+        interval: (rating - 50.0, rating + 50.0),
+        games: 2,
+        wins: 1,
+        losses: 1,
+        draws: 0,
+    };
+    store
+        .save_ratings(vec![
+            rating("b", 1400.0),
+            rating("a", 1600.0),
+            rating("c", 1400.0),
+        ])
+        .await
+        .unwrap();
+    let names: Vec<String> = store
+        .ratings()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+    assert_eq!(names, ["a", "b", "c"], "best first, equal ones by name");
+    store.save_ratings(vec![rating("d", 1500.5)]).await.unwrap();
+    assert_eq!(store.ratings().await.unwrap(), vec![rating("d", 1500.5)]);
+}
+
 /// A fresh [`PgStore`] in a schema of its own, and the schema's name.
 async fn pg_store() -> (Arc<dyn Store>, String) {
     let config = pg::pg_config("").unwrap();
@@ -462,6 +670,9 @@ suite!(
     one_first_account_among_simultaneous_ones,
     tournaments_are_replaced_by_id,
     lists_of_games_and_of_players,
+    lobby_presences_live_by_their_lease,
+    challenges_are_shared_and_taken_once,
+    ratings_are_replaced_whole,
 );
 
 /// The migrations leave a database that a second start finds up to date, and a database from
