@@ -36,6 +36,8 @@ pub struct Running {
     pub addr: SocketAddr,
     /// The server task.
     pub task: JoinHandle<()>,
+    /// Its games service (whether it leads, ...).
+    pub games: Arc<Games>,
 }
 
 /// The services of one server, built over a store: the games service and its features.
@@ -54,18 +56,21 @@ pub struct App {
 
 impl App {
     /// Builds the services over `store` (call within a tokio runtime: the bus listens).
-    #[must_use]
-    pub fn new(store: Arc<dyn Store>, opts: Options) -> App {
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be read.
+    pub async fn new(store: Arc<dyn Store>, opts: Options) -> Result<App> {
         let bus = Bus::new(store.clone());
         let accounts = Accounts::new(store.clone(), &opts);
-        let games = Games::new(store, bus, opts.clone());
-        App {
+        let games = Games::new(store, bus, opts.clone()).await?;
+        Ok(App {
             lobby: Lobby::new(games.clone(), &opts),
             ratings: Ratings::new(games.clone()),
             tournaments: Tournaments::new(games.clone()),
             accounts,
             games,
-        }
+        })
     }
 
     /// Every route, merged.
@@ -101,9 +106,10 @@ impl App {
     }
 }
 
-/// Starts answering requests on `listener` at once; in the background, closes the games of
-/// `store` due to close, then resumes the started ones (clocks as at the last stored event,
-/// the running one starting again now), and keeps doing the upkeep. Other games are read
+/// Starts answering requests on `listener` at once; in the background (when it leads),
+/// resumes the clocks, closes the games of `store` due to close, then resumes the started ones
+/// (clocks as at the last stored event, the running one charged from the resume), and keeps
+/// doing the upkeep. Other games are read
 /// from the store when asked for.
 ///
 /// # Errors
@@ -115,13 +121,14 @@ pub async fn start(
     opts: Options,
 ) -> Result<Running> {
     let limits = opts.conn_limits();
-    let app = App::new(store, opts);
+    let app = App::new(store, opts).await?;
     let addr = listener.local_addr()?;
     let router = app.router();
+    let games = app.games.clone();
     let task = tokio::spawn(async move {
         tokio::join!(crate::net::serve(listener, router, limits), app.run());
     });
-    Ok(Running { addr, task })
+    Ok(Running { addr, task, games })
 }
 
 async fn common_headers(mut response: Response) -> Response {

@@ -65,9 +65,10 @@ pub struct Games {
     clock: Clock,
     opts: Options,
     rooms: Mutex<HashMap<String, Arc<RoomHandle>>>,
-    /// When this server started (unix ms): the clocks of games resumed after a restart run
-    /// again from then.
-    started_ms: u64,
+    /// When the clocks were resumed (unix ms, oldest first; [`Store::resumes`]): every
+    /// server charges a turn that ran across a resume from the resume, so that all show,
+    /// store, replay and flag the same time.
+    resumes: Mutex<Vec<u64>>,
     /// Games created over HTTP, by client address.
     creations: RateLimiter,
     /// The clock timer of each game whose clock runs, by game id. A timer holds the game's
@@ -83,17 +84,25 @@ impl Games {
     /// The service over `store`, publishing on `bus`; its background work (timers after a
     /// restart, the upkeep, following the leadership and other servers' changes) starts with
     /// [`Games::run`].
-    #[must_use]
-    pub fn new(store: Arc<dyn Store>, bus: Arc<Bus>, opts: Options) -> Arc<Games> {
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be read.
+    pub async fn new(
+        store: Arc<dyn Store>,
+        bus: Arc<Bus>,
+        opts: Options,
+    ) -> Result<Arc<Games>, StoreError> {
         let leader = store.leader();
         let clock = opts.clock.clone();
-        Arc::new(Games {
+        let resumes = store.resumes().await?;
+        Ok(Arc::new(Games {
             creations: RateLimiter::new(
                 opts.create_burst,
                 opts.create_per_minute,
                 MAX_LIMITER_KEYS,
             ),
-            started_ms: clock.now_ms(),
+            resumes: Mutex::new(resumes),
             store,
             bus,
             clock,
@@ -101,7 +110,7 @@ impl Games {
             rooms: Mutex::new(HashMap::new()),
             timers: Mutex::new(HashMap::new()),
             leader,
-        })
+        }))
     }
 
     /// The background work, until the server stops: follows the leadership and the other
@@ -265,6 +274,51 @@ impl Games {
         Ok(inner.room.finished().map(|f| f.result))
     }
 
+    /// The leading server resumes the clocks now (it starts, or takes over from a server that
+    /// died): stored, told to every server, applied to the rooms held here.
+    pub(crate) async fn resume_clocks(self: &Arc<Games>) {
+        let at = match self.store.resume_clocks(self.now_ms()).await {
+            Ok(at) => at,
+            Err(e) => {
+                eprintln!("goref serve: the clocks' resume not stored: {e:#}");
+                return;
+            }
+        };
+        self.bus.publish(BusEvent::Resumed { at_ms: at }).await;
+        self.apply_resume(at).await;
+    }
+
+    /// The clocks were resumed at `at` (here or by another server): every unfinished room held
+    /// charges its running turn from then (or its last event), its timer re-armed, its
+    /// connections told.
+    async fn apply_resume(self: &Arc<Games>, at: u64) {
+        {
+            let mut resumes = self.resumes.lock().expect("resumes");
+            if resumes.last().is_some_and(|&last| last >= at) {
+                return;
+            }
+            resumes.push(at);
+        }
+        let held: Vec<Arc<RoomHandle>> = self
+            .rooms
+            .lock()
+            .expect("rooms")
+            .values()
+            .cloned()
+            .collect();
+        for handle in held {
+            let mut inner = handle.inner.lock().await;
+            if inner.room.phase() == Phase::Over {
+                continue;
+            }
+            let since = at.max(inner.room.last_event_ms().unwrap_or(0));
+            inner.room.restart_turn_at(since);
+            schedule_timer(self, &handle, &mut inner);
+            let view: Arc<str> = state_text(&inner.room, &handle.id, self.now_ms()).into();
+            let _ = handle.tx.send(view);
+        }
+    }
+
     /// The routes of games: the list, creating one, a game's state, record and WebSocket.
     pub fn routes(self: Arc<Games>) -> Router {
         Router::new()
@@ -400,8 +454,9 @@ fn new_handle(stored: StoredGame, room: Room) -> Arc<RoomHandle> {
 }
 
 /// Game `id` as stored, its events replayed into a room; the clocks as they were at the last
-/// stored event, the running one started again from this server's start (or the last event,
-/// if later).
+/// stored event, the running one charged from then or from the clocks' last resume
+/// ([`Store::resumes`]), whichever is later; a turn that ran across a resume is charged from
+/// it, as when it was played — the same on every server.
 async fn replay(state: &Arc<Games>, id: &str) -> Result<Option<(StoredGame, Room)>> {
     let Some((stored, events)) = state.store.load(id).await? else {
         return Ok(None);
@@ -412,12 +467,26 @@ async fn replay(state: &Arc<Games>, id: &str) -> Result<Option<(StoredGame, Room
         state.opts.lag_allowance_ms,
     )
     .map_err(anyhow::Error::msg)?;
+    let resumes: Vec<u64> = {
+        let all = state.resumes.lock().expect("resumes");
+        let from = all.partition_point(|&r| r <= stored.created_ms);
+        all[from..].to_vec()
+    };
+    let mut resumes = resumes.into_iter().peekable();
     for event in &events {
+        // A turn that ran across a resume is charged from it, as it was when played.
+        while let Some(r) = resumes.next_if(|&r| r <= event.at_ms) {
+            if room.last_event_ms().is_some_and(|last| r > last) {
+                room.restart_turn_at(r);
+            }
+        }
         room.commit(event)
             .map_err(|e| anyhow::anyhow!("event {}: {e}", event.seq))?;
     }
-    if room.phase() != Phase::Over {
-        room.restart_turn_at(state.started_ms.max(room.last_event_ms().unwrap_or(0)));
+    if let Some(r) = resumes.last() {
+        if room.phase() != Phase::Over && room.last_event_ms().is_some_and(|last| r > last) {
+            room.restart_turn_at(r);
+        }
     }
     Ok(Some((stored, room)))
 }
@@ -463,6 +532,12 @@ async fn follow_changes(
     loop {
         let (id, seq) = match bus.recv().await {
             Ok(BusEvent::Game(GameEvent::Changed { id, version })) => (id, version),
+            Ok(BusEvent::Resumed { at_ms }) => {
+                if let Some(state) = state.upgrade() {
+                    state.apply_resume(at_ms).await;
+                }
+                continue;
+            }
             Ok(BusEvent::Missed) | Err(broadcast::error::RecvError::Lagged(_)) => {
                 (String::new(), 0)
             }

@@ -358,7 +358,9 @@ impl Lobby {
                 }
             }
             BusEvent::Lobby | BusEvent::Ratings | BusEvent::Missed => self.broadcast().await,
-            BusEvent::Game(GameEvent::Changed { .. }) | BusEvent::Tournament { .. } => {}
+            BusEvent::Game(GameEvent::Changed { .. })
+            | BusEvent::Tournament { .. }
+            | BusEvent::Resumed { .. } => {}
         }
     }
 
@@ -725,5 +727,143 @@ async fn lobby_connection(lobby: Arc<Lobby>, mut member: Member, mut socket: Web
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The lobby's logic driven by bus events, on tokio's paused clock: no sockets, no sleeps.
+    use super::*;
+    use crate::app::App;
+    use crate::clock::Clock;
+    use crate::store::SqliteStore;
+
+    async fn app(dir: &tempfile::TempDir) -> App {
+        let store = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
+        let opts = Options {
+            clock: Clock::tokio(),
+            ..Options::default()
+        };
+        App::new(store, opts).await.unwrap()
+    }
+
+    fn account(name: &str) -> Account {
+        Account {
+            name: name.into(),
+            program: true,
+            td: false,
+            created_ms: 0,
+        }
+    }
+
+    fn next(member: &mut Member) -> LobbyServerMessage {
+        let text = member.messages.try_recv().expect("a message");
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_started_game_is_told_to_its_players_here_and_its_end_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(&dir).await;
+        let lobby = &app.lobby;
+        let mut alice = lobby.join(account("alice")).await.unwrap();
+        let mut bob = lobby.join(account("Bob")).await.unwrap();
+        let mut carol = lobby.join(account("carol")).await.unwrap();
+        let players = Players {
+            black: "bob".into(),
+            white: "alice".into(),
+        };
+        let config = CreateRequest::default()
+            .config_between(&players, true)
+            .unwrap();
+        lobby
+            .on_event(&BusEvent::Game(GameEvent::Started {
+                id: "g1".into(),
+                config: Box::new(config.clone()),
+            }))
+            .await;
+        let LobbyServerMessage::Game(to_alice) = next(&mut alice) else {
+            panic!("alice is told of her game");
+        };
+        assert_eq!(
+            (
+                to_alice.id.as_str(),
+                to_alice.color,
+                to_alice.opponent.as_str()
+            ),
+            ("g1", Side::W, "bob")
+        );
+        let LobbyServerMessage::Game(to_bob) = next(&mut bob) else {
+            panic!("Bob is told too (names without case)");
+        };
+        assert_eq!(to_bob.color, Side::B);
+        assert!(carol.messages.try_recv().is_err(), "carol does not play");
+        lobby
+            .on_event(&BusEvent::Game(GameEvent::Finished {
+                id: "g1".into(),
+                config: Box::new(config),
+                result: "W+R".into(),
+            }))
+            .await;
+        assert_eq!(
+            next(&mut alice),
+            LobbyServerMessage::GameOver {
+                black: "bob".into(),
+                white: "alice".into(),
+                result: "W+R".into(),
+            }
+        );
+        // Then the lobby again, to everyone.
+        for m in [&mut alice, &mut bob, &mut carol] {
+            loop {
+                if let LobbyServerMessage::Lobby { online, .. } = next(m) {
+                    assert_eq!(online.len(), 3);
+                    break;
+                }
+            }
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_leader_pairs_waiting_players_but_not_one_whose_game_is_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(&dir).await;
+        let lobby = &app.lobby;
+        let mut members = Vec::new();
+        for name in ["p1", "p2", "p3"] {
+            let m = lobby.join(account(name)).await.unwrap();
+            let ack = m.handle(LobbyClientMessage::Wait { on: true }).await;
+            assert_eq!(
+                ack,
+                LobbyServerMessage::Ack(LobbyAck::Waiting { waiting: true })
+            );
+            members.push(m);
+        }
+        let mut bus = app.games.subscribe();
+        lobby.pair_round().await;
+        let mut started = Vec::new();
+        while let Ok(event) = bus.try_recv() {
+            if let BusEvent::Game(GameEvent::Started { config, .. }) = event {
+                started.push(config.players.clone().unwrap());
+            }
+        }
+        assert_eq!(started.len(), 1, "three waiting: one game, one waits");
+        let (present, _) = app.games.store().lobby(app.games.now_ms()).await.unwrap();
+        let still: Vec<&str> = present
+            .iter()
+            .filter(|p| p.waiting)
+            .map(|p| p.name.as_str())
+            .collect();
+        assert_eq!(still.len(), 1, "the paired stop waiting: {still:?}");
+        assert!(!still.contains(&started[0].black.as_str()));
+        // The paired wait again while their game is on: not paired again.
+        for m in &members {
+            m.handle(LobbyClientMessage::Wait { on: true }).await;
+        }
+        lobby.pair_round().await;
+        let again = std::iter::from_fn(|| bus.try_recv().ok())
+            .filter(|e| matches!(e, BusEvent::Game(GameEvent::Started { .. })))
+            .count();
+        assert_eq!(again, 0, "one game at a time");
     }
 }

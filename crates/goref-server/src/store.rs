@@ -264,6 +264,14 @@ pub trait Store: Send + Sync {
     /// Every stored rating, best first (equal ones by name).
     fn ratings(&self) -> StoreFuture<'_, Vec<Rating>>;
 
+    /// When the clocks were resumed (unix ms, oldest first): a turn that ran across a resume
+    /// is charged from it (the time before was the servers', not the player's).
+    fn resumes(&self) -> StoreFuture<'_, Vec<u64>>;
+    /// The leading server resumes the clocks at `at_ms` (after a restart or a failover: the
+    /// time nobody fired the clocks is not charged); recorded only when later than every
+    /// resume before. The latest resume.
+    fn resume_clocks(&self, at_ms: u64) -> StoreFuture<'_, u64>;
+
     /// A lobby connection enters, its lease running until `lease_ms` (unix ms).
     fn enter_lobby(&self, presence: Presence, lease_ms: u64) -> StoreFuture<'_, ()>;
     /// Connection `conn` waits to be paired (or stops); whether it is there.
@@ -423,6 +431,9 @@ CREATE TABLE IF NOT EXISTS lobby_presence (
     lease_ms INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS lobby_presence_instance ON lobby_presence (instance);
+CREATE TABLE IF NOT EXISTS clock_resumes (
+    at_ms INTEGER PRIMARY KEY
+);
 CREATE TABLE IF NOT EXISTS lobby_challenges (
     id TEXT PRIMARY KEY,
     by_name TEXT NOT NULL,
@@ -1168,6 +1179,30 @@ impl Store for SqliteStore {
                     Taken::Taken(c)
                 }
             })
+        })
+    }
+
+    fn resumes(&self) -> StoreFuture<'_, Vec<u64>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached("SELECT at_ms FROM clock_resumes ORDER BY at_ms")?;
+            let rows = stmt
+                .query_map([], |r| r.get::<_, i64>(0))?
+                .map(|r| r.map(|v| v as u64))
+                .collect::<rusqlite::Result<Vec<u64>>>()?;
+            Ok(rows)
+        })
+    }
+
+    fn resume_clocks(&self, at_ms: u64) -> StoreFuture<'_, u64> {
+        self.write_value(move |conn| {
+            conn.execute(
+                "INSERT INTO clock_resumes (at_ms) SELECT ?1 WHERE ?1 > \
+                 (SELECT COALESCE(MAX(at_ms), -1) FROM clock_resumes)",
+                params![at_ms as i64],
+            )?;
+            let latest: i64 =
+                conn.query_row("SELECT MAX(at_ms) FROM clock_resumes", [], |r| r.get(0))?;
+            Ok(latest as u64)
         })
     }
 }

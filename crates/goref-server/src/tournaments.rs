@@ -853,3 +853,76 @@ async fn td_act(
     }
     Ok(axum::Json(Acted { version }).into_response())
 }
+
+#[cfg(test)]
+mod tests {
+    //! Tournaments driven by bus events, on tokio's paused clock: no sockets, no sleeps.
+    use super::*;
+    use crate::app::App;
+    use crate::clock::Clock;
+    use crate::options::Options;
+    use crate::store::SqliteStore;
+
+    #[tokio::test(start_paused = true)]
+    async fn the_leader_records_a_finished_game_and_starts_the_next_round() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
+        let opts = Options {
+            clock: Clock::tokio(),
+            ..Options::default()
+        };
+        let app = App::new(store, opts).await.unwrap();
+        let ts = &app.tournaments;
+        let players: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        let t = Tournament {
+            id: "t1".into(),
+            name: "Swiss".into(),
+            td: "td".into(),
+            created_ms: 1,
+            format: FormatSpec::Swiss { rounds: 2 },
+            game: CreateRequest {
+                width: Some(5),
+                ..CreateRequest::default()
+            },
+            stage: Stage::Running,
+            withdrawn: vec![false; players.len()],
+            players,
+            games: Vec::new(),
+            log: Vec::new(),
+        };
+        ts.save(&t).await.unwrap();
+        ts.advance("t1").await;
+        let t = ts.one("t1").await.unwrap();
+        let round1: Vec<&TournamentGame> = t.games.iter().filter(|g| g.round == 1).collect();
+        assert_eq!(round1.len(), 2);
+        assert!(round1.iter().all(|g| g.id.is_some() && g.result.is_none()));
+        // One game ends: the round goes on.
+        let finished = |g: &TournamentGame, result: &str| {
+            BusEvent::Game(GameEvent::Finished {
+                id: g.id.clone().unwrap(),
+                config: Box::new(CreateRequest::default().config().unwrap()),
+                result: result.into(),
+            })
+        };
+        let (first, second) = (round1[0].clone(), round1[1].clone());
+        ts.on_event(&finished(&first, "B+R")).await;
+        let t = ts.one("t1").await.unwrap();
+        assert!(t.games.iter().all(|g| g.round == 1));
+        // The same end told twice (two servers' notes) counts once; the other game ends:
+        // round 2 is paired and started.
+        ts.on_event(&finished(&first, "W+R")).await;
+        ts.on_event(&finished(&second, "W+3.5")).await;
+        let t = ts.one("t1").await.unwrap();
+        let g = t.games.iter().find(|g| g.number == first.number).unwrap();
+        assert_eq!(g.result.as_deref(), Some("B+R"), "the first result stays");
+        let round2: Vec<&TournamentGame> = t.games.iter().filter(|g| g.round == 2).collect();
+        assert_eq!(round2.len(), 2);
+        assert!(round2.iter().all(|g| g.id.is_some()));
+        for g in round2.clone() {
+            ts.on_event(&finished(g, "B+1.5")).await;
+        }
+        let t = ts.one("t1").await.unwrap();
+        assert_eq!(t.stage, Stage::Over);
+        assert_eq!(t.log.last().unwrap().text, "over");
+    }
+}

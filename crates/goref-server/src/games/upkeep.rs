@@ -38,6 +38,7 @@ pub(super) async fn run(state: Arc<Games>) {
 /// the same database): closes the games due to close, resumes the started ones.
 pub(super) async fn take_over(state: &Arc<Games>) {
     let t = std::time::Instant::now();
+    state.resume_clocks().await;
     let closed = close_due(state).await;
     let resumed = resume_started(state).await;
     if closed + resumed > 0 {

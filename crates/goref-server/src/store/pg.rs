@@ -128,6 +128,9 @@ CREATE TABLE lobby_presence (
 );
 CREATE INDEX lobby_presence_instance ON lobby_presence (instance);
 CREATE INDEX lobby_presence_name ON lobby_presence (lower(name));
+CREATE TABLE clock_resumes (
+    at_ms BIGINT PRIMARY KEY
+);
 CREATE TABLE lobby_challenges (
     id TEXT PRIMARY KEY,
     by_name TEXT NOT NULL,
@@ -1331,6 +1334,44 @@ impl Store for PgStore {
             } else {
                 Taken::Own
             })
+        })
+    }
+
+    fn resumes(&self) -> StoreFuture<'_, Vec<u64>> {
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query("SELECT at_ms FROM clock_resumes ORDER BY at_ms", &[])
+                .await?;
+            rows.iter()
+                .map(|r| uint(r.try_get(0)?, "resume time"))
+                .collect()
+        })
+    }
+
+    fn resume_clocks(&self, at_ms: u64) -> StoreFuture<'_, u64> {
+        boxed(async move {
+            let at = int(at_ms, "resume time")?;
+            let mut conn = self.pool.get().await?;
+            let tx = conn.client.transaction().await.map_err(db)?;
+            // One resume recorded at a time: each later than all before.
+            tx.execute("LOCK TABLE clock_resumes IN EXCLUSIVE MODE", &[])
+                .await
+                .map_err(db)?;
+            tx.execute(
+                "INSERT INTO clock_resumes (at_ms) SELECT $1 WHERE $1 > \
+                 (SELECT COALESCE(MAX(at_ms), -1) FROM clock_resumes)",
+                &[&at],
+            )
+            .await
+            .map_err(db)?;
+            let latest: i64 = tx
+                .query_one("SELECT MAX(at_ms) FROM clock_resumes", &[])
+                .await
+                .map_err(db)?
+                .get(0);
+            tx.commit().await.map_err(db)?;
+            uint(latest, "resume time")
         })
     }
 }

@@ -569,6 +569,21 @@ async fn challenges_are_shared_and_taken_once(store: Arc<dyn Store>) {
     );
 }
 
+/// Issue 23 §5: the clocks' resumes are one history every server reads; each is later than
+/// all before.
+async fn the_resumes_only_move_forward(store: Arc<dyn Store>) {
+    assert!(store.resumes().await.unwrap().is_empty());
+    assert_eq!(store.resume_clocks(5_000).await.unwrap(), 5_000);
+    assert_eq!(
+        store.resume_clocks(4_000).await.unwrap(),
+        5_000,
+        "never back"
+    );
+    assert_eq!(store.resume_clocks(5_000).await.unwrap(), 5_000, "once");
+    assert_eq!(store.resume_clocks(9_000).await.unwrap(), 9_000);
+    assert_eq!(store.resumes().await.unwrap(), vec![5_000, 9_000]);
+}
+
 /// Issue 23 §3: ratings are replaced whole by the leader's refit and read best first.
 async fn ratings_are_replaced_whole(store: Arc<dyn Store>) {
     assert!(store.ratings().await.unwrap().is_empty());
@@ -673,6 +688,7 @@ suite!(
     lobby_presences_live_by_their_lease,
     challenges_are_shared_and_taken_once,
     ratings_are_replaced_whole,
+    the_resumes_only_move_forward,
 );
 
 /// The migrations leave a database that a second start finds up to date, and a database from
