@@ -78,6 +78,8 @@ pub struct Games {
     /// games, pairs the lobby, refits ratings and runs tournaments (see [`Store::leader`]);
     /// `None`: it is the only one.
     leader: Option<tokio::sync::watch::Receiver<bool>>,
+    /// The clocks were resumed as the server started (the first take-over does not again).
+    resumed_at_start: std::sync::atomic::AtomicBool,
 }
 
 impl Games {
@@ -96,7 +98,7 @@ impl Games {
         let leader = store.leader();
         let clock = opts.clock.clone();
         let resumes = store.resumes().await?;
-        Ok(Arc::new(Games {
+        let games = Arc::new(Games {
             creations: RateLimiter::new(
                 opts.create_burst,
                 opts.create_per_minute,
@@ -110,7 +112,21 @@ impl Games {
             rooms: Mutex::new(HashMap::new()),
             timers: Mutex::new(HashMap::new()),
             leader,
-        }))
+            resumed_at_start: std::sync::atomic::AtomicBool::new(false),
+        });
+        // Before answering anyone: whether this server leads (the first answer of the
+        // leader's lock, at most 2 s), and if so the clocks resume now, so that no view is
+        // given that charges the time nobody fired the clocks.
+        if let Some(mut leader) = games.leader.clone() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), leader.changed()).await;
+        }
+        if games.leads() {
+            games.resume_clocks().await;
+            games
+                .resumed_at_start
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        Ok(games)
     }
 
     /// The background work, until the server stops: follows the leadership and the other
@@ -277,6 +293,12 @@ impl Games {
     /// The leading server resumes the clocks now (it starts, or takes over from a server that
     /// died): stored, told to every server, applied to the rooms held here.
     pub(crate) async fn resume_clocks(self: &Arc<Games>) {
+        if self
+            .resumed_at_start
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
         let at = match self.store.resume_clocks(self.now_ms()).await {
             Ok(at) => at,
             Err(e) => {
@@ -498,6 +520,8 @@ async fn follow_leadership(state: std::sync::Weak<Games>) {
     let Some(mut leader) = state.upgrade().and_then(|s| s.leader.clone()) else {
         return;
     };
+    // What it is now is the upkeep's to act on as it starts; this follows the changes.
+    leader.borrow_and_update();
     while leader.changed().await.is_ok() {
         let Some(state) = state.upgrade() else { return };
         if *leader.borrow() {

@@ -684,3 +684,207 @@ async fn on_postgres_connect_fails_over_to_the_next_instance_and_finishes_its_ga
     );
     check_record(second.addr, &dir, &id).await;
 }
+
+/// `goref connect` as `name` with GNU Go, given `urls` (comma-separated instances).
+fn connect_to(dir: &Path, urls: &str, name: &str, args: &[&str]) -> Process {
+    let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_goref"))
+        .args(["connect", urls, "--engine", ENGINE, "--name", name])
+        .args(["--password", &format!("pw-{name}")])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("goref connect starts");
+    Process(child)
+}
+
+async fn get_json(addr: SocketAddr, path: &str) -> Value {
+    let (status, body) = http(addr, "GET", path, None).await.unwrap();
+    assert_eq!(status, 200, "{path}: {body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// Issue 23 §4: two `goref serve` on one PostgreSQL database, a GNU Go program connected to
+/// each: the leader pairs them across the instances, they finish a rated game, and both
+/// instances show the same ratings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_programs_on_two_instances_are_paired_and_rated_the_same_on_both() {
+    let Some(db) = common::pg_database("across_pair") else {
+        return;
+    };
+    if !have_gnugo() {
+        return;
+    }
+    let dir = temp_dir("across-pair");
+    let pairing = [
+        "--pairing-interval",
+        "300ms",
+        "--pairing-time",
+        "none",
+        "--pairing-size",
+        "7x7",
+    ];
+    let first = common::serve(&db, &pairing);
+    let second = common::serve(&db, &pairing);
+    let mut a = connect_to(
+        &dir,
+        &format!("http://{}", first.addr),
+        "gnu-one",
+        &["--games", "1"],
+    );
+    let mut b = connect_to(
+        &dir,
+        &format!("http://{}", second.addr),
+        "gnu-two",
+        &["--games", "1"],
+    );
+    wait_exit(&mut a, &dir, "gnu-one", Duration::from_secs(300));
+    wait_exit(&mut b, &dir, "gnu-two", Duration::from_secs(60));
+    let list = games(second.addr).await;
+    assert_eq!(list.len(), 1, "{list:?}");
+    assert_eq!(list, games(first.addr).await, "the same games on both");
+    let g = &list[0];
+    let mut names = [g["black"].as_str().unwrap(), g["white"].as_str().unwrap()];
+    names.sort_unstable();
+    assert_eq!(names, ["gnu-one", "gnu-two"]);
+    assert_eq!(g["rated"], true);
+    let result = g["result"].as_str().expect("finished").to_string();
+    assert_eq!(
+        check_record(first.addr, &dir, g["id"].as_str().unwrap()).await,
+        result
+    );
+    // The same ratings on both instances (refitted by the leader, read from the store).
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let (one, two) = loop {
+        let one = get_json(first.addr, "/api/players").await;
+        let two = get_json(second.addr, "/api/players").await;
+        if one == two && one["players"][0]["rating"].is_number() {
+            break (one, two);
+        }
+        assert!(Instant::now() < deadline, "{one} / {two}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(one, two);
+    if !result.starts_with('0') {
+        let winner = if result.starts_with('B') {
+            &g["black"]
+        } else {
+            &g["white"]
+        };
+        assert_eq!(&one["players"][0]["name"], winner, "{one}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 23 §4: a Swiss of four GNU Go programs spread over two instances on one PostgreSQL
+/// database finishes although the leading instance is killed with SIGKILL during round 2
+/// (and started again): the other takes over (records the round's results, pairs round 3),
+/// and the programs of the dead instance go on through the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_a_swiss_across_two_instances_survives_the_leaders_death_in_round_2() {
+    let Some(db) = common::pg_database("across_swiss") else {
+        return;
+    };
+    if !have_gnugo() {
+        return;
+    }
+    use goref_server::client::http_as;
+    let dir = temp_dir("across-swiss");
+    let off = ["--pairing-interval", "off"];
+    let first = common::serve(&db, &off);
+    // The first takes the leader's role.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let second = common::serve(&db, &off);
+    let (one, two) = (first.addr, second.addr);
+    let td = login(two, "director", "pw-director", false, true)
+        .await
+        .unwrap();
+    let body = json!({"name": "Across", "format": "swiss", "rounds": 3,
+                      "game": {"width": 5, "rules": "tromp-taylor", "end": "tromp", "komi": 0.5}})
+    .to_string();
+    let (status, v) = http_as(two, "POST", "/api/tournaments", Some(&body), Some(&td))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{v}");
+    let id = serde_json::from_str::<Value>(&v).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Two programs on each instance, each knowing both.
+    let to_one = format!("http://{one},http://{two}");
+    let to_two = format!("http://{two},http://{one}");
+    let names = ["sw-1", "sw-2", "sw-3", "sw-4"];
+    let mut programs: Vec<Process> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let urls = if i < 2 { &to_one } else { &to_two };
+            connect_to(&dir, urls, n, &["--no-pairing", "--join", &id])
+        })
+        .collect();
+    let show = |id: String| async move { get_json(two, &format!("/api/tournaments/{id}")).await };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while show(id.clone()).await["players"].as_array().unwrap().len() < 4 {
+        assert!(Instant::now() < deadline, "the programs did not join");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, _) = http_as(
+        one,
+        "POST",
+        &format!("/api/tournaments/{id}/start"),
+        None,
+        Some(&td),
+    )
+    .await
+    .unwrap();
+    assert_eq!(status, 200);
+    // Round 2 under way: the leader dies, and comes back a little later.
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let t = show(id.clone()).await;
+        if t["round"].as_u64() >= Some(2) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "round 2 did not start: {t}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    first.kill();
+    let killed = Instant::now();
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let again = common::serve(&db, &off);
+    let t = loop {
+        let t = show(id.clone()).await;
+        if t["state"] == "over" {
+            break t;
+        }
+        assert!(Instant::now() < deadline, "the tournament did not end: {t}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    eprintln!("over {:?} after the leader's death", killed.elapsed());
+    let games = t["games"].as_array().unwrap();
+    assert_eq!(games.len(), 6, "three rounds of two games: {t}");
+    assert!(
+        games
+            .iter()
+            .all(|g| g["result"].is_string() && g["id"].is_string()),
+        "{t}"
+    );
+    let standings = t["standings"]["engines"].as_array().unwrap();
+    let points: f64 = standings
+        .iter()
+        .map(|s| s["points"].as_f64().unwrap())
+        .sum();
+    assert_eq!(points, 6.0, "one point a game: {}", t["standings"]);
+    // Every record replays to its result; both live instances show the same tournament.
+    for g in games {
+        let re = check_record(again.addr, &dir, g["id"].as_str().unwrap()).await;
+        assert_eq!(re, g["result"].as_str().unwrap());
+    }
+    assert_eq!(
+        get_json(again.addr, &format!("/api/tournaments/{id}")).await,
+        t
+    );
+    drop(programs.drain(..));
+    let _ = std::fs::remove_dir_all(&dir);
+}

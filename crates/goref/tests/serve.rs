@@ -111,13 +111,33 @@ async fn resume_after_sigkill(db: &OsStr) {
     let mut white = Player::connect(addr, id, game["white"]["secret"].as_str())
         .await
         .unwrap();
-    let after = white.state.clone();
+    // The clocks resume once the restarted server leads: at once when it is alone; on
+    // PostgreSQL as soon as it holds the leader's lock (which the killed server's session may
+    // keep a moment): from then every view, on every server, charges White's turn from the
+    // resume (issue 23 §5), and this one is sent again.
+    let w_before = before["clocks"]["W"]["main_ms"].as_u64().unwrap();
+    let resumed = |v: &serde_json::Value| {
+        v["clocks"]["W"]["main_ms"]
+            .as_u64()
+            .is_some_and(|w| w_before.abs_diff(w) < 1_500)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut after = white.state.clone();
+    while !resumed(&after) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let next = tokio::time::timeout(left, white.recv())
+            .await
+            .unwrap_or_else(|_| panic!("the clocks did not resume within 5 s: {after}"))
+            .unwrap();
+        if next["type"] == "state" {
+            after = next;
+        }
+    }
     assert_eq!(after["version"], last_ack);
     assert_eq!(after["board"], before["board"]);
     assert_eq!(after["moves"], before["moves"]);
     assert_eq!(after["clocks"]["B"], before["clocks"]["B"]);
     assert_eq!(after["clocks"]["running"], "W");
-    let w_before = before["clocks"]["W"]["main_ms"].as_u64().unwrap();
     let w_after = after["clocks"]["W"]["main_ms"].as_u64().unwrap();
     assert!(
         w_before.abs_diff(w_after) < 1_500,

@@ -311,10 +311,12 @@ impl Pool {
 /// The advisory lock held by the server that fires timers.
 const LEADER_LOCK: i64 = 7_216_405;
 
-/// Tries every 2 s to take the leader's lock on a connection of its own, and holds it while
+/// Tries every 0.5 s to take the leader's lock on a connection of its own, and holds it while
 /// that connection lives: the lock is the session's, so PostgreSQL releases it when the
 /// server dies or its connection breaks, and another server takes it.
 async fn lead(config: tokio_postgres::Config, tx: tokio::sync::watch::Sender<bool>) {
+    // The first answer is told even when it is "no": a server starting waits for it.
+    let mut told = false;
     loop {
         if let Ok((client, connection)) = config.connect(NoTls).await {
             let mut driver = tokio::spawn(connection);
@@ -325,6 +327,7 @@ async fn lead(config: tokio_postgres::Config, tx: tokio::sync::watch::Sender<boo
                     .map(|row| row.get::<_, bool>(0));
                 match taken {
                     Ok(true) => {
+                        told = true;
                         let _ = tx.send(true);
                         // Held until the connection ends; checked now and then, so that a
                         // broken network is noticed.
@@ -341,13 +344,18 @@ async fn lead(config: tokio_postgres::Config, tx: tokio::sync::watch::Sender<boo
                         let _ = tx.send(false);
                         break;
                     }
-                    Ok(false) => {}
+                    Ok(false) => {
+                        if !told {
+                            told = true;
+                            let _ = tx.send(false);
+                        }
+                    }
                     Err(_) => break,
                 }
                 if tx.is_closed() {
                     return;
                 }
-                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
             }
             driver.abort();
         }
