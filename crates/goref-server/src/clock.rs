@@ -16,6 +16,10 @@ pub enum Clock {
         /// The tokio instant it was read.
         at: tokio::time::Instant,
     },
+    /// Set by hand ([`Clock::advance`]): timers still wait on tokio's clock, so a test that
+    /// moves this one alone sees no timer fire on its own (tokio's paused clock jumps to the
+    /// next timer whenever the runtime waits for a store's thread).
+    Manual(std::sync::Arc<std::sync::atomic::AtomicU64>),
 }
 
 impl Clock {
@@ -28,10 +32,24 @@ impl Clock {
         }
     }
 
+    /// A clock at unix ms `at` that moves only by [`Clock::advance`].
+    #[must_use]
+    pub fn manual(at: u64) -> Clock {
+        Clock::Manual(std::sync::Arc::new(std::sync::atomic::AtomicU64::new(at)))
+    }
+
+    /// Moves a manual clock by `ms` (other clocks: nothing).
+    pub fn advance(&self, ms: u64) {
+        if let Clock::Manual(at) = self {
+            at.fetch_add(ms, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
     /// Unix time in milliseconds.
     #[must_use]
     pub fn now_ms(&self) -> u64 {
         match self {
+            Clock::Manual(at) => at.load(std::sync::atomic::Ordering::SeqCst),
             Clock::Wall => wall_ms(),
             Clock::Tokio { unix_ms, at } => {
                 let since = tokio::time::Instant::now().saturating_duration_since(*at);

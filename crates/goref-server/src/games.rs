@@ -164,10 +164,15 @@ impl Games {
         &self.opts
     }
 
-    /// Unix ms now, by the injected clock.
+    /// Unix ms now, by the injected clock; always after the clocks' latest resume known here
+    /// (an event is never at the same ms as a resume: replaying puts it after).
     #[must_use]
     pub fn now_ms(&self) -> u64 {
-        self.clock.now_ms()
+        let now = self.clock.now_ms();
+        match self.resumes.lock().expect("resumes").last() {
+            Some(&r) => now.max(r + 1),
+            None => now,
+        }
     }
 
     /// Whether this server leads: fires the clocks' timers, closes expired games, and (the
@@ -293,12 +298,6 @@ impl Games {
     /// The leading server resumes the clocks now (it starts, or takes over from a server that
     /// died): stored, told to every server, applied to the rooms held here.
     pub(crate) async fn resume_clocks(self: &Arc<Games>) {
-        if self
-            .resumed_at_start
-            .swap(false, std::sync::atomic::Ordering::SeqCst)
-        {
-            return;
-        }
         let at = match self.store.resume_clocks(self.now_ms()).await {
             Ok(at) => at,
             Err(e) => {
@@ -497,7 +496,7 @@ async fn replay(state: &Arc<Games>, id: &str) -> Result<Option<(StoredGame, Room
     let mut resumes = resumes.into_iter().peekable();
     for event in &events {
         // A turn that ran across a resume is charged from it, as it was when played.
-        while let Some(r) = resumes.next_if(|&r| r <= event.at_ms) {
+        while let Some(r) = resumes.next_if(|&r| r < event.at_ms) {
             if room.last_event_ms().is_some_and(|last| r > last) {
                 room.restart_turn_at(r);
             }
@@ -520,11 +519,11 @@ async fn follow_leadership(state: std::sync::Weak<Games>) {
     let Some(mut leader) = state.upgrade().and_then(|s| s.leader.clone()) else {
         return;
     };
-    // What it is now is the upkeep's to act on as it starts; this follows the changes.
-    leader.borrow_and_update();
-    while leader.changed().await.is_ok() {
+    // What it is now, then every change (read and marked seen in one step: none is missed).
+    let mut leads = *leader.borrow_and_update();
+    loop {
         let Some(state) = state.upgrade() else { return };
-        if *leader.borrow() {
+        if leads {
             eprintln!("goref serve: this server now fires the clocks and the upkeep");
             let held: Vec<Arc<RoomHandle>> = state
                 .rooms
@@ -543,6 +542,11 @@ async fn follow_leadership(state: std::sync::Weak<Games>) {
                 t.abort();
             }
         }
+        drop(state);
+        if leader.changed().await.is_err() {
+            return;
+        }
+        leads = *leader.borrow_and_update();
     }
 }
 
@@ -1062,5 +1066,157 @@ async fn timer_due(state: Arc<Games>, id: String, version: u64) {
         if let Err(e) = store_and_apply(&state, &handle, &mut inner, event, next).await {
             eprintln!("goref serve: game {id}: timeout not stored: {e:#}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The games service on tokio's paused clock: no sockets, no sleeps; time moves when the
+    //! test says.
+    use super::*;
+    use crate::clock::Clock;
+    use crate::store::SqliteStore;
+
+    async fn games(dir: &tempfile::TempDir) -> Arc<Games> {
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
+        let opts = Options {
+            clock: Clock::tokio(),
+            lag_allowance_ms: 100,
+            ..Options::default()
+        };
+        Games::new(store.clone(), Bus::new(store), opts)
+            .await
+            .unwrap()
+    }
+
+    fn clocked(main_s: u64) -> GameConfig {
+        CreateRequest {
+            width: Some(5),
+            time: Some(goref_clock::TimeControl::SuddenDeath {
+                main: Duration::from_secs(main_s),
+            }),
+            ..CreateRequest::default()
+        }
+        .config()
+        .unwrap()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_timer_flags_when_time_and_lag_allowance_are_up_and_publishes_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = games(&dir).await;
+        let mut bus = games.subscribe();
+        let opened = games.open(clocked(2), "test".into()).await.unwrap();
+        let id = opened.id.clone();
+        assert!(matches!(
+            bus.try_recv(),
+            Ok(BusEvent::Game(GameEvent::Started { .. }))
+        ));
+        let v = games
+            .act(
+                &id,
+                Some(Color::Black),
+                Act::Play { x: 2, y: 2 },
+                Some(0),
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(v, 1);
+        assert_eq!(
+            bus.try_recv().unwrap(),
+            BusEvent::Game(GameEvent::Changed {
+                id: id.clone(),
+                version: 1
+            })
+        );
+        let moved = games.now_ms();
+        // White's 2 s and the 100 ms lag allowance: nothing at 2.05 s.
+        tokio::time::advance(Duration::from_millis(2_050)).await;
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(games.result(&id).await.unwrap(), None);
+        assert!(bus.try_recv().is_err(), "nothing happened");
+        tokio::time::advance(Duration::from_millis(100)).await;
+        // The timer stores the flag (the store's thread answers; no timer is left to move the
+        // paused clock meanwhile) and publishes the end.
+        let finished = loop {
+            match bus.recv().await.unwrap() {
+                BusEvent::Game(GameEvent::Finished { result, .. }) => break result,
+                _ => continue,
+            }
+        };
+        assert_eq!(finished, "B+T");
+        assert_eq!(games.result(&id).await.unwrap().as_deref(), Some("B+T"));
+        let (_, events) = games.store().load(&id).await.unwrap().unwrap();
+        let flag = events.last().unwrap();
+        assert_eq!(flag.act, Act::Timeout);
+        assert!(
+            (moved + 2_100..=moved + 2_150).contains(&flag.at_ms),
+            "flagged at +{} ms",
+            flag.at_ms - moved
+        );
+    }
+
+    /// On a manual clock: with tokio's paused clock, every wait for the store's thread would
+    /// let tokio jump to White's timer.
+    #[tokio::test]
+    async fn a_resume_of_the_clocks_is_charged_alike_live_and_replayed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
+        let clock = Clock::manual(1_000_000);
+        let opts = Options {
+            clock: clock.clone(),
+            lag_allowance_ms: 100,
+            ..Options::default()
+        };
+        let games = Games::new(store.clone(), Bus::new(store), opts)
+            .await
+            .unwrap();
+        let id = games.open(clocked(60), "test".into()).await.unwrap().id;
+        games
+            .act(
+                &id,
+                Some(Color::Black),
+                Act::Play { x: 2, y: 2 },
+                Some(0),
+                None,
+            )
+            .await
+            .unwrap();
+        // White thinks 5 s, the clocks are resumed (a failover), White thinks 3 s more and plays:
+        // charged 3 s.
+        clock.advance(5_000);
+        games.resume_clocks().await;
+        clock.advance(3_000);
+        let shown = |games: &Arc<Games>, id: &str| {
+            let (games, id) = (games.clone(), id.to_string());
+            async move {
+                let handle = load_room(&games, &id).await.unwrap().unwrap();
+                let inner = handle.inner.lock().await;
+                inner.room.view(&id, games.now_ms()).clocks.white.main_ms
+            }
+        };
+        assert_eq!(shown(&games, &id).await, 57_000);
+        games
+            .act(
+                &id,
+                Some(Color::White),
+                Act::Play { x: 1, y: 1 },
+                Some(1),
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(shown(&games, &id).await, 57_000);
+        // Another server (or this one restarted) replays the stored game: the same clocks.
+        let store = games.store().clone();
+        let other = Games::new(store.clone(), Bus::new(store), games.options().clone())
+            .await
+            .unwrap();
+        assert_eq!(shown(&other, &id).await, 57_000);
+        let (_, events) = other.store().load(&id).await.unwrap().unwrap();
+        assert_eq!(events[1].clocks[1].main, Duration::from_secs(57));
     }
 }

@@ -26,8 +26,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::room::{Act, GameConfig, Side};
-use crate::store::GameSummary;
+use goref_clock::TimeControl;
+use goref_referee::Protocol;
+use goref_rules::Color;
 
 /// Something for Black and for White, named `B` and `W` on the wire.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -928,6 +929,227 @@ pub struct Account {
     pub td: bool,
     /// When it was created, unix milliseconds.
     pub created_ms: u64,
+}
+
+// The game's settings and acts, as the wire and the stored events name them.
+
+/// The largest main time, period or increment accepted (one day).
+pub const MAX_SECONDS: u64 = 86_400;
+
+/// A side, as messages and stored events name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Side {
+    B,
+    W,
+}
+
+impl From<Color> for Side {
+    fn from(c: Color) -> Side {
+        match c {
+            Color::Black => Side::B,
+            Color::White => Side::W,
+        }
+    }
+}
+
+impl From<Side> for Color {
+    fn from(s: Side) -> Color {
+        match s {
+            Side::B => Color::Black,
+            Side::W => Color::White,
+        }
+    }
+}
+
+/// How a game is set up.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameConfig {
+    pub width: usize,
+    pub height: usize,
+    /// Preset name: `tromp-taylor`, `nstt`, `olympiad`.
+    pub rules: String,
+    pub komi: f64,
+    pub time: TimeControl,
+    /// The end-of-game protocol (all seven of goref-referee).
+    pub end: Protocol,
+    pub black: String,
+    pub white: String,
+    /// Black's handicap stones on GTP's fixed points (0: none); White then moves first.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub handicap: usize,
+    /// The accounts that play it; none for a game between guests with seat links.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Players>,
+    /// Whether the result counts for the players' ratings.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rated: bool,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The accounts seated in a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Players {
+    /// Black's account.
+    pub black: String,
+    /// White's account.
+    pub white: String,
+}
+
+impl Players {
+    /// The account of `color`.
+    #[must_use]
+    pub fn of(&self, color: Color) -> &str {
+        match color {
+            Color::Black => &self.black,
+            Color::White => &self.white,
+        }
+    }
+
+    /// The colour `name` plays (names compare without regard to case, as accounts do).
+    #[must_use]
+    pub fn color_of(&self, name: &str) -> Option<Color> {
+        Color::ALL
+            .into_iter()
+            .find(|&c| self.of(c).eq_ignore_ascii_case(name))
+    }
+}
+
+/// The longest player name accepted, in characters.
+pub const MAX_NAME: usize = 40;
+
+/// What a request to create a game may say; everything has a default.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateRequest {
+    pub width: Option<usize>,
+    pub height: Option<usize>,
+    pub rules: Option<String>,
+    pub komi: Option<f64>,
+    pub time: Option<TimeControl>,
+    pub end: Option<Protocol>,
+    pub black: Option<String>,
+    pub white: Option<String>,
+    pub handicap: Option<usize>,
+}
+
+/// What a player (or the server) does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Act {
+    /// A stone at column `x` from the left, row `y` from the top.
+    Play {
+        x: usize,
+        y: usize,
+    },
+    Pass,
+    Resign,
+    /// Reference 003: mark the string through this stone dead.
+    Mark {
+        x: usize,
+        y: usize,
+    },
+    /// Reference 003: dispute the marked string through this stone.
+    Dispute {
+        x: usize,
+        y: usize,
+    },
+    /// Reference 003: done.
+    Done,
+    /// The stones this player considers dead (001 3.7.2; reference 000).
+    DeadList {
+        points: Vec<[usize; 2]>,
+    },
+    /// The server: the player whose clock runs is out of time.
+    Timeout,
+    /// The server: its third party (Olympiad 3.9's default removal) names the dead stones.
+    Adjudicate {
+        points: Vec<[usize; 2]>,
+        note: String,
+    },
+    /// The tournament director (account `td`) acts.
+    Td {
+        td: String,
+        action: TdAction,
+    },
+    /// The server closes a game nobody plays, without a result (SGF `RE[Void]`); `note` says
+    /// why, for the record.
+    Close {
+        why: Closing,
+        note: String,
+    },
+}
+
+/// What a tournament director does to a game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TdAction {
+    /// Decides the game: `result` in SGF `RE` form (`B+R`, `W+T`, `B+F`, `W+3.5`, `0`), for
+    /// `reason` (a timing dispute, 001 §1; an illegal move, 3.10.2; any dispute).
+    Result { result: String, reason: String },
+    /// Grants `color` `seconds` more (001 3.10.3).
+    Time {
+        color: Side,
+        seconds: u64,
+        reason: String,
+    },
+    /// Passes for the player to move, in place of its illegal move or long-cycle play
+    /// (001 3.10.2: the TD may let the move be undone and a pass made instead).
+    Pass { reason: String },
+}
+
+/// The longest reason a TD may give, in characters.
+pub const MAX_REASON: usize = 500;
+
+/// Why the server closed a game without a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Closing {
+    /// Nobody moved within the time allowed after its creation.
+    NeverStarted,
+    /// Nobody acted for a long time (a game between guests left unfinished).
+    Abandoned,
+}
+
+impl Closing {
+    /// The name shown as the game's ending.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Closing::NeverStarted => "never-started",
+            Closing::Abandoned => "abandoned",
+        }
+    }
+}
+
+/// The result of a game the server closed: SGF's "no result or suspended play".
+pub const VOID: &str = "Void";
+
+/// One line of the list of games.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameSummary {
+    pub id: String,
+    pub created_ms: u64,
+    pub width: usize,
+    pub height: usize,
+    pub rules: String,
+    pub end: String,
+    pub black: String,
+    pub white: String,
+    /// Whether it counts for ratings.
+    pub rated: bool,
+    /// Whether Black and White are accounts (else guests' names).
+    pub accounts: bool,
+    pub moves: u64,
+    pub result: Option<String>,
 }
 
 #[cfg(test)]

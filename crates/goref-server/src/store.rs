@@ -15,9 +15,9 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{anyhow, Context, Result};
 use rusqlite::{params, Connection, OptionalExtension};
-use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
+pub use crate::protocol::GameSummary;
 use crate::protocol::{Account, Rating};
 use crate::room::{Event, GameConfig};
 
@@ -130,25 +130,6 @@ pub enum Created {
     Stored,
     /// Nothing stored: its creator already has this many unfinished games.
     CreatorFull(usize),
-}
-
-/// One line of the list of games.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameSummary {
-    pub id: String,
-    pub created_ms: u64,
-    pub width: usize,
-    pub height: usize,
-    pub rules: String,
-    pub end: String,
-    pub black: String,
-    pub white: String,
-    /// Whether it counts for ratings.
-    pub rated: bool,
-    /// Whether Black and White are accounts (else guests' names).
-    pub accounts: bool,
-    pub moves: u64,
-    pub result: Option<String>,
 }
 
 impl GameSummary {

@@ -27,7 +27,7 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Serve games to people and programs: a web board, accounts, a lobby with challenges and
     /// continuous pairing, ratings, live clocks (HTTP + WebSocket).
-    Serve(cmd::serve::Args),
+    Serve(Box<cmd::serve::Args>),
     /// Play a GTP engine's games on a goref server (it logs in, is paired, plays).
     Connect(Box<cmd::connect::Args>),
     /// Play games between two GTP engines, every move checked; SGF records and a table.

@@ -20,7 +20,9 @@ const BATCH: usize = 1_000;
 const AT_ONCE: usize = 32;
 
 pub(super) async fn run(state: Arc<Games>) {
-    if state.leads() {
+    // The only server on its store leads from the start; with several, the leadership is
+    // followed (and taken over) by `follow_leadership`.
+    if state.leader.is_none() {
         take_over(&state).await;
     }
     let every = state.opts.upkeep_interval.max(Duration::from_millis(10));
@@ -38,7 +40,12 @@ pub(super) async fn run(state: Arc<Games>) {
 /// the same database): closes the games due to close, resumes the started ones.
 pub(super) async fn take_over(state: &Arc<Games>) {
     let t = std::time::Instant::now();
-    state.resume_clocks().await;
+    if !state
+        .resumed_at_start
+        .swap(false, std::sync::atomic::Ordering::SeqCst)
+    {
+        state.resume_clocks().await;
+    }
     let closed = close_due(state).await;
     let resumed = resume_started(state).await;
     if closed + resumed > 0 {

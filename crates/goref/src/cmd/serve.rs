@@ -100,6 +100,10 @@ pub struct Args {
     /// connections per address (the proxy should).
     #[arg(long)]
     pub trust_forwarded_for: bool,
+    /// A player in the lobby stays listed this long after its instance stops renewing it (an
+    /// instance that died): several instances on one PostgreSQL database.
+    #[arg(long, default_value = "6s", value_parser = parse_duration)]
+    pub presence_lease: Duration,
 }
 
 fn pairing(args: &Args) -> anyhow::Result<PairingOptions> {
@@ -159,6 +163,7 @@ impl Args {
             missed_pings: self.missed_pings,
             allowed_origins: self.allow_origins.clone(),
             trust_forwarded_for: self.trust_forwarded_for,
+            presence_lease: self.presence_lease,
             pairing: pairing(self)?,
             td: self.td.clone(),
             ..goref_server::Options::default()
