@@ -592,6 +592,9 @@ impl LobbyClientMessage {
 /// What the server sends on the lobby WebSocket.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+// Each message is made to be written once: the size of the largest (a game's settings) is
+// immaterial.
+#[allow(clippy::large_enum_variant)]
 pub enum LobbyServerMessage {
     /// The greeting: the account of the session.
     Hello { account: Account },

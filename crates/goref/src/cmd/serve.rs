@@ -46,6 +46,19 @@ pub struct Args {
     /// The komi of paired games (default: the rules').
     #[arg(long)]
     pub pairing_komi: Option<f64>,
+    /// Open CGOS's door on this address (`127.0.0.1:6867`): CGOS's programs join through
+    /// their own clients (cgosclient.py, cgosGtp) and are paired with the others for a game
+    /// on the pairing board, komi and clock (sudden death), under --cgos-rules, with no
+    /// dead-stone phase (end all-alive). Off by default.
+    #[arg(long)]
+    pub cgos: Option<String>,
+    /// The rules of CGOS games (CGOS's own: positional superko, suicide illegal: nstt).
+    #[arg(long, default_value = "nstt")]
+    pub cgos_rules: String,
+    /// Every move's free time in CGOS games (CGOS's "time gift"): a move is charged its time
+    /// less this, never below zero.
+    #[arg(long, default_value = "250ms", value_parser = parse_duration)]
+    pub cgos_time_gift: Duration,
     /// The tournament director's account (default: the first account created).
     #[arg(long)]
     pub td: Option<String>,
@@ -159,6 +172,18 @@ impl Args {
             missed_pings: self.missed_pings,
             allowed_origins: self.allow_origins.clone(),
             trust_forwarded_for: self.trust_forwarded_for,
+            cgos: match &self.cgos {
+                Some(addr) => Some(
+                    goref_server::options::CgosOptions::new(
+                        addr,
+                        &pairing(self)?.game,
+                        &self.cgos_rules,
+                        self.cgos_time_gift,
+                    )
+                    .map_err(|e| anyhow!("--cgos: {e}"))?,
+                ),
+                None => None,
+            },
             pairing: pairing(self)?,
             td: self.td.clone(),
             ..goref_server::Options::default()
