@@ -34,6 +34,8 @@ pub fn pg_database(name: &str) -> Option<String> {
 pub struct Server {
     pub child: Child,
     pub addr: SocketAddr,
+    /// The first line it printed (where it listens).
+    pub first_line: String,
 }
 
 /// Starts `goref serve --db DB EXTRA…` (an SQLite file or a `postgres://` URL) and waits for
@@ -58,7 +60,11 @@ pub fn serve(db: impl AsRef<std::ffi::OsStr>, extra: &[&str]) -> Server {
         .unwrap_or_else(|| panic!("no address in '{line}'"))
         .parse()
         .unwrap();
-    Server { child, addr }
+    Server {
+        child,
+        addr,
+        first_line: line,
+    }
 }
 
 impl Server {
