@@ -894,6 +894,95 @@ mod tests {
         }
     }
 
+    /// Pairs `cgos` door players and `others` (all waiting) once, with the CGOS game made from
+    /// `pairing`: the games started, as (black, white, under CGOS's terms).
+    async fn pair_with_cgos(
+        pairing: CreateRequest,
+        cgos: &[&str],
+        others: &[&str],
+    ) -> Vec<(String, String, bool)> {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
+        let cgos_options = crate::options::CgosOptions::new(
+            "127.0.0.1:0",
+            &pairing,
+            "nstt",
+            Duration::from_millis(250),
+        )
+        .unwrap();
+        let opts = Options {
+            clock: Clock::tokio(),
+            pairing: PairingOptions {
+                interval: None,
+                game: pairing,
+            },
+            cgos: Some(cgos_options),
+            ..Options::default()
+        };
+        let app = App::new(store, opts).await.unwrap();
+        let mut members = Vec::new();
+        for (names, door) in [(cgos, true), (others, false)] {
+            for name in names {
+                let m = if door {
+                    app.lobby.join_cgos(account(name)).await.unwrap()
+                } else {
+                    app.lobby.join(account(name)).await.unwrap()
+                };
+                m.handle(LobbyClientMessage::Wait { on: true }).await;
+                members.push(m);
+            }
+        }
+        let mut bus = app.games.subscribe();
+        app.lobby.pair_round().await;
+        let mut started = Vec::new();
+        while let Ok(event) = bus.try_recv() {
+            if let BusEvent::Game(GameEvent::Started { config, .. }) = event {
+                let p = config.players.clone().unwrap();
+                started.push((p.black, p.white, config.cgos.is_some()));
+            }
+        }
+        started
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn cgos_players_are_paired_with_others_only_when_the_games_fit() {
+        let five_minutes = Some(goref_clock::TimeControl::SuddenDeath {
+            main: Duration::from_secs(300),
+        });
+        // The default pairing game (olympiad, Tromp's marking) does not fit CGOS's (nstt, all
+        // alive): each kind among its own.
+        let started =
+            pair_with_cgos(PairingOptions::default().game, &["c1", "c2"], &["p1", "p2"]).await;
+        assert_eq!(started.len(), 2);
+        for (b, w, terms) in &started {
+            let door = |n: &str| n.starts_with('c');
+            assert_eq!(door(b), door(w), "{b} against {w}");
+            assert_eq!(*terms, door(b), "CGOS's terms only between its players");
+        }
+        // One of each kind: no game when they do not fit.
+        let started = pair_with_cgos(PairingOptions::default().game, &["c1"], &["p1"]).await;
+        assert!(started.is_empty());
+        // A pairing game of the same board, rules, komi, clock and end fits: one game, under
+        // CGOS's terms.
+        let fitting = CreateRequest {
+            width: Some(9),
+            height: Some(9),
+            rules: Some("nstt".into()),
+            komi: Some(7.5),
+            time: five_minutes,
+            end: Some(goref_referee::Protocol::AllAlive),
+            ..CreateRequest::default()
+        };
+        let started = pair_with_cgos(fitting.clone(), &["c1"], &["p1"]).await;
+        assert_eq!(started.len(), 1);
+        assert!(started[0].2, "played under CGOS's terms");
+        // The same but for the end (a dead-stone phase): no game.
+        let mut marking = fitting;
+        marking.end = Some(goref_referee::Protocol::Tromp);
+        let started = pair_with_cgos(marking, &["c1"], &["p1"]).await;
+        assert!(started.is_empty());
+    }
+
     #[tokio::test(start_paused = true)]
     async fn the_leader_pairs_waiting_players_but_not_one_whose_game_is_on() {
         let dir = tempfile::tempdir().unwrap();
