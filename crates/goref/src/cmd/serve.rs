@@ -229,4 +229,41 @@ mod tests {
         assert_eq!(opts.unstarted_expiry, Duration::from_secs(900));
         assert_eq!(opts.allowed_origins.len(), 2);
     }
+
+    #[test]
+    fn cgos_games_are_the_pairing_board_komi_and_clock_under_cgos_terms() {
+        let cli = Cli::try_parse_from([
+            "serve",
+            "--cgos",
+            "127.0.0.1:6867",
+            "--pairing-komi",
+            "7.5",
+            "--cgos-time-gift",
+            "400ms",
+        ])
+        .unwrap();
+        let cgos = cli.args.options().unwrap().cgos.unwrap();
+        let config = cgos.game.config().unwrap();
+        assert_eq!(
+            (
+                config.width,
+                config.rules.as_str(),
+                config.komi,
+                config.end.name()
+            ),
+            (9, "nstt", 7.5, "all-alive")
+        );
+        assert_eq!(config.cgos.unwrap().time_gift_ms, 400);
+        // CGOS plays sudden death on square boards.
+        for flags in [["--pairing-time", "5m+3s"], ["--pairing-size", "9x7"]] {
+            let mut args = vec!["serve", "--cgos", "127.0.0.1:6867"];
+            args.extend(flags);
+            let error = Cli::try_parse_from(args)
+                .unwrap()
+                .args
+                .options()
+                .unwrap_err();
+            assert!(error.to_string().starts_with("--cgos: "), "{error}");
+        }
+    }
 }
