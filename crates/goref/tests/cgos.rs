@@ -252,6 +252,55 @@ async fn a_malformed_handshake_gets_error_and_is_closed() {
         Some("Error: Sorry, password doesn't match")
     );
     assert_eq!(raw.next().await, None);
+    // Failed guesses are throttled per name and address as on the web (ten a minute, the one
+    // above counted): then even the right password is refused from this address.
+    let mut answers = Vec::new();
+    for password in (0..9)
+        .map(|i| format!("guess-{i}"))
+        .chain(["pw-owner".into()])
+    {
+        let mut raw = Raw::connect(cgos).await;
+        raw.expect("protocol").await;
+        raw.send("e1 client").await;
+        raw.expect("username").await;
+        raw.send("owner").await;
+        raw.expect("password").await;
+        raw.send(&password).await;
+        answers.push(raw.next().await.unwrap());
+    }
+    assert!(answers[..9]
+        .iter()
+        .all(|a| a == "Error: Sorry, password doesn't match"));
+    assert_eq!(answers[9], "Error: too many logins: try again later");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_from_one_address_are_capped() {
+    let dir = temp_dir("caps");
+    let (_server, _addr, cgos) = serve(&dir, &[]);
+    let mut open = Vec::new();
+    for _ in 0..16 {
+        let mut raw = Raw::connect(cgos).await;
+        raw.expect("protocol").await;
+        open.push(raw);
+    }
+    let mut over = Raw::connect(cgos).await;
+    assert_eq!(
+        over.next().await.as_deref(),
+        Some("Error: too many connections from this address")
+    );
+    assert_eq!(over.next().await, None);
+    // One closes: another may come.
+    drop(open.pop());
+    let started = Instant::now();
+    loop {
+        let mut again = Raw::connect(cgos).await;
+        if again.next().await.as_deref() == Some("protocol genmove_analyze") {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
