@@ -413,3 +413,78 @@ async fn lines_nobody_asked_for_are_bounded_and_ready_must_come() {
         Ended::Dropped("no ready after gameover".into())
     );
 }
+
+mod strangers {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn chunk() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            // Bytes of any kind.
+            proptest::collection::vec(any::<u8>(), 0..200),
+            // Lines that look like the protocol's, in any order.
+            proptest::sample::select(vec![
+                "e1 x",
+                "e1 x genmove_analyze",
+                "v1",
+                "black",
+                "pw-black",
+                "pw-nope",
+                "old new",
+                "ready",
+                "quit",
+                "d4",
+                "pass",
+                "resign",
+                "z99",
+                "",
+                "   ",
+                "\r",
+            ])
+            .prop_map(|l| format!("{l}\n").into_bytes()),
+            // A line too long.
+            (1usize..3).prop_map(|n| vec![b'x'; n * goref_cgos::MAX_LINE]),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whatever a client sends, then closing its side, the connection ends (on the paused
+        /// clock: at the latest after the handshake's or ready's timeout), without a panic.
+        #[test]
+        fn anything_a_client_sends_ends_its_connection(
+            logged_in in any::<bool>(),
+            chunks in proptest::collection::vec(chunk(), 0..12),
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .start_paused(true)
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let f = fixture();
+                let (views_tx, views) = watch::channel(Arc::new(view(&[], Some(Color::Black), (60_000, 60_000), 0)));
+                f.host.views.lock().unwrap().push(("g1".into(), views));
+                *f.host.live.lock().unwrap() = Some("g1".into());
+                let (client, task) = connect(&f.door);
+                let Client { mut lines, mut writer } = client;
+                // Read whatever the door says, so that it never blocks on writing.
+                let reader = tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+                // Half the time after a good login: the game's states too.
+                let login: &[u8] = if logged_in { b"e1 x genmove_analyze\nblack\npw-black\n" } else { b"" };
+                let _ = writer.write_all(login).await;
+                for c in chunks {
+                    if writer.write_all(&c).await.is_err() {
+                        break;
+                    }
+                }
+                let _ = writer.shutdown().await;
+                let ended = tokio::time::timeout(Duration::from_secs(3600), task).await;
+                assert!(matches!(ended, Ok(Ok(_))), "the connection ended: {ended:?}");
+                reader.abort();
+                drop(views_tx);
+            });
+        }
+    }
+}
