@@ -9,11 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{have_gnugo, Server};
+use common::{check_record, games, have_gnugo, Server};
 use goref_cgos::{ClientConfig, GameRecord};
 use goref_gtp::EngineSpec;
 use goref_server::client::http;
-use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
@@ -47,39 +46,6 @@ fn cgos_addr(server: &Server) -> SocketAddr {
         .unwrap_or_else(|| panic!("no CGOS address in '{}'", server.first_line))
         .parse()
         .unwrap()
-}
-
-async fn games(addr: SocketAddr) -> Vec<Value> {
-    let (status, body) = http(addr, "GET", "/api/games", None).await.unwrap();
-    assert_eq!(status, 200);
-    let v: Value = serde_json::from_str(&body).unwrap();
-    v["games"].as_array().unwrap().clone()
-}
-
-/// The game's record; `goref score` replays it to its `RE`, which is returned.
-async fn record(addr: SocketAddr, dir: &Path, id: &str) -> (String, String) {
-    let (status, sgf) = http(addr, "GET", &format!("/api/games/{id}/sgf"), None)
-        .await
-        .unwrap();
-    assert_eq!(status, 200);
-    let path = dir.join(format!("{id}.sgf"));
-    std::fs::write(&path, &sgf).unwrap();
-    let re = sgf
-        .split("RE[")
-        .nth(1)
-        .and_then(|r| r.split(']').next())
-        .unwrap_or_else(|| panic!("no RE in {sgf}"))
-        .to_string();
-    let out = Command::new(env!("CARGO_BIN_EXE_goref"))
-        .arg("score")
-        .arg(&path)
-        .output()
-        .unwrap();
-    let printed = String::from_utf8_lossy(&out.stdout);
-    if !re.contains("+F") && !re.contains("+T") && !re.contains("+R") {
-        assert_eq!(printed.lines().next(), Some(re.as_str()), "{sgf}");
-    }
-    (re, sgf)
 }
 
 /// The engine client (goref-cgos) with GNU Go: plays `games` games as `name`.
@@ -120,7 +86,7 @@ async fn two_gnugo_cgos_clients_are_paired_and_play_to_a_gameover_equal_to_the_r
         (game["rules"].as_str(), game["end"].as_str()),
         (Some("nstt"), Some("all-alive"))
     );
-    let (re, _) = record(addr, &dir, id).await;
+    let re = check_record(addr, &dir, id).await;
     assert_eq!(
         re,
         a[0].result.to_sgf(),
@@ -173,15 +139,20 @@ impl Raw {
         line
     }
 
-    /// Logs in as `name` with the `hello` line (`e1 …`).
+    /// Logs in as `name` (password `pw-NAME`) with the `hello` line (`e1 …`).
     async fn login(cgos: SocketAddr, name: &str, hello: &str) -> Raw {
+        Raw::login_with(cgos, name, &format!("pw-{name}"), hello).await
+    }
+
+    /// Answers the handshake with `hello`, `name` and `password`.
+    async fn login_with(cgos: SocketAddr, name: &str, password: &str, hello: &str) -> Raw {
         let mut raw = Raw::connect(cgos).await;
         raw.expect("protocol").await;
         raw.send(hello).await;
         raw.expect("username").await;
         raw.send(name).await;
         raw.expect("password").await;
-        raw.send(&format!("pw-{name}")).await;
+        raw.send(password).await;
         raw
     }
 }
@@ -240,13 +211,7 @@ async fn a_malformed_handshake_gets_error_and_is_closed() {
         assert!(started.elapsed() < Duration::from_secs(30), "no account");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let mut raw = Raw::connect(cgos).await;
-    raw.expect("protocol").await;
-    raw.send("e1 client").await;
-    raw.expect("username").await;
-    raw.send("owner").await;
-    raw.expect("password").await;
-    raw.send("not-the-password").await;
+    let mut raw = Raw::login_with(cgos, "owner", "not-the-password", "e1 client").await;
     assert_eq!(
         raw.next().await.as_deref(),
         Some("Error: Sorry, password doesn't match")
@@ -259,13 +224,7 @@ async fn a_malformed_handshake_gets_error_and_is_closed() {
         .map(|i| format!("guess-{i}"))
         .chain(["pw-owner".into()])
     {
-        let mut raw = Raw::connect(cgos).await;
-        raw.expect("protocol").await;
-        raw.send("e1 client").await;
-        raw.expect("username").await;
-        raw.send("owner").await;
-        raw.expect("password").await;
-        raw.send(&password).await;
+        let mut raw = Raw::login_with(cgos, "owner", &password, "e1 client").await;
         answers.push(raw.next().await.unwrap());
     }
     assert!(answers[..9]
@@ -323,7 +282,8 @@ async fn an_illegal_move_loses_with_cgos_reason_and_analysis_is_kept_as_a_commen
     }
     let listed = games(addr).await;
     let id = listed[0]["id"].as_str().unwrap();
-    let (re, sgf) = record(addr, &dir, id).await;
+    let re = check_record(addr, &dir, id).await;
+    let sgf = std::fs::read_to_string(dir.join(format!("{id}.sgf"))).unwrap();
     assert_eq!(re, "B+F");
     assert!(
         sgf.contains(r#"{"visits":10,"winrate":0.52}"#),
@@ -409,7 +369,7 @@ async fn a_dropped_client_logs_in_again_gets_setup_with_its_moves_and_finishes()
     }
     let listed = games(addr).await;
     let id = listed[0]["id"].as_str().unwrap();
-    let (re, _) = record(addr, &dir, id).await;
+    let re = check_record(addr, &dir, id).await;
     assert_eq!(re, "W+7.5");
 }
 
@@ -460,6 +420,6 @@ async fn a_cgos_client_and_a_goref_connect_program_are_paired_when_their_games_f
     let listed = games(addr).await;
     assert_eq!(listed.len(), 1);
     let id = listed[0]["id"].as_str().unwrap();
-    let (re, _) = record(addr, &dir, id).await;
+    let re = check_record(addr, &dir, id).await;
     assert_eq!(re, played[0].result.to_sgf());
 }

@@ -92,3 +92,38 @@ pub fn rss_mib(pid: u32) -> f64 {
         .and_then(|kb| kb.parse::<f64>().ok())
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
+
+/// The games `GET /api/games` lists.
+pub async fn games(addr: SocketAddr) -> Vec<serde_json::Value> {
+    let (status, body) = goref_server::client::http(addr, "GET", "/api/games", None)
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let v = serde_json::from_str::<serde_json::Value>(&body).unwrap();
+    v["games"].as_array().unwrap().clone()
+}
+
+/// The game's record, replayed by `goref score`: the result it prints is the record's `RE`.
+pub async fn check_record(addr: SocketAddr, dir: &Path, id: &str) -> String {
+    let (status, sgf) =
+        goref_server::client::http(addr, "GET", &format!("/api/games/{id}/sgf"), None)
+            .await
+            .unwrap();
+    assert_eq!(status, 200);
+    let path = dir.join(format!("{id}.sgf"));
+    std::fs::write(&path, &sgf).unwrap();
+    let re = sgf
+        .split("RE[")
+        .nth(1)
+        .and_then(|r| r.split(']').next())
+        .unwrap_or_else(|| panic!("no RE in {sgf}"))
+        .to_string();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_goref"))
+        .arg("score")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(printed.lines().next(), Some(re.as_str()), "{sgf}");
+    re
+}
