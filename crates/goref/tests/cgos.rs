@@ -28,9 +28,14 @@ fn temp_dir(name: &str) -> PathBuf {
 
 /// `goref serve` with CGOS's door on a free port: the server, its HTTP and CGOS addresses.
 fn serve(dir: &Path, extra: &[&str]) -> (Server, SocketAddr, SocketAddr) {
+    serve_on(dir.join("goref.db").as_os_str(), extra)
+}
+
+/// As [`serve`], on the database `db` (an SQLite file or a `postgres://` URL).
+fn serve_on(db: &std::ffi::OsStr, extra: &[&str]) -> (Server, SocketAddr, SocketAddr) {
     let mut args = vec!["--cgos", "127.0.0.1:0", "--pairing-interval", "300ms"];
     args.extend_from_slice(extra);
-    let server = common::serve(dir.join("goref.db"), &args);
+    let server = common::serve(db, &args);
     let http = server.addr;
     // The first line names both: "… http://A (database D), CGOS on B".
     let cgos = cgos_addr(&server);
@@ -66,7 +71,25 @@ async fn two_gnugo_cgos_clients_are_paired_and_play_to_a_gameover_equal_to_the_r
         return;
     }
     let dir = temp_dir("two");
-    let (_server, addr, cgos) = serve(&dir, &["--pairing-time", "5m", "--pairing-komi", "7.5"]);
+    let db = dir.join("goref.db");
+    two_gnugo_clients_play(&dir, db.as_os_str()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_two_gnugo_cgos_clients_play_to_a_gameover_equal_to_the_record() {
+    let Some(url) = common::pg_database("cgos_two") else {
+        return;
+    };
+    if !have_gnugo() {
+        return;
+    }
+    two_gnugo_clients_play(&temp_dir("two-pg"), std::ffi::OsStr::new(&url)).await;
+}
+
+/// Two CGOS clients driving GNU Go log in to `goref serve` on `db`, are paired and play a
+/// game whose `gameover` is the stored game's result and its record's `RE`.
+async fn two_gnugo_clients_play(dir: &Path, db: &std::ffi::OsStr) {
+    let (_server, addr, cgos) = serve_on(db, &["--pairing-time", "5m", "--pairing-komi", "7.5"]);
     let started = Instant::now();
     let (a, b) = tokio::join!(
         gnugo_client(cgos, "gnugo-a", 1),
@@ -86,7 +109,7 @@ async fn two_gnugo_cgos_clients_are_paired_and_play_to_a_gameover_equal_to_the_r
         (game["rules"].as_str(), game["end"].as_str()),
         (Some("nstt"), Some("all-alive"))
     );
-    let re = check_record(addr, &dir, id).await;
+    let re = check_record(addr, dir, id).await;
     assert_eq!(
         re,
         a[0].result.to_sgf(),
