@@ -8,6 +8,8 @@
 //!   [`ClientMessage`]) that reads a line and prints it back exactly; CGOS's results
 //!   ([`CgosResult`]: `B+2.5`, `W+Resign`, `B+Time`, `W+Illegal`, `Draw`) with goref's
 //!   [`Outcome`](goref_rules::Outcome); bounded, cancel-safe line reading ([`LineReader`]).
+//! - [`door`]: the server side: a CGOS door to a server (`goref serve --cgos`), acting on it
+//!   through a narrow interface ([`Host`]);
 //! - [`client`]: an engine client that logs in to a CGOS server and plays its games with a GTP
 //!   engine ([`client::run`] over TCP, [`client::play_session`] over any byte streams).
 //!
@@ -56,12 +58,14 @@
 #![deny(missing_docs)]
 
 pub mod client;
+pub mod door;
 pub mod protocol;
 
 pub use client::{
     play_session, run, stop_on_signals, ClientConfig, ClientError, GameRecord, Progress,
     SessionEnd, MAX_ANALYSIS,
 };
+pub use door::{Door, DoorConfig, Ended, Entry, GameView, Host, Submitted};
 pub use protocol::{
     Answer, CgosError, CgosMove, CgosResult, CgosWin, ClientKind, ClientMessage, Date, Expect,
     Gameover, IllegalReason, LineReader, Rating, ReadError, Seat, ServerMessage, Setup, TimedMove,

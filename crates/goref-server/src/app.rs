@@ -2,7 +2,7 @@
 //! routes, merged into one router and served.
 //!
 //! The modules' imports form a tree: `protocol` ← `room` ← `store` ← `bus` ← `games` ←
-//! {`accounts`, `lobby`, `ratings`, `tournaments`} ← `app` (with `sessions`, `error`,
+//! {`accounts`, `lobby`, `ratings`, `tournaments`} ← `cgos` ← `app` (with `sessions`, `error`,
 //! `limits`, `clock`, `options` below games for all). Nothing below calls up: the features
 //! hear of games on the bus.
 
@@ -38,6 +38,8 @@ pub struct Running {
     pub task: JoinHandle<()>,
     /// Its games service (whether it leads, ...).
     pub games: Arc<Games>,
+    /// Where CGOS's door listens, when it is open ([`Options::cgos`]).
+    pub cgos_addr: Option<SocketAddr>,
 }
 
 /// The services of one server, built over a store: the games service and its features.
@@ -121,14 +123,24 @@ pub async fn start(
     opts: Options,
 ) -> Result<Running> {
     let limits = opts.conn_limits();
+    let cgos = opts.cgos.clone();
     let app = App::new(store, opts).await?;
+    let cgos_addr = match &cgos {
+        Some(options) => Some(crate::cgos::open(&app, options).await?),
+        None => None,
+    };
     let addr = listener.local_addr()?;
     let router = app.router();
     let games = app.games.clone();
     let task = tokio::spawn(async move {
         tokio::join!(crate::net::serve(listener, router, limits), app.run());
     });
-    Ok(Running { addr, task, games })
+    Ok(Running {
+        addr,
+        task,
+        games,
+        cgos_addr,
+    })
 }
 
 async fn common_headers(mut response: Response) -> Response {

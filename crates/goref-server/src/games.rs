@@ -258,12 +258,45 @@ impl Games {
         version: Option<u64>,
         think_ms: Option<u64>,
     ) -> Result<u64, (Refusal, u64)> {
+        self.act_commented(id, seat, act, version, think_ms, None)
+            .await
+    }
+
+    /// As [`Games::act`], the move carrying `comment` for the record (a program's analysis,
+    /// at most [`crate::room::MAX_COMMENT`] bytes).
+    ///
+    /// # Errors
+    ///
+    /// As [`Games::act`].
+    pub async fn act_commented(
+        self: &Arc<Games>,
+        id: &str,
+        seat: Option<Color>,
+        act: Act,
+        version: Option<u64>,
+        think_ms: Option<u64>,
+        comment: Option<String>,
+    ) -> Result<u64, (Refusal, u64)> {
         let handle = match load_room(self, id).await {
             Ok(Some(h)) => h,
             Ok(None) => return Err((Refusal::Malformed("no such game".into()), 0)),
             Err(e) => return Err((Refusal::Storage(format!("{e:#}")), 0)),
         };
-        act_on(self, &handle, seat, act, version, think_ms).await
+        act_on(self, &handle, seat, act, version, think_ms, comment).await
+    }
+
+    /// A copy of game `id`'s room as it is now (read from the store when not held); `None`
+    /// when there is no such game.
+    ///
+    /// # Errors
+    ///
+    /// The store failed, or the stored game cannot be replayed.
+    pub async fn room(self: &Arc<Games>, id: &str) -> Result<Option<Room>> {
+        let Some(handle) = load_room(self, id).await? else {
+            return Ok(None);
+        };
+        let inner = handle.inner.lock().await;
+        Ok(Some(inner.room.clone()))
     }
 
     /// The server (or the TD through it) acts on game `id`: the new version, or why not (404
@@ -755,7 +788,7 @@ async fn connection(
             ServerMessage::Hello {
                 seat: seat.map(Side::from),
                 version,
-                lag_allowance_ms: state.opts.lag_allowance_ms,
+                lag_allowance_ms: inner.room.referee().clock().lag().as_millis() as u64,
             }
             .to_text(),
             state_text(&inner.room, &handle.id, state.now_ms()),
@@ -894,7 +927,7 @@ async fn handle_text(
         let inner = handle.inner.lock().await;
         return state_text(&inner.room, &handle.id, state.now_ms());
     };
-    match act_on(state, handle, seat, act, msg.version, msg.think_ms).await {
+    match act_on(state, handle, seat, act, msg.version, msg.think_ms, None).await {
         Ok(version) => ServerMessage::Ack {
             id: msg.id,
             version,
@@ -913,6 +946,7 @@ async fn act_on(
     act: Act,
     version: Option<u64>,
     think_ms: Option<u64>,
+    comment: Option<String>,
 ) -> Result<u64, (Refusal, u64)> {
     let mut inner = handle.inner.lock().await;
     let current = inner.room.version();
@@ -933,7 +967,10 @@ async fn act_on(
         act,
         Act::Play { .. } | Act::Pass | Act::Mark { .. } | Act::Dispute { .. } | Act::Done
     );
-    let (event, next) = match inner.room.prepare(Some(by), act, now, think_ms) {
+    let (event, next) = match inner
+        .room
+        .prepare_commented(Some(by), act, now, think_ms, comment)
+    {
         Ok(prepared) => prepared,
         Err(r) => return Err((r, current)),
     };

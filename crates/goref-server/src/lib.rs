@@ -18,6 +18,8 @@
 //! - features beside it, each with its state (in the store) and its routes, hearing of games
 //!   on the bus and starting them through [`games::Games::open`]: [`accounts`] (logins),
 //!   [`lobby`] (presence, waiting, challenges, pairing), [`ratings`], [`tournaments`];
+//! - [`cgos`]: CGOS's door (`--cgos`), a door to the lobby and the games beside the
+//!   WebSockets, for CGOS's programs;
 //! - [`app`]: builds them over a store and merges their routers;
 //! - [`client`]: a small client for tests, load tests and scripts;
 //! - the web page, built ahead from `web/` and embedded ([`assets`]).
@@ -26,6 +28,7 @@ pub mod accounts;
 pub mod app;
 pub mod assets;
 pub mod bus;
+pub mod cgos;
 pub mod client;
 pub mod clock;
 pub mod error;
@@ -118,8 +121,11 @@ pub fn run(listen: &str, db: &Database, mut opts: Options) -> Result<()> {
             .await
             .with_context(|| format!("listening on {listen}"))?;
         let running = start(listener, store, opts).await?;
+        let cgos = running
+            .cgos_addr
+            .map_or(String::new(), |a| format!(", CGOS on {a}"));
         println!(
-            "goref serve: listening on http://{} (database {})",
+            "goref serve: listening on http://{} (database {}){cgos}",
             running.addr, db
         );
         use std::io::Write as _;

@@ -65,6 +65,30 @@ fn key(name: &str) -> String {
     name.to_ascii_lowercase()
 }
 
+/// How the id of a CGOS door's connection goes on after its server's id (`ID-cgosN`): its
+/// presence says, on every server, that it is paired only for the CGOS game.
+const CGOS_CONN: &str = "cgos";
+
+fn is_cgos_conn(conn: &str) -> bool {
+    conn.split_once('-')
+        .is_some_and(|(_, n)| n.starts_with(CGOS_CONN))
+}
+
+/// Whether two games fit: the same board, rules, komi, clock, handicap and end (a CGOS
+/// game's terms aside).
+fn fits(a: &CreateRequest, b: &CreateRequest) -> bool {
+    match (a.config(), b.config()) {
+        (Ok(a), Ok(b)) => {
+            (
+                a.width, a.height, &a.rules, a.komi, a.time, a.end, a.handicap,
+            ) == (
+                b.width, b.height, &b.rules, b.komi, b.time, b.end, b.handicap,
+            )
+        }
+        _ => false,
+    }
+}
+
 /// A connection of this server: whose, and where its messages go.
 struct Local {
     name: String,
@@ -89,6 +113,8 @@ pub struct Lobby {
     /// Challenges and acceptances, by account (as creating games is limited by address).
     creations: RateLimiter,
     pairing: PairingOptions,
+    /// The game CGOS's door pairs its players for ([`Options::cgos`]).
+    cgos_game: Option<CreateRequest>,
     lease: Duration,
     messages_per_second: u32,
     allowed_origins: Vec<String>,
@@ -109,6 +135,7 @@ impl Lobby {
                 crate::games::MAX_LIMITER_KEYS,
             ),
             pairing: opts.pairing.clone(),
+            cgos_game: opts.cgos.as_ref().map(|c| c.game.clone()),
             lease: opts.presence_lease.max(Duration::from_millis(30)),
             messages_per_second: opts.messages_per_second,
             allowed_origins: opts.allowed_origins.clone(),
@@ -142,6 +169,20 @@ impl Lobby {
     ///
     /// 429 when the account has [`MAX_LOBBY_CONNECTIONS`] already; 500 for the store.
     pub async fn join(self: &Arc<Lobby>, account: Account) -> Result<Member, ApiError> {
+        self.join_as(account, false).await
+    }
+
+    /// As [`Lobby::join`], for a player of CGOS's door: paired only for the CGOS game
+    /// ([`Options::cgos`]), with any waiting player whose game fits it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Lobby::join`].
+    pub async fn join_cgos(self: &Arc<Lobby>, account: Account) -> Result<Member, ApiError> {
+        self.join_as(account, true).await
+    }
+
+    async fn join_as(self: &Arc<Lobby>, account: Account, cgos: bool) -> Result<Member, ApiError> {
         let storage = |e: crate::store::StoreError| ApiError::storage(&e);
         let (present, _) = self.store().lobby(self.now_ms()).await.map_err(storage)?;
         let open = present
@@ -154,7 +195,11 @@ impl Lobby {
             });
         }
         let n = self.next_conn.fetch_add(1, Ordering::Relaxed);
-        let conn = format!("{}-{n}", self.instance);
+        let conn = if cgos {
+            format!("{}-{CGOS_CONN}{n}", self.instance)
+        } else {
+            format!("{}-{n}", self.instance)
+        };
         let (tx, rx) = mpsc::channel::<Arc<str>>(64);
         // Games still on, before anything else.
         if let Ok(live) = self.store().live_games_of(&account.name).await {
@@ -383,35 +428,56 @@ impl Lobby {
     }
 
     /// One round of continuous pairing (by the leading server) over the players waiting on
-    /// every server.
+    /// every server. CGOS's door's players are paired for the CGOS game: with the others when
+    /// it fits the pairing game (a game with one of them is played under CGOS's terms), else
+    /// among themselves.
     pub async fn pair_round(&self) {
         let store = self.store();
         let Ok((present, _)) = store.lobby(self.now_ms()).await else {
             return;
         };
-        let mut candidates: Vec<String> = present
+        let mut candidates: Vec<(String, bool)> = present
             .iter()
             .filter(|p| p.waiting)
-            .map(|p| p.name.clone())
+            .map(|p| (p.name.clone(), is_cgos_conn(&p.conn)))
             .collect();
-        candidates.sort_by_key(|n| key(n));
-        candidates.dedup_by_key(|n| key(n));
+        candidates.sort_by_key(|(n, cgos)| (key(n), !cgos));
+        candidates.dedup_by_key(|(n, _)| key(n));
         if candidates.len() < 2 {
             return;
         }
         // One game at a time: a player whose game is still on waits.
         let mut free = Vec::with_capacity(candidates.len());
-        for name in candidates {
+        for (name, cgos) in candidates {
             if store.live_games_of(&name).await.is_ok_and(|g| g.is_empty()) {
-                free.push(name);
+                free.push((name, cgos));
             }
         }
+        let cgos_fits = self
+            .cgos_game
+            .as_ref()
+            .is_some_and(|g| fits(g, &self.pairing.game));
+        let (cgos, others): (Vec<_>, Vec<_>) = free.into_iter().partition(|(_, c)| *c);
+        let cgos: Vec<String> = cgos.into_iter().map(|(n, _)| n).collect();
+        let others: Vec<String> = others.into_iter().map(|(n, _)| n).collect();
+        if cgos_fits {
+            let all: Vec<String> = cgos.iter().chain(&others).cloned().collect();
+            self.pair_among(&all, &cgos).await;
+        } else {
+            self.pair_among(&others, &[]).await;
+            self.pair_among(&cgos, &cgos).await;
+        }
+    }
+
+    /// Pairs the players `free` (those of CGOS's door among them in `cgos`).
+    async fn pair_among(&self, free: &[String], cgos: &[String]) {
         if free.len() < 2 {
             return;
         }
+        let store = self.store();
         let ratings: Vec<Rating> = store.ratings().await.unwrap_or_default();
         let mut waiting = Vec::with_capacity(free.len());
-        for name in &free {
+        for name in free {
             // The last game between accounts: against whom, with which colour.
             let last = store
                 .games_of(name, 1)
@@ -442,10 +508,14 @@ impl Lobby {
                 black: free[b].clone(),
                 white: free[w].clone(),
             };
-            if let Err(e) = self
-                .start_game(&self.pairing.game, players, true, "pairing")
-                .await
-            {
+            let with_cgos = cgos
+                .iter()
+                .any(|n| key(n) == key(&players.black) || key(n) == key(&players.white));
+            let game = match &self.cgos_game {
+                Some(g) if with_cgos => g,
+                _ => &self.pairing.game,
+            };
+            if let Err(e) = self.start_game(game, players, true, "pairing").await {
                 eprintln!("goref serve: pairing: {e}");
             }
         }
@@ -822,6 +892,95 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Pairs `cgos` door players and `others` (all waiting) once, with the CGOS game made from
+    /// `pairing`: the games started, as (black, white, under CGOS's terms).
+    async fn pair_with_cgos(
+        pairing: CreateRequest,
+        cgos: &[&str],
+        others: &[&str],
+    ) -> Vec<(String, String, bool)> {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
+        let cgos_options = crate::options::CgosOptions::new(
+            "127.0.0.1:0",
+            &pairing,
+            "nstt",
+            Duration::from_millis(250),
+        )
+        .unwrap();
+        let opts = Options {
+            clock: Clock::tokio(),
+            pairing: PairingOptions {
+                interval: None,
+                game: pairing,
+            },
+            cgos: Some(cgos_options),
+            ..Options::default()
+        };
+        let app = App::new(store, opts).await.unwrap();
+        let mut members = Vec::new();
+        for (names, door) in [(cgos, true), (others, false)] {
+            for name in names {
+                let m = if door {
+                    app.lobby.join_cgos(account(name)).await.unwrap()
+                } else {
+                    app.lobby.join(account(name)).await.unwrap()
+                };
+                m.handle(LobbyClientMessage::Wait { on: true }).await;
+                members.push(m);
+            }
+        }
+        let mut bus = app.games.subscribe();
+        app.lobby.pair_round().await;
+        let mut started = Vec::new();
+        while let Ok(event) = bus.try_recv() {
+            if let BusEvent::Game(GameEvent::Started { config, .. }) = event {
+                let p = config.players.clone().unwrap();
+                started.push((p.black, p.white, config.cgos.is_some()));
+            }
+        }
+        started
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn cgos_players_are_paired_with_others_only_when_the_games_fit() {
+        let five_minutes = Some(goref_clock::TimeControl::SuddenDeath {
+            main: Duration::from_secs(300),
+        });
+        // The default pairing game (olympiad, Tromp's marking) does not fit CGOS's (nstt, all
+        // alive): each kind among its own.
+        let started =
+            pair_with_cgos(PairingOptions::default().game, &["c1", "c2"], &["p1", "p2"]).await;
+        assert_eq!(started.len(), 2);
+        for (b, w, terms) in &started {
+            let door = |n: &str| n.starts_with('c');
+            assert_eq!(door(b), door(w), "{b} against {w}");
+            assert_eq!(*terms, door(b), "CGOS's terms only between its players");
+        }
+        // One of each kind: no game when they do not fit.
+        let started = pair_with_cgos(PairingOptions::default().game, &["c1"], &["p1"]).await;
+        assert!(started.is_empty());
+        // A pairing game of the same board, rules, komi, clock and end fits: one game, under
+        // CGOS's terms.
+        let fitting = CreateRequest {
+            width: Some(9),
+            height: Some(9),
+            rules: Some("nstt".into()),
+            komi: Some(7.5),
+            time: five_minutes,
+            end: Some(goref_referee::Protocol::AllAlive),
+            ..CreateRequest::default()
+        };
+        let started = pair_with_cgos(fitting.clone(), &["c1"], &["p1"]).await;
+        assert_eq!(started.len(), 1);
+        assert!(started[0].2, "played under CGOS's terms");
+        // The same but for the end (a dead-stone phase): no game.
+        let mut marking = fitting;
+        marking.end = Some(goref_referee::Protocol::Tromp);
+        let started = pair_with_cgos(marking, &["c1"], &["p1"]).await;
+        assert!(started.is_empty());
     }
 
     #[tokio::test(start_paused = true)]

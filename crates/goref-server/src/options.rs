@@ -63,6 +63,8 @@ pub struct Options {
     /// address is the last entry of its `X-Forwarded-For` (for the limits on creating games),
     /// and loopback connections are not capped per address.
     pub trust_forwarded_for: bool,
+    /// CGOS's door (`--cgos ADDR`): CGOS's programs join through their own clients.
+    pub cgos: Option<CgosOptions>,
 }
 
 impl Default for Options {
@@ -90,6 +92,7 @@ impl Default for Options {
             allowed_origins: Vec::new(),
             trust_forwarded_for: false,
             presence_lease: Duration::from_secs(6),
+            cgos: None,
         }
     }
 }
@@ -132,5 +135,74 @@ impl Default for PairingOptions {
                 ..CreateRequest::default()
             },
         }
+    }
+}
+
+/// The door's settings.
+#[derive(Clone, Debug)]
+pub struct CgosOptions {
+    /// Where it listens (`127.0.0.1:6867`; port 0: any free port).
+    pub listen: String,
+    /// The game CGOS players are paired for (a square board, sudden death, CGOS's terms).
+    pub game: CreateRequest,
+    /// Caps on the door's connections.
+    pub max_connections: usize,
+    /// Caps on the door's connections from one address.
+    pub max_per_address: usize,
+    /// The dialogue's bounds.
+    pub door: goref_cgos::DoorConfig,
+}
+
+/// The largest board CGOS's coordinates name.
+const MAX_CGOS_SIZE: usize = 25;
+
+impl CgosOptions {
+    /// The door on `listen`, its game made from the server's pairing game (its board, komi and
+    /// clock), with `rules`, the end `all-alive` (no dead-stone phase: two passes score the
+    /// board as it stands) and `time_gift` as every move's lag allowance.
+    ///
+    /// # Errors
+    ///
+    /// The board is not square or larger than 25×25, the clock is not sudden death, or the
+    /// settings are refused.
+    pub fn new(
+        listen: &str,
+        pairing: &CreateRequest,
+        rules: &str,
+        time_gift: Duration,
+    ) -> Result<CgosOptions, String> {
+        let width = pairing.width.unwrap_or(19);
+        let height = pairing.height.unwrap_or(width);
+        if width != height || width > MAX_CGOS_SIZE {
+            return Err(format!(
+                "CGOS plays on square boards of at most {MAX_CGOS_SIZE}x{MAX_CGOS_SIZE}, not {width}x{height}"
+            ));
+        }
+        if !matches!(
+            pairing.time,
+            Some(goref_clock::TimeControl::SuddenDeath { .. })
+        ) {
+            return Err("CGOS plays sudden death: give --pairing-time as a duration (5m)".into());
+        }
+        let game = CreateRequest {
+            width: Some(width),
+            height: Some(height),
+            rules: Some(rules.to_string()),
+            komi: pairing.komi,
+            time: pairing.time,
+            end: Some(goref_referee::Protocol::AllAlive),
+            cgos: Some(crate::room::CgosTerms {
+                time_gift_ms: u64::try_from(time_gift.as_millis()).unwrap_or(u64::MAX),
+            }),
+            ..CreateRequest::default()
+        };
+        game.config()?;
+        Ok(CgosOptions {
+            listen: listen.to_string(),
+            game,
+            max_connections: 1024,
+            max_per_address: 16,
+            door: goref_cgos::DoorConfig::default(),
+        })
     }
 }

@@ -593,6 +593,9 @@ impl LobbyClientMessage {
 /// What the server sends on the lobby WebSocket.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+// Each message is made to be written once: the size of the largest (a game's settings) is
+// immaterial.
+#[allow(clippy::large_enum_variant)]
 pub enum LobbyServerMessage {
     /// The greeting: the account of the session.
     Hello { account: Account },
@@ -984,6 +987,20 @@ pub struct GameConfig {
     /// Whether the result counts for the players' ratings.
     #[serde(default, skip_serializing_if = "is_false")]
     pub rated: bool,
+    /// Played under CGOS's terms (games of the CGOS door): see [`CgosTerms`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgos: Option<CgosTerms>,
+}
+
+/// CGOS's terms for a game: every move's first `time_gift_ms` are free (the lag allowance of
+/// each turn, the door reporting no thinking time: a turn is charged its time less the gift,
+/// never below zero), an illegal or unreadable move loses at once (the strict policy), and the
+/// first player's clock runs from the start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CgosTerms {
+    /// The time gift of each move, ms.
+    pub time_gift_ms: u64,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -1039,6 +1056,9 @@ pub struct CreateRequest {
     pub black: Option<String>,
     pub white: Option<String>,
     pub handicap: Option<usize>,
+    /// CGOS's terms ([`CgosTerms`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgos: Option<CgosTerms>,
 }
 
 /// What a player (or the server) does.
@@ -1052,6 +1072,10 @@ pub enum Act {
     },
     Pass,
     Resign,
+    /// A program's answer that is no move on this board (it loses under the strict policy).
+    Unreadable {
+        reply: String,
+    },
     /// Reference 003: mark the string through this stone dead.
     Mark {
         x: usize,
@@ -1108,6 +1132,9 @@ pub enum TdAction {
 
 /// The longest reason a TD may give, in characters.
 pub const MAX_REASON: usize = 500;
+
+/// The longest comment the server keeps on a move, in bytes.
+pub const MAX_COMMENT: usize = 4096;
 
 /// Why the server closed a game without a result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

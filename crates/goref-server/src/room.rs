@@ -21,8 +21,8 @@ use goref_rules::{Board, ByColor, Color, Geometry, Komi, Move, Point, Preset, Ru
 use serde::{Deserialize, Serialize};
 
 pub use crate::protocol::{
-    Act, Closing, CreateRequest, GameConfig, Players, Side, TdAction, MAX_NAME, MAX_REASON,
-    MAX_SECONDS, VOID,
+    Act, CgosTerms, Closing, CreateRequest, GameConfig, Players, Side, TdAction, MAX_COMMENT,
+    MAX_NAME, MAX_REASON, MAX_SECONDS, VOID,
 };
 use crate::protocol::{
     ClockView, ClocksView, CopyView, MoveView, Need as NeedView, NoteView, ScoreView, StateView, Xy,
@@ -104,6 +104,7 @@ impl CreateRequest {
             handicap,
             players: None,
             rated: false,
+            cgos: self.cgos,
         })
     }
 }
@@ -130,6 +131,10 @@ pub struct Event {
     /// How long the player thought, by its own measure (for the lag credit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub think_ms: Option<u64>,
+    /// A comment the player sent with its move (a program's analysis), kept in the record
+    /// on the move (at most [`MAX_COMMENT`] bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
     /// Both clocks after the event, Black's first.
     pub clocks: [PlayerClock; 2],
 }
@@ -283,6 +288,11 @@ impl Room {
         settings.time = config.time;
         settings.lag = Duration::from_millis(lag_ms);
         settings.clock_start = ClockStart::AfterFirstMove;
+        if let Some(terms) = config.cgos {
+            settings.lag = Duration::from_millis(terms.time_gift_ms);
+            settings.illegal = IllegalPolicy::Strict;
+            settings.clock_start = ClockStart::AtOnce;
+        }
         if config.handicap > 0 {
             settings.handicap =
                 fixed_handicap(&geometry, config.handicap).map_err(|e| e.to_string())?;
@@ -415,6 +425,10 @@ impl Room {
                 by: seat()?,
                 mv: Move::Pass,
             },
+            Act::Unreadable { reply } => Input::Unreadable {
+                by: seat()?,
+                reply: reply.chars().take(100).collect(),
+            },
             Act::Resign => Input::Resign { by: seat()? },
             Act::Mark { x, y } => Input::Mark {
                 by: seat()?,
@@ -500,6 +514,27 @@ impl Room {
         now_ms: u64,
         think_ms: Option<u64>,
     ) -> Result<(Event, Room), Refusal> {
+        self.prepare_commented(by, act, now_ms, think_ms, None)
+    }
+
+    /// As [`prepare`](Room::prepare), the event carrying `comment` for the record (a note
+    /// after the move it makes).
+    pub fn prepare_commented(
+        &self,
+        by: Option<Color>,
+        act: Act,
+        now_ms: u64,
+        think_ms: Option<u64>,
+        comment: Option<String>,
+    ) -> Result<(Event, Room), Refusal> {
+        if let Some(text) = &comment {
+            if text.len() > MAX_COMMENT {
+                return Err(Refusal::TooLarge {
+                    bytes: text.len(),
+                    max: MAX_COMMENT,
+                });
+            }
+        }
         if self.closed.is_some() {
             return Err(Refusal::Referee(RefereeRefusal::Over));
         }
@@ -541,6 +576,9 @@ impl Room {
                 }
             }
         }
+        if let Some(text) = &comment {
+            next.referee.note(text.clone());
+        }
         next.version += 1;
         next.last_event_ms = Some(now_ms);
         let clocks = next.referee.clock().both().into_array();
@@ -550,6 +588,7 @@ impl Room {
             by: by.map(Side::from),
             act,
             think_ms,
+            comment,
             clocks,
         };
         Ok((event, next))
@@ -637,11 +676,12 @@ impl Room {
             ));
         }
         let (_, next) = self
-            .prepare(
+            .prepare_commented(
                 event.by.map(Color::from),
                 event.act.clone(),
                 event.at_ms,
                 event.think_ms,
+                event.comment.clone(),
             )
             .map_err(|r| r.to_string())?;
         *self = next;
@@ -817,6 +857,106 @@ mod tests {
             ..CreateRequest::default()
         };
         Room::new(request.config().unwrap(), 1_000, 0).unwrap()
+    }
+
+    /// A 9x9 game under CGOS's terms, 10 s each, a 250 ms gift, created at 1 s.
+    fn cgos_room() -> Room {
+        let request = CreateRequest {
+            width: Some(9),
+            rules: Some("nstt".into()),
+            time: Some(TimeControl::SuddenDeath {
+                main: Duration::from_secs(10),
+            }),
+            end: Some(goref_referee::Protocol::AllAlive),
+            cgos: Some(CgosTerms { time_gift_ms: 250 }),
+            ..CreateRequest::default()
+        };
+        Room::new(request.config().unwrap(), 1_000, 1_000).unwrap()
+    }
+
+    /// Plays `act` for `by` at `at_ms` as the CGOS door does (no thinking time reported).
+    fn door_act(room: &Room, by: Color, act: Act, at_ms: u64) -> (Event, Room) {
+        room.prepare(Some(by), act, at_ms, Some(0)).unwrap()
+    }
+
+    #[test]
+    fn under_cgos_terms_each_move_has_its_time_gift_and_the_first_clock_runs_at_once() {
+        let r = cgos_room();
+        // Black's clock runs from the game's creation (CGOS's genmove), not its first move.
+        assert_eq!(r.deadline_ms(), Some(1_000 + 10_000 + 250));
+        // 200 ms: within the gift, charged nothing.
+        let (_, r) = door_act(&r, Color::Black, Act::Play { x: 4, y: 4 }, 1_200);
+        assert_eq!(
+            r.referee().clock().left(Color::Black).main,
+            Duration::from_secs(10)
+        );
+        // 1,250 ms: charged 1,000 ms.
+        let (_, r) = door_act(&r, Color::White, Act::Play { x: 2, y: 2 }, 2_450);
+        assert_eq!(
+            r.referee().clock().left(Color::White).main,
+            Duration::from_millis(9_000)
+        );
+        // Black loses when its 10 s and the gift are spent, not the server's 1 s of lag.
+        assert_eq!(r.deadline_ms(), Some(2_450 + 10_000 + 250));
+        assert!(r.prepare_timeout(2_450 + 10_249).is_none());
+        let (_, over) = r.prepare_timeout(2_450 + 10_250).unwrap();
+        assert_eq!(over.finished().unwrap().result, "W+T");
+        // A move 1 ms past its time and gift loses too.
+        let late = r.prepare(Some(Color::Black), Act::Pass, 2_450 + 10_251, Some(0));
+        let (_, late) = late.unwrap();
+        assert_eq!(late.finished().unwrap().result, "W+T");
+    }
+
+    #[test]
+    fn under_cgos_terms_an_illegal_or_unreadable_move_loses() {
+        let r = cgos_room();
+        let (_, r) = door_act(&r, Color::Black, Act::Play { x: 4, y: 4 }, 1_100);
+        let (_, occupied) = door_act(&r, Color::White, Act::Play { x: 4, y: 4 }, 1_200);
+        let f = occupied.finished().unwrap();
+        assert_eq!((f.result.as_str(), f.ending.as_str()), ("B+F", "illegal"));
+        let unreadable = Act::Unreadable {
+            reply: "xyz".into(),
+        };
+        let (event, lost) = door_act(&r, Color::White, unreadable, 1_200);
+        assert_eq!(lost.finished().unwrap().result, "B+F");
+        assert!(lost.sgf().contains("xyz"), "{}", lost.sgf());
+        // The event replays to the same end.
+        let mut replayed = cgos_room();
+        let (first, _) = door_act(&cgos_room(), Color::Black, Act::Play { x: 4, y: 4 }, 1_100);
+        replayed.commit(&first).unwrap();
+        replayed.commit(&event).unwrap();
+        assert_eq!(replayed.finished().unwrap().result, "B+F");
+        // Without CGOS's terms an illegal move is refused and nothing changes.
+        let plain = room();
+        let (_, plain) = plain
+            .prepare(Some(Color::Black), Act::Play { x: 0, y: 0 }, 2_000, None)
+            .unwrap();
+        assert!(plain
+            .prepare(Some(Color::White), Act::Play { x: 0, y: 0 }, 2_100, None)
+            .is_err());
+    }
+
+    #[test]
+    fn a_moves_comment_goes_to_the_record_and_replays_bounded() {
+        let r = cgos_room();
+        let (event, r) = r
+            .prepare_commented(
+                Some(Color::Black),
+                Act::Play { x: 4, y: 4 },
+                1_100,
+                Some(0),
+                Some("{\"winrate\":0.52}".into()),
+            )
+            .unwrap();
+        assert!(r.sgf().contains("winrate"), "{}", r.sgf());
+        let mut replayed = cgos_room();
+        replayed.commit(&event).unwrap();
+        assert_eq!(replayed.sgf(), r.sgf());
+        let long = "x".repeat(MAX_COMMENT + 1);
+        assert!(matches!(
+            r.prepare_commented(Some(Color::White), Act::Pass, 1_200, Some(0), Some(long)),
+            Err(Refusal::TooLarge { .. })
+        ));
     }
 
     #[test]

@@ -17,6 +17,8 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+// Parsed once at start: the size of the largest command's arguments is immaterial.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// Replay a game record under the rules and print its result (dead stones as the record's
     /// TB/TW mark them).

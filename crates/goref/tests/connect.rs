@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{have_gnugo, Server};
+use common::{check_record, games, have_gnugo, Server};
 use goref_server::client::{http, login, Lobby, Player};
 use serde_json::{json, Value};
 
@@ -155,37 +155,6 @@ fn wait_exit(p: &mut Process, dir: &Path, name: &str, limit: Duration) {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-async fn games(addr: SocketAddr) -> Vec<Value> {
-    let (status, body) = http(addr, "GET", "/api/games", None).await.unwrap();
-    assert_eq!(status, 200);
-    let v: Value = serde_json::from_str(&body).unwrap();
-    v["games"].as_array().unwrap().clone()
-}
-
-/// The game's record, replayed by `goref score`: the result it prints is the record's `RE`.
-async fn check_record(addr: SocketAddr, dir: &Path, id: &str) -> String {
-    let (status, sgf) = http(addr, "GET", &format!("/api/games/{id}/sgf"), None)
-        .await
-        .unwrap();
-    assert_eq!(status, 200);
-    let path = dir.join(format!("{id}.sgf"));
-    std::fs::write(&path, &sgf).unwrap();
-    let re = sgf
-        .split("RE[")
-        .nth(1)
-        .and_then(|r| r.split(']').next())
-        .unwrap_or_else(|| panic!("no RE in {sgf}"))
-        .to_string();
-    let out = Command::new(env!("CARGO_BIN_EXE_goref"))
-        .arg("score")
-        .arg(&path)
-        .output()
-        .unwrap();
-    let printed = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(printed.lines().next(), Some(re.as_str()), "{sgf}");
-    re
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

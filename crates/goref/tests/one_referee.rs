@@ -150,6 +150,7 @@ fn check(protocol: Protocol, preset: Preset, seeds: &[u32]) -> BTreeSet<&'static
         handicap: 0,
         players: None,
         rated: false,
+        cgos: None,
     };
     let mut room = Room::new(config.clone(), 0, 1_000).unwrap();
     let mut events = Vec::new();

@@ -23,6 +23,7 @@ fn event(seq: u64, at_ms: u64, x: usize) -> Event {
         by: Some(Side::B),
         act: Act::Play { x, y: 0 },
         think_ms: None,
+        comment: None,
         clocks: [PlayerClock::default(); 2],
     }
 }
@@ -40,6 +41,7 @@ fn config() -> GameConfig {
         handicap: 0,
         players: None,
         rated: false,
+        cgos: None,
     }
 }
 

@@ -27,6 +27,8 @@ export function startServer(extra = []) {
       if (!m) return fail(new Error(`unexpected first line: ${line}`));
       ok({
         url: `http://${m[1]}`,
+        // The first line, which also names CGOS's door when it is open ("CGOS on HOST:PORT").
+        line,
         child,
         dir,
         stop() {

@@ -46,6 +46,19 @@ pub struct Args {
     /// The komi of paired games (default: the rules').
     #[arg(long)]
     pub pairing_komi: Option<f64>,
+    /// Open CGOS's door on this address (`127.0.0.1:6867`): CGOS's programs join through
+    /// their own clients (cgosclient.py, cgosGtp) and are paired with the others for a game
+    /// on the pairing board, komi and clock (sudden death), under --cgos-rules, with no
+    /// dead-stone phase (end all-alive). Off by default.
+    #[arg(long)]
+    pub cgos: Option<String>,
+    /// The rules of CGOS games (CGOS's own: positional superko, suicide illegal: nstt).
+    #[arg(long, default_value = "nstt")]
+    pub cgos_rules: String,
+    /// Every move's free time in CGOS games (CGOS's "time gift"): a move is charged its time
+    /// less this, never below zero.
+    #[arg(long, default_value = "250ms", value_parser = parse_duration)]
+    pub cgos_time_gift: Duration,
     /// The tournament director's account (default: the first account created).
     #[arg(long)]
     pub td: Option<String>,
@@ -164,6 +177,18 @@ impl Args {
             allowed_origins: self.allow_origins.clone(),
             trust_forwarded_for: self.trust_forwarded_for,
             presence_lease: self.presence_lease,
+            cgos: match &self.cgos {
+                Some(addr) => Some(
+                    goref_server::options::CgosOptions::new(
+                        addr,
+                        &pairing(self)?.game,
+                        &self.cgos_rules,
+                        self.cgos_time_gift,
+                    )
+                    .map_err(|e| anyhow!("--cgos: {e}"))?,
+                ),
+                None => None,
+            },
             pairing: pairing(self)?,
             td: self.td.clone(),
             ..goref_server::Options::default()
@@ -208,5 +233,42 @@ mod tests {
         let opts = cli.args.options().unwrap();
         assert_eq!(opts.unstarted_expiry, Duration::from_secs(900));
         assert_eq!(opts.allowed_origins.len(), 2);
+    }
+
+    #[test]
+    fn cgos_games_are_the_pairing_board_komi_and_clock_under_cgos_terms() {
+        let cli = Cli::try_parse_from([
+            "serve",
+            "--cgos",
+            "127.0.0.1:6867",
+            "--pairing-komi",
+            "7.5",
+            "--cgos-time-gift",
+            "400ms",
+        ])
+        .unwrap();
+        let cgos = cli.args.options().unwrap().cgos.unwrap();
+        let config = cgos.game.config().unwrap();
+        assert_eq!(
+            (
+                config.width,
+                config.rules.as_str(),
+                config.komi,
+                config.end.name()
+            ),
+            (9, "nstt", 7.5, "all-alive")
+        );
+        assert_eq!(config.cgos.unwrap().time_gift_ms, 400);
+        // CGOS plays sudden death on square boards.
+        for flags in [["--pairing-time", "5m+3s"], ["--pairing-size", "9x7"]] {
+            let mut args = vec!["serve", "--cgos", "127.0.0.1:6867"];
+            args.extend(flags);
+            let error = Cli::try_parse_from(args)
+                .unwrap()
+                .args
+                .options()
+                .unwrap_err();
+            assert!(error.to_string().starts_with("--cgos: "), "{error}");
+        }
     }
 }

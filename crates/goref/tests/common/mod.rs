@@ -34,6 +34,8 @@ pub fn pg_database(name: &str) -> Option<String> {
 pub struct Server {
     pub child: Child,
     pub addr: SocketAddr,
+    /// The first line it printed (where it listens).
+    pub first_line: String,
 }
 
 /// Starts `goref serve --db DB EXTRA…` (an SQLite file or a `postgres://` URL) and waits for
@@ -58,7 +60,11 @@ pub fn serve(db: impl AsRef<std::ffi::OsStr>, extra: &[&str]) -> Server {
         .unwrap_or_else(|| panic!("no address in '{line}'"))
         .parse()
         .unwrap();
-    Server { child, addr }
+    Server {
+        child,
+        addr,
+        first_line: line,
+    }
 }
 
 impl Server {
@@ -85,4 +91,39 @@ pub fn rss_mib(pid: u32) -> f64 {
         .and_then(|v| v.split_whitespace().next())
         .and_then(|kb| kb.parse::<f64>().ok())
         .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// The games `GET /api/games` lists.
+pub async fn games(addr: SocketAddr) -> Vec<serde_json::Value> {
+    let (status, body) = goref_server::client::http(addr, "GET", "/api/games", None)
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let v = serde_json::from_str::<serde_json::Value>(&body).unwrap();
+    v["games"].as_array().unwrap().clone()
+}
+
+/// The game's record, replayed by `goref score`: the result it prints is the record's `RE`.
+pub async fn check_record(addr: SocketAddr, dir: &Path, id: &str) -> String {
+    let (status, sgf) =
+        goref_server::client::http(addr, "GET", &format!("/api/games/{id}/sgf"), None)
+            .await
+            .unwrap();
+    assert_eq!(status, 200);
+    let path = dir.join(format!("{id}.sgf"));
+    std::fs::write(&path, &sgf).unwrap();
+    let re = sgf
+        .split("RE[")
+        .nth(1)
+        .and_then(|r| r.split(']').next())
+        .unwrap_or_else(|| panic!("no RE in {sgf}"))
+        .to_string();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_goref"))
+        .arg("score")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(printed.lines().next(), Some(re.as_str()), "{sgf}");
+    re
 }

@@ -1,0 +1,102 @@
+// Browser test of CGOS's door (headless Chromium, as lobby.test.mjs): two programs log in
+// through CGOS's protocol (scripted CGOS clients written here from the protocol), a person
+// on the page sees them in the lobby as programs, they are paired, and the person watches
+// their game on the page to its end, whose result is the one the clients were told.
+// Screenshots of the lobby and the game go to tests/screenshots/.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import net from "node:net";
+import { createInterface } from "node:readline";
+import { join } from "node:path";
+import { launch, shots, startServer } from "./helpers.mjs";
+
+// A CGOS engine client that answers `genmove` with `moves` in turn (then `pass`), each after
+// `delay` ms, and stops at `gameover`: resolves with the lines it read.
+function cgosClient(addr, name, moves, delay) {
+  const [host, port] = [addr.slice(0, addr.lastIndexOf(":")), Number(addr.slice(addr.lastIndexOf(":") + 1))];
+  const socket = net.connect(port, host);
+  const lines = [];
+  const send = (l) => socket.write(l + "\n");
+  const done = new Promise((ok, fail) => {
+    socket.on("error", fail);
+    createInterface({ input: socket }).on("line", (line) => {
+      lines.push(line);
+      const word = line.split(" ")[0];
+      if (word === "protocol") send("e1 browser-test-client");
+      else if (word === "username") send(name);
+      else if (word === "password") send(`pw-${name}`);
+      else if (word === "genmove") setTimeout(() => send(moves.shift() || "pass"), delay);
+      else if (word === "gameover") {
+        send("quit");
+        socket.end();
+        ok(lines);
+      } else if (word === "Error:") fail(new Error(line));
+    });
+  });
+  return { done, socket };
+}
+
+test("CGOS programs in the lobby, paired, their game watched on the page", { timeout: 180000 }, async () => {
+  mkdirSync(shots, { recursive: true });
+  const server = await startServer([
+    "--cgos", "127.0.0.1:0", "--pairing-interval", "500ms", "--pairing-time", "2m", "--pairing-komi", "7.5",
+  ]);
+  const cgos = server.line.match(/CGOS on (\S+)/)[1];
+  const browser = await launch();
+  const clients = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+    const page = await context.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(server.url + "/lobby");
+    await page.locator('[data-testid="login-name"]').fill("Ann");
+    await page.locator('[data-testid="login-password"]').fill("pw-ann-secret");
+    await page.locator('[data-testid="login-submit"]').click();
+    await page.locator('[data-testid="login-create"]').click();
+    await page.locator('main.lobby[data-connected="yes"]').waitFor();
+
+    // Two CGOS programs log in: the lobby shows them, marked as programs.
+    const a = cgosClient(cgos, "cgos-alpha", ["C3", "D5", "E3", "C5", "D3"], 600);
+    const b = cgosClient(cgos, "cgos-beta", ["G7", "F5", "G5", "F7", "G3"], 600);
+    clients.push(a, b);
+    for (const name of ["cgos-alpha", "cgos-beta"]) {
+      await page.locator('[data-testid="online"] li', { hasText: name }).locator(".badge.program").waitFor({ timeout: 20000 });
+    }
+    await page.screenshot({ path: join(shots, "9-cgos-lobby.png") });
+
+    // They are paired; Ann watches the game on its page.
+    let id = null;
+    for (let i = 0; i < 200 && !id; i++) {
+      const { games } = await (await fetch(server.url + "/api/games")).json();
+      id = games.find((g) => g.black.startsWith("cgos-"))?.id;
+      if (!id) await page.waitForTimeout(100);
+    }
+    assert.ok(id, "a game between the CGOS programs");
+    await page.goto(`${server.url}/g/${id}`);
+    await page.locator('main.game[data-version]').waitFor();
+    const names = await page.locator('[data-testid="player-B"], [data-testid="player-W"]').allTextContents();
+    assert.ok(names.some((n) => n.includes("cgos-alpha")) && names.some((n) => n.includes("cgos-beta")), names.join(" / "));
+    // Stones appear as the programs play.
+    await page.waitForFunction(() => document.querySelectorAll(".shudan-vertex.shudan-sign_1").length >= 2, null, { timeout: 30000 });
+    await page.screenshot({ path: join(shots, "10-cgos-game.png") });
+    const [linesA, linesB] = await Promise.all([a.done, b.done]);
+    await page.locator('main.game[data-phase="over"]').waitFor({ timeout: 30000 });
+    // The clients' gameover is the game's result on the page and in the list.
+    const over = linesA.at(-1).split(" ");
+    assert.equal(linesB.at(-1), linesA.at(-1));
+    const { games } = await (await fetch(server.url + "/api/games")).json();
+    const game = games.find((g) => g.id === id);
+    const sgf = over[2].replace(/\.0$/, "").replace("+Resign", "+R").replace("+Time", "+T").replace("+Illegal", "+F");
+    assert.equal(game.result, sgf, linesA.join("\n"));
+    assert.equal(game.rules, "nstt");
+    assert.equal(game.end, "all-alive");
+    await page.screenshot({ path: join(shots, "11-cgos-over.png") });
+    assert.deepEqual(errors, []);
+  } finally {
+    for (const c of clients) c.socket.destroy();
+    await browser.close();
+    server.stop();
+  }
+});

@@ -1,0 +1,448 @@
+//! `goref serve --cgos`: CGOS's programs join through the CGOS protocol, all real processes
+//! over real sockets. The clients are the project's own (goref-cgos's engine client driving
+//! GNU Go, written from the protocol) and scripted ones that send CGOS's lines by hand.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{check_record, games, have_gnugo, Server};
+use goref_cgos::{ClientConfig, GameRecord};
+use goref_gtp::EngineSpec;
+use goref_server::client::http;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::TcpStream;
+
+const GNUGO_CGOS: &str = "/usr/games/gnugo --mode gtp --level 0 --chinese-rules --capture-all-dead";
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("goref-cgos-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `goref serve` with CGOS's door on a free port: the server, its HTTP and CGOS addresses.
+fn serve(dir: &Path, extra: &[&str]) -> (Server, SocketAddr, SocketAddr) {
+    serve_on(dir.join("goref.db").as_os_str(), extra)
+}
+
+/// As [`serve`], on the database `db` (an SQLite file or a `postgres://` URL).
+fn serve_on(db: &std::ffi::OsStr, extra: &[&str]) -> (Server, SocketAddr, SocketAddr) {
+    let mut args = vec!["--cgos", "127.0.0.1:0", "--pairing-interval", "300ms"];
+    args.extend_from_slice(extra);
+    let server = common::serve(db, &args);
+    let http = server.addr;
+    // The first line names both: "… http://A (database D), CGOS on B".
+    let cgos = cgos_addr(&server);
+    (server, http, cgos)
+}
+
+fn cgos_addr(server: &Server) -> SocketAddr {
+    server
+        .first_line
+        .split("CGOS on ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no CGOS address in '{}'", server.first_line))
+        .parse()
+        .unwrap()
+}
+
+/// The engine client (goref-cgos) with GNU Go: plays `games` games as `name`.
+async fn gnugo_client(cgos: SocketAddr, name: &str, games: usize) -> Vec<GameRecord> {
+    let spec = EngineSpec::parse(GNUGO_CGOS).unwrap();
+    let mut config = ClientConfig::new(name, &format!("pw-{name}"));
+    config.games = Some(games);
+    config.retry_delay = Duration::from_millis(200);
+    let (_stop_tx, stop) = tokio::sync::watch::channel(false);
+    goref_cgos::run(&cgos.to_string(), &spec, &config, stop)
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_gnugo_cgos_clients_are_paired_and_play_to_a_gameover_equal_to_the_record() {
+    if !have_gnugo() {
+        return;
+    }
+    let dir = temp_dir("two");
+    let db = dir.join("goref.db");
+    two_gnugo_clients_play(&dir, db.as_os_str()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_two_gnugo_cgos_clients_play_to_a_gameover_equal_to_the_record() {
+    let Some(url) = common::pg_database("cgos_two") else {
+        return;
+    };
+    if !have_gnugo() {
+        return;
+    }
+    two_gnugo_clients_play(&temp_dir("two-pg"), std::ffi::OsStr::new(&url)).await;
+}
+
+/// Two CGOS clients driving GNU Go log in to `goref serve` on `db`, are paired and play a
+/// game whose `gameover` is the stored game's result and its record's `RE`.
+async fn two_gnugo_clients_play(dir: &Path, db: &std::ffi::OsStr) {
+    let (_server, addr, cgos) = serve_on(db, &["--pairing-time", "5m", "--pairing-komi", "7.5"]);
+    let started = Instant::now();
+    let (a, b) = tokio::join!(
+        gnugo_client(cgos, "gnugo-a", 1),
+        gnugo_client(cgos, "gnugo-b", 1)
+    );
+    let took = started.elapsed();
+    assert_eq!((a.len(), b.len()), (1, 1));
+    assert_eq!(a[0].game_id, b[0].game_id);
+    assert_eq!(a[0].result, b[0].result);
+    assert_ne!(a[0].color, b[0].color);
+    let listed = games(addr).await;
+    assert_eq!(listed.len(), 1);
+    let game = &listed[0];
+    let id = game["id"].as_str().unwrap();
+    assert_eq!(u64::from_str_radix(id, 16).unwrap(), a[0].game_id);
+    assert_eq!(
+        (game["rules"].as_str(), game["end"].as_str()),
+        (Some("nstt"), Some("all-alive"))
+    );
+    let re = check_record(addr, dir, id).await;
+    assert_eq!(
+        re,
+        a[0].result.to_sgf(),
+        "CGOS's gameover is the record's RE"
+    );
+    assert_eq!(game["result"].as_str(), Some(re.as_str()));
+    eprintln!(
+        "a 9x9 CGOS game of GNU Go (level 0) against itself: {} in {:.1} s, {} moves",
+        a[0].result,
+        took.as_secs_f64(),
+        game["moves"]
+    );
+}
+
+/// A scripted CGOS client: lines by hand.
+struct Raw {
+    lines: Lines<BufReader<OwnedReadHalf>>,
+    writer: OwnedWriteHalf,
+}
+
+impl Raw {
+    async fn connect(cgos: SocketAddr) -> Raw {
+        let stream = TcpStream::connect(cgos).await.unwrap();
+        let (r, w) = stream.into_split();
+        Raw {
+            lines: BufReader::new(r).lines(),
+            writer: w,
+        }
+    }
+
+    async fn send(&mut self, line: &str) {
+        self.writer
+            .write_all(format!("{line}\r\n").as_bytes())
+            .await
+            .unwrap();
+    }
+
+    /// The next line (60 s at most); `None` when the server closed the connection.
+    async fn next(&mut self) -> Option<String> {
+        tokio::time::timeout(Duration::from_secs(60), self.lines.next_line())
+            .await
+            .expect("a line within 60 s")
+            .unwrap_or(None)
+    }
+
+    /// The next line, which begins with `word`.
+    async fn expect(&mut self, word: &str) -> String {
+        let line = self.next().await.expect("the connection is open");
+        assert!(line.starts_with(word), "expected '{word}…', got '{line}'");
+        line
+    }
+
+    /// Logs in as `name` (password `pw-NAME`) with the `hello` line (`e1 …`).
+    async fn login(cgos: SocketAddr, name: &str, hello: &str) -> Raw {
+        Raw::login_with(cgos, name, &format!("pw-{name}"), hello).await
+    }
+
+    /// Answers the handshake with `hello`, `name` and `password`.
+    async fn login_with(cgos: SocketAddr, name: &str, password: &str, hello: &str) -> Raw {
+        let mut raw = Raw::connect(cgos).await;
+        raw.expect("protocol").await;
+        raw.send(hello).await;
+        raw.expect("username").await;
+        raw.send(name).await;
+        raw.expect("password").await;
+        raw.send(password).await;
+        raw
+    }
+}
+
+/// Two scripted players log in and are paired: (Black, White) and the `setup` line.
+async fn paired(cgos: SocketAddr, a: &str, b: &str, hello: &str) -> (Raw, Raw, String) {
+    let mut first = Raw::login(cgos, a, hello).await;
+    let mut second = Raw::login(cgos, b, hello).await;
+    let setup = first.expect("setup").await;
+    assert_eq!(second.expect("setup").await, setup);
+    // setup <id> <size> <komi> <time> <white>(r) <black>(r)
+    let black_name = setup.split_whitespace().nth(6).unwrap().to_string();
+    if black_name.starts_with(&format!("{a}(")) {
+        (first, second, setup)
+    } else {
+        (second, first, setup)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_handshake_gets_error_and_is_closed() {
+    let dir = temp_dir("handshake");
+    let (_server, addr, cgos) = serve(&dir, &[]);
+    for (hello, name, password) in [
+        ("x1 client", "", ""),
+        ("v1 viewer", "", ""),
+        ("e1 client", "has space", ""),
+        ("e1 client", "bad/name", "secret"),
+        ("e1 client", "shortpw", "ab"),
+        ("e1 client", "changer", "old new"),
+    ] {
+        let mut raw = Raw::connect(cgos).await;
+        raw.expect("protocol").await;
+        raw.send(hello).await;
+        let mut line = raw.next().await.unwrap();
+        if line == "username" {
+            raw.send(name).await;
+            line = raw.next().await.unwrap();
+            if line == "password" {
+                raw.send(password).await;
+                line = raw.next().await.unwrap();
+            }
+        }
+        assert!(line.starts_with("Error: "), "{hello}/{name}: {line}");
+        assert_eq!(raw.next().await, None, "closed after '{line}'");
+    }
+    // A wrong password of an existing account (created by its first login).
+    drop(Raw::login(cgos, "owner", "e1 client").await);
+    let started = Instant::now();
+    while http(addr, "GET", "/api/players/owner", None)
+        .await
+        .unwrap()
+        .0
+        != 200
+    {
+        assert!(started.elapsed() < Duration::from_secs(30), "no account");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut raw = Raw::login_with(cgos, "owner", "not-the-password", "e1 client").await;
+    assert_eq!(
+        raw.next().await.as_deref(),
+        Some("Error: Sorry, password doesn't match")
+    );
+    assert_eq!(raw.next().await, None);
+    // Failed guesses are throttled per name and address as on the web (ten a minute, the one
+    // above counted): then even the right password is refused from this address.
+    let mut answers = Vec::new();
+    for password in (0..9)
+        .map(|i| format!("guess-{i}"))
+        .chain(["pw-owner".into()])
+    {
+        let mut raw = Raw::login_with(cgos, "owner", &password, "e1 client").await;
+        answers.push(raw.next().await.unwrap());
+    }
+    assert!(answers[..9]
+        .iter()
+        .all(|a| a == "Error: Sorry, password doesn't match"));
+    assert_eq!(answers[9], "Error: too many logins: try again later");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_from_one_address_are_capped() {
+    let dir = temp_dir("caps");
+    let (_server, _addr, cgos) = serve(&dir, &[]);
+    let mut open = Vec::new();
+    for _ in 0..16 {
+        let mut raw = Raw::connect(cgos).await;
+        raw.expect("protocol").await;
+        open.push(raw);
+    }
+    let mut over = Raw::connect(cgos).await;
+    assert_eq!(
+        over.next().await.as_deref(),
+        Some("Error: too many connections from this address")
+    );
+    assert_eq!(over.next().await, None);
+    // One closes: another may come.
+    drop(open.pop());
+    let started = Instant::now();
+    loop {
+        let mut again = Raw::connect(cgos).await;
+        if again.next().await.as_deref() == Some("protocol genmove_analyze") {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_illegal_move_loses_with_cgos_reason_and_analysis_is_kept_as_a_comment() {
+    let dir = temp_dir("illegal");
+    let (_server, addr, cgos) = serve(&dir, &["--pairing-time", "5m"]);
+    let (mut black, mut white, _) = paired(cgos, "ann", "bob", "e1 scripted genmove_analyze").await;
+    black.expect("genmove b").await;
+    black.send("d4 {\"winrate\": 0.52, \"visits\": 10}").await;
+    assert_eq!(white.expect("play b").await.split(' ').nth(2), Some("D4"));
+    white.expect("genmove w").await;
+    white.send("d4").await;
+    let over = "Illegal move error:move to occupied point move:d4";
+    for player in [&mut black, &mut white] {
+        let line = player.expect("gameover").await;
+        let words: Vec<&str> = line.splitn(4, ' ').collect();
+        assert_eq!(words[2], "B+Illegal", "{line}");
+        assert_eq!(words[3], over);
+        player.send("ready").await;
+    }
+    let listed = games(addr).await;
+    let id = listed[0]["id"].as_str().unwrap();
+    let re = check_record(addr, &dir, id).await;
+    let sgf = std::fs::read_to_string(dir.join(format!("{id}.sgf"))).unwrap();
+    assert_eq!(re, "B+F");
+    assert!(
+        sgf.contains(r#"{"visits":10,"winrate":0.52}"#),
+        "the analysis is the move's comment: {sgf}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_client_loses_on_time_once_its_time_and_gift_are_spent() {
+    let dir = temp_dir("time");
+    let (_server, addr, cgos) = serve(&dir, &["--pairing-time", "3s", "--cgos-time-gift", "700ms"]);
+    let (mut black, mut white, setup) = paired(cgos, "quiet", "talker", "e1 scripted").await;
+    assert!(setup.contains(" 3000 "), "{setup}");
+    let genmove = black.expect("genmove b").await;
+    let asked = Instant::now();
+    let ms_left: i64 = genmove.split(' ').nth(2).unwrap().parse().unwrap();
+    assert!((2000..=3000).contains(&ms_left), "{genmove}");
+    // Black says nothing.
+    let line = white.expect("gameover").await;
+    let waited = asked.elapsed();
+    assert_eq!(line.split(' ').nth(2), Some("W+Time"), "{line}");
+    assert_eq!(black.expect("gameover").await, line);
+    let due = Duration::from_millis(ms_left as u64 + 700);
+    assert!(
+        waited + Duration::from_millis(50) >= due,
+        "lost after {waited:?}: before its {ms_left} ms and the 700 ms gift"
+    );
+    assert!(waited < due + Duration::from_secs(5), "{waited:?}");
+    let listed = games(addr).await;
+    assert_eq!(listed[0]["result"].as_str(), Some("W+T"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_client_logs_in_again_gets_setup_with_its_moves_and_finishes() {
+    let dir = temp_dir("reconnect");
+    let (_server, addr, cgos) = serve(&dir, &["--pairing-time", "5m", "--pairing-komi", "7.5"]);
+    let (mut black, mut white, setup) = paired(cgos, "dropper", "stayer", "e1 scripted").await;
+    let black_name = setup
+        .split_whitespace()
+        .nth(6)
+        .and_then(|seat| seat.split('(').next())
+        .unwrap()
+        .to_string();
+    black.expect("genmove b").await;
+    black.send("e5").await;
+    white.expect("play b E5").await;
+    white.expect("genmove w").await;
+    white.send("c3").await;
+    black.expect("play w C3").await;
+    let genmove = black.expect("genmove b").await;
+    let before: i64 = genmove.split(' ').nth(2).unwrap().parse().unwrap();
+    // The connection drops; the clock runs; the player logs in again.
+    drop(black);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mut black = Raw::login(cgos, &black_name, "e1 scripted").await;
+    let again = black.expect("setup").await;
+    let moves: Vec<&str> = again.split_whitespace().skip(7).collect();
+    assert_eq!(moves.len(), 4, "{again}");
+    assert_eq!((moves[0], moves[2]), ("E5", "C3"), "{again}");
+    let genmove = black.expect("genmove b").await;
+    let after: i64 = genmove.split(' ').nth(2).unwrap().parse().unwrap();
+    assert!(
+        after <= before - 1400,
+        "the clock ran: {before} then {after}"
+    );
+    // A second login of the same name replaces this one.
+    let mut other = Raw::login(cgos, &black_name, "e1 scripted").await;
+    let info = black.expect("info").await;
+    assert!(info.starts_with("info another login"), "{info}");
+    assert_eq!(black.next().await, None);
+    other.expect("setup").await;
+    other.expect("genmove b").await;
+    other.send("pass").await;
+    white.expect("play b pass").await;
+    white.expect("genmove w").await;
+    white.send("pass").await;
+    // As CGOS, the last pass goes to the opponent before the end.
+    other.expect("play w pass").await;
+    // Black E5, White C3 on an empty board, all alive: 1 point each, komi 7.5.
+    for player in [&mut other, &mut white] {
+        let line = player.expect("gameover").await;
+        assert_eq!(line.split(' ').nth(2), Some("W+7.5"), "{line}");
+    }
+    let listed = games(addr).await;
+    let id = listed[0]["id"].as_str().unwrap();
+    let re = check_record(addr, &dir, id).await;
+    assert_eq!(re, "W+7.5");
+}
+
+/// A process killed when the test ends, however it ends.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cgos_client_and_a_goref_connect_program_are_paired_when_their_games_fit() {
+    if !have_gnugo() {
+        return;
+    }
+    let dir = temp_dir("connect");
+    // The pairing game is CGOS's: nstt, all alive, sudden death.
+    let (_server, addr, cgos) = serve(
+        &dir,
+        &[
+            "--pairing-time",
+            "5m",
+            "--pairing-komi",
+            "7.5",
+            "--pairing-rules",
+            "nstt",
+            "--pairing-end",
+            "all-alive",
+        ],
+    );
+    let log = std::fs::File::create(dir.join("connect.log")).unwrap();
+    let _connect = Process(
+        Command::new(env!("CARGO_BIN_EXE_goref"))
+            .args(["connect", &format!("http://{addr}"), "--engine"])
+            .arg("/usr/games/gnugo --mode gtp --level 0")
+            .args(["--name", "connected", "--password", "pw-connected"])
+            .args(["--games", "1"])
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
+    let played = gnugo_client(cgos, "cgos-bot", 1).await;
+    assert_eq!(played[0].opponent, "connected");
+    let listed = games(addr).await;
+    assert_eq!(listed.len(), 1);
+    let id = listed[0]["id"].as_str().unwrap();
+    let re = check_record(addr, &dir, id).await;
+    assert_eq!(re, played[0].result.to_sgf());
+}
