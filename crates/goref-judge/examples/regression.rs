@@ -3,7 +3,7 @@
 //!
 //!     GNUGO_REGRESSION=/tmp/gnugo-regression \
 //!         cargo run --release -p goref-judge --example regression -- \
-//!             [--budget N] [--rules R] [--ko K] [--threads T] [-v]
+//!             [--budget N] [--rules R] [--ko K] [--threads T] [--only NAME] [--repeat N] [-v] [--verdicts]
 //!
 //! The directory (also accepted as the first argument) holds `unconditional.tst` and the
 //! `games/unconditional/*.sgf` files it loads, copied from GNU Go's `regression/` directory
@@ -12,7 +12,11 @@
 //! worst case); the program prints, per position, the verdict counts, the search nodes and the
 //! time, then their distribution, then every test item whose answer differs in kind from GNU
 //! Go's: GNU Go `alive` on a block that is not pass-alive under 3.9, GNU Go `dead` on a block
-//! 3.9 keeps, or GNU Go `alive`/`undecided` on a block 3.9 removes. `-v` prints each block.
+//! 3.9 keeps, or GNU Go `alive`/`undecided` on a block 3.9 removes. `-v` prints each block
+//! judged again alone (its own nodes and time); `--verdicts` prints each block's verdict as
+//! judged in its position, with its evidence (for comparing the judge's answers before and
+//! after a change); `--only NAME` judges only the position of that name; `--repeat N` judges
+//! each position N times and reports the least time (steadier on a loaded machine).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -147,8 +151,11 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .cloned()
         .or_else(|| std::env::var("GNUGO_REGRESSION").ok())
-        .expect("usage: GNUGO_REGRESSION=DIR regression [--budget N] [--rules R] [--ko K] [--threads T] [-v]");
+        .expect("usage: GNUGO_REGRESSION=DIR regression [--budget N] [--rules R] [--ko K] [--threads T] [--only NAME] [--repeat N] [-v] [--verdicts]");
     let verbose = args.iter().any(|a| a == "-v");
+    let verdicts = args.iter().any(|a| a == "--verdicts");
+    let only = value("--only");
+    let repeat: usize = value("--repeat").map_or(1, |r| r.parse().expect("--repeat N"));
     let threads: usize = value("--threads").map_or_else(
         || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
         |t| t.parse().expect("--threads T"),
@@ -173,11 +180,24 @@ fn main() {
     let mut total = [0usize; 5];
     let mut differences = Vec::new();
     for position in &positions {
+        if only.is_some_and(|name| *name != position.name) {
+            continue;
+        }
         let game = game_of(position, rules);
         let start = Instant::now();
         let judge = Judge::of_game(&game, budget).with_threads(threads);
         let removal = default_removal(&judge, Disputes::All);
-        let seconds = start.elapsed().as_secs_f64();
+        let mut seconds = start.elapsed().as_secs_f64();
+        for _ in 1..repeat {
+            let start = Instant::now();
+            let judge = Judge::of_game(&game, budget).with_threads(threads);
+            let again = default_removal(&judge, Disputes::All);
+            seconds = seconds.min(start.elapsed().as_secs_f64());
+            assert_eq!(
+                again.disputed, removal.disputed,
+                "the same verdicts every time"
+            );
+        }
         let nodes: u64 = removal.disputed.iter().map(|v| v.nodes).sum();
         let mut counts = [0usize; 5];
         for v in &removal.disputed {
@@ -204,6 +224,36 @@ fn main() {
             seconds
         );
         let g = game.geometry();
+        if verdicts {
+            for v in &removal.disputed {
+                let evidence = match &v.verdict {
+                    Verdict::DeadBy39 { line } => line
+                        .iter()
+                        .map(|(c, m)| match m {
+                            Move::Play(p) => format!("{}{}", c.letter(), g.name(*p)),
+                            Move::Pass => format!("{}pass", c.letter()),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    Verdict::AliveByDefault(Keep::CanBecomePassAlive { plays }) => plays
+                        .iter()
+                        .map(|p| g.name(*p))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    Verdict::Undecided { reason } => reason.clone(),
+                    _ => String::new(),
+                };
+                println!(
+                    "    {} {} (+{}): {} region {} [{}]",
+                    v.block.color.letter(),
+                    g.name(v.block.anchor()),
+                    v.block.stones.len() - 1,
+                    kind(&v.verdict),
+                    v.region_points,
+                    evidence
+                );
+            }
+        }
         if verbose {
             // Each block judged again alone, for its own nodes and time.
             for v in &removal.disputed {

@@ -286,7 +286,7 @@ enum Dep {
     /// once when results are merged) or differs from it on one of these points of the local
     /// region (points outside it never change in local moving, and the game's earlier
     /// positions were checked when the leaf was found).
-    Differs(u64, Rc<[u64]>, Box<[u32]>),
+    Differs(u64, Rc<[u64]>, Rc<[u32]>),
 }
 
 impl Dep {
@@ -415,6 +415,11 @@ struct Outside {
     suspects: Vec<usize>,
     /// The other stones outside the local region: a capture may empty them.
     mortal: Vec<u32>,
+    /// Per point: a stone, at the start, of a string with an empty liberty outside the local
+    /// region. That liberty is never filled, so the stone stays, and every string holding it
+    /// later (strings only merge) has that liberty: checked in one step instead of walking
+    /// the string (the attacker's walls are often long strings).
+    anchored: Vec<bool>,
 }
 
 impl Outside {
@@ -424,6 +429,24 @@ impl Outside {
         let mut fixed: Vec<usize> = Vec::new();
         let mut mortal: Vec<u32> = Vec::new();
         let mut seen = vec![false; n];
+        let mut anchored = vec![false; n];
+        for i in 0..n {
+            let p = Point::new(i);
+            if seen[i] || board.get(p).is_none() {
+                continue;
+            }
+            let free = board.string_stones(p).any(|s| {
+                geometry
+                    .neighbors(s)
+                    .iter()
+                    .any(|&q| board.get(q).is_none() && !in_region[q.index()])
+            });
+            for s in board.string_stones(p) {
+                seen[s.index()] = true;
+                anchored[s.index()] = free;
+            }
+        }
+        seen.iter_mut().for_each(|s| *s = false);
         for i in 0..n {
             let p = Point::new(i);
             if in_region[i] || seen[i] {
@@ -433,12 +456,7 @@ impl Outside {
                 None => fixed.push(i),
                 Some(_) => {
                     let stones = board.string(p);
-                    let free = stones.iter().any(|&s| {
-                        geometry
-                            .neighbors(s)
-                            .iter()
-                            .any(|&q| board.get(q).is_none() && !in_region[q.index()])
-                    });
+                    let free = anchored[i];
                     for s in &stones {
                         seen[s.index()] = true;
                         if free {
@@ -459,7 +477,11 @@ impl Outside {
                 })
                 .collect()
         });
-        Outside { suspects, mortal }
+        Outside {
+            suspects,
+            mortal,
+            anchored,
+        }
     }
 }
 
@@ -1309,7 +1331,7 @@ impl Search<'_, '_> {
     ///   `X`, and the argument stands with only the empty points of `R` counted.
     ///
     /// Returns the capturing line with the defender passing (replayed here, so it is legal).
-    fn territory_leaf(&mut self, board: &Board, key: &Key) -> Option<(Line, Option<Box<[u32]>>)> {
+    fn territory_leaf(&mut self, board: &Board, key: &Key) -> Option<(Line, Option<Rc<[u32]>>)> {
         let geometry = board.geometry();
         let attacker = self.attacker();
         let (r, border, need_benson) = self.enclosed_by_attacker(board)?;
@@ -1355,11 +1377,20 @@ impl Search<'_, '_> {
             Some(self.no_repetition_possible(board, key, benson_run)?)
         };
         // The line: the attacker fills the block's liberties, the defender passes.
-        let mut b = board.clone();
+        let mut b = self.copy(board);
+        let line = self.fill_line(&mut b, key, &in_r);
+        self.spare.push(b);
+        line.map(|line| (line, fixed))
+    }
+
+    /// The territory leaf's line on `b`: the attacker fills the block's liberties in `R`
+    /// (`in_r`), the defender passes; `None` if no fill is left before the block goes.
+    fn fill_line(&self, b: &mut Board, key: &Key, in_r: &[bool]) -> Option<Line> {
+        let attacker = self.attacker();
         let mut to_move = key.to_move;
         let mut line = Vec::new();
         let mut ban = key.ko;
-        for _ in 0..2 * geometry.len() + 2 {
+        for _ in 0..2 * b.geometry().len() + 2 {
             if to_move == self.color {
                 line.push((to_move, Move::Pass));
                 if self.ctx.rules.ko != KoRule::LongCycle {
@@ -1368,7 +1399,7 @@ impl Search<'_, '_> {
                 to_move = attacker;
                 continue;
             }
-            let l = self.liberty_points(&b).into_iter().find(|&l| {
+            let l = self.liberty_points(b).into_iter().find(|&l| {
                 let effect = b.effect(l, attacker);
                 in_r[l.index()]
                     && self.in_region[l.index()]
@@ -1380,7 +1411,7 @@ impl Search<'_, '_> {
             b.play_unchecked(l, attacker);
             line.push((attacker, Move::Play(l)));
             if b.get(self.stone) != Some(self.color) {
-                return Some((line, fixed));
+                return Some(line);
             }
             ban = None;
             to_move = self.color;
@@ -1497,35 +1528,34 @@ impl Search<'_, '_> {
         stack.push(self.stone);
         region.clear();
         self.mark[self.stone.index()] = g;
+        // Empty points touching no attacking stone: none (case a) or at most two (case b);
+        // counted as the flood goes, which stops at the third.
+        let mut inner = 0;
         while let Some(p) = stack.pop() {
             region.push(p);
             if region.len() > 128 {
                 return None;
             }
+            let mut touches_attacker = false;
             for &q in geometry.neighbors(p) {
-                if board.get(q).is_none() && !self.in_region[q.index()] {
+                let c = board.get(q);
+                if c.is_none() && !self.in_region[q.index()] {
                     // Every empty point of the region must be in the local region.
                     return None;
                 }
-                if board.get(q) != attacker && self.mark[q.index()] != g {
+                if c == attacker {
+                    touches_attacker = true;
+                } else if self.mark[q.index()] != g {
                     self.mark[q.index()] = g;
                     stack.push(q);
                 }
             }
-        }
-        // Empty points touching no attacking stone: none (case a) or at most two (case b).
-        let inner = region
-            .iter()
-            .filter(|&&p| {
-                board.get(p).is_none()
-                    && !geometry
-                        .neighbors(p)
-                        .iter()
-                        .any(|&q| board.get(q) == attacker)
-            })
-            .count();
-        if inner > 2 {
-            return None;
+            if !touches_attacker && board.get(p).is_none() {
+                inner += 1;
+                if inner > 2 {
+                    return None;
+                }
+            }
         }
         // Attacking blocks next to the region, and whether each has a liberty outside it.
         let mut outside_liberty: Vec<(Point, bool)> = Vec::new();
@@ -1548,6 +1578,12 @@ impl Search<'_, '_> {
                     .find(|(h, _)| board.same_string(*h, q));
                 let free = match known {
                     Some(&(_, free)) => free,
+                    // Its liberty outside the local region is outside the region: the flood
+                    // stopped at none.
+                    None if self.outside.anchored[q.index()] => {
+                        outside_liberty.push((q, true));
+                        true
+                    }
                     None => {
                         let free = board.string_stones(q).any(|s| {
                             geometry
@@ -1576,21 +1612,19 @@ impl Search<'_, '_> {
         let mut need_benson: Vec<Point> = Vec::new();
         for &p in region.iter() {
             for &q in geometry.neighbors(p) {
-                if board.get(q) == attacker && self.mark[q.index()] != g + 1 {
-                    for s in board.string_stones(q) {
-                        self.mark[s.index()] = g + 1;
-                    }
+                if board.get(q) == attacker && !border.iter().any(|&b| board.same_string(b, q)) {
                     border.push(q);
                 }
             }
         }
         for &b in &border {
-            let living = board.string_stones(b).any(|s| {
-                geometry
-                    .neighbors(s)
-                    .iter()
-                    .any(|&t| board.get(t).is_none() && !self.in_region[t.index()])
-            });
+            let living = self.outside.anchored[b.index()]
+                || board.string_stones(b).any(|s| {
+                    geometry
+                        .neighbors(s)
+                        .iter()
+                        .any(|&t| board.get(t).is_none() && !self.in_region[t.index()])
+                });
             if !living {
                 if !self.two_vital_candidates(board, b) {
                     return None;
@@ -1633,7 +1667,7 @@ impl Search<'_, '_> {
         board: &Board,
         key: &Key,
         benson_run: bool,
-    ) -> Option<Box<[u32]>> {
+    ) -> Option<Rc<[u32]>> {
         // Outside the local region the fixed points never change (see [`Outside`]): the
         // line's positions all agree with this one there, and so do the game's suspects.
         // Inside it, stones of blocks with a liberty outside it and pass-alive attacking
@@ -1641,31 +1675,31 @@ impl Search<'_, '_> {
         // so they are never compared.
         let geometry = board.geometry();
         let attacker = Some(self.attacker());
-        let mut seen = self.fresh_marks(geometry.len());
-        let mark = seen.1;
         let mut fixed: Vec<u32> = Vec::new();
+        // The strings met so far that are not anchored, and whether each has an empty
+        // liberty outside the local region (an anchored one has: see [`Outside::anchored`]).
+        let mut strings: Vec<(Point, bool)> = Vec::new();
         for &p in &self.points {
             let Some(color) = board.get(p) else { continue };
-            if seen.0[p.index()] == mark {
-                continue;
-            }
-            let free = board.string_stones(p).any(|s| {
-                geometry
-                    .neighbors(s)
-                    .iter()
-                    .any(|&q| board.get(q).is_none() && !self.in_region[q.index()])
-            });
-            let alive = |s: Point| {
-                free || (benson_run && Some(color) == attacker && self.benson.is_alive(s))
-            };
-            for s in board.string_stones(p) {
-                seen.0[s.index()] = mark;
-                if self.in_region[s.index()] && code(&key.packed, s.index()) != 3 && alive(s) {
-                    fixed.push(s.index() as u32);
-                }
+            let free = self.outside.anchored[p.index()]
+                || match strings.iter().find(|(s, _)| board.same_string(*s, p)) {
+                    Some(&(_, free)) => free,
+                    None => {
+                        let free = board.string_stones(p).any(|s| {
+                            geometry
+                                .neighbors(s)
+                                .iter()
+                                .any(|&q| board.get(q).is_none() && !self.in_region[q.index()])
+                        });
+                        strings.push((p, free));
+                        free
+                    }
+                };
+            let alive = free || (benson_run && Some(color) == attacker && self.benson.is_alive(p));
+            if code(&key.packed, p.index()) != 3 && alive {
+                fixed.push(p.index() as u32);
             }
         }
-        drop(seen);
         let inside = fixed.len();
         // Points outside it emptied by a capture stay empty.
         fixed.extend(
