@@ -16,7 +16,9 @@
 //! judged again alone (its own nodes and time); `--verdicts` prints each block's verdict as
 //! judged in its position, with its evidence (for comparing the judge's answers before and
 //! after a change); `--only NAME` judges only the position of that name; `--repeat N` judges
-//! each position N times and reports the least time (steadier on a loaded machine).
+//! each position N times and reports the least time (steadier on a loaded machine). With
+//! `--threads 1` each position's CPU time is printed too (the least of the N), and its
+//! distribution.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -177,6 +179,7 @@ fn main() {
     let positions = parse_tst(Path::new(&dir));
     let mut times = Vec::new();
     let mut all_nodes = Vec::new();
+    let mut cpu_times = Vec::new();
     let mut total = [0usize; 5];
     let mut differences = Vec::new();
     for position in &positions {
@@ -185,19 +188,26 @@ fn main() {
         }
         let game = game_of(position, rules);
         let start = Instant::now();
+        let cpu_start = thread_cpu();
         let judge = Judge::of_game(&game, budget).with_threads(threads);
         let removal = default_removal(&judge, Disputes::All);
         let mut seconds = start.elapsed().as_secs_f64();
+        let mut cpu = cpu_start.zip(thread_cpu()).map(|(a, b)| b - a);
         for _ in 1..repeat {
             let start = Instant::now();
+            let cpu_start = thread_cpu();
             let judge = Judge::of_game(&game, budget).with_threads(threads);
             let again = default_removal(&judge, Disputes::All);
             seconds = seconds.min(start.elapsed().as_secs_f64());
+            let again_cpu = cpu_start.zip(thread_cpu()).map(|(a, b)| b - a);
+            cpu = cpu.zip(again_cpu).map(|(a, b)| a.min(b));
             assert_eq!(
                 again.disputed, removal.disputed,
                 "the same verdicts every time"
             );
         }
+        // With one thread every search runs on this one: its CPU time is the judgement's.
+        let cpu = cpu.filter(|_| threads == 1);
         let nodes: u64 = removal.disputed.iter().map(|v| v.nodes).sum();
         let mut counts = [0usize; 5];
         for v in &removal.disputed {
@@ -212,7 +222,7 @@ fn main() {
             total[i] += 1;
         }
         println!(
-            "{:<26} blocks {:>3}: pass-alive {:>3} dead {:>3} can-live {:>3} not-capturable {:>3} undecided {:>3}  nodes {:>9}  {:>9.4} s",
+            "{:<26} blocks {:>3}: pass-alive {:>3} dead {:>3} can-live {:>3} not-capturable {:>3} undecided {:>3}  nodes {:>9}  {:>9.4} s{}",
             position.name,
             removal.disputed.len(),
             counts[0],
@@ -221,7 +231,8 @@ fn main() {
             counts[3],
             counts[4],
             nodes,
-            seconds
+            seconds,
+            cpu.map_or(String::new(), |c| format!("  cpu {c:.4} s"))
         );
         let g = game.geometry();
         if verdicts {
@@ -306,9 +317,15 @@ fn main() {
             }
         }
         times.push(seconds);
+        cpu_times.extend(cpu);
         all_nodes.push(nodes);
     }
+    if times.is_empty() {
+        println!("no position judged");
+        return;
+    }
     times.sort_by(f64::total_cmp);
+    cpu_times.sort_by(f64::total_cmp);
     all_nodes.sort_unstable();
     let q = |f: f64| ((times.len() - 1) as f64 * f).round() as usize;
     println!(
@@ -321,6 +338,14 @@ fn main() {
         all_nodes[q(0.9)],
         all_nodes[q(1.0)],
     );
+    if cpu_times.len() == times.len() {
+        println!(
+            "CPU time (one thread): median {:.4} p90 {:.4} max {:.4} s",
+            cpu_times[q(0.5)],
+            cpu_times[q(0.9)],
+            cpu_times[q(1.0)],
+        );
+    }
     println!(
         "blocks: pass-alive {} dead {} can-become-pass-alive {} not-locally-capturable {} undecided {}",
         total[0], total[1], total[2], total[3], total[4]
@@ -329,4 +354,12 @@ fn main() {
     for d in &differences {
         println!("  {d}");
     }
+}
+
+/// The CPU time this thread has run, in seconds (Linux's `/proc/thread-self/schedstat`), or
+/// `None` where it cannot be read.
+fn thread_cpu() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(nanos as f64 / 1e9)
 }

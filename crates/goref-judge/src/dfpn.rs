@@ -623,6 +623,22 @@ fn code(packed: &[u64], i: usize) -> u64 {
     (packed[i / 32] >> (2 * (i % 32))) & 3
 }
 
+/// The attacker's move a simulation plays at a node (see [`Search::simulate_children`]):
+/// the model's winning move, or when that is a simple liberty (in the model or here), the
+/// node's play on a simple liberty (every empty one plays alike).
+#[derive(Clone, Copy)]
+struct Hint {
+    mv: Move,
+    simple: bool,
+}
+
+impl Hint {
+    /// Whether `mv`, at a node keyed `here`, is the hinted move.
+    fn keeps(self, here: &[u64], mv: Move) -> bool {
+        mv == self.mv || (self.simple && on_simple(here, mv))
+    }
+}
+
 /// Whether `mv` plays on a point a key marks as a simple liberty.
 fn on_simple(packed: &[u64], mv: Move) -> bool {
     matches!(mv, Move::Play(p) if code(packed, p.index()) == 3)
@@ -958,7 +974,9 @@ impl Search<'_, '_> {
     /// The moves of a node, best first: the attacker takes the block's liberties (those
     /// leaving its own stone more liberties first, simple liberties after the others), then
     /// other plays, then a pass; the defender captures attacking stones, extends the block's
-    /// liberties, passes, then plays elsewhere, and fills a simple liberty last.
+    /// liberties, passes, then plays elsewhere, and fills a simple liberty last. With `only`,
+    /// just those of them that it keeps, in the same order.
+    #[allow(clippy::too_many_arguments)]
     fn moves(
         &self,
         board: &Board,
@@ -966,6 +984,7 @@ impl Search<'_, '_> {
         libs: &[Point],
         to_move: Color,
         passed: bool,
+        only: Option<Hint>,
         moves: &mut Vec<(Move, Option<Effect>)>,
     ) {
         let geometry = board.geometry();
@@ -982,6 +1001,9 @@ impl Search<'_, '_> {
                     continue;
                 }
                 simple_seen = true;
+            }
+            if only.is_some_and(|hint| !hint.keeps(here, Move::Play(p))) {
+                continue;
             }
             let empty_neighbours = geometry
                 .neighbors(p)
@@ -1021,16 +1043,19 @@ impl Search<'_, '_> {
         }
         scored.sort_by_key(|s| std::cmp::Reverse(s.0));
         moves.clear();
+        let pass = only.is_none_or(|hint| hint.keeps(here, Move::Pass));
         if to_move == self.color {
             let split = scored.iter().position(|s| s.0 < 50).unwrap_or(scored.len());
             moves.extend(scored[..split].iter().map(|s| (s.1, s.2)));
-            moves.push((Move::Pass, None));
+            if pass {
+                moves.push((Move::Pass, None));
+            }
             moves.extend(scored[split..].iter().map(|s| (s.1, s.2)));
         } else {
             moves.extend(scored.iter().map(|s| (s.1, s.2)));
             // The attacker's pass right after the defender's is never needed: the defender
             // could pass again and bring back the same state.
-            if !passed {
+            if !passed && pass {
                 moves.push((Move::Pass, None));
             }
         }
@@ -1082,7 +1107,10 @@ impl Search<'_, '_> {
 
     /// Builds the children of a node: leaves are solved at once, the rest are looked up in
     /// the table. Returns them and whether an illegal move depended on the line above.
-    fn children(&self, board: &Board, here: &Key) -> (Vec<Child>, Vec<Dep>) {
+    ///
+    /// With `only`, just the children of the moves it keeps (see [`Search::moves`]): a
+    /// simulation at the attacker's node needs no other.
+    fn children(&self, board: &Board, here: &Key, only: Option<Hint>) -> (Vec<Child>, Vec<Dep>) {
         let (to_move, ko, passed) = (here.to_move, here.ko, here.passed);
         let rules = self.ctx.rules;
         let next_color = to_move.opponent();
@@ -1092,7 +1120,15 @@ impl Search<'_, '_> {
         self.liberties_into(board, &mut libs);
         let mut buf = std::mem::take(&mut *self.buf.borrow_mut());
         let mut moves = std::mem::take(&mut *self.move_list.borrow_mut());
-        self.moves(board, &here.packed, &libs, to_move, passed, &mut moves);
+        self.moves(
+            board,
+            &here.packed,
+            &libs,
+            to_move,
+            passed,
+            only,
+            &mut moves,
+        );
         let mut out = self.child_lists.borrow_mut().pop().unwrap_or_default();
         for &(mv, effect) in &moves {
             let (key, child_counts, records, removed) = match mv {
@@ -1804,7 +1840,7 @@ impl Search<'_, '_> {
             return Ok(out);
         }
         let attacker = key.to_move != self.color;
-        let (mut children, illegal_by_path) = self.children(board, &key);
+        let (mut children, illegal_by_path) = self.children(board, &key, None);
         if !attacker && children.is_empty() {
             unreachable!("the defender can always pass");
         }
@@ -2193,7 +2229,16 @@ impl Search<'_, '_> {
         if attacker && !self.hint_fits(board, &key, model_key) {
             return Ok(None);
         }
-        let (mut children, illegal_by_path) = self.children(board, &key);
+        // At the attacker's node only the model's move is played (see `simulate_children`).
+        let only = if attacker {
+            self.hint(model_key).map(|mv| Hint {
+                mv,
+                simple: on_simple(&model_key.packed, mv) || on_simple(&key.packed, mv),
+            })
+        } else {
+            None
+        };
+        let (mut children, illegal_by_path) = self.children(board, &key, only);
         self.on_line[bucket(key.hash)] += 1;
         self.states.push(key.clone());
         let result = self.simulate_children(
@@ -2241,11 +2286,11 @@ impl Search<'_, '_> {
             let Some(hint) = self.hint(model_key) else {
                 return Ok(false);
             };
-            let hint_simple = on_simple(&model_key.packed, hint) || on_simple(&key.packed, hint);
-            let Some(i) = children
-                .iter()
-                .position(|c| c.mv == hint || (hint_simple && on_simple(&key.packed, c.mv)))
-            else {
+            let hint = Hint {
+                mv: hint,
+                simple: on_simple(&model_key.packed, hint) || on_simple(&key.packed, hint),
+            };
+            let Some(i) = children.iter().position(|c| hint.keeps(&key.packed, c.mv)) else {
                 return Ok(false);
             };
             if children[i].pn == 0 {
@@ -2255,9 +2300,9 @@ impl Search<'_, '_> {
                 return Ok(false);
             }
             // A stored line may play a simple liberty filled here: any empty one does the same.
-            let model_hint = match hint {
-                Move::Play(p) if model.get(p).is_some() => self.empty_simple(model, hint),
-                hint => hint,
+            let model_hint = match hint.mv {
+                Move::Play(p) if model.get(p).is_some() => self.empty_simple(model, hint.mv),
+                mv => mv,
             };
             let model = (model, model_key, model_hint);
             self.simulate_child(board, children, i, true, model, depth, left)
