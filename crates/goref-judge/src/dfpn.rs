@@ -377,6 +377,9 @@ pub(crate) struct Search<'c, 'h> {
     /// A scratch stack for flood fills, and a scratch region.
     stack: Vec<Point>,
     region_buf: Vec<Point>,
+    /// Scratch for [`Search::enclosed_in`]: attacking blocks met and whether each has a
+    /// liberty outside the region.
+    outside_buf: Vec<(Point, bool)>,
     generation: u32,
     /// Marks of the points next to a block, and the current mark.
     touch: Vec<u32>,
@@ -535,6 +538,7 @@ fn search(
         mark: Vec::new(),
         stack: Vec::new(),
         region_buf: Vec::new(),
+        outside_buf: Vec::new(),
         generation: 0,
         touch: Vec::new(),
         touch_generation: 0,
@@ -1594,51 +1598,59 @@ impl Search<'_, '_> {
             }
         }
         // Attacking blocks next to the region, and whether each has a liberty outside it.
-        let mut outside_liberty: Vec<(Point, bool)> = Vec::new();
-        for &p in region.iter() {
-            if board.get(p).is_some()
-                || !geometry
-                    .neighbors(p)
-                    .iter()
-                    .any(|&q| board.get(q) == attacker)
-            {
-                continue;
-            }
-            let mut ok = false;
-            for &q in geometry.neighbors(p) {
-                if board.get(q) != attacker {
+        let mut outside_liberty = std::mem::take(&mut self.outside_buf);
+        outside_liberty.clear();
+        let all_free = 'blocks: {
+            for &p in region.iter() {
+                if board.get(p).is_some()
+                    || !geometry
+                        .neighbors(p)
+                        .iter()
+                        .any(|&q| board.get(q) == attacker)
+                {
                     continue;
                 }
-                let known = outside_liberty
-                    .iter()
-                    .find(|(h, _)| board.same_string(*h, q));
-                let free = match known {
-                    Some(&(_, free)) => free,
-                    // Its liberty outside the local region is outside the region: the flood
-                    // stopped at none.
-                    None if self.outside.anchored[q.index()] => {
-                        outside_liberty.push((q, true));
-                        true
+                let mut ok = false;
+                for &q in geometry.neighbors(p) {
+                    if board.get(q) != attacker {
+                        continue;
                     }
-                    None => {
-                        let free = board.string_stones(q).any(|s| {
-                            geometry
-                                .neighbors(s)
-                                .iter()
-                                .any(|&r| board.get(r).is_none() && self.mark[r.index()] != g)
-                        });
-                        outside_liberty.push((q, free));
-                        free
+                    let known = outside_liberty
+                        .iter()
+                        .find(|(h, _)| board.same_string(*h, q));
+                    let free = match known {
+                        Some(&(_, free)) => free,
+                        // Its liberty outside the local region is outside the region: the flood
+                        // stopped at none.
+                        None if self.outside.anchored[q.index()] => {
+                            outside_liberty.push((q, true));
+                            true
+                        }
+                        None => {
+                            let free = board.string_stones(q).any(|s| {
+                                geometry
+                                    .neighbors(s)
+                                    .iter()
+                                    .any(|&r| board.get(r).is_none() && self.mark[r.index()] != g)
+                            });
+                            outside_liberty.push((q, free));
+                            free
+                        }
+                    };
+                    if free {
+                        ok = true;
+                        break;
                     }
-                };
-                if free {
-                    ok = true;
-                    break;
+                }
+                if !ok {
+                    break 'blocks false;
                 }
             }
-            if !ok {
-                return None;
-            }
+            true
+        };
+        self.outside_buf = outside_liberty;
+        if !all_free {
+            return None;
         }
         // Every attacking block next to the region must never be captured: it has an empty
         // liberty outside the local region (which local moving never fills), or it is
