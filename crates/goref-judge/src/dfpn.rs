@@ -2021,7 +2021,12 @@ impl Search<'_, '_> {
             (next.hash, next.to_move, next.ko, next.passed);
         let records = next.records;
         let child_counts = next.counts;
-        let after = self.board_after(board, c.mv, attacker);
+        // A pass leaves the board as it is: no copy.
+        let copied = match c.mv {
+            Move::Pass => None,
+            mv => Some(self.board_after(board, mv, attacker)),
+        };
+        let after = copied.as_ref().unwrap_or(board);
         let (hash, packed) = self.canonical(after.hash(), after.packed());
         debug_assert_eq!(
             hash, next_hash,
@@ -2041,8 +2046,10 @@ impl Search<'_, '_> {
                 counts: child_counts,
             });
         }
-        let r = search(self, &after, key);
-        self.spare.push(after);
+        let r = search(self, after, key);
+        if let Some(after) = copied {
+            self.spare.push(after);
+        }
         if records {
             self.pop_path();
         }
@@ -2119,38 +2126,46 @@ impl Search<'_, '_> {
             return Ok(());
         }
         let here = self.states.last().expect("the node's state").clone();
-        let Some((model_board, model_key)) =
+        let Some((model_copy, model_key)) =
             self.model_after(board, &here, children[proven].mv, false)
         else {
             return Ok(());
         };
+        let model_board = model_copy.as_ref().unwrap_or(board);
+        let mut result = Ok(());
         for i in 0..children.len() {
             if !open(&children[i]) {
                 continue;
             }
             children[i].simulated |= model;
             let mut left = SIMULATION_NODES;
-            self.descend(board, children, i, false, |search, after, key| {
-                search.simulate(after, key, &model_board, &model_key, depth + 1, &mut left)
-            })?;
+            if let Err(why) = self.descend(board, children, i, false, |search, after, key| {
+                search.simulate(after, key, model_board, &model_key, depth + 1, &mut left)
+            }) {
+                result = Err(why);
+                break;
+            }
             self.simulations.tried += 1;
             if children[i].pn == 0 {
                 self.simulations.proven += 1;
             }
         }
-        self.spare.push(model_board);
-        Ok(())
+        if let Some(copy) = model_copy {
+            self.spare.push(copy);
+        }
+        result
     }
 
     /// The board and key after a move on a model board (for a simulation's hints), or
-    /// `None` when the move cannot be played there.
+    /// `None` when the move cannot be played there. The board is given only when a play
+    /// changed it (after a pass it is `board` itself); give it back to `spare`.
     fn model_after(
         &mut self,
         board: &Board,
         key: &Key,
         mv: Move,
         attacker: bool,
-    ) -> Option<(Board, Key)> {
+    ) -> Option<(Option<Board>, Key)> {
         let to_move = if attacker {
             self.attacker()
         } else {
@@ -2171,7 +2186,7 @@ impl Search<'_, '_> {
                     },
                     passed: !attacker,
                 };
-                Some((self.copy(board), key))
+                Some((None, key))
             }
             Move::Play(p) => {
                 if board.get(p).is_some() {
@@ -2199,7 +2214,7 @@ impl Search<'_, '_> {
                     ko,
                     passed: false,
                 };
-                Some((after, key))
+                Some((Some(after), key))
             }
         }
     }
@@ -2376,10 +2391,13 @@ impl Search<'_, '_> {
         let Some(next_model) = self.model_after(model, model_key, model_mv, attacker) else {
             return Ok(false);
         };
+        let next_board = next_model.0.as_ref().unwrap_or(model);
         let r = self.descend(board, children, i, attacker, |search, after, key| {
-            search.simulate(after, key, &next_model.0, &next_model.1, depth + 1, left)
+            search.simulate(after, key, next_board, &next_model.1, depth + 1, left)
         });
-        self.spare.push(next_model.0);
+        if let Some(copy) = next_model.0 {
+            self.spare.push(copy);
+        }
         r?;
         Ok(children[i].pn == 0)
     }
