@@ -15,7 +15,8 @@
 //! 3.9 keeps, or GNU Go `alive`/`undecided` on a block 3.9 removes. `-v` prints each block
 //! judged again alone (its own nodes and time); `--verdicts` prints each block's verdict as
 //! judged in its position, with its evidence (for comparing the judge's answers before and
-//! after a change); `--only NAME` judges only the position of that name; `--repeat N` judges
+//! after a change; each capturing line is replayed on a `Game` and checked to remove its
+//! block); `--only NAME` judges only the position of that name; `--repeat N` judges
 //! each position N times and reports the least time (steadier on a loaded machine). With
 //! `--threads 1` each position's CPU time is printed too (the least of the N), and its
 //! distribution.
@@ -180,6 +181,7 @@ fn main() {
     let mut times = Vec::new();
     let mut all_nodes = Vec::new();
     let mut cpu_times = Vec::new();
+    let mut replayed = 0;
     let mut total = [0usize; 5];
     let mut differences = Vec::new();
     for position in &positions {
@@ -237,6 +239,10 @@ fn main() {
         let g = game.geometry();
         if verdicts {
             for v in &removal.disputed {
+                if let Verdict::DeadBy39 { line } = &v.verdict {
+                    replay_capture(&game, rules, v.block.anchor(), line);
+                    replayed += 1;
+                }
                 let evidence = match &v.verdict {
                     Verdict::DeadBy39 { line } => line
                         .iter()
@@ -350,6 +356,9 @@ fn main() {
         "blocks: pass-alive {} dead {} can-become-pass-alive {} not-locally-capturable {} undecided {}",
         total[0], total[1], total[2], total[3], total[4]
     );
+    if verdicts {
+        println!("capturing lines replayed on a Game: {replayed}, each removes its block");
+    }
     println!("test items whose answer differs in kind from GNU Go's:");
     for d in &differences {
         println!("  {d}");
@@ -362,4 +371,22 @@ fn thread_cpu() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
     Some(nanos as f64 / 1e9)
+}
+
+/// Plays a capturing line (the block's colour first) on a game of the position under the
+/// rules, resuming after two passes; panics unless every move is legal and the block of
+/// `stone` is gone at the end.
+fn replay_capture(game: &Game, rules: Ruleset, stone: goref_rules::Point, line: &[(Color, Move)]) {
+    let color = game.board().get(stone).expect("a stone");
+    let mut replay = Game::from_position(game.board().clone(), color, rules);
+    for &(c, mv) in line {
+        if replay.end() == Some(goref_rules::End::TwoPasses) {
+            replay.resume();
+        }
+        assert_eq!(replay.to_move(), c, "{line:?}");
+        replay
+            .play(mv)
+            .unwrap_or_else(|e| panic!("{mv:?} in {line:?}: {e:?}"));
+    }
+    assert_ne!(replay.board().get(stone), Some(color), "{line:?}");
 }
