@@ -7,7 +7,10 @@
 //! solved node comes from a completed proof: leaves are the block's removal (proven), the
 //! block being pass-alive (disproven: no strategy of the opponent removes it, 3.9.1), an
 //! endless line (disproven: the block stays), or a play that repeats a position under the long
-//! cycle rule (the block counts as removed only if that play removed it).
+//! cycle rule (the block counts as removed only if that play removed it). Pass-alive blocks
+//! are looked for where the attacker is to move, the attacker's territory (see
+//! [`Search::territory_leaf`]) where the defender is: a test not made only leaves a node to
+//! be searched.
 //!
 //! # Where the search goes
 //!
@@ -22,8 +25,9 @@
 //!   (Kawano 1996): the attacker answers each with what it played in the corresponding
 //!   position of the refuted line. Most defences in a large region change nothing that
 //!   matters and are refuted so in a few nodes. A simulation is a search like any other (every
-//!   defence is tried, every leaf is tested, what it rests on is recorded), so what it proves
-//!   is proven; when the answers do not fit, it gives up and the search goes on as before.
+//!   defence is tried, leaves are tested as in the search, what it rests on is recorded), so
+//!   what it proves is proven; when the answers do not fit, it gives up and the search goes
+//!   on as before. At the attacker's nodes it builds only the child of the model's move.
 //!   A defence is simulated at most twice: after the first refuted play, and after the
 //!   refuted pass, whose refutation fits the most defences.
 //!
@@ -1564,33 +1568,36 @@ impl Search<'_, '_> {
         self.generation += 2;
         let g = self.generation;
         let attacker = Some(self.attacker());
+        let colors = board.colors();
         stack.clear();
-        stack.push(self.stone);
         region.clear();
+        region.push(self.stone);
         self.mark[self.stone.index()] = g;
         // Empty points touching no attacking stone: none (case a) or at most two (case b);
-        // counted as the flood goes, which stops at the third.
+        // counted as the flood goes (breadth first, the region its own queue), which stops
+        // at the third.
         let mut inner = 0;
-        while let Some(p) = stack.pop() {
-            region.push(p);
-            if region.len() > 128 {
-                return None;
-            }
+        let mut head = 0;
+        while let Some(&p) = region.get(head) {
+            head += 1;
             let mut touches_attacker = false;
             for &q in geometry.neighbors(p) {
-                let c = board.get(q);
-                if c.is_none() && !self.in_region[q.index()] {
-                    // Every empty point of the region must be in the local region.
-                    return None;
-                }
+                let c = colors[q.index()];
                 if c == attacker {
                     touches_attacker = true;
                 } else if self.mark[q.index()] != g {
+                    if c.is_none() && !self.in_region[q.index()] {
+                        // Every empty point of the region must be in the local region.
+                        return None;
+                    }
                     self.mark[q.index()] = g;
-                    stack.push(q);
+                    region.push(q);
                 }
             }
-            if !touches_attacker && board.get(p).is_none() {
+            if region.len() > 128 {
+                return None;
+            }
+            if !touches_attacker && colors[p.index()].is_none() {
                 inner += 1;
                 if inner > 2 {
                     return None;
@@ -1802,7 +1809,7 @@ impl Search<'_, '_> {
     /// play, so that test is made where the attacker is to move; the attacker's territory is
     /// completed by the attacker's fill, so that test is made where the defender is to move.
     /// A test not made only leaves the node to be searched (on GNU Go's regression positions
-    /// the nodes are the same within 0.1% and the judgement takes about 10% less time).
+    /// the nodes stay within 0.1% and the work falls by about a tenth).
     fn leaf(&mut self, board: &Board, key: &Key) -> Option<Out> {
         if self.tt_get(&key.as_ref()).is_some_and(|e| e.searched) {
             return None;
