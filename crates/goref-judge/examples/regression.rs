@@ -3,7 +3,7 @@
 //!
 //!     GNUGO_REGRESSION=/tmp/gnugo-regression \
 //!         cargo run --release -p goref-judge --example regression -- \
-//!             [--budget N] [--rules R] [--ko K] [--threads T] [-v]
+//!             [--budget N] [--rules R] [--ko K] [--threads T] [--only NAME] [--repeat N] [-v] [--verdicts]
 //!
 //! The directory (also accepted as the first argument) holds `unconditional.tst` and the
 //! `games/unconditional/*.sgf` files it loads, copied from GNU Go's `regression/` directory
@@ -12,7 +12,14 @@
 //! worst case); the program prints, per position, the verdict counts, the search nodes and the
 //! time, then their distribution, then every test item whose answer differs in kind from GNU
 //! Go's: GNU Go `alive` on a block that is not pass-alive under 3.9, GNU Go `dead` on a block
-//! 3.9 keeps, or GNU Go `alive`/`undecided` on a block 3.9 removes. `-v` prints each block.
+//! 3.9 keeps, or GNU Go `alive`/`undecided` on a block 3.9 removes. `-v` prints each block
+//! judged again alone (its own nodes and time); `--verdicts` prints each block's verdict as
+//! judged in its position, with its evidence (for comparing the judge's answers before and
+//! after a change; each capturing line is replayed on a `Game` and checked to remove its
+//! block); `--only NAME` judges only the position of that name; `--repeat N` judges
+//! each position N times and reports the least time (steadier on a loaded machine). With
+//! `--threads 1` each position's CPU time is printed too (the least of the N), and its
+//! distribution.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -147,8 +154,11 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .cloned()
         .or_else(|| std::env::var("GNUGO_REGRESSION").ok())
-        .expect("usage: GNUGO_REGRESSION=DIR regression [--budget N] [--rules R] [--ko K] [--threads T] [-v]");
+        .expect("usage: GNUGO_REGRESSION=DIR regression [--budget N] [--rules R] [--ko K] [--threads T] [--only NAME] [--repeat N] [-v] [--verdicts]");
     let verbose = args.iter().any(|a| a == "-v");
+    let verdicts = args.iter().any(|a| a == "--verdicts");
+    let only = value("--only");
+    let repeat: usize = value("--repeat").map_or(1, |r| r.parse().expect("--repeat N"));
     let threads: usize = value("--threads").map_or_else(
         || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
         |t| t.parse().expect("--threads T"),
@@ -170,14 +180,36 @@ fn main() {
     let positions = parse_tst(Path::new(&dir));
     let mut times = Vec::new();
     let mut all_nodes = Vec::new();
+    let mut cpu_times = Vec::new();
+    let mut replayed = 0;
     let mut total = [0usize; 5];
     let mut differences = Vec::new();
     for position in &positions {
+        if only.is_some_and(|name| *name != position.name) {
+            continue;
+        }
         let game = game_of(position, rules);
         let start = Instant::now();
+        let cpu_start = thread_cpu();
         let judge = Judge::of_game(&game, budget).with_threads(threads);
         let removal = default_removal(&judge, Disputes::All);
-        let seconds = start.elapsed().as_secs_f64();
+        let mut seconds = start.elapsed().as_secs_f64();
+        let mut cpu = cpu_start.zip(thread_cpu()).map(|(a, b)| b - a);
+        for _ in 1..repeat {
+            let start = Instant::now();
+            let cpu_start = thread_cpu();
+            let judge = Judge::of_game(&game, budget).with_threads(threads);
+            let again = default_removal(&judge, Disputes::All);
+            seconds = seconds.min(start.elapsed().as_secs_f64());
+            let again_cpu = cpu_start.zip(thread_cpu()).map(|(a, b)| b - a);
+            cpu = cpu.zip(again_cpu).map(|(a, b)| a.min(b));
+            assert_eq!(
+                again.disputed, removal.disputed,
+                "the same verdicts every time"
+            );
+        }
+        // With one thread every search runs on this one: its CPU time is the judgement's.
+        let cpu = cpu.filter(|_| threads == 1);
         let nodes: u64 = removal.disputed.iter().map(|v| v.nodes).sum();
         let mut counts = [0usize; 5];
         for v in &removal.disputed {
@@ -192,7 +224,7 @@ fn main() {
             total[i] += 1;
         }
         println!(
-            "{:<26} blocks {:>3}: pass-alive {:>3} dead {:>3} can-live {:>3} not-capturable {:>3} undecided {:>3}  nodes {:>9}  {:>9.4} s",
+            "{:<26} blocks {:>3}: pass-alive {:>3} dead {:>3} can-live {:>3} not-capturable {:>3} undecided {:>3}  nodes {:>9}  {:>9.4} s{}",
             position.name,
             removal.disputed.len(),
             counts[0],
@@ -201,9 +233,44 @@ fn main() {
             counts[3],
             counts[4],
             nodes,
-            seconds
+            seconds,
+            cpu.map_or(String::new(), |c| format!("  cpu {c:.4} s"))
         );
         let g = game.geometry();
+        if verdicts {
+            for v in &removal.disputed {
+                if let Verdict::DeadBy39 { line } = &v.verdict {
+                    replay_capture(&game, rules, v.block.anchor(), line);
+                    replayed += 1;
+                }
+                let evidence = match &v.verdict {
+                    Verdict::DeadBy39 { line } => line
+                        .iter()
+                        .map(|(c, m)| match m {
+                            Move::Play(p) => format!("{}{}", c.letter(), g.name(*p)),
+                            Move::Pass => format!("{}pass", c.letter()),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    Verdict::AliveByDefault(Keep::CanBecomePassAlive { plays }) => plays
+                        .iter()
+                        .map(|p| g.name(*p))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    Verdict::Undecided { reason } => reason.clone(),
+                    _ => String::new(),
+                };
+                println!(
+                    "    {} {} (+{}): {} region {} [{}]",
+                    v.block.color.letter(),
+                    g.name(v.block.anchor()),
+                    v.block.stones.len() - 1,
+                    kind(&v.verdict),
+                    v.region_points,
+                    evidence
+                );
+            }
+        }
         if verbose {
             // Each block judged again alone, for its own nodes and time.
             for v in &removal.disputed {
@@ -256,9 +323,15 @@ fn main() {
             }
         }
         times.push(seconds);
+        cpu_times.extend(cpu);
         all_nodes.push(nodes);
     }
+    if times.is_empty() {
+        println!("no position judged");
+        return;
+    }
     times.sort_by(f64::total_cmp);
+    cpu_times.sort_by(f64::total_cmp);
     all_nodes.sort_unstable();
     let q = |f: f64| ((times.len() - 1) as f64 * f).round() as usize;
     println!(
@@ -271,12 +344,49 @@ fn main() {
         all_nodes[q(0.9)],
         all_nodes[q(1.0)],
     );
+    if cpu_times.len() == times.len() {
+        println!(
+            "CPU time (one thread): median {:.4} p90 {:.4} max {:.4} s",
+            cpu_times[q(0.5)],
+            cpu_times[q(0.9)],
+            cpu_times[q(1.0)],
+        );
+    }
     println!(
         "blocks: pass-alive {} dead {} can-become-pass-alive {} not-locally-capturable {} undecided {}",
         total[0], total[1], total[2], total[3], total[4]
     );
+    if verdicts {
+        println!("capturing lines replayed on a Game: {replayed}, each removes its block");
+    }
     println!("test items whose answer differs in kind from GNU Go's:");
     for d in &differences {
         println!("  {d}");
     }
+}
+
+/// The CPU time this thread has run, in seconds (Linux's `/proc/thread-self/schedstat`), or
+/// `None` where it cannot be read.
+fn thread_cpu() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(nanos as f64 / 1e9)
+}
+
+/// Plays a capturing line (the block's colour first) on a game of the position under the
+/// rules, resuming after two passes; panics unless every move is legal and the block of
+/// `stone` is gone at the end.
+fn replay_capture(game: &Game, rules: Ruleset, stone: goref_rules::Point, line: &[(Color, Move)]) {
+    let color = game.board().get(stone).expect("a stone");
+    let mut replay = Game::from_position(game.board().clone(), color, rules);
+    for &(c, mv) in line {
+        if replay.end() == Some(goref_rules::End::TwoPasses) {
+            replay.resume();
+        }
+        assert_eq!(replay.to_move(), c, "{line:?}");
+        replay
+            .play(mv)
+            .unwrap_or_else(|e| panic!("{mv:?} in {line:?}: {e:?}"));
+    }
+    assert_ne!(replay.board().get(stone), Some(color), "{line:?}");
 }

@@ -7,7 +7,10 @@
 //! solved node comes from a completed proof: leaves are the block's removal (proven), the
 //! block being pass-alive (disproven: no strategy of the opponent removes it, 3.9.1), an
 //! endless line (disproven: the block stays), or a play that repeats a position under the long
-//! cycle rule (the block counts as removed only if that play removed it).
+//! cycle rule (the block counts as removed only if that play removed it). Pass-alive blocks
+//! are looked for where the attacker is to move, the attacker's territory (see
+//! [`Search::territory_leaf`]) where the defender is: a test not made only leaves a node to
+//! be searched.
 //!
 //! # Where the search goes
 //!
@@ -22,8 +25,9 @@
 //!   (Kawano 1996): the attacker answers each with what it played in the corresponding
 //!   position of the refuted line. Most defences in a large region change nothing that
 //!   matters and are refuted so in a few nodes. A simulation is a search like any other (every
-//!   defence is tried, every leaf is tested, what it rests on is recorded), so what it proves
-//!   is proven; when the answers do not fit, it gives up and the search goes on as before.
+//!   defence is tried, leaves are tested as in the search, what it rests on is recorded), so
+//!   what it proves is proven; when the answers do not fit, it gives up and the search goes
+//!   on as before. At the attacker's nodes it builds only the child of the model's move.
 //!   A defence is simulated at most twice: after the first refuted play, and after the
 //!   refuted pass, whose refutation fits the most defences.
 //!
@@ -286,7 +290,7 @@ enum Dep {
     /// once when results are merged) or differs from it on one of these points of the local
     /// region (points outside it never change in local moving, and the game's earlier
     /// positions were checked when the leaf was found).
-    Differs(u64, Rc<[u64]>, Box<[u32]>),
+    Differs(u64, Rc<[u64]>, Rc<[u32]>),
 }
 
 impl Dep {
@@ -377,6 +381,9 @@ pub(crate) struct Search<'c, 'h> {
     /// A scratch stack for flood fills, and a scratch region.
     stack: Vec<Point>,
     region_buf: Vec<Point>,
+    /// Scratch for [`Search::enclosed_in`]: attacking blocks met and whether each has a
+    /// liberty outside the region.
+    outside_buf: Vec<(Point, bool)>,
     generation: u32,
     /// Marks of the points next to a block, and the current mark.
     touch: Vec<u32>,
@@ -415,6 +422,11 @@ struct Outside {
     suspects: Vec<usize>,
     /// The other stones outside the local region: a capture may empty them.
     mortal: Vec<u32>,
+    /// Per point: a stone, at the start, of a string with an empty liberty outside the local
+    /// region. That liberty is never filled, so the stone stays, and every string holding it
+    /// later (strings only merge) has that liberty: checked in one step instead of walking
+    /// the string (the attacker's walls are often long strings).
+    anchored: Vec<bool>,
 }
 
 impl Outside {
@@ -424,6 +436,24 @@ impl Outside {
         let mut fixed: Vec<usize> = Vec::new();
         let mut mortal: Vec<u32> = Vec::new();
         let mut seen = vec![false; n];
+        let mut anchored = vec![false; n];
+        for i in 0..n {
+            let p = Point::new(i);
+            if seen[i] || board.get(p).is_none() {
+                continue;
+            }
+            let free = board.string_stones(p).any(|s| {
+                geometry
+                    .neighbors(s)
+                    .iter()
+                    .any(|&q| board.get(q).is_none() && !in_region[q.index()])
+            });
+            for s in board.string_stones(p) {
+                seen[s.index()] = true;
+                anchored[s.index()] = free;
+            }
+        }
+        seen.iter_mut().for_each(|s| *s = false);
         for i in 0..n {
             let p = Point::new(i);
             if in_region[i] || seen[i] {
@@ -433,12 +463,7 @@ impl Outside {
                 None => fixed.push(i),
                 Some(_) => {
                     let stones = board.string(p);
-                    let free = stones.iter().any(|&s| {
-                        geometry
-                            .neighbors(s)
-                            .iter()
-                            .any(|&q| board.get(q).is_none() && !in_region[q.index()])
-                    });
+                    let free = anchored[i];
                     for s in &stones {
                         seen[s.index()] = true;
                         if free {
@@ -459,7 +484,11 @@ impl Outside {
                 })
                 .collect()
         });
-        Outside { suspects, mortal }
+        Outside {
+            suspects,
+            mortal,
+            anchored,
+        }
     }
 }
 
@@ -513,6 +542,7 @@ fn search(
         mark: Vec::new(),
         stack: Vec::new(),
         region_buf: Vec::new(),
+        outside_buf: Vec::new(),
         generation: 0,
         touch: Vec::new(),
         touch_generation: 0,
@@ -599,6 +629,22 @@ struct Component {
 
 fn code(packed: &[u64], i: usize) -> u64 {
     (packed[i / 32] >> (2 * (i % 32))) & 3
+}
+
+/// The attacker's move a simulation plays at a node (see [`Search::simulate_children`]):
+/// the model's winning move, or when that is a simple liberty (in the model or here), the
+/// node's play on a simple liberty (every empty one plays alike).
+#[derive(Clone, Copy)]
+struct Hint {
+    mv: Move,
+    simple: bool,
+}
+
+impl Hint {
+    /// Whether `mv`, at a node keyed `here`, is the hinted move.
+    fn keeps(self, here: &[u64], mv: Move) -> bool {
+        mv == self.mv || (self.simple && on_simple(here, mv))
+    }
 }
 
 /// Whether `mv` plays on a point a key marks as a simple liberty.
@@ -936,7 +982,9 @@ impl Search<'_, '_> {
     /// The moves of a node, best first: the attacker takes the block's liberties (those
     /// leaving its own stone more liberties first, simple liberties after the others), then
     /// other plays, then a pass; the defender captures attacking stones, extends the block's
-    /// liberties, passes, then plays elsewhere, and fills a simple liberty last.
+    /// liberties, passes, then plays elsewhere, and fills a simple liberty last. With `only`,
+    /// just those of them that it keeps, in the same order.
+    #[allow(clippy::too_many_arguments)]
     fn moves(
         &self,
         board: &Board,
@@ -944,6 +992,7 @@ impl Search<'_, '_> {
         libs: &[Point],
         to_move: Color,
         passed: bool,
+        only: Option<Hint>,
         moves: &mut Vec<(Move, Option<Effect>)>,
     ) {
         let geometry = board.geometry();
@@ -960,6 +1009,9 @@ impl Search<'_, '_> {
                     continue;
                 }
                 simple_seen = true;
+            }
+            if only.is_some_and(|hint| !hint.keeps(here, Move::Play(p))) {
+                continue;
             }
             let empty_neighbours = geometry
                 .neighbors(p)
@@ -999,16 +1051,19 @@ impl Search<'_, '_> {
         }
         scored.sort_by_key(|s| std::cmp::Reverse(s.0));
         moves.clear();
+        let pass = only.is_none_or(|hint| hint.keeps(here, Move::Pass));
         if to_move == self.color {
             let split = scored.iter().position(|s| s.0 < 50).unwrap_or(scored.len());
             moves.extend(scored[..split].iter().map(|s| (s.1, s.2)));
-            moves.push((Move::Pass, None));
+            if pass {
+                moves.push((Move::Pass, None));
+            }
             moves.extend(scored[split..].iter().map(|s| (s.1, s.2)));
         } else {
             moves.extend(scored.iter().map(|s| (s.1, s.2)));
             // The attacker's pass right after the defender's is never needed: the defender
             // could pass again and bring back the same state.
-            if !passed {
+            if !passed && pass {
                 moves.push((Move::Pass, None));
             }
         }
@@ -1060,7 +1115,10 @@ impl Search<'_, '_> {
 
     /// Builds the children of a node: leaves are solved at once, the rest are looked up in
     /// the table. Returns them and whether an illegal move depended on the line above.
-    fn children(&self, board: &Board, here: &Key) -> (Vec<Child>, Vec<Dep>) {
+    ///
+    /// With `only`, just the children of the moves it keeps (see [`Search::moves`]): a
+    /// simulation at the attacker's node needs no other.
+    fn children(&self, board: &Board, here: &Key, only: Option<Hint>) -> (Vec<Child>, Vec<Dep>) {
         let (to_move, ko, passed) = (here.to_move, here.ko, here.passed);
         let rules = self.ctx.rules;
         let next_color = to_move.opponent();
@@ -1070,7 +1128,15 @@ impl Search<'_, '_> {
         self.liberties_into(board, &mut libs);
         let mut buf = std::mem::take(&mut *self.buf.borrow_mut());
         let mut moves = std::mem::take(&mut *self.move_list.borrow_mut());
-        self.moves(board, &here.packed, &libs, to_move, passed, &mut moves);
+        self.moves(
+            board,
+            &here.packed,
+            &libs,
+            to_move,
+            passed,
+            only,
+            &mut moves,
+        );
         let mut out = self.child_lists.borrow_mut().pop().unwrap_or_default();
         for &(mv, effect) in &moves {
             let (key, child_counts, records, removed) = match mv {
@@ -1309,7 +1375,7 @@ impl Search<'_, '_> {
     ///   `X`, and the argument stands with only the empty points of `R` counted.
     ///
     /// Returns the capturing line with the defender passing (replayed here, so it is legal).
-    fn territory_leaf(&mut self, board: &Board, key: &Key) -> Option<(Line, Option<Box<[u32]>>)> {
+    fn territory_leaf(&mut self, board: &Board, key: &Key) -> Option<(Line, Option<Rc<[u32]>>)> {
         let geometry = board.geometry();
         let attacker = self.attacker();
         let (r, border, need_benson) = self.enclosed_by_attacker(board)?;
@@ -1355,11 +1421,20 @@ impl Search<'_, '_> {
             Some(self.no_repetition_possible(board, key, benson_run)?)
         };
         // The line: the attacker fills the block's liberties, the defender passes.
-        let mut b = board.clone();
+        let mut b = self.copy(board);
+        let line = self.fill_line(&mut b, key, &in_r);
+        self.spare.push(b);
+        line.map(|line| (line, fixed))
+    }
+
+    /// The territory leaf's line on `b`: the attacker fills the block's liberties in `R`
+    /// (`in_r`), the defender passes; `None` if no fill is left before the block goes.
+    fn fill_line(&self, b: &mut Board, key: &Key, in_r: &[bool]) -> Option<Line> {
+        let attacker = self.attacker();
         let mut to_move = key.to_move;
         let mut line = Vec::new();
         let mut ban = key.ko;
-        for _ in 0..2 * geometry.len() + 2 {
+        for _ in 0..2 * b.geometry().len() + 2 {
             if to_move == self.color {
                 line.push((to_move, Move::Pass));
                 if self.ctx.rules.ko != KoRule::LongCycle {
@@ -1368,7 +1443,7 @@ impl Search<'_, '_> {
                 to_move = attacker;
                 continue;
             }
-            let l = self.liberty_points(&b).into_iter().find(|&l| {
+            let l = self.liberty_points(b).into_iter().find(|&l| {
                 let effect = b.effect(l, attacker);
                 in_r[l.index()]
                     && self.in_region[l.index()]
@@ -1380,7 +1455,7 @@ impl Search<'_, '_> {
             b.play_unchecked(l, attacker);
             line.push((attacker, Move::Play(l)));
             if b.get(self.stone) != Some(self.color) {
-                return Some((line, fixed));
+                return Some(line);
             }
             ban = None;
             to_move = self.color;
@@ -1493,80 +1568,96 @@ impl Search<'_, '_> {
         self.generation += 2;
         let g = self.generation;
         let attacker = Some(self.attacker());
+        let colors = board.colors();
         stack.clear();
-        stack.push(self.stone);
         region.clear();
+        region.push(self.stone);
         self.mark[self.stone.index()] = g;
-        while let Some(p) = stack.pop() {
-            region.push(p);
+        // Empty points touching no attacking stone: none (case a) or at most two (case b);
+        // counted as the flood goes (breadth first, the region its own queue), which stops
+        // at the third.
+        let mut inner = 0;
+        let mut head = 0;
+        while let Some(&p) = region.get(head) {
+            head += 1;
+            let mut touches_attacker = false;
+            for &q in geometry.neighbors(p) {
+                let c = colors[q.index()];
+                if c == attacker {
+                    touches_attacker = true;
+                } else if self.mark[q.index()] != g {
+                    if c.is_none() && !self.in_region[q.index()] {
+                        // Every empty point of the region must be in the local region.
+                        return None;
+                    }
+                    self.mark[q.index()] = g;
+                    region.push(q);
+                }
+            }
             if region.len() > 128 {
                 return None;
             }
-            for &q in geometry.neighbors(p) {
-                if board.get(q).is_none() && !self.in_region[q.index()] {
-                    // Every empty point of the region must be in the local region.
+            if !touches_attacker && colors[p.index()].is_none() {
+                inner += 1;
+                if inner > 2 {
                     return None;
-                }
-                if board.get(q) != attacker && self.mark[q.index()] != g {
-                    self.mark[q.index()] = g;
-                    stack.push(q);
                 }
             }
         }
-        // Empty points touching no attacking stone: none (case a) or at most two (case b).
-        let inner = region
-            .iter()
-            .filter(|&&p| {
-                board.get(p).is_none()
-                    && !geometry
+        // Attacking blocks next to the region, and whether each has a liberty outside it.
+        let mut outside_liberty = std::mem::take(&mut self.outside_buf);
+        outside_liberty.clear();
+        let all_free = 'blocks: {
+            for &p in region.iter() {
+                if board.get(p).is_some()
+                    || !geometry
                         .neighbors(p)
                         .iter()
                         .any(|&q| board.get(q) == attacker)
-            })
-            .count();
-        if inner > 2 {
-            return None;
-        }
-        // Attacking blocks next to the region, and whether each has a liberty outside it.
-        let mut outside_liberty: Vec<(Point, bool)> = Vec::new();
-        for &p in region.iter() {
-            if board.get(p).is_some()
-                || !geometry
-                    .neighbors(p)
-                    .iter()
-                    .any(|&q| board.get(q) == attacker)
-            {
-                continue;
-            }
-            let mut ok = false;
-            for &q in geometry.neighbors(p) {
-                if board.get(q) != attacker {
+                {
                     continue;
                 }
-                let known = outside_liberty
-                    .iter()
-                    .find(|(h, _)| board.same_string(*h, q));
-                let free = match known {
-                    Some(&(_, free)) => free,
-                    None => {
-                        let free = board.string_stones(q).any(|s| {
-                            geometry
-                                .neighbors(s)
-                                .iter()
-                                .any(|&r| board.get(r).is_none() && self.mark[r.index()] != g)
-                        });
-                        outside_liberty.push((q, free));
-                        free
+                let mut ok = false;
+                for &q in geometry.neighbors(p) {
+                    if board.get(q) != attacker {
+                        continue;
                     }
-                };
-                if free {
-                    ok = true;
-                    break;
+                    let known = outside_liberty
+                        .iter()
+                        .find(|(h, _)| board.same_string(*h, q));
+                    let free = match known {
+                        Some(&(_, free)) => free,
+                        // Its liberty outside the local region is outside the region: the flood
+                        // stopped at none.
+                        None if self.outside.anchored[q.index()] => {
+                            outside_liberty.push((q, true));
+                            true
+                        }
+                        None => {
+                            let free = board.string_stones(q).any(|s| {
+                                geometry
+                                    .neighbors(s)
+                                    .iter()
+                                    .any(|&r| board.get(r).is_none() && self.mark[r.index()] != g)
+                            });
+                            outside_liberty.push((q, free));
+                            free
+                        }
+                    };
+                    if free {
+                        ok = true;
+                        break;
+                    }
+                }
+                if !ok {
+                    break 'blocks false;
                 }
             }
-            if !ok {
-                return None;
-            }
+            true
+        };
+        self.outside_buf = outside_liberty;
+        if !all_free {
+            return None;
         }
         // Every attacking block next to the region must never be captured: it has an empty
         // liberty outside the local region (which local moving never fills), or it is
@@ -1576,21 +1667,19 @@ impl Search<'_, '_> {
         let mut need_benson: Vec<Point> = Vec::new();
         for &p in region.iter() {
             for &q in geometry.neighbors(p) {
-                if board.get(q) == attacker && self.mark[q.index()] != g + 1 {
-                    for s in board.string_stones(q) {
-                        self.mark[s.index()] = g + 1;
-                    }
+                if board.get(q) == attacker && !border.iter().any(|&b| board.same_string(b, q)) {
                     border.push(q);
                 }
             }
         }
         for &b in &border {
-            let living = board.string_stones(b).any(|s| {
-                geometry
-                    .neighbors(s)
-                    .iter()
-                    .any(|&t| board.get(t).is_none() && !self.in_region[t.index()])
-            });
+            let living = self.outside.anchored[b.index()]
+                || board.string_stones(b).any(|s| {
+                    geometry
+                        .neighbors(s)
+                        .iter()
+                        .any(|&t| board.get(t).is_none() && !self.in_region[t.index()])
+                });
             if !living {
                 if !self.two_vital_candidates(board, b) {
                     return None;
@@ -1633,7 +1722,7 @@ impl Search<'_, '_> {
         board: &Board,
         key: &Key,
         benson_run: bool,
-    ) -> Option<Box<[u32]>> {
+    ) -> Option<Rc<[u32]>> {
         // Outside the local region the fixed points never change (see [`Outside`]): the
         // line's positions all agree with this one there, and so do the game's suspects.
         // Inside it, stones of blocks with a liberty outside it and pass-alive attacking
@@ -1641,31 +1730,31 @@ impl Search<'_, '_> {
         // so they are never compared.
         let geometry = board.geometry();
         let attacker = Some(self.attacker());
-        let mut seen = self.fresh_marks(geometry.len());
-        let mark = seen.1;
         let mut fixed: Vec<u32> = Vec::new();
+        // The strings met so far that are not anchored, and whether each has an empty
+        // liberty outside the local region (an anchored one has: see [`Outside::anchored`]).
+        let mut strings: Vec<(Point, bool)> = Vec::new();
         for &p in &self.points {
             let Some(color) = board.get(p) else { continue };
-            if seen.0[p.index()] == mark {
-                continue;
-            }
-            let free = board.string_stones(p).any(|s| {
-                geometry
-                    .neighbors(s)
-                    .iter()
-                    .any(|&q| board.get(q).is_none() && !self.in_region[q.index()])
-            });
-            let alive = |s: Point| {
-                free || (benson_run && Some(color) == attacker && self.benson.is_alive(s))
-            };
-            for s in board.string_stones(p) {
-                seen.0[s.index()] = mark;
-                if self.in_region[s.index()] && code(&key.packed, s.index()) != 3 && alive(s) {
-                    fixed.push(s.index() as u32);
-                }
+            let free = self.outside.anchored[p.index()]
+                || match strings.iter().find(|(s, _)| board.same_string(*s, p)) {
+                    Some(&(_, free)) => free,
+                    None => {
+                        let free = board.string_stones(p).any(|s| {
+                            geometry
+                                .neighbors(s)
+                                .iter()
+                                .any(|&q| board.get(q).is_none() && !self.in_region[q.index()])
+                        });
+                        strings.push((p, free));
+                        free
+                    }
+                };
+            let alive = free || (benson_run && Some(color) == attacker && self.benson.is_alive(p));
+            if code(&key.packed, p.index()) != 3 && alive {
+                fixed.push(p.index() as u32);
             }
         }
-        drop(seen);
         let inside = fixed.len();
         // Points outside it emptied by a capture stay empty.
         fixed.extend(
@@ -1715,12 +1804,19 @@ impl Search<'_, '_> {
 
     /// The leaf tests of a node not yet searched: the block pass-alive (disproven) or in the
     /// attacker's territory (proven). A result found is stored.
+    ///
+    /// Each test is made only where it pays: the block becomes pass-alive by its own colour's
+    /// play, so that test is made where the attacker is to move; the attacker's territory is
+    /// completed by the attacker's fill, so that test is made where the defender is to move.
+    /// A test not made only leaves the node to be searched (on GNU Go's regression positions
+    /// the nodes stay within 0.1% and the work falls by about a tenth).
     fn leaf(&mut self, board: &Board, key: &Key) -> Option<Out> {
         if self.tt_get(&key.as_ref()).is_some_and(|e| e.searched) {
             return None;
         }
+        let attacker_to_move = key.to_move != self.color;
         // A pass-alive block is never removed (3.9.1).
-        if self.two_vital_candidates(board, self.stone) {
+        if attacker_to_move && self.two_vital_candidates(board, self.stone) {
             self.benson.run(
                 board.geometry(),
                 board.colors(),
@@ -1738,6 +1834,9 @@ impl Search<'_, '_> {
                 self.store(key, &out, false);
                 return Some(out);
             }
+        }
+        if attacker_to_move {
+            return None;
         }
         let (line, fixed) = self.territory_leaf(board, key)?;
         // Proven by the argument of `territory_leaf`; it rests on the line's positions
@@ -1770,7 +1869,7 @@ impl Search<'_, '_> {
             return Ok(out);
         }
         let attacker = key.to_move != self.color;
-        let (mut children, illegal_by_path) = self.children(board, &key);
+        let (mut children, illegal_by_path) = self.children(board, &key, None);
         if !attacker && children.is_empty() {
             unreachable!("the defender can always pass");
         }
@@ -1929,7 +2028,12 @@ impl Search<'_, '_> {
             (next.hash, next.to_move, next.ko, next.passed);
         let records = next.records;
         let child_counts = next.counts;
-        let after = self.board_after(board, c.mv, attacker);
+        // A pass leaves the board as it is: no copy.
+        let copied = match c.mv {
+            Move::Pass => None,
+            mv => Some(self.board_after(board, mv, attacker)),
+        };
+        let after = copied.as_ref().unwrap_or(board);
         let (hash, packed) = self.canonical(after.hash(), after.packed());
         debug_assert_eq!(
             hash, next_hash,
@@ -1949,8 +2053,10 @@ impl Search<'_, '_> {
                 counts: child_counts,
             });
         }
-        let r = search(self, &after, key);
-        self.spare.push(after);
+        let r = search(self, after, key);
+        if let Some(after) = copied {
+            self.spare.push(after);
+        }
         if records {
             self.pop_path();
         }
@@ -2027,38 +2133,46 @@ impl Search<'_, '_> {
             return Ok(());
         }
         let here = self.states.last().expect("the node's state").clone();
-        let Some((model_board, model_key)) =
+        let Some((model_copy, model_key)) =
             self.model_after(board, &here, children[proven].mv, false)
         else {
             return Ok(());
         };
+        let model_board = model_copy.as_ref().unwrap_or(board);
+        let mut result = Ok(());
         for i in 0..children.len() {
             if !open(&children[i]) {
                 continue;
             }
             children[i].simulated |= model;
             let mut left = SIMULATION_NODES;
-            self.descend(board, children, i, false, |search, after, key| {
-                search.simulate(after, key, &model_board, &model_key, depth + 1, &mut left)
-            })?;
+            if let Err(why) = self.descend(board, children, i, false, |search, after, key| {
+                search.simulate(after, key, model_board, &model_key, depth + 1, &mut left)
+            }) {
+                result = Err(why);
+                break;
+            }
             self.simulations.tried += 1;
             if children[i].pn == 0 {
                 self.simulations.proven += 1;
             }
         }
-        self.spare.push(model_board);
-        Ok(())
+        if let Some(copy) = model_copy {
+            self.spare.push(copy);
+        }
+        result
     }
 
     /// The board and key after a move on a model board (for a simulation's hints), or
-    /// `None` when the move cannot be played there.
+    /// `None` when the move cannot be played there. The board is given only when a play
+    /// changed it (after a pass it is `board` itself); give it back to `spare`.
     fn model_after(
         &mut self,
         board: &Board,
         key: &Key,
         mv: Move,
         attacker: bool,
-    ) -> Option<(Board, Key)> {
+    ) -> Option<(Option<Board>, Key)> {
         let to_move = if attacker {
             self.attacker()
         } else {
@@ -2079,7 +2193,7 @@ impl Search<'_, '_> {
                     },
                     passed: !attacker,
                 };
-                Some((self.copy(board), key))
+                Some((None, key))
             }
             Move::Play(p) => {
                 if board.get(p).is_some() {
@@ -2107,7 +2221,7 @@ impl Search<'_, '_> {
                     ko,
                     passed: false,
                 };
-                Some((after, key))
+                Some((Some(after), key))
             }
         }
     }
@@ -2159,7 +2273,16 @@ impl Search<'_, '_> {
         if attacker && !self.hint_fits(board, &key, model_key) {
             return Ok(None);
         }
-        let (mut children, illegal_by_path) = self.children(board, &key);
+        // At the attacker's node only the model's move is played (see `simulate_children`).
+        let only = if attacker {
+            self.hint(model_key).map(|mv| Hint {
+                mv,
+                simple: on_simple(&model_key.packed, mv) || on_simple(&key.packed, mv),
+            })
+        } else {
+            None
+        };
+        let (mut children, illegal_by_path) = self.children(board, &key, only);
         self.on_line[bucket(key.hash)] += 1;
         self.states.push(key.clone());
         let result = self.simulate_children(
@@ -2207,11 +2330,11 @@ impl Search<'_, '_> {
             let Some(hint) = self.hint(model_key) else {
                 return Ok(false);
             };
-            let hint_simple = on_simple(&model_key.packed, hint) || on_simple(&key.packed, hint);
-            let Some(i) = children
-                .iter()
-                .position(|c| c.mv == hint || (hint_simple && on_simple(&key.packed, c.mv)))
-            else {
+            let hint = Hint {
+                mv: hint,
+                simple: on_simple(&model_key.packed, hint) || on_simple(&key.packed, hint),
+            };
+            let Some(i) = children.iter().position(|c| hint.keeps(&key.packed, c.mv)) else {
                 return Ok(false);
             };
             if children[i].pn == 0 {
@@ -2221,9 +2344,9 @@ impl Search<'_, '_> {
                 return Ok(false);
             }
             // A stored line may play a simple liberty filled here: any empty one does the same.
-            let model_hint = match hint {
-                Move::Play(p) if model.get(p).is_some() => self.empty_simple(model, hint),
-                hint => hint,
+            let model_hint = match hint.mv {
+                Move::Play(p) if model.get(p).is_some() => self.empty_simple(model, hint.mv),
+                mv => mv,
             };
             let model = (model, model_key, model_hint);
             self.simulate_child(board, children, i, true, model, depth, left)
@@ -2275,10 +2398,13 @@ impl Search<'_, '_> {
         let Some(next_model) = self.model_after(model, model_key, model_mv, attacker) else {
             return Ok(false);
         };
+        let next_board = next_model.0.as_ref().unwrap_or(model);
         let r = self.descend(board, children, i, attacker, |search, after, key| {
-            search.simulate(after, key, &next_model.0, &next_model.1, depth + 1, left)
+            search.simulate(after, key, next_board, &next_model.1, depth + 1, left)
         });
-        self.spare.push(next_model.0);
+        if let Some(copy) = next_model.0 {
+            self.spare.push(copy);
+        }
         r?;
         Ok(children[i].pn == 0)
     }
