@@ -18,7 +18,8 @@ use goref_referee::{
     Applied, Fault, Input, LongCyclePolicy, Need, PlayerInfo, Protocol, RecordInfo, Referee,
 };
 use goref_rules::{ByColor, Color, Game, Geometry, Move, Point, Ruleset};
-use serde::{Deserialize, Serialize};
+use goref_tournament::pairing::Pairing;
+use goref_tournament::GameLine;
 
 use crate::clock::{Announce, TimeControl};
 
@@ -136,62 +137,6 @@ pub struct Player {
     /// A short name for tables and errors.
     pub name: String,
     pub spec: EngineSpec,
-}
-
-/// One line of the results file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameReport {
-    /// Game number, from 1.
-    pub game: usize,
-    /// Which engine (0 or 1) had Black, and which White.
-    pub black: usize,
-    pub white: usize,
-    /// Names the engines gave over GTP.
-    pub black_name: String,
-    pub white_name: String,
-    /// SGF `RE`.
-    pub result: String,
-    /// `B`, `W` or none for a draw.
-    pub winner: Option<char>,
-    pub end: Ending,
-    /// Why, in words, for forfeits and illegal moves.
-    pub detail: Option<String>,
-    /// Turns played.
-    pub moves: usize,
-    /// `genmove` replies and seconds spent in them, Black and White.
-    pub genmoves: [u32; 2],
-    pub seconds: [f64; 2],
-    /// Illegal moves replaced by a pass (Olympiad 3.10.2), Black and White.
-    pub illegal_passes: [u32; 2],
-    /// The record, relative to the output directory.
-    pub sgf: String,
-    /// How the dead-stone settlement ended (`agreement`, `four-passes`, `cleanup-passes`,
-    /// `played-out-on-copy`, `referee`, `all-alive`); none when the game did not end by
-    /// passes.
-    #[serde(default)]
-    pub ending: Option<String>,
-    /// Times play resumed after two passes.
-    #[serde(default)]
-    pub resumptions: u32,
-    /// The last dead lists of Black and White (`final_status_list dead`), none for a player
-    /// that gave none.
-    #[serde(default)]
-    pub dead_lists: [Option<Vec<String>>; 2],
-    /// The stones removed before scoring.
-    #[serde(default)]
-    pub removed: Vec<String>,
-}
-
-impl GameReport {
-    /// The engine (0 or 1) that won, if any.
-    #[must_use]
-    pub fn winner_id(&self) -> Option<usize> {
-        match self.winner {
-            Some('B') => Some(self.black),
-            Some('W') => Some(self.white),
-            _ => None,
-        }
-    }
 }
 
 /// An engine that could not start, or could not be set up for a game: the game is not played.
@@ -341,17 +286,22 @@ pub async fn start_seat(
     })
 }
 
-/// Plays game `index` (from 0) between `black` and `white`, each engine started for this game
-/// and stopped after it; writes its SGF and log into `out`, and reports it. Only an engine that
-/// cannot start (or refuses the board) is an error.
+/// Plays game `number` (from 1) of `pairing` between `black` and `white` (the players the
+/// pairing names), each engine started for this game and stopped after it; writes its SGF and
+/// log into `out`, and gives its record. Only an engine that cannot start (or refuses the
+/// board) is an error.
+///
+/// # Errors
+///
+/// When an engine cannot start or refuses the board.
 pub async fn play_game(
-    index: usize,
+    number: usize,
+    pairing: &Pairing,
     black: &Player,
     white: &Player,
     settings: &Settings,
     out: &Path,
-) -> Result<GameReport, StartError> {
-    let number = index + 1;
+) -> Result<GameLine, StartError> {
     let b = start_seat(black, number, Color::Black, settings).await?;
     let w = match start_seat(white, number, Color::White, settings).await {
         Ok(w) => w,
@@ -361,29 +311,30 @@ pub async fn play_game(
         }
     };
     let mut seats = ByColor::new(b, w);
-    let report = play_game_on(&mut seats, index, black, white, settings, out).await;
+    let report = play_game_on(&mut seats, number, pairing, black, white, settings, out).await;
     let ByColor { black: b, white: w } = seats;
     let grace = settings.grace;
     tokio::join!(b.engine.shutdown(grace), w.engine.shutdown(grace));
     report
 }
 
-/// Plays game `index` on engines already running (kept between games, or just started): sets
-/// the board up (`boardsize`, `clear_board`, `komi`, rules and time), plays, writes the SGF and
-/// the log into `out`, and reports it. The engines keep running.
+/// Plays game `number` (from 1) of `pairing` on engines already running (kept between games,
+/// or just started): sets the board up (`boardsize`, `clear_board`, `komi`, rules and time),
+/// plays, writes the SGF and the log into `out`, and gives its record (its `sgf` relative to
+/// `out`; the players' names, the versions their engines gave). The engines keep running.
 ///
 /// # Errors
 ///
 /// When an engine refuses the board.
 pub async fn play_game_on(
     seats: &mut ByColor<Seat>,
-    index: usize,
+    number: usize,
+    pairing: &Pairing,
     black: &Player,
     white: &Player,
     settings: &Settings,
     out: &Path,
-) -> Result<GameReport, StartError> {
-    let number = index + 1;
+) -> Result<GameLine, StartError> {
     let log_path = out.join(format!("game-{number:04}.log"));
     let log: Option<Log> = File::create(&log_path)
         .ok()
@@ -401,7 +352,12 @@ pub async fn play_game_on(
             .map_err(|e| StartError::of(color, format!("game {number}: {e}")))?;
     }
     let commands = seats.as_ref().map(|s| s.command.clone());
-    let report = play_set_up(seats, number, black, white, settings, out, log, commands).await;
+    let game = Fixture {
+        number,
+        pairing,
+        players,
+    };
+    let report = play_set_up(seats, &game, settings, out, log, commands).await;
     for color in Color::ALL {
         if let Ok(mut switch) = seats[color].log.lock() {
             switch.point_to(None);
@@ -410,17 +366,22 @@ pub async fn play_game_on(
     report
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Which game is played, between whom.
+struct Fixture<'a> {
+    number: usize,
+    pairing: &'a Pairing,
+    players: ByColor<&'a Player>,
+}
+
 async fn play_set_up(
     seats: &mut ByColor<Seat>,
-    number: usize,
-    black: &Player,
-    white: &Player,
+    game: &Fixture<'_>,
     settings: &Settings,
     out: &Path,
     log: Option<Log>,
     commands: ByColor<String>,
-) -> Result<GameReport, StartError> {
+) -> Result<GameLine, StartError> {
+    let number = game.number;
     let mut engines = ByColor::new(&mut seats.black.engine, &mut seats.white.engine);
     let geometry = Arc::new(
         Geometry::rect(settings.width, settings.height)
@@ -495,21 +456,23 @@ async fn play_set_up(
     let referee = &driver.referee;
     let g = referee.game().geometry().clone();
     let names = |d: &Dead| d.iter().map(|&p| g.name(p)).collect::<Vec<_>>();
-    Ok(GameReport {
-        game: number,
-        black: black.id,
-        white: white.id,
-        black_name: info.black.name.clone(),
-        white_name: info.white.name.clone(),
-        result: result.outcome.to_sgf(),
-        winner: result.outcome.winner().map(Color::letter),
-        end: result.ending,
+    let names_of = game.players.map(|p| p.name.clone()).into_array();
+    let line = GameLine::of(
+        number,
+        game.pairing,
+        names_of,
+        result.outcome,
+        result.ending,
+    );
+    Ok(GameLine {
+        black_version: info.black.version.clone(),
+        white_version: info.white.version.clone(),
         detail: result.detail.clone(),
         moves: referee.game().moves().len(),
         genmoves: driver.genmoves.into_array(),
         seconds: driver.seconds.into_array(),
         illegal_passes: referee.illegal_passes().into_array(),
-        sgf: sgf_name,
+        sgf: Some(sgf_name),
         ending: result.settled.map(|e| e.name().to_string()),
         resumptions: referee.resumptions(),
         dead_lists: referee
@@ -518,6 +481,7 @@ async fn play_set_up(
             .map(|l| l.map(|l| names(&l)))
             .into_array(),
         removed: names(&result.removed),
+        ..line
     })
 }
 
@@ -1188,8 +1152,8 @@ pub fn parse_vertices(geometry: &Geometry, text: &str) -> Vec<Point> {
         .collect()
 }
 
-/// The path of a game's record in `out`.
+/// The path of a game's record in `out`, if it has one.
 #[must_use]
-pub fn sgf_path(out: &Path, report: &GameReport) -> PathBuf {
-    out.join(&report.sgf)
+pub fn sgf_path(out: &Path, line: &GameLine) -> Option<PathBuf> {
+    line.sgf.as_ref().map(|sgf| out.join(sgf))
 }

@@ -28,8 +28,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use goref_tournament::runner::{BoxFuture, Landed};
-use goref_tournament::{GameLine, Job, RemoteGames};
+use goref_runner::tournament::{BoxFuture, Landed, RemoteError};
+use goref_runner::{Job, RemoteGames};
+use goref_tournament::GameLine;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 use tokio_postgres::{AsyncMessage, Client, NoTls};
@@ -381,15 +382,15 @@ impl Queue {
 }
 
 impl RemoteGames for Queue {
-    fn enqueue(&self, jobs: Vec<Job>) -> BoxFuture<'_, Result<(), String>> {
-        Box::pin(async move { self.enqueue_jobs(jobs).await.map_err(|e| e.to_string()) })
+    fn enqueue(&self, jobs: Vec<Job>) -> BoxFuture<'_, Result<(), RemoteError>> {
+        Box::pin(async move { self.enqueue_jobs(jobs).await.map_err(RemoteError::from) })
     }
 
-    fn next(&self) -> BoxFuture<'_, Result<Option<Landed>, String>> {
-        Box::pin(async move { self.next_landed().await.map_err(|e| e.to_string()) })
+    fn next(&self) -> BoxFuture<'_, Result<Option<Landed>, RemoteError>> {
+        Box::pin(async move { self.next_landed().await.map_err(RemoteError::from) })
     }
 
-    fn stop(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn stop(&self) -> BoxFuture<'_, Result<(), RemoteError>> {
         Box::pin(async move {
             self.conn
                 .client
@@ -399,7 +400,7 @@ impl RemoteGames for Queue {
                 )
                 .await
                 .map(|_| ())
-                .map_err(|e| QueueError::db(e).to_string())
+                .map_err(|e| RemoteError::from(QueueError::db(e)))
         })
     }
 }

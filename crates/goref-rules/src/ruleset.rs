@@ -70,7 +70,7 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseError::UnknownResult(r) => {
-                write!(f, "'{r}' is not a result: B+R, W+T, B+F, W+3.5 or 0 (Draw)")
+                write!(f, "'{r}' is not a result: B+R, W+T, B+F, W+3.5, B+ (long cycle), 0 (Draw) or Void")
             }
             ParseError::UnknownKoRule(s) => write!(
                 f,

@@ -1,26 +1,15 @@
-//! Tournaments of Go programs: who plays whom (pairings), running the games under goref's
-//! referee with engines kept between games, and what the results say (standings, tie-breaks,
-//! ratings).
+//! Tournaments of Go programs, the part that plays no game: who plays whom ([`pairing`],
+//! [`plan`], [`continuous`]), the record of a finished game ([`line`]), what the results say
+//! ([`standings`], tie-breaks, [`rating`]) and the match statistics ([`stats`]: Elo, LOS and
+//! the SPRT). Running the games on engines is crate goref-runner's.
 
 pub mod continuous;
 pub mod line;
 pub mod pairing;
 pub mod plan;
 pub mod rating;
-#[cfg(feature = "engines")]
-pub mod report;
-#[cfg(feature = "engines")]
-pub mod runner;
 pub mod standings;
-#[cfg(feature = "engines")]
-pub mod two;
+pub mod stats;
 
 pub use line::GameLine;
 pub use plan::{Format, Plan};
-#[cfg(feature = "engines")]
-pub use runner::{
-    run_tournament, run_tournament_with, Entrant, Flow, Games, Job, RemoteGames, Restart,
-    TournamentConfig,
-};
-#[cfg(feature = "engines")]
-pub use two::run_match;

@@ -71,14 +71,6 @@ pub struct Plan {
     byes: Vec<usize>,
 }
 
-fn outcome(line: &GameLine) -> Outcome {
-    match line.winner {
-        Some('B') => Outcome::BlackWins,
-        Some('W') => Outcome::WhiteWins,
-        _ => Outcome::Draw,
-    }
-}
-
 impl Plan {
     /// The plan of `format` for `n` engines.
     #[must_use]
@@ -173,7 +165,7 @@ impl Plan {
 
     /// A game of the current batch ended.
     pub fn record(&mut self, number: usize, line: &GameLine) {
-        let result = outcome(line);
+        let result = line.scored();
         match &mut self.state {
             State::Fixed(_) => {}
             State::Swiss { swiss, current, .. } => {
@@ -205,9 +197,10 @@ mod tests {
     use super::*;
     use goref_referee::Ending;
 
-    fn line(number: usize, p: Pairing, winner: Option<char>) -> GameLine {
+    fn line(number: usize, p: Pairing, winner: goref_rules::Color) -> GameLine {
         let names = [String::new(), String::new()];
-        GameLine::new(number, &p, names, String::new(), winner, Ending::TwoPasses)
+        let won = goref_rules::Outcome::win(winner, goref_rules::WinBy::Resignation);
+        GameLine::of(number, &p, names, won, Ending::TwoPasses)
     }
 
     /// Plays the plan out, the lower engine index always winning; returns every game.
@@ -220,8 +213,12 @@ mod tests {
                 break;
             }
             for &(number, p) in &batch {
-                let winner = if p.black < p.white { 'B' } else { 'W' };
-                plan.record(number, &line(number, p, Some(winner)));
+                let winner = if p.black < p.white {
+                    goref_rules::Color::Black
+                } else {
+                    goref_rules::Color::White
+                };
+                plan.record(number, &line(number, p, winner));
             }
             all.extend(batch);
         }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use goref_rules::Color;
 
 use crate::line::GameLine;
-use crate::pairing::{standings_of, GameResult, Outcome, Pairing};
+use crate::pairing::{standings_of, GameResult, Outcome};
 use crate::rating::{fit, Fit, FitOptions, Game, GameResult as RatedResult};
 
 /// One engine's line of the standings.
@@ -73,12 +73,8 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usi
         .iter()
         .filter(|g| g.black < n && g.white < n)
         .map(|g| GameResult {
-            pairing: Pairing::new(g.round.saturating_sub(1), g.black, g.white),
-            outcome: match g.winner {
-                Some('B') => Outcome::BlackWins,
-                Some('W') => Outcome::WhiteWins,
-                _ => Outcome::Draw,
-            },
+            pairing: g.pairing(),
+            outcome: g.scored(),
         })
         .collect();
     for r in &results {
@@ -196,16 +192,12 @@ mod tests {
                 .collect();
             for (p, o) in r.pairings.iter().zip(&outcomes) {
                 let names = [String::new(), String::new()];
-                let winner = o.winner().map(Color::letter);
+                let result = match o.winner() {
+                    Some(c) => goref_rules::Outcome::win(c, goref_rules::WinBy::Resignation),
+                    None => goref_rules::Outcome::Draw,
+                };
                 let number = lines.len() + 1;
-                lines.push(GameLine::new(
-                    number,
-                    p,
-                    names,
-                    String::new(),
-                    winner,
-                    Ending::TwoPasses,
-                ));
+                lines.push(GameLine::of(number, p, names, result, Ending::TwoPasses));
             }
             byes.extend(r.bye);
             swiss.record(&r, &outcomes).unwrap();

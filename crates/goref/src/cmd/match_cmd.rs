@@ -9,11 +9,11 @@ use anyhow::{anyhow, bail, Context};
 use goref_gtp::EngineSpec;
 use goref_match::clock::parse_duration;
 use goref_match::config::{EngineEntry, FileConfig};
-use goref_match::runner::own_cpu_time;
-use goref_match::{
-    IllegalPolicy, MatchConfig, Player, RefereeSpec, Settings, Sprt, Stop, TimeControl,
-};
+use goref_match::{IllegalPolicy, Player, RefereeSpec, Settings, TimeControl};
 use goref_rules::{Komi, Preset, Ruleset};
+use goref_runner::matches::own_cpu_time;
+use goref_runner::{MatchConfig, Stop};
+use goref_tournament::stats::Sprt;
 
 /// Arguments of `goref match`. Options given here override the `--config` file.
 #[derive(clap::Args)]
@@ -350,7 +350,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()?;
     let summary = rt
-        .block_on(goref_tournament::run_match(config))
+        .block_on(goref_runner::run_match(config))
         .map_err(|e| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
     let _ = write!(stdout, "{}", summary.table());

@@ -8,9 +8,11 @@ use anyhow::{anyhow, bail, Context};
 use goref_gtp::EngineSpec;
 use goref_match::config::{EngineEntry, FileConfig};
 use goref_match::Player;
-use goref_tournament::runner::{TournamentError, STANDINGS_FILE};
+use goref_runner::tournament::{TournamentError, STANDINGS_FILE};
+use goref_runner::{run_tournament_with, Entrant, Restart, TournamentConfig};
 use goref_tournament::standings::standings;
-use goref_tournament::{run_tournament_with, Entrant, Format, Restart, TournamentConfig};
+use goref_tournament::stats::Sprt;
+use goref_tournament::Format;
 
 use super::match_cmd::{game_settings, GameArgs};
 
@@ -227,9 +229,10 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
         sprt: match args.sprt.as_deref().or(file.sprt.as_ref().map(|s| &s[..])) {
             None => None,
             Some(_) if entries.len() != 2 => bail!("--sprt needs exactly two engines"),
-            Some(&[e0, e1, a, b]) if e0 < e1 && a > 0.0 && b > 0.0 && a + b < 1.0 => {
-                Some((e0, e1, a, b))
-            }
+            Some(&[e0, e1, a, b]) => match Sprt::new(e0, e1, a, b) {
+                Ok(sprt) => Some(sprt),
+                Err(_) => bail!("--sprt takes ELO0 < ELO1 and ALPHA, BETA in (0, 1)"),
+            },
             Some(_) => bail!("--sprt takes ELO0 < ELO1 and ALPHA, BETA in (0, 1)"),
         },
     })
@@ -333,7 +336,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let format = config.format.name();
     let quiet = args.quiet;
     let started = std::time::SystemTime::now();
-    let described = goref_tournament::runner::described(&config);
+    let described = goref_runner::tournament::described(&config);
     let commands: Vec<(String, String)> = config
         .entrants
         .iter()
@@ -375,7 +378,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     );
     let where_played = match &args.queue {
         Some(url) => rt.block_on(super::worker::coordinate(url, args, &config))?,
-        None => goref_tournament::Games::Local,
+        None => goref_runner::Games::Local,
     };
     let finished = rt
         .block_on(run_tournament_with(
@@ -411,20 +414,20 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 if let Err(e) = write_standings(&table) {
                     eprintln!("goref: {e:#}");
                 }
-                goref_tournament::Flow::Continue
+                goref_runner::Flow::Continue
             },
         ))
         .map_err(|e: TournamentError| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
     bar.finish_and_clear();
-    if let (goref_tournament::Games::Remote(_), Some(url)) = (&where_played, &args.queue) {
+    if let (goref_runner::Games::Remote(_), Some(url)) = (&where_played, &args.queue) {
         if !finished.interrupted {
             rt.block_on(super::worker::finish(url, &out))?;
         }
     }
     let table = table_of(&finished.games, &finished.byes, &finished.withdrawn);
     write_standings(&table)?;
-    let run = goref_tournament::report::RunSettings {
+    let run = goref_runner::report::RunSettings {
         settings: described,
         engines: commands
             .iter()
@@ -432,7 +435,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             .map(|(i, (name, command))| {
                 let info = finished.engines.get(i);
                 let first = |t: &str| t.lines().next().unwrap_or("").trim().to_string();
-                goref_tournament::report::EngineRow {
+                goref_runner::report::EngineRow {
                     name: name.clone(),
                     command: command.clone(),
                     gtp_name: info.map(|i| first(&i.name)).unwrap_or_default(),
@@ -444,7 +447,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         started: httpdate::fmt_http_date(started),
         ended: httpdate::fmt_http_date(std::time::SystemTime::now()),
     };
-    goref_tournament::report::write_report(
+    goref_runner::report::write_report(
         &out,
         format,
         &names,
@@ -453,7 +456,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         Some(&run),
     )
     .with_context(|| format!("writing the report in {}", out.display()))?;
-    let cpu = goref_match::runner::own_cpu_time().as_secs_f64();
+    let cpu = goref_runner::matches::own_cpu_time().as_secs_f64();
     let wall = finished.wall.as_secs_f64();
     let _ = writeln!(
         stdout,
