@@ -44,9 +44,9 @@ impl std::fmt::Display for RefereeSpec {
     }
 }
 
-/// Settings shared by every game of a match.
+/// The settings of every game of a match or a tournament.
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub struct GameSettings {
     pub width: usize,
     pub height: usize,
     pub rules: Ruleset,
@@ -64,8 +64,9 @@ pub struct Settings {
     pub grace: Duration,
     /// Bytes of an engine's output logged per game, at most.
     pub log_cap: u64,
-    /// How a game ends after two passes.
-    pub end: Protocol,
+    /// How a game ends after two passes (the referee's protocol; `--end` and `end` in the
+    /// command line and the TOML file).
+    pub protocol: Protocol,
     /// Who settles disputed stones under the `olympiad` and `referee` protocols, and decides
     /// games sent to the tournament director by `min_moves`.
     pub referee: RefereeSpec,
@@ -84,11 +85,11 @@ pub struct Settings {
     pub opening: Vec<Move>,
 }
 
-impl Settings {
+impl GameSettings {
     /// Defaults for a board: Olympiad rules and clock, 7.5 komi.
     #[must_use]
-    pub fn new(width: usize, height: usize) -> Settings {
-        Settings {
+    pub fn new(width: usize, height: usize) -> GameSettings {
+        GameSettings {
             width,
             height,
             rules: Ruleset::OLYMPIAD,
@@ -100,7 +101,7 @@ impl Settings {
             hang_timeout: None,
             grace: Duration::from_secs(1),
             log_cap: 16 << 20,
-            end: Protocol::Olympiad,
+            protocol: Protocol::Olympiad,
             referee: RefereeSpec::Builtin,
             handicap: 0,
             handicap_style: HandicapStyle::Fixed,
@@ -115,7 +116,7 @@ impl Settings {
     #[must_use]
     pub fn referee_settings(&self, handicap: Vec<Point>) -> goref_referee::Settings {
         let mut s = goref_referee::Settings::new(self.rules);
-        s.protocol = self.end;
+        s.protocol = self.protocol;
         s.illegal = self.illegal;
         s.time = self.time;
         s.own_time = self.own_time;
@@ -131,7 +132,7 @@ impl Settings {
 
 /// One of the two engines of a match.
 #[derive(Clone, Debug)]
-pub struct Player {
+pub struct Contestant {
     /// 0 for the first engine (`--black` in game 1), 1 for the second.
     pub id: usize,
     /// A short name for tables and errors.
@@ -256,10 +257,10 @@ pub struct Seat {
 ///
 /// When it cannot start or fails the start-up check.
 pub async fn start_seat(
-    player: &Player,
+    player: &Contestant,
     number: usize,
     color: Color,
-    settings: &Settings,
+    settings: &GameSettings,
 ) -> Result<Seat, StartError> {
     let label = format!("{color} engine '{}'", player.name);
     let spec = player
@@ -297,9 +298,9 @@ pub async fn start_seat(
 pub async fn play_game(
     number: usize,
     pairing: &Pairing,
-    black: &Player,
-    white: &Player,
-    settings: &Settings,
+    black: &Contestant,
+    white: &Contestant,
+    settings: &GameSettings,
     out: &Path,
 ) -> Result<GameLine, StartError> {
     let b = start_seat(black, number, Color::Black, settings).await?;
@@ -330,9 +331,9 @@ pub async fn play_game_on(
     seats: &mut ByColor<Seat>,
     number: usize,
     pairing: &Pairing,
-    black: &Player,
-    white: &Player,
-    settings: &Settings,
+    black: &Contestant,
+    white: &Contestant,
+    settings: &GameSettings,
     out: &Path,
 ) -> Result<GameLine, StartError> {
     let log_path = out.join(format!("game-{number:04}.log"));
@@ -370,13 +371,13 @@ pub async fn play_game_on(
 struct Fixture<'a> {
     number: usize,
     pairing: &'a Pairing,
-    players: ByColor<&'a Player>,
+    players: ByColor<&'a Contestant>,
 }
 
 async fn play_set_up(
     seats: &mut ByColor<Seat>,
     game: &Fixture<'_>,
-    settings: &Settings,
+    settings: &GameSettings,
     out: &Path,
     log: Option<Log>,
     commands: ByColor<String>,
@@ -491,7 +492,11 @@ fn first_line(text: &str) -> String {
 
 /// `boardsize`, `clear_board`, `komi` (all required), then rules and time hints where the
 /// engine lists them.
-async fn setup(engine: &mut Engine, s: &Settings, color: Option<Color>) -> Result<(), GtpError> {
+async fn setup(
+    engine: &mut Engine,
+    s: &GameSettings,
+    color: Option<Color>,
+) -> Result<(), GtpError> {
     // The engine's own clock (time odds), or the game's.
     let time = match (s.own_time, color) {
         (Some(own), Some(color)) => own[color],
@@ -565,7 +570,7 @@ pub async fn setup_engine(
 /// `place_free_handicap` told to White with `set_free_handicap`.
 async fn place_handicap(
     engines: &mut ByColor<&mut Engine>,
-    s: &Settings,
+    s: &GameSettings,
     geometry: &Geometry,
 ) -> Result<Vec<Point>, (Option<Color>, String)> {
     if s.handicap == 0 {
@@ -709,7 +714,10 @@ pub fn can_be_told_rules(engine: &EngineInfo) -> bool {
 /// # Errors
 ///
 /// The engine cannot start, or does not answer each command.
-pub async fn check_player(player: &Player, settings: &Settings) -> Result<EngineInfo, StartError> {
+pub async fn check_player(
+    player: &Contestant,
+    settings: &GameSettings,
+) -> Result<EngineInfo, StartError> {
     let spec = player
         .spec
         .substitute("game", "1")
@@ -751,7 +759,7 @@ pub async fn check_player(player: &Player, settings: &Settings) -> Result<Engine
 
 /// Drives one game: asks the engines what the referee needs.
 struct Driver<'a> {
-    settings: &'a Settings,
+    settings: &'a GameSettings,
     log: Option<Log>,
     referee: Referee,
     /// The referee's time is measured from here.

@@ -2,7 +2,7 @@
 //!
 //! - [`game`]: one game: the seats (engines started, checked, kept between games), set-up,
 //!   `genmove`/`play` with every move checked, clocks, faults (Olympiad 3.10.2 for illegal
-//!   moves), the dead-stone settlement after two passes (the [`Protocol`] of `Settings::end`,
+//!   moves), the dead-stone settlement after two passes (the [`Protocol`] of `GameSettings::protocol`,
 //!   refereed by [`goref_referee::Referee`]: dead lists by `final_status_list dead`, resumed
 //!   play, KGS clean-up, play-out on a copy, Tromp's marking, a referee engine or the
 //!   Olympiad 3.9 default removal of crate goref-judge; the clocks stop during the agreement
@@ -19,7 +19,7 @@ pub mod config;
 pub mod game;
 
 pub use clock::TimeControl;
-pub use game::{play_game, Ending, IllegalPolicy, Player, RefereeSpec, Settings};
+pub use game::{play_game, Contestant, Ending, GameSettings, IllegalPolicy, RefereeSpec};
 pub use goref_gtp;
 pub use goref_referee::{self, Protocol};
 pub use goref_tournament::GameLine;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use std::time::Instant;
 
-use goref_match::game::{Player, Settings};
+use goref_match::game::{Contestant, GameSettings};
 use goref_tournament::stats::{Sprt, SprtCounts, SprtDecision};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -22,10 +22,10 @@ use goref_tournament::plan::Format;
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
     /// The two engines; engine 0 has Black in odd-numbered games (game 1, 3, …).
-    pub players: [Player; 2],
+    pub players: [Contestant; 2],
     pub games: usize,
     pub jobs: usize,
-    pub settings: Settings,
+    pub settings: GameSettings,
     pub out: PathBuf,
     pub sprt: Option<Sprt>,
     /// Draw a progress bar on standard error.

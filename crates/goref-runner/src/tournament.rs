@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use goref_match::game::{check_player, play_game_on, start_seat, Seat, StartError};
-use goref_match::{Ending, Player, Settings};
+use goref_match::{Contestant, Ending, GameSettings};
 use goref_rules::{ByColor, Color, Outcome, WinBy};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
@@ -56,7 +56,7 @@ impl std::str::FromStr for Restart {
 #[derive(Clone, Debug)]
 pub struct Entrant {
     /// Its name in the tournament, and how to run it (`id` is its index, in seeding order).
-    pub player: Player,
+    pub player: Contestant,
     /// GTP commands sent once after it starts.
     pub init: Vec<String>,
     /// When it is started.
@@ -73,7 +73,7 @@ pub struct TournamentConfig {
     /// Who plays whom.
     pub format: Format,
     /// Each game's settings.
-    pub settings: Settings,
+    pub settings: GameSettings,
     /// Games at once.
     pub jobs: usize,
     /// The output directory.
@@ -227,7 +227,7 @@ impl PartialEq for Fingerprint {
 }
 
 /// The settings that change a game, besides board, rules, clock and end protocol, by name.
-fn game_settings(s: &Settings) -> Vec<(String, String)> {
+fn game_settings(s: &GameSettings) -> Vec<(String, String)> {
     let ms = |d: std::time::Duration| format!("{}s", d.as_secs_f64());
     [
         ("komi", s.rules.komi.to_string()),
@@ -264,7 +264,7 @@ pub fn described(config: &TournamentConfig) -> Vec<(String, String)> {
         ("board", format!("{}x{}", s.width, s.height)),
         ("rules", s.rules.to_string()),
         ("clock", s.time.to_string()),
-        ("end", s.end.to_string()),
+        ("end", s.protocol.to_string()),
         (
             "format",
             match config.format {
@@ -364,7 +364,7 @@ impl Fingerprint {
             size: format!("{}x{}", s.width, s.height),
             rules: s.rules.to_string(),
             time: s.time.to_string(),
-            end: s.end.to_string(),
+            end: s.protocol.to_string(),
             format,
             grows,
             openings: config
@@ -576,7 +576,7 @@ async fn seat_for(
     entrant: &Entrant,
     number: usize,
     color: Color,
-    settings: &Settings,
+    settings: &GameSettings,
 ) -> Result<Seat, StartError> {
     if entrant.restart == Restart::Auto {
         if let Some(seat) = pool.take(entrant.player.id) {
@@ -872,14 +872,14 @@ pub async fn check_engines(
 /// two by two (each pair the same opening with colours swapped, as the schedule makes them).
 #[must_use]
 pub fn paired_results(games: &[GameLine]) -> Pentanomial {
-    use goref_tournament::rating::GameResult;
+    use goref_tournament::pairing::Scored;
     let mut sorted: Vec<&GameLine> = games
         .iter()
         .filter(|g| (g.black == 0 && g.white == 1) || (g.black == 1 && g.white == 0))
         .collect();
     sorted.sort_by_key(|g| g.game);
-    let result = |g: &GameLine| GameResult::from(g.result);
-    let pairs: Vec<(GameResult, GameResult)> = sorted
+    let result = |g: &GameLine| g.scored();
+    let pairs: Vec<(Scored, Scored)> = sorted
         .chunks_exact(2)
         .filter_map(|two| match (two[0].black, two[1].black) {
             (0, 1) => Some((result(two[0]), result(two[1]))),

@@ -25,7 +25,7 @@ use goref_referee::Ending;
 use goref_rules::{Color, Outcome};
 use serde::{Deserialize, Serialize};
 
-use crate::pairing::{self, Pairing};
+use crate::pairing::{Pairing, Scored};
 
 /// One finished game: one line of `results.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -162,7 +162,7 @@ impl GameLine {
     /// The result as pairings and standings count it: a void game counts as a draw (as it
     /// always has: a round cannot be paired on with a game missing).
     #[must_use]
-    pub fn scored(&self) -> pairing::Outcome {
+    pub fn scored(&self) -> Scored {
         self.result.into()
     }
 }

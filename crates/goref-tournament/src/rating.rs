@@ -3,18 +3,19 @@
 //! played with colours swapped) are [`crate::stats`]'s.
 //!
 //! ```
-//! use goref_tournament::rating::{fit, Anchor, FitOptions, Game, GameResult};
+//! use goref_tournament::pairing::Scored;
+//! use goref_tournament::rating::{fit, Anchor, FitOptions, RatedGame};
 //! use goref_tournament::stats::{pentanomial, Sprt, SprtCounts};
 //!
 //! // Player 0 beats player 1 three times out of four, with colours balanced.
 //! let mut games = Vec::new();
 //! for _ in 0..15 {
-//!     games.push(Game { black: 0, white: 1, result: GameResult::BlackWins });
-//!     games.push(Game { black: 1, white: 0, result: GameResult::WhiteWins });
+//!     games.push(RatedGame { black: 0, white: 1, result: Scored::BlackWins });
+//!     games.push(RatedGame { black: 1, white: 0, result: Scored::WhiteWins });
 //! }
 //! for _ in 0..5 {
-//!     games.push(Game { black: 0, white: 1, result: GameResult::WhiteWins });
-//!     games.push(Game { black: 1, white: 0, result: GameResult::BlackWins });
+//!     games.push(RatedGame { black: 0, white: 1, result: Scored::WhiteWins });
+//!     games.push(RatedGame { black: 1, white: 0, result: Scored::BlackWins });
 //! }
 //! let options = FitOptions { anchor: Anchor::Player(1, 0.0), prior_draws: 0.0, ..FitOptions::default() };
 //! let rated = fit(2, &games, &options).unwrap();
@@ -27,9 +28,9 @@
 //! // The same two players in pairs of games, colours swapped within each pair:
 //! // (result of the game where A had Black, result of the game where A had White).
 //! let pairs = [
-//!     (GameResult::BlackWins, GameResult::WhiteWins), // A scores 2
-//!     (GameResult::BlackWins, GameResult::Draw),      // A scores 1.5
-//!     (GameResult::WhiteWins, GameResult::WhiteWins), // A scores 1
+//!     (Scored::BlackWins, Scored::WhiteWins), // A scores 2
+//!     (Scored::BlackWins, Scored::Draw),      // A scores 1.5
+//!     (Scored::WhiteWins, Scored::WhiteWins), // A scores 1
 //! ];
 //! let counts = pentanomial(&pairs);
 //! assert_eq!(counts.counts, [0, 0, 1, 1, 1]);
@@ -90,6 +91,8 @@
 //! interval has width 0.
 
 use serde::{Deserialize, Serialize};
+
+use crate::pairing::Scored;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -99,54 +102,24 @@ const ELO_TO_NATURAL: f64 = std::f64::consts::LN_10 / 400.0;
 /// The two-sided 95% quantile of the standard normal distribution.
 pub(crate) const Z95: f64 = 1.959_963_984_540_054;
 
-/// The outcome of one game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GameResult {
-    /// Black won.
-    BlackWins,
-    /// White won.
-    WhiteWins,
-    /// Neither won: a draw (jigo, or a game declared drawn).
-    Draw,
-}
+/// The result of a game as ratings count it: [`crate::pairing::Scored`] under its old name,
+/// kept for goref-server until it names it `Scored`.
+#[doc(hidden)]
+pub use crate::pairing::Scored as GameResult;
 
-impl GameResult {
-    /// Black's score: 1 for a win, ½ for a draw, 0 for a loss.
-    pub fn black_score(self) -> f64 {
-        match self {
-            GameResult::BlackWins => 1.0,
-            GameResult::Draw => 0.5,
-            GameResult::WhiteWins => 0.0,
-        }
-    }
-
-    /// White's score: 1 for a win, ½ for a draw, 0 for a loss.
-    pub fn white_score(self) -> f64 {
-        1.0 - self.black_score()
-    }
-}
-
-impl From<goref_rules::Outcome> for GameResult {
-    /// The winner's result; a draw, or a void game, is a draw.
-    fn from(outcome: goref_rules::Outcome) -> GameResult {
-        match outcome.winner() {
-            Some(goref_rules::Color::Black) => GameResult::BlackWins,
-            Some(goref_rules::Color::White) => GameResult::WhiteWins,
-            None => GameResult::Draw,
-        }
-    }
-}
+/// [`RatedGame`] under its old name, kept for goref-server until it names it `RatedGame`.
+#[doc(hidden)]
+pub use RatedGame as Game;
 
 /// One game between two players, named by their index (`0..players`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Game {
+pub struct RatedGame {
     /// The player who had Black.
     pub black: usize,
     /// The player who had White.
     pub white: usize,
     /// How the game ended.
-    pub result: GameResult,
+    pub result: Scored,
 }
 
 /// What fixes the ratings' zero point (the games tell only differences).
@@ -210,7 +183,7 @@ pub struct Fit {
 /// Why [`fit`] could not fit.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FitError {
-    /// Game number `game` names a player outside `0..players`.
+    /// RatedGame number `game` names a player outside `0..players`.
     PlayerOutOfRange {
         /// The index of the game in the input.
         game: usize,
@@ -258,7 +231,7 @@ impl std::error::Error for FitError {}
 /// `players` is the number of players; games name them by index. With `players == 0` the fit
 /// is empty (no ratings, colour advantage at its fixed value or 0, draw parameter 0). Players
 /// without games are placed near the mean by the prior.
-pub fn fit(players: usize, games: &[Game], options: &FitOptions) -> Result<Fit, FitError> {
+pub fn fit(players: usize, games: &[RatedGame], options: &FitOptions) -> Result<Fit, FitError> {
     let w = options.prior_draws;
     let anchor_ok = match options.anchor {
         Anchor::Player(k, r) => {
@@ -353,15 +326,15 @@ fn log_two_cosh_half(z: f64) -> f64 {
 }
 
 impl Model {
-    fn new(n: usize, games: &[Game], options: &FitOptions) -> Self {
+    fn new(n: usize, games: &[RatedGame], options: &FitOptions) -> Self {
         let mut map: BTreeMap<(usize, usize), Tally> = BTreeMap::new();
         let mut any_draw = false;
         for g in games {
             let t = map.entry((g.black, g.white)).or_insert([0.0; 3]);
             match g.result {
-                GameResult::BlackWins => t[0] += 1.0,
-                GameResult::WhiteWins => t[1] += 1.0,
-                GameResult::Draw => {
+                Scored::BlackWins => t[0] += 1.0,
+                Scored::WhiteWins => t[1] += 1.0,
+                Scored::Draw => {
                     t[2] += 1.0;
                     any_draw = true;
                 }
@@ -767,13 +740,13 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const B: GameResult = GameResult::BlackWins;
-    const W: GameResult = GameResult::WhiteWins;
-    const D: GameResult = GameResult::Draw;
+    const B: Scored = Scored::BlackWins;
+    const W: Scored = Scored::WhiteWins;
+    const D: Scored = Scored::Draw;
 
-    fn games(black: usize, white: usize, result: GameResult, count: usize) -> Vec<Game> {
+    fn games(black: usize, white: usize, result: Scored, count: usize) -> Vec<RatedGame> {
         vec![
-            Game {
+            RatedGame {
                 black,
                 white,
                 result
@@ -783,7 +756,7 @@ mod tests {
     }
 
     /// `a` wins `wins` and loses `losses` against `b`, colours balanced (counts even).
-    fn matchup(a: usize, b: usize, wins: usize, losses: usize) -> Vec<Game> {
+    fn matchup(a: usize, b: usize, wins: usize, losses: usize) -> Vec<RatedGame> {
         let mut g = games(a, b, B, wins / 2);
         g.extend(games(b, a, W, wins - wins / 2));
         g.extend(games(a, b, W, losses / 2));
@@ -953,9 +926,9 @@ mod tests {
         let (lo, hi) = f.colour_advantage_interval;
         assert!(lo < expected && expected < hi && lo > 0.0);
         // White's advantage shows as a negative value.
-        let swapped: Vec<Game> = g
+        let swapped: Vec<RatedGame> = g
             .iter()
-            .map(|x| Game {
+            .map(|x| RatedGame {
                 result: if x.result == B { W } else { B },
                 ..*x
             })
@@ -1006,7 +979,7 @@ mod tests {
         base.extend(matchup(2, 0, 2, 4));
         base.extend(games(0, 2, D, 1));
         let width = |k: usize, prior: f64| {
-            let g: Vec<Game> = (0..k).flat_map(|_| base.clone()).collect();
+            let g: Vec<RatedGame> = (0..k).flat_map(|_| base.clone()).collect();
             let opts = FitOptions {
                 prior_draws: prior,
                 ..FitOptions::default()
@@ -1130,47 +1103,47 @@ mod tests {
     #[test]
     fn converges_with_a_player_without_games() {
         let g = vec![
-            Game {
+            RatedGame {
                 black: 1,
                 white: 3,
                 result: W,
             },
-            Game {
+            RatedGame {
                 black: 4,
                 white: 1,
                 result: B,
             },
-            Game {
+            RatedGame {
                 black: 1,
                 white: 3,
                 result: B,
             },
-            Game {
+            RatedGame {
                 black: 2,
                 white: 2,
                 result: W,
             },
-            Game {
+            RatedGame {
                 black: 2,
                 white: 4,
                 result: D,
             },
-            Game {
+            RatedGame {
                 black: 2,
                 white: 2,
                 result: D,
             },
-            Game {
+            RatedGame {
                 black: 2,
                 white: 2,
                 result: B,
             },
-            Game {
+            RatedGame {
                 black: 2,
                 white: 1,
                 result: B,
             },
-            Game {
+            RatedGame {
                 black: 2,
                 white: 2,
                 result: D,
@@ -1188,8 +1161,8 @@ mod tests {
         assert!(f.iterations < 20);
     }
 
-    fn arb_game(players: usize) -> impl Strategy<Value = Game> {
-        (0..players, 0..players, 0..3u8).prop_map(|(black, white, r)| Game {
+    fn arb_game(players: usize) -> impl Strategy<Value = RatedGame> {
+        (0..players, 0..players, 0..3u8).prop_map(|(black, white, r)| RatedGame {
             black,
             white,
             result: [B, W, D][r as usize],
@@ -1207,7 +1180,7 @@ mod tests {
             seed_games in proptest::collection::vec(arb_game(6), 0..40),
             anchor_player in proptest::bool::ANY,
         ) {
-            let g: Vec<Game> = seed_games
+            let g: Vec<RatedGame> = seed_games
                 .into_iter()
                 .filter(|g| g.black < players && g.white < players)
                 .collect();

@@ -8,8 +8,8 @@ use serde::Serialize;
 use goref_rules::Color;
 
 use crate::line::GameLine;
-use crate::pairing::{standings_of, GameResult, Outcome};
-use crate::rating::{fit, Fit, FitOptions, Game, GameResult as RatedResult};
+use crate::pairing::{standings_of, PairingResult};
+use crate::rating::{fit, Fit, FitOptions, RatedGame};
 
 /// One engine's line of the standings.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -69,10 +69,10 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usi
     for &b in byes.iter().filter(|&&b| b < n) {
         bye_count[b] += 1;
     }
-    let results: Vec<GameResult> = games
+    let results: Vec<PairingResult> = games
         .iter()
         .filter(|g| g.black < n && g.white < n)
-        .map(|g| GameResult {
+        .map(|g| PairingResult {
             pairing: g.pairing(),
             outcome: g.scored(),
         })
@@ -95,16 +95,12 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usi
     }
     // Points and Go's tie-breaks: the one computation, shared with the Swiss pairing.
     let ranked = standings_of(n, &results, byes);
-    let rated: Vec<Game> = results
+    let rated: Vec<RatedGame> = results
         .iter()
-        .map(|r| Game {
+        .map(|r| RatedGame {
             black: r.pairing.black,
             white: r.pairing.white,
-            result: match r.outcome {
-                Outcome::BlackWins => RatedResult::BlackWins,
-                Outcome::WhiteWins => RatedResult::WhiteWins,
-                Outcome::Draw => RatedResult::Draw,
-            },
+            result: r.outcome,
         })
         .collect();
     // The default fit (mean 0, one virtual draw a player) is always finite; should it fail,
@@ -167,7 +163,7 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pairing::Swiss;
+    use crate::pairing::{Scored, Swiss};
     use goref_referee::Ending;
 
     /// The standings of a Swiss's games and byes rank as the Swiss itself does (one
@@ -179,14 +175,14 @@ mod tests {
         let mut byes = Vec::new();
         for round in 0..3 {
             let r = swiss.next_round();
-            let outcomes: Vec<Outcome> = r
+            let outcomes: Vec<Scored> = r
                 .pairings
                 .iter()
                 .map(|p| {
                     if (p.black + round) % 3 == 0 {
-                        Outcome::WhiteWins
+                        Scored::WhiteWins
                     } else {
-                        Outcome::BlackWins
+                        Scored::BlackWins
                     }
                 })
                 .collect();

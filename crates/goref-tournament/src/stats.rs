@@ -23,7 +23,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::rating::{GameResult, Z95};
+use crate::pairing::Scored;
+use crate::rating::Z95;
 
 /// Wins, losses and draws of one engine against the other.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -134,7 +135,7 @@ pub struct Pentanomial {
 ///
 /// Each pair is `(the result of the game where A had Black, the result of the game where A had
 /// White)`; A's pair score is `first.black_score() + second.white_score()`.
-pub fn pentanomial(pairs: &[(GameResult, GameResult)]) -> Pentanomial {
+pub fn pentanomial(pairs: &[(Scored, Scored)]) -> Pentanomial {
     let mut counts = [0u64; 5];
     for &(a_black, a_white) in pairs {
         let half_points = half_points(a_black.black_score()) + half_points(a_white.white_score());
@@ -428,11 +429,11 @@ pub fn erf(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rating::GameResult;
+    use crate::pairing::Scored;
 
-    const B: GameResult = GameResult::BlackWins;
-    const W: GameResult = GameResult::WhiteWins;
-    const D: GameResult = GameResult::Draw;
+    const B: Scored = Scored::BlackWins;
+    const W: Scored = Scored::WhiteWins;
+    const D: Scored = Scored::Draw;
 
     fn close(a: f64, b: f64, tol: f64) {
         assert!((a - b).abs() <= tol, "{a} vs {b} (tolerance {tol})");

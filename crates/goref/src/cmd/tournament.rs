@@ -7,12 +7,13 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context};
 use goref_gtp::EngineSpec;
 use goref_match::config::{EngineEntry, FileConfig};
-use goref_match::Player;
+use goref_match::Contestant;
 use goref_runner::tournament::{TournamentError, STANDINGS_FILE};
 use goref_runner::{run_tournament_with, Entrant, Restart, TournamentConfig};
+use goref_tournament::plan::FormatParams;
 use goref_tournament::standings::standings;
 use goref_tournament::stats::Sprt;
-use goref_tournament::Format;
+use goref_tournament::{Format, Plan};
 
 use super::match_cmd::{game_settings, GameArgs};
 
@@ -172,7 +173,7 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
             None => None,
         };
         entrants.push(Entrant {
-            player: Player { id, name, spec },
+            player: Contestant { id, name, spec },
             init: e.init.clone(),
             restart,
             time,
@@ -182,30 +183,21 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
     if entries.len() > 1000 || games_per_pair > 100_000 {
         bail!("at most 1000 engines and 100000 games a pair");
     }
-    let format = match args
+    let name = args
         .format
         .clone()
         .or(file.format.clone())
-        .unwrap_or_else(|| "round-robin".into())
-        .as_str()
-    {
-        "round-robin" | "roundrobin" | "rr" => Format::RoundRobin { games_per_pair },
-        "gauntlet" => Format::Gauntlet {
-            seeds: args.seeds.or(file.seeds).unwrap_or(1),
-            games_per_pair,
-        },
-        "swiss" => Format::Swiss {
-            rounds: args
-                .rounds
-                .or(file.rounds)
-                .unwrap_or_else(|| (entries.len() - 1).min(5)),
-        },
-        "knockout" => Format::Knockout {
-            games: games_per_pair,
-            max_replays: args.max_replays.unwrap_or(2),
-        },
-        other => bail!("format '{other}': expected round-robin, gauntlet, swiss or knockout"),
+        .unwrap_or_else(|| "round-robin".into());
+    let params = FormatParams {
+        games_per_pair,
+        seeds: args.seeds.or(file.seeds).unwrap_or(1),
+        rounds: args
+            .rounds
+            .or(file.rounds)
+            .unwrap_or_else(|| (entries.len() - 1).min(5)),
+        max_replays: args.max_replays.unwrap_or(2),
     };
+    let format = Format::named(&name, params)?;
     let settings = game_settings(&args.game, &file, false)?;
     let openings = match args.openings.clone().or(file.openings.clone()) {
         Some(path) => read_openings(&path, &settings)?,
@@ -243,7 +235,7 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
 /// board with Black first.
 fn read_openings(
     path: &std::path::Path,
-    settings: &goref_match::Settings,
+    settings: &goref_match::GameSettings,
 ) -> anyhow::Result<Vec<(String, Vec<goref_rules::Move>)>> {
     let files: Vec<PathBuf> = if path.is_dir() {
         let mut files: Vec<PathBuf> = std::fs::read_dir(path)
@@ -300,23 +292,6 @@ fn read_openings(
     Ok(openings)
 }
 
-/// The games a tournament plays when every one is played (a knockout's replays aside).
-fn expected_games(config: &TournamentConfig) -> Option<u64> {
-    let n = config.entrants.len() as u64;
-    Some(match config.format {
-        Format::RoundRobin { games_per_pair } => n * (n - 1) / 2 * games_per_pair as u64,
-        Format::Gauntlet {
-            seeds,
-            games_per_pair,
-        } => {
-            let seeds = (seeds as u64).min(n);
-            seeds * (n - seeds) * games_per_pair as u64
-        }
-        Format::Swiss { rounds } => rounds as u64 * (n / 2),
-        Format::Knockout { games, .. } => (n.saturating_sub(1)) * games as u64,
-    })
-}
-
 /// Runs `goref tournament`: prints the standings; exit status 0, 128 + the signal when stopped
 /// by one (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), 2 when an engine fails the check
 /// before the first game.
@@ -361,7 +336,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             .and_then(|()| std::fs::rename(&tmp, &path))
             .with_context(|| format!("writing {}", path.display()))
     };
-    let expected = expected_games(&config);
+    let expected = Some(Plan::new(&config.format, config.entrants.len()).total());
     let bar = if quiet {
         indicatif::ProgressBar::hidden()
     } else {
