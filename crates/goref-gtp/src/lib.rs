@@ -14,5 +14,5 @@ pub mod vertex;
 
 pub use controller::{Engine, EngineInfo, GtpError, Log, Stopped};
 pub use reply::{Reply, ReplyParser};
-pub use spec::EngineSpec;
+pub use spec::{EngineSpec, SpecError};
 pub use vertex::{color_arg, format_move, parse_genmove, parse_move, GenMove};

@@ -110,12 +110,60 @@ pub struct FileConfig {
     pub openings: Option<PathBuf>,
 }
 
+/// A TOML file that cannot be read.
+#[derive(Debug)]
+pub enum ConfigError {
+    /// The file itself.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Its text: not TOML, or not the settings goref knows.
+    Toml {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: toml::de::Error,
+    },
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfigError::Read { path, source } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+            ConfigError::Toml { path, source } => write!(f, "{}: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfigError::Read { source, .. } => Some(source),
+            ConfigError::Toml { source, .. } => Some(source),
+        }
+    }
+}
+
 impl FileConfig {
     /// Reads a file.
-    pub fn read(path: &std::path::Path) -> Result<FileConfig, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    ///
+    /// # Errors
+    ///
+    /// When the file cannot be read, or is not TOML with the settings goref knows.
+    pub fn read(path: &std::path::Path) -> Result<FileConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|source| ConfigError::Toml {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 }
 

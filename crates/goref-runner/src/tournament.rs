@@ -41,14 +41,23 @@ pub enum Restart {
     Always,
 }
 
+/// A restart policy that is neither `auto` nor `always`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownRestart(pub String);
+
+impl std::fmt::Display for UnknownRestart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "restart policy '{}': expected auto or always", self.0)
+    }
+}
+
+impl std::error::Error for UnknownRestart {}
+
 impl std::str::FromStr for Restart {
-    type Err = String;
+    type Err = UnknownRestart;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(Restart::Auto),
-            "always" => Ok(Restart::Always),
-            _ => Err(format!("restart policy '{s}': expected auto or always")),
-        }
+        let choices = [("auto", Restart::Auto), ("always", Restart::Always)];
+        goref_rules::words::one_of(s, &choices).ok_or_else(|| UnknownRestart(s.to_string()))
     }
 }
 
