@@ -120,19 +120,31 @@ impl Graph {
 /// Why the literal rules refuse a move (mirrors `goref_rules::Illegal`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LiteralIllegal {
+    /// The game is over.
     GameOver,
+    /// The point holds a stone.
     Occupied,
+    /// The play would remove its own string.
     Suicide,
+    /// Basic ko: an immediate recapture of a single stone.
     Ko,
-    Superko { repeats_after_turns: usize },
+    /// Superko: the play would recreate an earlier position.
+    Superko {
+        /// The turn after which that position arose (0: the start).
+        repeats_after_turns: usize,
+    },
 }
 
 /// How the game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ending {
+    /// Two consecutive passes.
     TwoPasses,
+    /// A play recreated an earlier position under the long cycle rule.
     LongCycle {
+        /// The turn after which that position first arose.
         first_after_turns: usize,
+        /// Stones captured by Black and by White since then.
         captures: [u32; 2],
     },
 }

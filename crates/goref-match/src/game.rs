@@ -47,14 +47,19 @@ impl std::fmt::Display for RefereeSpec {
 /// The settings of every game of a match or a tournament.
 #[derive(Clone, Debug)]
 pub struct GameSettings {
+    /// Board columns.
     pub width: usize,
+    /// Board rows.
     pub height: usize,
+    /// The rules and komi.
     pub rules: Ruleset,
+    /// Each player's clock.
     pub time: TimeControl,
     /// Lag allowance of each move: an overrun of the clock up to this is forgiven.
     pub lag: Duration,
     /// Turns after which the game is stopped and scored as it stands.
     pub move_limit: usize,
+    /// What an illegal move does (Olympiad 3.10.2, or a loss).
     pub illegal: IllegalPolicy,
     /// Limit for every command but `genmove`.
     pub command_timeout: Duration,
@@ -137,6 +142,7 @@ pub struct Contestant {
     pub id: usize,
     /// A short name for tables and errors.
     pub name: String,
+    /// How to run its engine.
     pub spec: EngineSpec,
 }
 

@@ -15,8 +15,6 @@
 //! assert_eq!(config.get_dbname(), Some("games"));
 //! ```
 
-#![deny(missing_docs)]
-
 /// The connection settings of `url` (`postgres://…`, `postgresql://…` or `key=value …`); what
 /// it leaves out is taken from `PGHOST` (else `localhost`), `PGPORT`, `PGUSER`, `PGPASSWORD`
 /// and `PGDATABASE` when they are set and not empty.

@@ -21,8 +21,6 @@
 //! # }
 //! ```
 
-#![deny(missing_docs)]
-
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -23,10 +23,15 @@ use goref_tournament::plan::Format;
 pub struct MatchConfig {
     /// The two engines; engine 0 has Black in odd-numbered games (game 1, 3, …).
     pub players: [Contestant; 2],
+    /// Games to play.
     pub games: usize,
+    /// Games at once.
     pub jobs: usize,
+    /// Every game's settings.
     pub settings: GameSettings,
+    /// The output directory (records, logs, `results.jsonl`).
     pub out: PathBuf,
+    /// Stop when this SPRT on wins, losses and draws decides (the trinomial model).
     pub sprt: Option<Sprt>,
     /// Draw a progress bar on standard error.
     pub progress: bool,

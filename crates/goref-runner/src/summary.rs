@@ -13,11 +13,17 @@ use crate::matches::{MatchConfig, Stop};
 /// Results so far and what the table needs to describe them.
 #[derive(Clone, Debug)]
 pub struct Summary {
+    /// The two engines' names, engine 0's first.
     pub names: [String; 2],
+    /// Every game played, resumed ones included.
     pub reports: Vec<GameLine>,
+    /// Games the match was to play.
     pub games_planned: usize,
+    /// The settings in one line.
     pub description: String,
+    /// The SPRT, if one runs.
     pub sprt: Option<Sprt>,
+    /// Why the match stopped.
     pub stop: Stop,
     /// Wall time of this run (not of games resumed from an earlier run).
     pub wall: Duration,

@@ -38,12 +38,15 @@ pub struct GameLine {
     /// The engines (indices in seeding order; a match's engine 0 and 1) that had Black and
     /// White.
     pub black: usize,
+    /// The engine that had White.
     pub white: usize,
-    /// Their names in the tournament.
+    /// Their names in the tournament, Black's.
     pub black_name: String,
+    /// White's name.
     pub white_name: String,
-    /// The versions they gave over GTP.
+    /// The versions they gave over GTP, Black's.
     pub black_version: Option<String>,
+    /// White's version.
     pub white_version: Option<String>,
     /// The result (SGF `RE` on disk, with the winner's letter beside it).
     pub result: Outcome,
@@ -53,8 +56,9 @@ pub struct GameLine {
     pub detail: Option<String>,
     /// Turns played.
     pub moves: usize,
-    /// Seconds in `genmove`, Black's and White's, and replies.
+    /// Seconds in `genmove`, Black's and White's.
     pub seconds: [f64; 2],
+    /// `genmove` replies, Black's and White's.
     pub genmoves: [u32; 2],
     /// The record, relative to the output directory (none for a game not played).
     pub sgf: Option<String>,

@@ -20,9 +20,11 @@ pub struct Standing {
     pub games: usize,
     /// Byes (Swiss), each scored as a win.
     pub byes: usize,
-    /// Wins, losses and draws.
+    /// Wins (forfeits won included).
     pub wins: usize,
+    /// Losses.
     pub losses: usize,
+    /// Draws.
     pub draws: usize,
     /// A win is 1 (a bye too), a draw 0.5.
     pub points: f64,
