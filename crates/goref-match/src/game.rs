@@ -1171,3 +1171,126 @@ pub fn parse_vertices(geometry: &Geometry, text: &str) -> Vec<Point> {
 pub fn sgf_path(out: &Path, line: &GameLine) -> Option<PathBuf> {
     line.sgf.as_ref().map(|sgf| out.join(sgf))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use goref_rules::Preset;
+    use std::io::Write as _;
+
+    const GNUGO: &str = "/usr/games/gnugo";
+
+    /// Whether GNU Go is installed; if not, says the test skips (and fails under
+    /// `GOREF_REQUIRE_GNUGO`, as CI sets it).
+    fn have_gnugo() -> bool {
+        let there = Path::new(GNUGO).exists();
+        assert!(
+            there || std::env::var_os("GOREF_REQUIRE_GNUGO").is_none(),
+            "{GNUGO} is not installed"
+        );
+        if !there {
+            eprintln!("skipping: {GNUGO} is not installed (.ci/run installs it)");
+        }
+        there
+    }
+
+    fn contestant(id: usize, name: &str, command: &str) -> Contestant {
+        Contestant {
+            id,
+            name: name.to_string(),
+            spec: EngineSpec::parse(command).unwrap(),
+        }
+    }
+
+    fn out_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("goref-match-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A game between two GNU Go gives its record: the pairing's numbers and names, the
+    /// result the SGF file says, the moves and replies counted.
+    #[tokio::test]
+    async fn a_game_gives_its_record_and_writes_its_sgf() {
+        if !have_gnugo() {
+            return;
+        }
+        let command = format!("{GNUGO} --mode gtp --level 0 --capture-all-dead");
+        let (a, b) = (contestant(0, "a", &command), contestant(1, "b", &command));
+        let mut settings = GameSettings::new(7, 7);
+        settings.rules = Ruleset::preset(Preset::TrompTaylor);
+        settings.time = TimeControl::None;
+        settings.protocol = Protocol::AllAlive;
+        let out = out_dir("record");
+        // Game 3, round 2 (from 0: 1), engine 1 has Black.
+        let pairing = Pairing::new(1, 1, 0);
+        let line = play_game(3, &pairing, &b, &a, &settings, &out)
+            .await
+            .unwrap();
+        assert_eq!(
+            (line.game, line.round, line.black, line.white),
+            (3, 2, 1, 0)
+        );
+        assert_eq!(
+            (line.black_name.as_str(), line.white_name.as_str()),
+            ("b", "a")
+        );
+        assert!(line.black_version.is_some(), "GNU Go gives its version");
+        assert!(line.moves > 0 && line.genmoves[0] > 0, "{line:?}");
+        let sgf = std::fs::read_to_string(sgf_path(&out, &line).unwrap()).unwrap();
+        assert!(
+            sgf.contains(&format!("RE[{}]", line.result.to_sgf())),
+            "{sgf}"
+        );
+        assert!(line.result.is_decided());
+        assert_eq!(line.winner_id(), line.winner().map(|c| line.id_of(c)));
+        assert!(out.join("game-0003.log").exists());
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    /// An engine that cannot start is charged with it, by colour; the game is not played.
+    #[tokio::test]
+    async fn an_engine_that_cannot_start_is_the_culprit() {
+        let missing = contestant(0, "ghost", "/nonexistent/engine --gtp");
+        let other = contestant(1, "other", "/nonexistent/other --gtp");
+        let out = out_dir("culprit");
+        let err = play_game(
+            1,
+            &Pairing::new(0, 0, 1),
+            &missing,
+            &other,
+            &GameSettings::new(9, 9),
+            &out,
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.culprit, Some(Color::Black));
+        assert!(err.message.contains("ghost"), "{err}");
+        assert!(!out.join("game-0001.sgf").exists());
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    /// An engine's log holds at most `cap` bytes a game, then one line saying the rest was
+    /// not logged; pointed at the next game's log, it counts afresh.
+    #[test]
+    fn a_log_switch_cuts_a_chatty_engine_at_its_cap() {
+        let first: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
+        let second: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
+        let mut switch = LogSwitch::new(10);
+        switch.write_all(b"nowhere yet\n").unwrap();
+        switch.point_to(Some(first.clone() as Log));
+        switch.write_all(b"12345").unwrap();
+        switch.write_all(b"67890").unwrap();
+        switch.write_all(b"x").unwrap();
+        switch.write_all(b"y").unwrap();
+        let text = String::from_utf8(first.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            text,
+            "1234567890[goref] engine output past 10 bytes not logged\n"
+        );
+        switch.point_to(Some(second.clone() as Log));
+        switch.write_all(b"again").unwrap();
+        assert_eq!(&second.lock().unwrap()[..], b"again");
+    }
+}

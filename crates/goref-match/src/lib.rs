@@ -13,6 +13,39 @@
 //!
 //! A match (so many games between two engines) and a tournament are run by crate
 //! goref-runner, a match being a tournament of two.
+//!
+//! What a user does with it: say how the games are played, name the engines, play one game.
+//!
+//! ```
+//! use goref_match::goref_gtp::EngineSpec;
+//! use goref_match::{Contestant, GameSettings, Protocol, TimeControl};
+//! use goref_rules::{Preset, Ruleset};
+//!
+//! let mut settings = GameSettings::new(9, 9);
+//! settings.rules = Ruleset::preset(Preset::TrompTaylor);
+//! settings.time = TimeControl::None;
+//! settings.protocol = Protocol::AllAlive;
+//! // What the referee is told for each game (no handicap stones here).
+//! let referee = settings.referee_settings(Vec::new());
+//! assert_eq!(referee.protocol, Protocol::AllAlive);
+//! let spec = EngineSpec::parse("gnugo --mode gtp --level 0").unwrap();
+//! let gnugo = Contestant { id: 0, name: "gnugo".into(), spec };
+//! assert_eq!(gnugo.spec.to_string(), "gnugo --mode gtp --level 0");
+//! ```
+//!
+//! Then [`play_game`] plays it (here GNU Go against itself, as game 1, engine 0 Black) and
+//! gives its record, the SGF and the engines' log written in the folder:
+//!
+//! ```no_run
+//! # async fn demo(settings: goref_match::GameSettings, a: goref_match::Contestant,
+//! #               b: goref_match::Contestant) -> Result<(), goref_match::game::StartError> {
+//! use goref_tournament::pairing::Pairing;
+//!
+//! let line = goref_match::play_game(1, &Pairing::new(0, 0, 1), &a, &b, &settings,
+//!                                   std::path::Path::new("games")).await?;
+//! println!("{} in {} moves", line.result, line.moves);
+//! # Ok(()) }
+//! ```
 
 pub mod clock;
 pub mod config;
