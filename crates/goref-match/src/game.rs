@@ -1178,21 +1178,7 @@ mod tests {
     use goref_rules::Preset;
     use std::io::Write as _;
 
-    const GNUGO: &str = "/usr/games/gnugo";
-
-    /// Whether GNU Go is installed; if not, says the test skips (and fails under
-    /// `GOREF_REQUIRE_GNUGO`, as CI sets it).
-    fn have_gnugo() -> bool {
-        let there = Path::new(GNUGO).exists();
-        assert!(
-            there || std::env::var_os("GOREF_REQUIRE_GNUGO").is_none(),
-            "{GNUGO} is not installed"
-        );
-        if !there {
-            eprintln!("skipping: {GNUGO} is not installed (.ci/run installs it)");
-        }
-        there
-    }
+    use goref_gtp::testing::{gnugo_there as have_gnugo, GNUGO};
 
     fn contestant(id: usize, name: &str, command: &str) -> Contestant {
         Contestant {

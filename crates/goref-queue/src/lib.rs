@@ -834,20 +834,7 @@ mod tests {
         );
 
         queue.enqueue(vec![job(1), job(2)]).await.unwrap();
-        let w1 = Worker::new(
-            connect(&db_url("lands")).await.unwrap(),
-            worker_info("w1"),
-            Duration::from_secs(60),
-        )
-        .await
-        .unwrap();
-        let w2 = Worker::new(
-            connect(&db_url("lands")).await.unwrap(),
-            worker_info("w2"),
-            Duration::from_secs(60),
-        )
-        .await
-        .unwrap();
+        let (w1, w2) = (worker("lands", "w1").await, worker("lands", "w2").await);
         let c1 = w1.claim("t1").await.unwrap().expect("game 1");
         let c2 = w2.claim("t1").await.unwrap().expect("game 2");
         assert_eq!((c1.job, c2.job), (job(1), job(2)));
@@ -875,6 +862,14 @@ mod tests {
         // Game 2 is still running: stopping leaves it to land or not.
         queue.stop().await.unwrap();
         assert!(!w2.open_work("t1").await.unwrap());
+    }
+
+    /// A worker with a lease of a minute on database `db` of [`fresh`].
+    async fn worker(db: &str, id: &str) -> Worker {
+        let conn = connect(&db_url(db)).await.unwrap();
+        Worker::new(conn, worker_info(id), Duration::from_secs(60))
+            .await
+            .unwrap()
     }
 
     fn db_url(name: &str) -> String {

@@ -38,6 +38,16 @@ pub struct Wld {
 }
 
 impl Wld {
+    /// `wins`, `losses` and `draws`.
+    #[must_use]
+    pub const fn new(wins: u32, losses: u32, draws: u32) -> Wld {
+        Wld {
+            wins,
+            losses,
+            draws,
+        }
+    }
+
     /// Games counted.
     #[must_use]
     pub fn games(&self) -> u32 {
@@ -441,11 +451,7 @@ mod tests {
 
     #[test]
     fn a_perfect_score_has_a_one_sided_bound() {
-        let won = |n| Wld {
-            wins: n,
-            losses: 0,
-            draws: 0,
-        };
+        let won = |n| Wld::new(n, 0, 0);
         // 20 wins: p = 0.05^(1/20) = 0.8609, Elo = -400 log10(1/p - 1) = +317.
         let bound = won(20).perfect_score_bound().unwrap();
         assert!((bound - 317.0).abs() < 1.0, "{bound}");
@@ -454,39 +460,23 @@ mod tests {
         assert!((p.powi(20) - 0.05).abs() < 1e-9);
         // More games, a higher bound; all lost mirrors all won.
         assert!(won(40).perfect_score_bound().unwrap() > bound);
-        let lost = Wld {
-            wins: 0,
-            losses: 20,
-            draws: 0,
-        };
+        let lost = Wld::new(0, 20, 0);
         assert!((lost.perfect_score_bound().unwrap() + bound).abs() < 1e-9);
         // A draw or a loss makes the score finite: no bound.
-        let mixed = Wld {
-            wins: 19,
-            losses: 0,
-            draws: 1,
-        };
+        let mixed = Wld::new(19, 0, 1);
         assert_eq!(mixed.perfect_score_bound(), None);
         assert_eq!(Wld::default().perfect_score_bound(), None);
     }
 
     #[test]
     fn elo_of_even_and_lopsided_scores() {
-        let even = Wld {
-            wins: 50,
-            losses: 50,
-            draws: 0,
-        };
+        let even = Wld::new(50, 50, 0);
         let (elo, half) = even.elo().unwrap();
         assert!(elo.abs() < 1e-9);
         // 100 games at 50%: σ = 0.05, so 0.5 ± 0.098 → about ±70 Elo.
         assert!((half - 69.0).abs() < 2.0, "{half}");
         assert!((even.los().unwrap() - 0.5).abs() < 1e-9);
-        let strong = Wld {
-            wins: 75,
-            losses: 25,
-            draws: 0,
-        };
+        let strong = Wld::new(75, 25, 0);
         let (elo, _) = strong.elo().unwrap();
         assert!((elo - 190.85).abs() < 0.1, "{elo}");
         assert!(strong.los().unwrap() > 0.999);
@@ -503,29 +493,17 @@ mod tests {
         let sprt = Sprt::new(0.0, 10.0, 0.05, 0.05).unwrap();
         let (lower, upper) = sprt.bounds();
         assert!((upper - 2.944).abs() < 1e-3 && (lower + 2.944).abs() < 1e-3);
-        let crushing = Wld {
-            wins: 2000,
-            losses: 1000,
-            draws: 0,
-        };
+        let crushing = Wld::new(2000, 1000, 0);
         assert_eq!(
             sprt.decision(SprtCounts::Games(&crushing)),
             SprtDecision::AcceptH1
         );
-        let losing = Wld {
-            wins: 1000,
-            losses: 2000,
-            draws: 0,
-        };
+        let losing = Wld::new(1000, 2000, 0);
         assert_eq!(
             sprt.decision(SprtCounts::Games(&losing)),
             SprtDecision::AcceptH0
         );
-        let close = Wld {
-            wins: 10,
-            losses: 9,
-            draws: 1,
-        };
+        let close = Wld::new(10, 9, 1);
         assert_eq!(
             sprt.decision(SprtCounts::Games(&close)),
             SprtDecision::Continue
