@@ -36,7 +36,10 @@ pub enum EngineSpec {
         env: Vec<(String, String)>,
     },
     /// An engine listening at `host:port`, reached over TCP.
-    Tcp { address: String },
+    Tcp {
+        /// `host:port`.
+        address: String,
+    },
 }
 
 impl EngineSpec {

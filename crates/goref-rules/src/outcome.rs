@@ -49,11 +49,17 @@ impl Score {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WinBy {
     /// By this many half points of area score.
-    Points { half_points: i32 },
+    Points {
+        /// The margin in half points, positive.
+        half_points: i32,
+    },
     /// By the long cycle rule (Olympiad 3.6.1): stones captured by Black and by White between
     /// the two occurrences of the position. SGF `RE` does not carry the captures (`B+`): an
     /// outcome read back from it has zero for both.
-    LongCycle { captures: ByColor<u32> },
+    LongCycle {
+        /// Stones captured by Black and by White between the two occurrences.
+        captures: ByColor<u32>,
+    },
     /// The opponent resigned (Olympiad 3.2).
     Resignation,
     /// The opponent ran out of time.
@@ -80,7 +86,12 @@ pub enum WinBy {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// One player won.
-    Win { winner: Color, by: WinBy },
+    Win {
+        /// Who won.
+        winner: Color,
+        /// How.
+        by: WinBy,
+    },
     /// Equal scores (TT rule 10) or a long cycle with equal captures (Olympiad 3.6.2).
     Draw,
     /// No result: the game was closed without being decided (SGF `RE[Void]`), e.g. a game
