@@ -234,17 +234,44 @@ impl From<GameLine> for Wire {
     }
 }
 
+/// A line of `results.jsonl` whose result cannot be taken.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LineError {
+    /// `result` is not SGF `RE`.
+    Result(goref_rules::ParseError),
+    /// `winner` names another colour than `result`.
+    Disagree {
+        /// The line's `result`.
+        result: String,
+        /// The line's `winner`.
+        winner: Option<char>,
+    },
+}
+
+impl std::fmt::Display for LineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LineError::Result(e) => write!(f, "{e}"),
+            LineError::Disagree { result, winner } => {
+                write!(f, "result '{result}' and winner {winner:?} disagree")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LineError {}
+
 impl TryFrom<Wire> for GameLine {
-    type Error = String;
+    type Error = LineError;
 
     /// The result is read from `RE`; a winner's letter that disagrees with it is refused.
-    fn try_from(w: Wire) -> Result<GameLine, String> {
-        let result: Outcome = w.result.parse().map_err(|e| format!("{e}"))?;
+    fn try_from(w: Wire) -> Result<GameLine, LineError> {
+        let result: Outcome = w.result.parse().map_err(LineError::Result)?;
         if result.winner().map(Color::letter) != w.winner {
-            return Err(format!(
-                "result '{}' and winner {:?} disagree",
-                w.result, w.winner
-            ));
+            return Err(LineError::Disagree {
+                result: w.result,
+                winner: w.winner,
+            });
         }
         Ok(GameLine {
             game: w.game,
