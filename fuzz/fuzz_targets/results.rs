@@ -16,6 +16,6 @@ fuzz_target!(|data: &[u8]| {
     match text.trim().chars().next() {
         Some('B' | 'b') => assert_eq!(printed.chars().next(), Some('B')),
         Some('W' | 'w') => assert_eq!(printed.chars().next(), Some('W')),
-        _ => assert_eq!(printed, "0"),
+        _ => assert!(printed == "0" || printed == "Void", "{text:?} -> {printed}"),
     }
 });

@@ -42,24 +42,36 @@ pub enum TimeControl {
     /// No clock.
     None,
     /// All turns in `main`.
-    SuddenDeath { main: Duration },
+    SuddenDeath {
+        /// The whole game's time.
+        main: Duration,
+    },
     /// `main`, plus `increment` after each turn, never above `max` (when given).
     Fischer {
+        /// Time at the start.
         main: Duration,
+        /// Added after each turn.
         increment: Duration,
+        /// The most the clock may hold, if bounded.
         max: Option<Duration>,
     },
     /// `main`, then `periods` periods of `period`: a turn within a period keeps it, each period
     /// overrun is lost, the last one lost loses the game.
     ByoYomi {
+        /// Main time.
         main: Duration,
+        /// Each period's length.
         period: Duration,
+        /// Periods after main time.
         periods: u32,
     },
     /// `main`, then `stones` turns in every period of `period`.
     Canadian {
+        /// Main time.
         main: Duration,
+        /// Each period's length.
         period: Duration,
+        /// Turns to play in each period.
         stones: u32,
     },
 }

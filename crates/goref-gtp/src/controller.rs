@@ -34,36 +34,56 @@ pub fn log_line(log: &Option<Log>, prefix: &str, line: &str) {
 pub enum GtpError {
     /// The program could not be started.
     Spawn {
+        /// The engine, as goref names it.
         engine: String,
+        /// The command that was run.
         command_line: String,
+        /// Why it failed.
         source: io::Error,
     },
     /// The TCP connection could not be made.
     Connect {
+        /// The engine, as goref names it.
         engine: String,
+        /// The address.
         address: String,
+        /// What went wrong.
         message: String,
     },
     /// No reply within the time allowed.
     Timeout {
+        /// The engine, as goref names it.
         engine: String,
+        /// The command sent.
         command: String,
+        /// How long goref waited.
         after: Duration,
     },
     /// The engine closed its output or exited (crash, or a closed connection).
     Closed {
+        /// The engine, as goref names it.
         engine: String,
+        /// The command sent.
         command: String,
+        /// How the process ended, if it did.
         status: Option<String>,
     },
     /// The engine answered `? message`.
     Failure {
+        /// The engine, as goref names it.
         engine: String,
+        /// The command sent.
         command: String,
+        /// What went wrong.
         message: String,
     },
     /// A command goref would not send (a line break inside it).
-    BadCommand { engine: String, command: String },
+    BadCommand {
+        /// The engine, as goref names it.
+        engine: String,
+        /// The command sent.
+        command: String,
+    },
 }
 
 impl GtpError {
@@ -124,9 +144,13 @@ impl std::error::Error for GtpError {}
 /// What an engine says about itself at start-up.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EngineInfo {
+    /// Its answer to `protocol_version`.
     pub protocol_version: String,
+    /// Its answer to `name`.
     pub name: String,
+    /// Its answer to `version`.
     pub version: String,
+    /// Its answer to `list_commands`, one command a line.
     pub commands: Vec<String>,
 }
 

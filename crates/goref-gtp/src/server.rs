@@ -11,7 +11,12 @@ pub enum Answer {
     Failure(String),
     /// Write `noise` (raw bytes, stray output) and then `=id ` `reply` with CRLF line ends:
     /// the faulty engine's garbage.
-    Noise { noise: Vec<u8>, reply: Vec<u8> },
+    Noise {
+        /// The stray bytes.
+        noise: Vec<u8>,
+        /// The reply after them.
+        reply: Vec<u8>,
+    },
     /// `= ` then stop the loop.
     Quit,
 }

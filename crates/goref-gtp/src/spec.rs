@@ -4,6 +4,25 @@
 use std::fmt;
 use std::path::PathBuf;
 
+/// An engine command that cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// `tcp://` without `host:port`.
+    #[error("'{0}' is not tcp://host:port")]
+    NotHostPort(String),
+    /// A quote opened and not closed (`'` or `"`).
+    #[error("unclosed {quote} in '{text}'")]
+    Unclosed {
+        /// The quote.
+        quote: char,
+        /// The command.
+        text: String,
+    },
+    /// No program.
+    #[error("empty engine command")]
+    Empty,
+}
+
 /// Where an engine runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EngineSpec {
@@ -17,16 +36,23 @@ pub enum EngineSpec {
         env: Vec<(String, String)>,
     },
     /// An engine listening at `host:port`, reached over TCP.
-    Tcp { address: String },
+    Tcp {
+        /// `host:port`.
+        address: String,
+    },
 }
 
 impl EngineSpec {
     /// Reads a command line (`gnugo --mode gtp`, with `'…'`, `"…"` and `\` quoting as a shell
     /// reads them) or `tcp://host:port`.
-    pub fn parse(text: &str) -> Result<EngineSpec, String> {
+    ///
+    /// # Errors
+    ///
+    /// An unclosed quote, no program, or `tcp://` without `host:port`.
+    pub fn parse(text: &str) -> Result<EngineSpec, SpecError> {
         if let Some(address) = text.trim().strip_prefix("tcp://") {
             if address.is_empty() || !address.contains(':') {
-                return Err(format!("'{text}' is not tcp://host:port"));
+                return Err(SpecError::NotHostPort(text.to_string()));
             }
             return Ok(EngineSpec::Tcp {
                 address: address.trim_end_matches('/').to_string(),
@@ -34,7 +60,7 @@ impl EngineSpec {
         }
         let argv = split_words(text)?;
         if argv.is_empty() {
-            return Err("empty engine command".into());
+            return Err(SpecError::Empty);
         }
         Ok(EngineSpec::Process {
             argv,
@@ -83,7 +109,15 @@ fn quote(word: &str) -> String {
 }
 
 /// Splits a command line into words as a POSIX shell would, without expansions.
-pub fn split_words(text: &str) -> Result<Vec<String>, String> {
+///
+/// # Errors
+///
+/// A quote opened and not closed.
+pub fn split_words(text: &str) -> Result<Vec<String>, SpecError> {
+    let unclosed = |quote| SpecError::Unclosed {
+        quote,
+        text: text.to_string(),
+    };
     let mut words = Vec::new();
     let mut word: Option<String> = None;
     let mut chars = text.chars();
@@ -100,7 +134,7 @@ pub fn split_words(text: &str) -> Result<Vec<String>, String> {
                     match chars.next() {
                         Some('\'') => break,
                         Some(c) => w.push(c),
-                        None => return Err(format!("unclosed ' in '{text}'")),
+                        None => return Err(unclosed('\'')),
                     }
                 }
             }
@@ -115,10 +149,10 @@ pub fn split_words(text: &str) -> Result<Vec<String>, String> {
                                 w.push('\\');
                                 w.push(c);
                             }
-                            None => return Err(format!("unclosed \" in '{text}'")),
+                            None => return Err(unclosed('"')),
                         },
                         Some(c) => w.push(c),
-                        None => return Err(format!("unclosed \" in '{text}'")),
+                        None => return Err(unclosed('"')),
                     }
                 }
             }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use goref_gtp::{Engine, EngineSpec, GtpError, Stopped};
 use tokio::io::AsyncWriteExt;
 
-const GNUGO: &str = "/usr/games/gnugo";
+use goref_gtp::testing::GNUGO;
 
 fn sh(script: &str) -> EngineSpec {
     EngineSpec::Process {
@@ -143,13 +143,7 @@ async fn replies_split_across_writes_are_joined() {
 
 #[tokio::test]
 async fn gnugo_passes_the_startup_check_and_quits_when_asked() {
-    if !std::path::Path::new(GNUGO).exists() {
-        // CI installs GNU Go and sets GOREF_REQUIRE_GNUGO: there, a missing engine fails.
-        assert!(
-            std::env::var_os("GOREF_REQUIRE_GNUGO").is_none(),
-            "{GNUGO} is not installed"
-        );
-        eprintln!("skipping: {GNUGO} is not installed");
+    if !goref_gtp::testing::gnugo_there() {
         return;
     }
     let spec = EngineSpec::parse(&format!("{GNUGO} --mode gtp --level 0")).unwrap();

@@ -119,20 +119,32 @@ impl Graph {
 
 /// Why the literal rules refuse a move (mirrors `goref_rules::Illegal`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refusal {
+pub enum LiteralIllegal {
+    /// The game is over.
     GameOver,
+    /// The point holds a stone.
     Occupied,
+    /// The play would remove its own string.
     Suicide,
+    /// Basic ko: an immediate recapture of a single stone.
     Ko,
-    Superko { repeats_after_turns: usize },
+    /// Superko: the play would recreate an earlier position.
+    Superko {
+        /// The turn after which that position arose (0: the start).
+        repeats_after_turns: usize,
+    },
 }
 
 /// How the game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ending {
+    /// Two consecutive passes.
     TwoPasses,
+    /// A play recreated an earlier position under the long cycle rule.
     LongCycle {
+        /// The turn after which that position first arose.
         first_after_turns: usize,
+        /// Stones captured by Black and by White since then.
         captures: [u32; 2],
     },
 }
@@ -230,9 +242,9 @@ impl LiteralGame {
     }
 
     /// A pass: always allowed while the game goes on; two in a row end it (TT rule 8).
-    pub fn pass(&mut self) -> Result<(), Refusal> {
+    pub fn pass(&mut self) -> Result<(), LiteralIllegal> {
         if self.ending.is_some() {
-            return Err(Refusal::GameOver);
+            return Err(LiteralIllegal::GameOver);
         }
         self.turns += 1;
         self.to_move = self.to_move.opponent();
@@ -247,12 +259,12 @@ impl LiteralGame {
     }
 
     /// A play on point `p` by the player to move.
-    pub fn play(&mut self, p: usize) -> Result<(), Refusal> {
+    pub fn play(&mut self, p: usize) -> Result<(), LiteralIllegal> {
         if self.ending.is_some() {
-            return Err(Refusal::GameOver);
+            return Err(LiteralIllegal::GameOver);
         }
         if self.grid[p].is_some() {
-            return Err(Refusal::Occupied);
+            return Err(LiteralIllegal::Occupied);
         }
         let me = self.to_move;
         // TT rule 7: colour the point, clear the opponent colour, then clear one's own.
@@ -262,15 +274,15 @@ impl LiteralGame {
         let suicided = self.graph.clear(&mut grid, me);
         // Olympiad 3.5: a play that captures nothing and leaves its own block without a liberty.
         if !self.rules.suicide_allowed && !suicided.is_empty() {
-            return Err(Refusal::Suicide);
+            return Err(LiteralIllegal::Suicide);
         }
         if self.is_ko_recapture(&captured) {
-            return Err(Refusal::Ko);
+            return Err(LiteralIllegal::Ko);
         }
         let repeated = self.earlier_occurrence(&grid, me.opponent());
         if let Some(earlier) = repeated {
             if self.rules.ko != KoRule::LongCycle {
-                return Err(Refusal::Superko {
+                return Err(LiteralIllegal::Superko {
                     repeats_after_turns: earlier.after_turns,
                 });
             }

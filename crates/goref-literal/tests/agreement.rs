@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use goref_literal::{Ending, Graph, LiteralGame, Refusal};
+use goref_literal::{Ending, Graph, LiteralGame, LiteralIllegal};
 use goref_rules::playout::Rng;
 use goref_rules::{End, Game, Geometry, Illegal, KoRule, Komi, Move, Point, Ruleset};
 use proptest::prelude::*;
@@ -71,16 +71,16 @@ fn board_spec() -> impl Strategy<Value = BoardSpec> {
     ]
 }
 
-fn same_reason(fast: Illegal, literal: Refusal) -> bool {
+fn same_reason(fast: Illegal, literal: LiteralIllegal) -> bool {
     matches!(
         (fast, literal),
-        (Illegal::GameOver, Refusal::GameOver)
-            | (Illegal::Occupied, Refusal::Occupied)
-            | (Illegal::Suicide, Refusal::Suicide)
-            | (Illegal::Ko { .. }, Refusal::Ko)
+        (Illegal::GameOver, LiteralIllegal::GameOver)
+            | (Illegal::Occupied, LiteralIllegal::Occupied)
+            | (Illegal::Suicide, LiteralIllegal::Suicide)
+            | (Illegal::Ko { .. }, LiteralIllegal::Ko)
     ) || matches!(
         (fast, literal),
-        (Illegal::Superko { repeats_after_turns: a }, Refusal::Superko { repeats_after_turns: b }) if a == b
+        (Illegal::Superko { repeats_after_turns: a }, LiteralIllegal::Superko { repeats_after_turns: b }) if a == b
     )
 }
 
@@ -102,7 +102,7 @@ fn same_end(fast: Option<End>, literal: Option<Ending>) -> bool {
 }
 
 /// The literal verdict on playing `p` (or passing) in `literal`, leaving it unchanged.
-fn literal_verdict(literal: &LiteralGame, mv: Move) -> Result<LiteralGame, Refusal> {
+fn literal_verdict(literal: &LiteralGame, mv: Move) -> Result<LiteralGame, LiteralIllegal> {
     let mut next = literal.clone();
     match mv {
         Move::Pass => next.pass()?,

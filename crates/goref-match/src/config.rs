@@ -36,9 +36,13 @@ use serde::Deserialize;
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineEntry {
+    /// Its command line (or `tcp://host:port`).
     pub command: String,
+    /// A short name for tables (default: from the command).
     pub name: Option<String>,
+    /// Its working directory.
     pub cwd: Option<PathBuf>,
+    /// Extra environment variables.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// GTP commands sent once after the engine starts (tournaments).
@@ -60,22 +64,39 @@ pub struct EngineEntry {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
+    /// A match's first engine (Black in game 1).
     pub black: Option<EngineEntry>,
+    /// A match's second engine.
     pub white: Option<EngineEntry>,
+    /// Games of a match.
     pub games: Option<usize>,
+    /// The board: `19`, `9x9`, `13x9`.
     pub size: Option<String>,
+    /// Komi.
     pub komi: Option<f64>,
+    /// The rules preset: `tromp-taylor`, `nstt`, `olympiad`.
     pub rules: Option<String>,
+    /// Games at once.
     pub jobs: Option<usize>,
+    /// The output directory.
     pub out: Option<PathBuf>,
+    /// Turns after which a game is scored as it stands.
     pub move_limit: Option<usize>,
+    /// Main time (`10m`, `5m+3s`, `none`).
     pub time: Option<String>,
+    /// Byo-yomi after main time (`30s/5`).
     pub byoyomi: Option<String>,
+    /// Canadian overtime after main time (`5m/25`).
     pub canadian: Option<String>,
+    /// Lag allowance of each move (`500ms`).
     pub lag: Option<String>,
+    /// Limit for a `genmove` reply regardless of the clock.
     pub hang_timeout: Option<String>,
+    /// Limit for every command but `genmove`.
     pub command_timeout: Option<String>,
+    /// What an illegal move does: `olympiad` or `strict`.
     pub illegal: Option<String>,
+    /// SPRT: elo0, elo1, alpha, beta.
     pub sprt: Option<[f64; 4]>,
     /// The end protocol (crate goref-referee); default `olympiad` under the olympiad preset,
     /// `all-alive` under `tromp-taylor` and `nstt`.
@@ -110,12 +131,60 @@ pub struct FileConfig {
     pub openings: Option<PathBuf>,
 }
 
+/// A TOML file that cannot be read.
+#[derive(Debug)]
+pub enum ConfigError {
+    /// The file itself.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Its text: not TOML, or not the settings goref knows.
+    Toml {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: toml::de::Error,
+    },
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfigError::Read { path, source } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+            ConfigError::Toml { path, source } => write!(f, "{}: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfigError::Read { source, .. } => Some(source),
+            ConfigError::Toml { source, .. } => Some(source),
+        }
+    }
+}
+
 impl FileConfig {
     /// Reads a file.
-    pub fn read(path: &std::path::Path) -> Result<FileConfig, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    ///
+    /// # Errors
+    ///
+    /// When the file cannot be read, or is not TOML with the settings goref knows.
+    pub fn read(path: &std::path::Path) -> Result<FileConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|source| ConfigError::Toml {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 }
 

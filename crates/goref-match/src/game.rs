@@ -18,7 +18,8 @@ use goref_referee::{
     Applied, Fault, Input, LongCyclePolicy, Need, PlayerInfo, Protocol, RecordInfo, Referee,
 };
 use goref_rules::{ByColor, Color, Game, Geometry, Move, Point, Ruleset};
-use serde::{Deserialize, Serialize};
+use goref_tournament::pairing::Pairing;
+use goref_tournament::GameLine;
 
 use crate::clock::{Announce, TimeControl};
 
@@ -43,17 +44,22 @@ impl std::fmt::Display for RefereeSpec {
     }
 }
 
-/// Settings shared by every game of a match.
+/// The settings of every game of a match or a tournament.
 #[derive(Clone, Debug)]
-pub struct Settings {
+pub struct GameSettings {
+    /// Board columns.
     pub width: usize,
+    /// Board rows.
     pub height: usize,
+    /// The rules and komi.
     pub rules: Ruleset,
+    /// Each player's clock.
     pub time: TimeControl,
     /// Lag allowance of each move: an overrun of the clock up to this is forgiven.
     pub lag: Duration,
     /// Turns after which the game is stopped and scored as it stands.
     pub move_limit: usize,
+    /// What an illegal move does (Olympiad 3.10.2, or a loss).
     pub illegal: IllegalPolicy,
     /// Limit for every command but `genmove`.
     pub command_timeout: Duration,
@@ -63,8 +69,9 @@ pub struct Settings {
     pub grace: Duration,
     /// Bytes of an engine's output logged per game, at most.
     pub log_cap: u64,
-    /// How a game ends after two passes.
-    pub end: Protocol,
+    /// How a game ends after two passes (the referee's protocol; `--end` and `end` in the
+    /// command line and the TOML file).
+    pub protocol: Protocol,
     /// Who settles disputed stones under the `olympiad` and `referee` protocols, and decides
     /// games sent to the tournament director by `min_moves`.
     pub referee: RefereeSpec,
@@ -83,11 +90,11 @@ pub struct Settings {
     pub opening: Vec<Move>,
 }
 
-impl Settings {
+impl GameSettings {
     /// Defaults for a board: Olympiad rules and clock, 7.5 komi.
     #[must_use]
-    pub fn new(width: usize, height: usize) -> Settings {
-        Settings {
+    pub fn new(width: usize, height: usize) -> GameSettings {
+        GameSettings {
             width,
             height,
             rules: Ruleset::OLYMPIAD,
@@ -99,7 +106,7 @@ impl Settings {
             hang_timeout: None,
             grace: Duration::from_secs(1),
             log_cap: 16 << 20,
-            end: Protocol::Olympiad,
+            protocol: Protocol::Olympiad,
             referee: RefereeSpec::Builtin,
             handicap: 0,
             handicap_style: HandicapStyle::Fixed,
@@ -114,7 +121,7 @@ impl Settings {
     #[must_use]
     pub fn referee_settings(&self, handicap: Vec<Point>) -> goref_referee::Settings {
         let mut s = goref_referee::Settings::new(self.rules);
-        s.protocol = self.end;
+        s.protocol = self.protocol;
         s.illegal = self.illegal;
         s.time = self.time;
         s.own_time = self.own_time;
@@ -130,68 +137,13 @@ impl Settings {
 
 /// One of the two engines of a match.
 #[derive(Clone, Debug)]
-pub struct Player {
+pub struct Contestant {
     /// 0 for the first engine (`--black` in game 1), 1 for the second.
     pub id: usize,
     /// A short name for tables and errors.
     pub name: String,
+    /// How to run its engine.
     pub spec: EngineSpec,
-}
-
-/// One line of the results file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameReport {
-    /// Game number, from 1.
-    pub game: usize,
-    /// Which engine (0 or 1) had Black, and which White.
-    pub black: usize,
-    pub white: usize,
-    /// Names the engines gave over GTP.
-    pub black_name: String,
-    pub white_name: String,
-    /// SGF `RE`.
-    pub result: String,
-    /// `B`, `W` or none for a draw.
-    pub winner: Option<char>,
-    pub end: Ending,
-    /// Why, in words, for forfeits and illegal moves.
-    pub detail: Option<String>,
-    /// Turns played.
-    pub moves: usize,
-    /// `genmove` replies and seconds spent in them, Black and White.
-    pub genmoves: [u32; 2],
-    pub seconds: [f64; 2],
-    /// Illegal moves replaced by a pass (Olympiad 3.10.2), Black and White.
-    pub illegal_passes: [u32; 2],
-    /// The record, relative to the output directory.
-    pub sgf: String,
-    /// How the dead-stone settlement ended (`agreement`, `four-passes`, `cleanup-passes`,
-    /// `played-out-on-copy`, `referee`, `all-alive`); none when the game did not end by
-    /// passes.
-    #[serde(default)]
-    pub ending: Option<String>,
-    /// Times play resumed after two passes.
-    #[serde(default)]
-    pub resumptions: u32,
-    /// The last dead lists of Black and White (`final_status_list dead`), none for a player
-    /// that gave none.
-    #[serde(default)]
-    pub dead_lists: [Option<Vec<String>>; 2],
-    /// The stones removed before scoring.
-    #[serde(default)]
-    pub removed: Vec<String>,
-}
-
-impl GameReport {
-    /// The engine (0 or 1) that won, if any.
-    #[must_use]
-    pub fn winner_id(&self) -> Option<usize> {
-        match self.winner {
-            Some('B') => Some(self.black),
-            Some('W') => Some(self.white),
-            _ => None,
-        }
-    }
 }
 
 /// An engine that could not start, or could not be set up for a game: the game is not played.
@@ -311,10 +263,10 @@ pub struct Seat {
 ///
 /// When it cannot start or fails the start-up check.
 pub async fn start_seat(
-    player: &Player,
+    player: &Contestant,
     number: usize,
     color: Color,
-    settings: &Settings,
+    settings: &GameSettings,
 ) -> Result<Seat, StartError> {
     let label = format!("{color} engine '{}'", player.name);
     let spec = player
@@ -341,17 +293,22 @@ pub async fn start_seat(
     })
 }
 
-/// Plays game `index` (from 0) between `black` and `white`, each engine started for this game
-/// and stopped after it; writes its SGF and log into `out`, and reports it. Only an engine that
-/// cannot start (or refuses the board) is an error.
+/// Plays game `number` (from 1) of `pairing` between `black` and `white` (the players the
+/// pairing names), each engine started for this game and stopped after it; writes its SGF and
+/// log into `out`, and gives its record. Only an engine that cannot start (or refuses the
+/// board) is an error.
+///
+/// # Errors
+///
+/// When an engine cannot start or refuses the board.
 pub async fn play_game(
-    index: usize,
-    black: &Player,
-    white: &Player,
-    settings: &Settings,
+    number: usize,
+    pairing: &Pairing,
+    black: &Contestant,
+    white: &Contestant,
+    settings: &GameSettings,
     out: &Path,
-) -> Result<GameReport, StartError> {
-    let number = index + 1;
+) -> Result<GameLine, StartError> {
     let b = start_seat(black, number, Color::Black, settings).await?;
     let w = match start_seat(white, number, Color::White, settings).await {
         Ok(w) => w,
@@ -361,29 +318,30 @@ pub async fn play_game(
         }
     };
     let mut seats = ByColor::new(b, w);
-    let report = play_game_on(&mut seats, index, black, white, settings, out).await;
+    let report = play_game_on(&mut seats, number, pairing, black, white, settings, out).await;
     let ByColor { black: b, white: w } = seats;
     let grace = settings.grace;
     tokio::join!(b.engine.shutdown(grace), w.engine.shutdown(grace));
     report
 }
 
-/// Plays game `index` on engines already running (kept between games, or just started): sets
-/// the board up (`boardsize`, `clear_board`, `komi`, rules and time), plays, writes the SGF and
-/// the log into `out`, and reports it. The engines keep running.
+/// Plays game `number` (from 1) of `pairing` on engines already running (kept between games,
+/// or just started): sets the board up (`boardsize`, `clear_board`, `komi`, rules and time),
+/// plays, writes the SGF and the log into `out`, and gives its record (its `sgf` relative to
+/// `out`; the players' names, the versions their engines gave). The engines keep running.
 ///
 /// # Errors
 ///
 /// When an engine refuses the board.
 pub async fn play_game_on(
     seats: &mut ByColor<Seat>,
-    index: usize,
-    black: &Player,
-    white: &Player,
-    settings: &Settings,
+    number: usize,
+    pairing: &Pairing,
+    black: &Contestant,
+    white: &Contestant,
+    settings: &GameSettings,
     out: &Path,
-) -> Result<GameReport, StartError> {
-    let number = index + 1;
+) -> Result<GameLine, StartError> {
     let log_path = out.join(format!("game-{number:04}.log"));
     let log: Option<Log> = File::create(&log_path)
         .ok()
@@ -401,7 +359,12 @@ pub async fn play_game_on(
             .map_err(|e| StartError::of(color, format!("game {number}: {e}")))?;
     }
     let commands = seats.as_ref().map(|s| s.command.clone());
-    let report = play_set_up(seats, number, black, white, settings, out, log, commands).await;
+    let game = Fixture {
+        number,
+        pairing,
+        players,
+    };
+    let report = play_set_up(seats, &game, settings, out, log, commands).await;
     for color in Color::ALL {
         if let Ok(mut switch) = seats[color].log.lock() {
             switch.point_to(None);
@@ -410,17 +373,22 @@ pub async fn play_game_on(
     report
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Which game is played, between whom.
+struct Fixture<'a> {
+    number: usize,
+    pairing: &'a Pairing,
+    players: ByColor<&'a Contestant>,
+}
+
 async fn play_set_up(
     seats: &mut ByColor<Seat>,
-    number: usize,
-    black: &Player,
-    white: &Player,
-    settings: &Settings,
+    game: &Fixture<'_>,
+    settings: &GameSettings,
     out: &Path,
     log: Option<Log>,
     commands: ByColor<String>,
-) -> Result<GameReport, StartError> {
+) -> Result<GameLine, StartError> {
+    let number = game.number;
     let mut engines = ByColor::new(&mut seats.black.engine, &mut seats.white.engine);
     let geometry = Arc::new(
         Geometry::rect(settings.width, settings.height)
@@ -495,21 +463,23 @@ async fn play_set_up(
     let referee = &driver.referee;
     let g = referee.game().geometry().clone();
     let names = |d: &Dead| d.iter().map(|&p| g.name(p)).collect::<Vec<_>>();
-    Ok(GameReport {
-        game: number,
-        black: black.id,
-        white: white.id,
-        black_name: info.black.name.clone(),
-        white_name: info.white.name.clone(),
-        result: result.outcome.to_sgf(),
-        winner: result.outcome.winner().map(Color::letter),
-        end: result.ending,
+    let names_of = game.players.map(|p| p.name.clone()).into_array();
+    let line = GameLine::of(
+        number,
+        game.pairing,
+        names_of,
+        result.outcome,
+        result.ending,
+    );
+    Ok(GameLine {
+        black_version: info.black.version.clone(),
+        white_version: info.white.version.clone(),
         detail: result.detail.clone(),
         moves: referee.game().moves().len(),
         genmoves: driver.genmoves.into_array(),
         seconds: driver.seconds.into_array(),
         illegal_passes: referee.illegal_passes().into_array(),
-        sgf: sgf_name,
+        sgf: Some(sgf_name),
         ending: result.settled.map(|e| e.name().to_string()),
         resumptions: referee.resumptions(),
         dead_lists: referee
@@ -518,6 +488,7 @@ async fn play_set_up(
             .map(|l| l.map(|l| names(&l)))
             .into_array(),
         removed: names(&result.removed),
+        ..line
     })
 }
 
@@ -527,7 +498,11 @@ fn first_line(text: &str) -> String {
 
 /// `boardsize`, `clear_board`, `komi` (all required), then rules and time hints where the
 /// engine lists them.
-async fn setup(engine: &mut Engine, s: &Settings, color: Option<Color>) -> Result<(), GtpError> {
+async fn setup(
+    engine: &mut Engine,
+    s: &GameSettings,
+    color: Option<Color>,
+) -> Result<(), GtpError> {
     // The engine's own clock (time odds), or the game's.
     let time = match (s.own_time, color) {
         (Some(own), Some(color)) => own[color],
@@ -601,7 +576,7 @@ pub async fn setup_engine(
 /// `place_free_handicap` told to White with `set_free_handicap`.
 async fn place_handicap(
     engines: &mut ByColor<&mut Engine>,
-    s: &Settings,
+    s: &GameSettings,
     geometry: &Geometry,
 ) -> Result<Vec<Point>, (Option<Color>, String)> {
     if s.handicap == 0 {
@@ -745,7 +720,10 @@ pub fn can_be_told_rules(engine: &EngineInfo) -> bool {
 /// # Errors
 ///
 /// The engine cannot start, or does not answer each command.
-pub async fn check_player(player: &Player, settings: &Settings) -> Result<EngineInfo, StartError> {
+pub async fn check_player(
+    player: &Contestant,
+    settings: &GameSettings,
+) -> Result<EngineInfo, StartError> {
     let spec = player
         .spec
         .substitute("game", "1")
@@ -787,7 +765,7 @@ pub async fn check_player(player: &Player, settings: &Settings) -> Result<Engine
 
 /// Drives one game: asks the engines what the referee needs.
 struct Driver<'a> {
-    settings: &'a Settings,
+    settings: &'a GameSettings,
     log: Option<Log>,
     referee: Referee,
     /// The referee's time is measured from here.
@@ -1188,8 +1166,117 @@ pub fn parse_vertices(geometry: &Geometry, text: &str) -> Vec<Point> {
         .collect()
 }
 
-/// The path of a game's record in `out`.
+/// The path of a game's record in `out`, if it has one.
 #[must_use]
-pub fn sgf_path(out: &Path, report: &GameReport) -> PathBuf {
-    out.join(&report.sgf)
+pub fn sgf_path(out: &Path, line: &GameLine) -> Option<PathBuf> {
+    line.sgf.as_ref().map(|sgf| out.join(sgf))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use goref_rules::Preset;
+    use std::io::Write as _;
+
+    use goref_gtp::testing::{gnugo_there as have_gnugo, GNUGO};
+
+    fn contestant(id: usize, name: &str, command: &str) -> Contestant {
+        Contestant {
+            id,
+            name: name.to_string(),
+            spec: EngineSpec::parse(command).unwrap(),
+        }
+    }
+
+    fn out_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("goref-match-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A game between two GNU Go gives its record: the pairing's numbers and names, the
+    /// result the SGF file says, the moves and replies counted.
+    #[tokio::test]
+    async fn a_game_gives_its_record_and_writes_its_sgf() {
+        if !have_gnugo() {
+            return;
+        }
+        let command = format!("{GNUGO} --mode gtp --level 0 --capture-all-dead");
+        let (a, b) = (contestant(0, "a", &command), contestant(1, "b", &command));
+        let mut settings = GameSettings::new(7, 7);
+        settings.rules = Ruleset::preset(Preset::TrompTaylor);
+        settings.time = TimeControl::None;
+        settings.protocol = Protocol::AllAlive;
+        let out = out_dir("record");
+        // Game 3, round 2 (from 0: 1), engine 1 has Black.
+        let pairing = Pairing::new(1, 1, 0);
+        let line = play_game(3, &pairing, &b, &a, &settings, &out)
+            .await
+            .unwrap();
+        assert_eq!(
+            (line.game, line.round, line.black, line.white),
+            (3, 2, 1, 0)
+        );
+        assert_eq!(
+            (line.black_name.as_str(), line.white_name.as_str()),
+            ("b", "a")
+        );
+        assert!(line.black_version.is_some(), "GNU Go gives its version");
+        assert!(line.moves > 0 && line.genmoves[0] > 0, "{line:?}");
+        let sgf = std::fs::read_to_string(sgf_path(&out, &line).unwrap()).unwrap();
+        assert!(
+            sgf.contains(&format!("RE[{}]", line.result.to_sgf())),
+            "{sgf}"
+        );
+        assert!(line.result.is_decided());
+        assert_eq!(line.winner_id(), line.winner().map(|c| line.id_of(c)));
+        assert!(out.join("game-0003.log").exists());
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    /// An engine that cannot start is charged with it, by colour; the game is not played.
+    #[tokio::test]
+    async fn an_engine_that_cannot_start_is_the_culprit() {
+        let missing = contestant(0, "ghost", "/nonexistent/engine --gtp");
+        let other = contestant(1, "other", "/nonexistent/other --gtp");
+        let out = out_dir("culprit");
+        let err = play_game(
+            1,
+            &Pairing::new(0, 0, 1),
+            &missing,
+            &other,
+            &GameSettings::new(9, 9),
+            &out,
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(err.culprit, Some(Color::Black));
+        assert!(err.message.contains("ghost"), "{err}");
+        assert!(!out.join("game-0001.sgf").exists());
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    /// An engine's log holds at most `cap` bytes a game, then one line saying the rest was
+    /// not logged; pointed at the next game's log, it counts afresh.
+    #[test]
+    fn a_log_switch_cuts_a_chatty_engine_at_its_cap() {
+        let first: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
+        let second: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
+        let mut switch = LogSwitch::new(10);
+        switch.write_all(b"nowhere yet\n").unwrap();
+        switch.point_to(Some(first.clone() as Log));
+        switch.write_all(b"12345").unwrap();
+        switch.write_all(b"67890").unwrap();
+        switch.write_all(b"x").unwrap();
+        switch.write_all(b"y").unwrap();
+        let text = String::from_utf8(first.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            text,
+            "1234567890[goref] engine output past 10 bytes not logged\n"
+        );
+        switch.point_to(Some(second.clone() as Log));
+        switch.write_all(b"again").unwrap();
+        assert_eq!(&second.lock().unwrap()[..], b"again");
+    }
 }

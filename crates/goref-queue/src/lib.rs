@@ -21,15 +21,14 @@
 //! # }
 //! ```
 
-#![deny(missing_docs)]
-
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use goref_tournament::runner::{BoxFuture, Landed};
-use goref_tournament::{GameLine, Job, RemoteGames};
+use goref_runner::tournament::{BoxFuture, Landed, RemoteError};
+use goref_runner::{Job, RemoteGames};
+use goref_tournament::GameLine;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 use tokio_postgres::{AsyncMessage, Client, NoTls};
@@ -171,50 +170,22 @@ CREATE TABLE queue_workers (
 );
 "];
 
+/// The advisory lock held while migrating (the server's store holds another).
+const MIGRATION_LOCK: i64 = 7_216_403;
+
 /// Applies the schema's versions not yet applied, each in a transaction of its own, under an
-/// advisory lock (two processes starting at once do not both apply one).
+/// advisory lock (two processes starting at once do not both apply one): goref-pg's
+/// [`goref_pg::migrate`] on table `goref_queue_migrations`.
 ///
 /// # Errors
 ///
-/// A database error.
+/// A database error, or a schema newer than this goref knows.
 pub async fn migrate(client: &Client) -> Result<(), QueueError> {
-    client
-        .batch_execute(
-            "SELECT pg_advisory_lock(7216403);
-             CREATE TABLE IF NOT EXISTS goref_queue_migrations (
-                 version INTEGER PRIMARY KEY,
-                 applied_at TIMESTAMPTZ NOT NULL DEFAULT now());",
-        )
+    goref_pg::migrate(client, MIGRATION_LOCK, "goref_queue_migrations", MIGRATIONS)
         .await
-        .map_err(QueueError::db)?;
-    let result = async {
-        let row = client
-            .query_one(
-                "SELECT COALESCE(MAX(version), 0) FROM goref_queue_migrations",
-                &[],
-            )
-            .await
-            .map_err(QueueError::db)?;
-        let applied: i32 = row.get(0);
-        for (i, sql) in MIGRATIONS.iter().enumerate() {
-            let version = i32::try_from(i + 1).expect("few migrations");
-            if version <= applied {
-                continue;
-            }
-            client
-                .batch_execute(&format!(
-                    "BEGIN; {sql} INSERT INTO goref_queue_migrations (version) VALUES ({version}); COMMIT;"
-                ))
-                .await
-                .map_err(QueueError::db)?;
-        }
-        Ok(())
-    }
-    .await;
-    let _ = client
-        .batch_execute("SELECT pg_advisory_unlock(7216403)")
-        .await;
-    result
+        .map_err(|e| QueueError {
+            kind: QueueErrorKind::Database(e.to_string()),
+        })
 }
 
 /// A tournament as stored for its workers.
@@ -381,15 +352,15 @@ impl Queue {
 }
 
 impl RemoteGames for Queue {
-    fn enqueue(&self, jobs: Vec<Job>) -> BoxFuture<'_, Result<(), String>> {
-        Box::pin(async move { self.enqueue_jobs(jobs).await.map_err(|e| e.to_string()) })
+    fn enqueue(&self, jobs: Vec<Job>) -> BoxFuture<'_, Result<(), RemoteError>> {
+        Box::pin(async move { self.enqueue_jobs(jobs).await.map_err(RemoteError::from) })
     }
 
-    fn next(&self) -> BoxFuture<'_, Result<Option<Landed>, String>> {
-        Box::pin(async move { self.next_landed().await.map_err(|e| e.to_string()) })
+    fn next(&self) -> BoxFuture<'_, Result<Option<Landed>, RemoteError>> {
+        Box::pin(async move { self.next_landed().await.map_err(RemoteError::from) })
     }
 
-    fn stop(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn stop(&self) -> BoxFuture<'_, Result<(), RemoteError>> {
         Box::pin(async move {
             self.conn
                 .client
@@ -399,7 +370,7 @@ impl RemoteGames for Queue {
                 )
                 .await
                 .map(|_| ())
-                .map_err(|e| QueueError::db(e).to_string())
+                .map_err(|e| RemoteError::from(QueueError::db(e)))
         })
     }
 }
@@ -770,4 +741,138 @@ pub async fn status(client: &Client) -> Result<Status, QueueError> {
         tournaments,
         workers,
     })
+}
+
+/// Against a real PostgreSQL cluster (`pg_virtualenv -t cargo test -p goref-queue`); without
+/// one each test says it skips, and fails under `GOREF_REQUIRE_PG`.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use goref_referee::Ending;
+    use goref_rules::{Color, Outcome, WinBy};
+    use goref_tournament::pairing::Pairing;
+
+    async fn fresh(name: &str) -> Option<Connection> {
+        let url = goref_pg::testing::fresh_database("goref_queue_test", name)?;
+        Some(connect(&url).await.expect("connects"))
+    }
+
+    fn worker_info(id: &str) -> WorkerInfo {
+        WorkerInfo {
+            id: id.to_string(),
+            host: "here".to_string(),
+            version: "test".to_string(),
+            engines: vec![("a".into(), "1".into()), ("b".into(), "1".into())],
+        }
+    }
+
+    fn job(number: usize) -> Job {
+        Job {
+            number,
+            pairing: Pairing::new(0, (number + 1) % 2, number % 2),
+            opening: None,
+        }
+    }
+
+    /// Migrating again applies nothing; two processes migrating at once both succeed (the
+    /// advisory lock); a schema newer than this goref is refused, not written over.
+    #[tokio::test]
+    async fn the_schema_is_applied_once_and_a_newer_one_is_refused() {
+        let Some(first) = fresh("migrate").await else {
+            return;
+        };
+        let url =
+            goref_pg::testing::fresh_database("goref_queue_test", "migrate_two").expect("there");
+        let (a, b) = (connect(&url).await.unwrap(), connect(&url).await.unwrap());
+        let (ra, rb) = tokio::join!(migrate(&a.client), migrate(&b.client));
+        ra.unwrap();
+        rb.unwrap();
+        migrate(&first.client).await.unwrap();
+        migrate(&first.client).await.unwrap();
+        for conn in [&first, &a] {
+            let rows = conn
+                .client
+                .query(
+                    "SELECT version FROM goref_queue_migrations ORDER BY version",
+                    &[],
+                )
+                .await
+                .unwrap();
+            let versions: Vec<i32> = rows.iter().map(|r| r.get(0)).collect();
+            assert_eq!(versions, (1..=MIGRATIONS.len() as i32).collect::<Vec<_>>());
+        }
+        first
+            .client
+            .execute(
+                "INSERT INTO goref_queue_migrations (version) VALUES ($1)",
+                &[&(MIGRATIONS.len() as i32 + 1)],
+            )
+            .await
+            .unwrap();
+        let err = migrate(&first.client).await.unwrap_err();
+        assert!(
+            matches!(err.kind(), QueueErrorKind::Database(m) if m.contains("newer than this goref knows")),
+            "{err}"
+        );
+    }
+
+    /// Games handed out are claimed once each, in number order; a worker that lost its
+    /// claim cannot complete the game; a completed game lands at the coordinator with its
+    /// line and record, once.
+    #[tokio::test]
+    async fn a_claimed_game_lands_once() {
+        let Some(conn) = fresh("lands").await else {
+            return;
+        };
+        let queue = Queue::open(conn, "t1", "{}", "fp").await.unwrap();
+        // Another fingerprint under the same id is refused.
+        let again = connect(&db_url("lands")).await.unwrap();
+        let refused = Queue::open(again, "t1", "{}", "other").await.err().unwrap();
+        assert!(
+            matches!(refused.kind(), QueueErrorKind::Mismatch(_)),
+            "{refused}"
+        );
+
+        queue.enqueue(vec![job(1), job(2)]).await.unwrap();
+        let (w1, w2) = (worker("lands", "w1").await, worker("lands", "w2").await);
+        let c1 = w1.claim("t1").await.unwrap().expect("game 1");
+        let c2 = w2.claim("t1").await.unwrap().expect("game 2");
+        assert_eq!((c1.job, c2.job), (job(1), job(2)));
+        assert!(w1.claim("t1").await.unwrap().is_none(), "nothing left");
+
+        let won = Outcome::win(Color::White, WinBy::Resignation);
+        let names = ["a".to_string(), "b".to_string()];
+        let line = GameLine::of(1, &c1.job.pairing, names, won, Ending::Resignation);
+        // w2 does not hold game 1: its result is dropped.
+        let stolen = Claim {
+            tournament: "t1".into(),
+            job: c1.job,
+        };
+        assert!(!w2.complete(&stolen, &line, None).await.unwrap());
+        assert!(w1.renew(&c1).await.unwrap());
+        assert!(!w2.renew(&stolen).await.unwrap());
+        assert!(w1
+            .complete(&c1, &line, Some("(;GM[1])".into()))
+            .await
+            .unwrap());
+        assert!(!w1.complete(&c1, &line, None).await.unwrap(), "once");
+        let (landed, record) = queue.next().await.unwrap().expect("game 1 landed");
+        assert_eq!(landed, line);
+        assert_eq!(record.as_deref(), Some("(;GM[1])"));
+        // Game 2 is still running: stopping leaves it to land or not.
+        queue.stop().await.unwrap();
+        assert!(!w2.open_work("t1").await.unwrap());
+    }
+
+    /// A worker with a lease of a minute on database `db` of [`fresh`].
+    async fn worker(db: &str, id: &str) -> Worker {
+        let conn = connect(&db_url(db)).await.unwrap();
+        Worker::new(conn, worker_info(id), Duration::from_secs(60))
+            .await
+            .unwrap()
+    }
+
+    fn db_url(name: &str) -> String {
+        format!("postgres:///goref_queue_test_{}_{name}", std::process::id())
+    }
 }

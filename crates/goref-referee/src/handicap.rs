@@ -22,11 +22,12 @@ pub enum HandicapStyle {
 impl std::str::FromStr for HandicapStyle {
     type Err = HandicapError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "fixed" => Ok(HandicapStyle::Fixed),
-            "free" => Ok(HandicapStyle::Free),
-            _ => Err(HandicapError::UnknownStyle(s.to_string())),
-        }
+        let choices = [
+            ("fixed", HandicapStyle::Fixed),
+            ("free", HandicapStyle::Free),
+        ];
+        goref_rules::words::one_of(s, &choices)
+            .ok_or_else(|| HandicapError::UnknownStyle(s.to_string()))
     }
 }
 

@@ -85,10 +85,7 @@ impl std::error::Error for UnknownProtocol {}
 impl FromStr for Protocol {
     type Err = UnknownProtocol;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let lower = s.trim().to_ascii_lowercase();
-        Protocol::ALL
-            .into_iter()
-            .find(|p| p.name() == lower)
+        goref_rules::words::one_of(s, &Protocol::ALL.map(|p| (p.name(), p)))
             .ok_or_else(|| UnknownProtocol(s.to_string()))
     }
 }

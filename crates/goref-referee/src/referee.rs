@@ -35,14 +35,16 @@ pub enum IllegalPolicy {
 impl std::str::FromStr for IllegalPolicy {
     type Err = SettingError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "refuse" => Ok(IllegalPolicy::Refuse),
-            "olympiad" => Ok(IllegalPolicy::Olympiad),
-            "strict" => Ok(IllegalPolicy::Strict),
-            _ => Err(SettingError::new(format!(
+        let choices = [
+            ("refuse", IllegalPolicy::Refuse),
+            ("olympiad", IllegalPolicy::Olympiad),
+            ("strict", IllegalPolicy::Strict),
+        ];
+        goref_rules::words::one_of(s, &choices).ok_or_else(|| {
+            SettingError::new(format!(
                 "illegal-move policy '{s}': expected olympiad, strict or refuse"
-            ))),
-        }
+            ))
+        })
     }
 }
 
@@ -64,13 +66,13 @@ pub enum LongCyclePolicy {
 impl std::str::FromStr for LongCyclePolicy {
     type Err = SettingError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "end" => Ok(LongCyclePolicy::End),
-            "pass" => Ok(LongCyclePolicy::Pass),
-            _ => Err(SettingError::new(format!(
-                "long-cycle policy '{s}': expected end or pass"
-            ))),
-        }
+        let choices = [
+            ("end", LongCyclePolicy::End),
+            ("pass", LongCyclePolicy::Pass),
+        ];
+        goref_rules::words::one_of(s, &choices).ok_or_else(|| {
+            SettingError::new(format!("long-cycle policy '{s}': expected end or pass"))
+        })
     }
 }
 

@@ -118,7 +118,12 @@ impl fmt::Debug for Board {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SetupError {
     /// The number of colours given differs from the number of points.
-    WrongLength { expected: usize, found: usize },
+    WrongLength {
+        /// The board's points.
+        expected: usize,
+        /// The colours given.
+        found: usize,
+    },
     /// A string without liberties, which no sequence of moves can leave on the board.
     NoLiberties(Point),
     /// A drawing whose rows are empty, too long, or of different lengths.

@@ -5,7 +5,9 @@ use std::fmt;
 /// A player, and the colour of that player's stones (TT rule 1, Olympiad 3.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Color {
+    /// Black, who moves first.
     Black,
+    /// White.
     White,
 }
 

@@ -30,10 +30,16 @@ pub enum Illegal {
     Suicide,
     /// Basic ko (Olympiad 3.5): the play would immediately recapture the single stone at this
     /// point.
-    Ko { point: Point },
+    Ko {
+        /// The point of the single stone it would recapture.
+        point: Point,
+    },
     /// Superko (TT rule 6): the play would recreate the position that arose after this many
     /// turns (0: the starting position).
-    Superko { repeats_after_turns: usize },
+    Superko {
+        /// The turn after which that position arose (0: the start).
+        repeats_after_turns: usize,
+    },
 }
 
 impl fmt::Display for Illegal {
@@ -91,21 +97,34 @@ pub enum End {
     /// A play recreated the position that arose after `first_after_turns` turns (Olympiad
     /// 3.6); `captures` are the stones taken by Black and by White since then.
     LongCycle {
+        /// The turn after which the position first arose.
         first_after_turns: usize,
+        /// Stones captured by Black and by White since then.
         captures: ByColor<u32>,
     },
     /// A player resigned (Olympiad 3.2).
-    Resignation { by: Color },
+    Resignation {
+        /// Who resigned.
+        by: Color,
+    },
     /// A player ran out of time.
-    Time { by: Color },
+    Time {
+        /// Whose time ran out.
+        by: Color,
+    },
     /// A player forfeited.
-    Forfeit { by: Color },
+    Forfeit {
+        /// Who forfeited.
+        by: Color,
+    },
 }
 
 /// The basic-ko ban: `forbidden` may not recapture the single stone at `point`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KoBan {
+    /// The point of the single stone that may not be recaptured.
     pub point: Point,
+    /// The player who may not recapture it.
     pub forbidden: Color,
 }
 

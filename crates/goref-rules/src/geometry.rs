@@ -35,7 +35,12 @@ impl Point {
 pub enum Shape {
     /// `width` columns by `height` rows; point index is `row * width + column`, row 0 at the top
     /// (as SGF counts), column 0 at the left.
-    Rect { width: usize, height: usize },
+    Rect {
+        /// Columns.
+        width: usize,
+        /// Rows.
+        height: usize,
+    },
     /// Any finite graph.
     Graph,
 }
@@ -44,11 +49,21 @@ pub enum Shape {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GeometryError {
     /// A rectangle side outside `1..=25`.
-    BadSide { width: usize, height: usize },
+    BadSide {
+        /// Columns asked for.
+        width: usize,
+        /// Rows asked for.
+        height: usize,
+    },
     /// A graph with no points, or more than [`MAX_POINTS`].
     BadPointCount(usize),
     /// An edge naming a point that does not exist.
-    EdgeOutOfRange { edge: (usize, usize), points: usize },
+    EdgeOutOfRange {
+        /// The edge's two points.
+        edge: (usize, usize),
+        /// The graph's points.
+        points: usize,
+    },
     /// An edge from a point to itself.
     SelfLoop(usize),
     /// The same edge given twice.

@@ -33,6 +33,7 @@ mod outcome;
 pub mod perft;
 pub mod playout;
 mod ruleset;
+pub mod words;
 
 pub use board::{Board, Effect, SetupError, StringStones};
 pub use color::{ByColor, Color};

@@ -70,7 +70,7 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseError::UnknownResult(r) => {
-                write!(f, "'{r}' is not a result: B+R, W+T, B+F, W+3.5 or 0 (Draw)")
+                write!(f, "'{r}' is not a result: B+R, W+T, B+F, W+3.5, B+ (long cycle), 0 (Draw) or Void")
             }
             ParseError::UnknownKoRule(s) => write!(
                 f,
@@ -95,13 +95,18 @@ impl std::error::Error for ParseError {}
 impl FromStr for KoRule {
     type Err = ParseError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "simple" => Ok(KoRule::Simple),
-            "positional" | "psk" | "positional-superko" => Ok(KoRule::PositionalSuperko),
-            "situational" | "ssk" | "situational-superko" => Ok(KoRule::SituationalSuperko),
-            "long-cycle" | "olympiad" => Ok(KoRule::LongCycle),
-            _ => Err(ParseError::UnknownKoRule(s.to_string())),
-        }
+        let choices = [
+            ("simple", KoRule::Simple),
+            ("positional", KoRule::PositionalSuperko),
+            ("psk", KoRule::PositionalSuperko),
+            ("positional-superko", KoRule::PositionalSuperko),
+            ("situational", KoRule::SituationalSuperko),
+            ("ssk", KoRule::SituationalSuperko),
+            ("situational-superko", KoRule::SituationalSuperko),
+            ("long-cycle", KoRule::LongCycle),
+            ("olympiad", KoRule::LongCycle),
+        ];
+        crate::words::one_of(s, &choices).ok_or_else(|| ParseError::UnknownKoRule(s.to_string()))
     }
 }
 
@@ -213,10 +218,7 @@ impl fmt::Display for Preset {
 impl FromStr for Preset {
     type Err = ParseError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let lower = s.trim().to_ascii_lowercase();
-        Preset::ALL
-            .into_iter()
-            .find(|p| p.name() == lower)
+        crate::words::one_of(s, &Preset::ALL.map(|p| (p.name(), p)))
             .ok_or_else(|| ParseError::UnknownPreset(s.to_string()))
     }
 }

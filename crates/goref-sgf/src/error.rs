@@ -10,7 +10,12 @@ pub enum MoveProblem {
     /// The value is neither empty (a pass) nor two letters `a`-`z`, `A`-`Z`.
     NotAPoint,
     /// The point lies outside the `width` × `height` board.
-    OffBoard { width: usize, height: usize },
+    OffBoard {
+        /// Board columns.
+        width: usize,
+        /// Board rows.
+        height: usize,
+    },
     /// The node already has a move (SGF allows one move per node).
     SecondInNode,
     /// The node also has setup properties (SGF keeps setup and moves in separate nodes).
@@ -25,52 +30,77 @@ pub enum MoveProblem {
 #[non_exhaustive]
 pub enum SgfError {
     /// No game tree (`(;`) anywhere in the text.
-    NoGame { line: usize },
+    NoGame {
+        /// Where the text was looked at: line 1.
+        line: usize,
+    },
     /// The text is not SGF here.
     Syntax {
+        /// The line, from 1.
         line: usize,
+        /// The column, from 1, in characters.
         column: usize,
+        /// What went wrong.
         message: String,
     },
     /// `GM` is not 1.
     NotGo {
+        /// The line, from 1.
         line: usize,
+        /// The column, from 1, in characters.
         column: usize,
+        /// The value between the brackets.
         value: String,
     },
     /// `SZ` is not one size or two `columns:rows` within 1-25.
     BoardSize {
+        /// The line, from 1.
         line: usize,
+        /// The column, from 1, in characters.
         column: usize,
+        /// The value between the brackets.
         value: String,
     },
     /// `KM` is not a multiple of 0.5.
     Komi {
+        /// The line, from 1.
         line: usize,
+        /// The column, from 1, in characters.
         column: usize,
+        /// The value between the brackets.
         value: String,
     },
     /// A `B` or `W` property that is not a move of this board.
     Move {
+        /// The line, from 1.
         line: usize,
+        /// The column, from 1, in characters.
         column: usize,
         /// The move's number on the main line, from 1.
         number: usize,
+        /// The colour that played it.
         color: Color,
         /// The raw value between the brackets.
         value: String,
+        /// What is wrong with it.
         problem: MoveProblem,
     },
     /// Any other property that cannot be used: setup lists, `PL`, repeated or misplaced
     /// properties, setup strings without liberties.
     Property {
+        /// The line, from 1.
         line: usize,
+        /// The column, from 1, in characters.
         column: usize,
+        /// What went wrong.
         message: String,
     },
     /// A [`GameRecord`](crate::GameRecord) built in memory (not read from a file) that does not
     /// describe a position: the message names the point or size.
-    Record { message: String },
+    Record {
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl SgfError {

@@ -15,7 +15,7 @@
 //! points ([`Points`]) so that draws (jigo) stay exact.
 //!
 //! ```
-//! use goref_tournament::pairing::{round_robin, Knockout, Outcome, Points, Swiss};
+//! use goref_tournament::pairing::{round_robin, Knockout, Scored, Points, Swiss};
 //!
 //! // Four engines, two games per pair: three rounds per cycle, two cycles, 12 games.
 //! let schedule = round_robin(4, 2);
@@ -24,13 +24,13 @@
 //!
 //! // A Swiss tournament of five engines, in which the better seed always wins.
 //! let better_seed_wins = |black: usize, white: usize| {
-//!     if black < white { Outcome::BlackWins } else { Outcome::WhiteWins }
+//!     if black < white { Scored::BlackWins } else { Scored::WhiteWins }
 //! };
 //! let mut swiss = Swiss::new(5);
 //! for _ in 0..3 {
 //!     let round = swiss.next_round();
 //!     assert!(round.bye.is_some()); // an odd number of engines: one sits out and scores 1
-//!     let outcomes: Vec<Outcome> =
+//!     let outcomes: Vec<Scored> =
 //!         round.pairings.iter().map(|p| better_seed_wins(p.black, p.white)).collect();
 //!     swiss.record(&round, &outcomes).unwrap();
 //! }
@@ -114,9 +114,10 @@ impl Pairing {
     }
 }
 
-/// How a game ended, as far as a tournament cares.
+/// A game's result as pairings, standings and ratings score it: who won, not how (a
+/// [`goref_rules::Outcome`] forgets the rest when it becomes one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Outcome {
+pub enum Scored {
     /// Black won (by score, resignation, time, forfeit...).
     BlackWins,
     /// White won.
@@ -125,14 +126,14 @@ pub enum Outcome {
     Draw,
 }
 
-impl Outcome {
+impl Scored {
     /// The winning colour, `None` for a draw.
     #[must_use]
     pub const fn winner(self) -> Option<Color> {
         match self {
-            Outcome::BlackWins => Some(Color::Black),
-            Outcome::WhiteWins => Some(Color::White),
-            Outcome::Draw => None,
+            Scored::BlackWins => Some(Color::Black),
+            Scored::WhiteWins => Some(Color::White),
+            Scored::Draw => None,
         }
     }
 
@@ -140,34 +141,46 @@ impl Outcome {
     #[must_use]
     pub const fn points(self, color: Color) -> Points {
         match (self, color) {
-            (Outcome::Draw, _) => Points::HALF,
-            (Outcome::BlackWins, Color::Black) | (Outcome::WhiteWins, Color::White) => Points::ONE,
+            (Scored::Draw, _) => Points::HALF,
+            (Scored::BlackWins, Color::Black) | (Scored::WhiteWins, Color::White) => Points::ONE,
             _ => Points::ZERO,
         }
     }
+
+    /// Black's score: 1 for a win, ½ for a draw, 0 for a loss.
+    #[must_use]
+    pub fn black_score(self) -> f64 {
+        self.points(Color::Black).as_f64()
+    }
+
+    /// White's score: 1 for a win, ½ for a draw, 0 for a loss.
+    #[must_use]
+    pub fn white_score(self) -> f64 {
+        self.points(Color::White).as_f64()
+    }
 }
 
-impl From<goref_rules::Outcome> for Outcome {
-    /// Forgets how the game was won.
-    fn from(outcome: goref_rules::Outcome) -> Outcome {
+impl From<goref_rules::Outcome> for Scored {
+    /// Forgets how the game was won; a draw, or a void game, is a draw.
+    fn from(outcome: goref_rules::Outcome) -> Scored {
         match outcome.winner() {
-            Some(Color::Black) => Outcome::BlackWins,
-            Some(Color::White) => Outcome::WhiteWins,
-            None => Outcome::Draw,
+            Some(Color::Black) => Scored::BlackWins,
+            Some(Color::White) => Scored::WhiteWins,
+            None => Scored::Draw,
         }
     }
 }
 
 /// A game and how it ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct GameResult {
+pub struct PairingResult {
     /// Who played whom, with which colour.
     pub pairing: Pairing,
     /// How it ended.
-    pub outcome: Outcome,
+    pub outcome: Scored,
 }
 
-impl GameResult {
+impl PairingResult {
     /// What `engine` scored in this game, or `None` if it did not play in it.
     #[must_use]
     pub fn points_of(&self, engine: usize) -> Option<Points> {
@@ -432,7 +445,7 @@ pub struct PlayedRound {
     /// The round, counted from 0.
     pub number: usize,
     /// The games and their outcomes.
-    pub games: Vec<GameResult>,
+    pub games: Vec<PairingResult>,
     /// The engine that had the bye, if any.
     pub bye: Option<usize>,
 }
@@ -464,7 +477,7 @@ pub struct Standing {
 /// the one computation of Go's tie-breaks: the Swiss pairs by it, and every format's standings
 /// rank by it.
 #[must_use]
-pub fn standings_of(engines: usize, games: &[GameResult], byes: &[usize]) -> Vec<Standing> {
+pub fn standings_of(engines: usize, games: &[PairingResult], byes: &[usize]) -> Vec<Standing> {
     let n = engines;
     let games = || {
         games
@@ -487,9 +500,9 @@ pub fn standings_of(engines: usize, games: &[GameResult], byes: &[usize]) -> Vec
         sos[p.black] += points[p.white];
         sos[p.white] += points[p.black];
         match game.outcome {
-            Outcome::BlackWins => sodos[p.black] += points[p.white],
-            Outcome::WhiteWins => sodos[p.white] += points[p.black],
-            Outcome::Draw => {}
+            Scored::BlackWins => sodos[p.black] += points[p.white],
+            Scored::WhiteWins => sodos[p.white] += points[p.black],
+            Scored::Draw => {}
         }
     }
     let mut sosos = vec![Points::ZERO; n];
@@ -551,13 +564,13 @@ pub fn standings_of(engines: usize, games: &[GameResult], byes: &[usize]) -> Vec
 /// of bot tournaments.
 ///
 /// ```
-/// use goref_tournament::pairing::{Outcome, Swiss};
+/// use goref_tournament::pairing::{Scored, Swiss};
 ///
 /// let mut swiss = Swiss::new(4);
 /// let round = swiss.next_round();
 /// assert_eq!(round.pairings.len(), 2);
 /// assert_eq!(round.bye, None);
-/// swiss.record(&round, &[Outcome::BlackWins, Outcome::Draw]).unwrap();
+/// swiss.record(&round, &[Scored::BlackWins, Scored::Draw]).unwrap();
 /// assert_eq!(swiss.next_round().number, 1);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -701,7 +714,7 @@ impl Swiss {
     /// [`PairingError::OutcomeCount`] if there is not one outcome per pairing,
     /// [`PairingError::UnknownEngine`] for an index out of `0..n`, and
     /// [`PairingError::EngineTwice`] for an engine that appears twice.
-    pub fn record(&mut self, round: &Round, outcomes: &[Outcome]) -> Result<(), PairingError> {
+    pub fn record(&mut self, round: &Round, outcomes: &[Scored]) -> Result<(), PairingError> {
         let expected = self.history.len();
         if let Some(found) = std::iter::once(round.number)
             .chain(round.pairings.iter().map(|p| p.round))
@@ -732,7 +745,7 @@ impl Swiss {
             .pairings
             .iter()
             .zip(outcomes)
-            .map(|(&pairing, &outcome)| GameResult { pairing, outcome })
+            .map(|(&pairing, &outcome)| PairingResult { pairing, outcome })
             .collect();
         self.history.push(PlayedRound {
             number: expected,
@@ -747,7 +760,7 @@ impl Swiss {
     /// counts.
     #[must_use]
     pub fn standings(&self) -> Vec<Standing> {
-        let games: Vec<GameResult> = self
+        let games: Vec<PairingResult> = self
             .history
             .iter()
             .flat_map(|r| r.games.iter().copied())
@@ -1220,7 +1233,7 @@ pub struct MatchGame {
     /// Who plays whom, with which colour; `round` is the knockout round.
     pub pairing: Pairing,
     /// How it ended, `None` while it has not been played.
-    pub outcome: Option<Outcome>,
+    pub outcome: Option<Scored>,
 }
 
 /// A mini-match of a [`Knockout`].
@@ -1263,14 +1276,14 @@ pub struct Match {
 /// winner; a single engine wins without playing.
 ///
 /// ```
-/// use goref_tournament::pairing::{Knockout, Outcome, Pairing};
+/// use goref_tournament::pairing::{Knockout, Scored, Pairing};
 ///
 /// let mut knockout = Knockout::new(4, 1, 0);
 /// assert_eq!(knockout.pending(), [Pairing::new(0, 0, 3), Pairing::new(0, 1, 2)]);
-/// knockout.record(Pairing::new(0, 0, 3), Outcome::WhiteWins).unwrap();
-/// knockout.record(Pairing::new(0, 1, 2), Outcome::BlackWins).unwrap();
+/// knockout.record(Pairing::new(0, 0, 3), Scored::WhiteWins).unwrap();
+/// knockout.record(Pairing::new(0, 1, 2), Scored::BlackWins).unwrap();
 /// assert_eq!(knockout.pending(), [Pairing::new(1, 1, 3)]);
-/// knockout.record(Pairing::new(1, 1, 3), Outcome::WhiteWins).unwrap();
+/// knockout.record(Pairing::new(1, 1, 3), Scored::WhiteWins).unwrap();
 /// assert_eq!(knockout.winner(), Some(3));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -1486,7 +1499,7 @@ impl Knockout {
     ///
     /// [`PairingError::NotPending`] if `pairing` is not in [`Knockout::pending`]; nothing is
     /// recorded then.
-    pub fn record(&mut self, pairing: Pairing, outcome: Outcome) -> Result<(), PairingError> {
+    pub fn record(&mut self, pairing: Pairing, outcome: Scored) -> Result<(), PairingError> {
         let round = self
             .rounds
             .get_mut(pairing.round)
@@ -1577,11 +1590,11 @@ mod tests {
             self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
         }
 
-        fn outcome(&mut self) -> Outcome {
+        fn outcome(&mut self) -> Scored {
             match self.next() % 5 {
-                0 | 1 => Outcome::BlackWins,
-                2 | 3 => Outcome::WhiteWins,
-                _ => Outcome::Draw,
+                0 | 1 => Scored::BlackWins,
+                2 | 3 => Scored::WhiteWins,
+                _ => Scored::Draw,
             }
         }
     }
@@ -1673,7 +1686,7 @@ mod tests {
 
     /// Plays `rounds` rounds of a Swiss of `n` engines with the results of `result`, checking
     /// each round's shape; returns the tournament.
-    fn play_swiss(n: usize, rounds: usize, mut result: impl FnMut(&Pairing) -> Outcome) -> Swiss {
+    fn play_swiss(n: usize, rounds: usize, mut result: impl FnMut(&Pairing) -> Scored) -> Swiss {
         let mut swiss = Swiss::new(n);
         for number in 0..rounds {
             let round = swiss.next_round();
@@ -1688,7 +1701,7 @@ mod tests {
                 .collect();
             engines.sort_unstable();
             assert_eq!(engines, (0..n).collect::<Vec<_>>(), "{round:?}");
-            let outcomes: Vec<Outcome> = round.pairings.iter().map(&mut result).collect();
+            let outcomes: Vec<Scored> = round.pairings.iter().map(&mut result).collect();
             swiss.record(&round, &outcomes).unwrap();
         }
         swiss
@@ -1720,11 +1733,11 @@ mod tests {
         let swiss = play_swiss(7, 3, |p| {
             count += 1;
             if count % 3 == 0 {
-                Outcome::Draw
+                Scored::Draw
             } else if p.black < p.white {
-                Outcome::BlackWins
+                Scored::BlackWins
             } else {
-                Outcome::WhiteWins
+                Scored::WhiteWins
             }
         });
         assert_no_repeats(&swiss);
@@ -1761,7 +1774,7 @@ mod tests {
         assert_eq!(met.len(), 6);
         assert!(met.values().all(|&count| count <= 2));
         // Three engines, seven rounds: byes go round evenly.
-        let swiss = play_swiss(3, 7, |_| Outcome::Draw);
+        let swiss = play_swiss(3, 7, |_| Scored::Draw);
         let mut byes = [0; 3];
         for bye in swiss.history().iter().filter_map(|r| r.bye) {
             byes[bye] += 1;
@@ -1777,7 +1790,7 @@ mod tests {
         let round = swiss.next_round();
         assert_eq!(round.bye, Some(2));
         assert_eq!(round.pairings, [Pairing::new(0, 1, 0)]);
-        swiss.record(&round, &[Outcome::BlackWins]).unwrap();
+        swiss.record(&round, &[Scored::BlackWins]).unwrap();
         // Engines 1 and 2 on 1 point, equal SOS (the bye adds nothing): 1 before 2 by seed.
         let order: Vec<usize> = swiss.standings().iter().map(|s| s.engine).collect();
         assert_eq!(order, [1, 2, 0]);
@@ -1785,7 +1798,7 @@ mod tests {
         let round = swiss.next_round();
         assert_eq!(round.bye, Some(0));
         assert_eq!(round.pairings, [Pairing::new(1, 2, 1)]);
-        swiss.record(&round, &[Outcome::WhiteWins]).unwrap();
+        swiss.record(&round, &[Scored::WhiteWins]).unwrap();
         // 1 leads with 2 points, but the bye goes to 1: the only engine that has not had one.
         let round = swiss.next_round();
         assert_eq!(round.bye, Some(1));
@@ -1797,11 +1810,11 @@ mod tests {
         let mut swiss = Swiss::new(4);
         let rounds = [
             // Round 0: 0 beats 1 (0 Black); 2 and 3 draw.
-            vec![(0, 1, Outcome::BlackWins), (2, 3, Outcome::Draw)],
+            vec![(0, 1, Scored::BlackWins), (2, 3, Scored::Draw)],
             // Round 1: 2 beats 0 (2 White); 1 beats 3 (1 Black).
-            vec![(0, 2, Outcome::WhiteWins), (1, 3, Outcome::BlackWins)],
+            vec![(0, 2, Scored::WhiteWins), (1, 3, Scored::BlackWins)],
             // Round 2: 0 and 3 draw; 2 beats 1 (2 White).
-            vec![(0, 3, Outcome::Draw), (1, 2, Outcome::WhiteWins)],
+            vec![(0, 3, Scored::Draw), (1, 2, Scored::WhiteWins)],
         ];
         for (number, games) in rounds.iter().enumerate() {
             let round = Round {
@@ -1812,7 +1825,7 @@ mod tests {
                     .collect(),
                 bye: None,
             };
-            let outcomes: Vec<Outcome> = games.iter().map(|&(_, _, o)| o).collect();
+            let outcomes: Vec<Scored> = games.iter().map(|&(_, _, o)| o).collect();
             swiss.record(&round, &outcomes).unwrap();
         }
         // Points:  0: 1 + 0 + ½ = 1½    1: 0 + 1 + 0 = 1    2: ½ + 1 + 1 = 2½    3: ½ + 0 + ½ = 1
@@ -1862,7 +1875,7 @@ mod tests {
             ],
             bye: None,
         };
-        let outcomes = [Outcome::BlackWins, Outcome::BlackWins, Outcome::Draw];
+        let outcomes = [Scored::BlackWins, Scored::BlackWins, Scored::Draw];
         swiss.record(&round, &outcomes).unwrap();
         // Round 1: 2 beats 4, 3 has the bye; 0, 1 and 5 are absent.
         let round = Round {
@@ -1870,7 +1883,7 @@ mod tests {
             pairings: vec![Pairing::new(1, 2, 4)],
             bye: Some(3),
         };
-        swiss.record(&round, &[Outcome::BlackWins]).unwrap();
+        swiss.record(&round, &[Scored::BlackWins]).unwrap();
         // Points: 0, 1, 2, 3: 1 each (3 by its bye); 4, 5: ½.
         // SOS:    0: (3) 1    1: (2) 1    2: (1) 1 + (4) ½ = 1½    3: (0) 1, the bye adds 0
         //         4: (5) ½ + (2) 1 = 1½    5: (4) ½
@@ -1920,7 +1933,7 @@ mod tests {
     fn swiss_refuses_bad_results() {
         let mut swiss = Swiss::new(4);
         let round = swiss.next_round();
-        let two = [Outcome::Draw, Outcome::Draw];
+        let two = [Scored::Draw, Scored::Draw];
         let mut wrong = round.clone();
         wrong.number = 1;
         assert_eq!(
@@ -2027,16 +2040,16 @@ mod tests {
         assert!(matches!(factorizer.factorize(2), Ok(true)));
     }
 
-    fn better_seed_wins(p: Pairing) -> Outcome {
+    fn better_seed_wins(p: Pairing) -> Scored {
         if p.black < p.white {
-            Outcome::BlackWins
+            Scored::BlackWins
         } else {
-            Outcome::WhiteWins
+            Scored::WhiteWins
         }
     }
 
     /// Plays every pending game with `result` until the knockout is over.
-    fn play_out(knockout: &mut Knockout, mut result: impl FnMut(Pairing) -> Outcome) {
+    fn play_out(knockout: &mut Knockout, mut result: impl FnMut(Pairing) -> Scored) {
         while let Some(&game) = knockout.pending().first() {
             knockout.record(game, result(game)).unwrap();
         }
@@ -2099,18 +2112,18 @@ mod tests {
         );
         // Upsets: 4 beats 3, then 0; 2 beats 1; 4 beats 2.
         knockout
-            .record(Pairing::new(0, 3, 4), Outcome::WhiteWins)
+            .record(Pairing::new(0, 3, 4), Scored::WhiteWins)
             .unwrap();
         knockout
-            .record(Pairing::new(1, 1, 2), Outcome::WhiteWins)
+            .record(Pairing::new(1, 1, 2), Scored::WhiteWins)
             .unwrap();
         assert_eq!(knockout.pending(), [Pairing::new(1, 0, 4)]);
         knockout
-            .record(Pairing::new(1, 0, 4), Outcome::WhiteWins)
+            .record(Pairing::new(1, 0, 4), Scored::WhiteWins)
             .unwrap();
         assert_eq!(knockout.pending(), [Pairing::new(2, 2, 4)]);
         knockout
-            .record(Pairing::new(2, 2, 4), Outcome::WhiteWins)
+            .record(Pairing::new(2, 2, 4), Scored::WhiteWins)
             .unwrap();
         assert_eq!(knockout.winner(), Some(4));
     }
@@ -2119,7 +2132,7 @@ mod tests {
     fn knockout_tied_match_is_replayed() {
         let mut knockout = Knockout::new(2, 2, 1);
         // Black wins both games: 1-1.
-        play_first(&mut knockout, 2, |_| Outcome::BlackWins);
+        play_first(&mut knockout, 2, |_| Scored::BlackWins);
         // One block, colours swapped: the worse seed has Black first.
         assert_eq!(
             knockout.pending(),
@@ -2127,9 +2140,9 @@ mod tests {
         );
         play_out(&mut knockout, |p| {
             if p.black == 1 {
-                Outcome::BlackWins
+                Scored::BlackWins
             } else {
-                Outcome::Draw
+                Scored::Draw
             }
         });
         let result = knockout.rounds()[0][0].result.unwrap();
@@ -2148,7 +2161,7 @@ mod tests {
     fn play_first(
         knockout: &mut Knockout,
         games: usize,
-        mut result: impl FnMut(Pairing) -> Outcome,
+        mut result: impl FnMut(Pairing) -> Scored,
     ) {
         for game in knockout.pending().into_iter().take(games) {
             knockout.record(game, result(game)).unwrap();
@@ -2158,7 +2171,7 @@ mod tests {
     #[test]
     fn knockout_still_tied_goes_to_the_better_seed() {
         let mut knockout = Knockout::new(2, 2, 2);
-        play_out(&mut knockout, |_| Outcome::Draw);
+        play_out(&mut knockout, |_| Scored::Draw);
         let m = &knockout.rounds()[0][0];
         assert_eq!(m.games.len(), 6);
         assert_eq!(m.replay_blocks, 2);
@@ -2172,7 +2185,7 @@ mod tests {
         // Balanced colours: tied points always mean tied colour-balanced scores.
         let mut knockout = Knockout::new(2, 2, 0);
         // White wins both games: 1-1, each engine scored 1 as White and 0 as Black.
-        play_out(&mut knockout, |_| Outcome::WhiteWins);
+        play_out(&mut knockout, |_| Scored::WhiteWins);
         assert_eq!(
             knockout.rounds()[0][0].result.map(|r| r.decision),
             Some(Decision::Seed)
@@ -2187,7 +2200,7 @@ mod tests {
         // 0: as Black (1 + ½) / 2 = ¾, as White 0 / 1 = 0: ¾.
         // 1: as Black 1 / 1 = 1, as White (0 + ½) / 2 = ¼: 1¼. 1 wins.
         let mut knockout = Knockout::new(2, 3, 0);
-        let outcomes = [Outcome::BlackWins, Outcome::BlackWins, Outcome::Draw];
+        let outcomes = [Scored::BlackWins, Scored::BlackWins, Scored::Draw];
         for (game, outcome) in knockout.pending().into_iter().zip(outcomes) {
             knockout.record(game, outcome).unwrap();
         }
@@ -2250,7 +2263,7 @@ mod tests {
         assert!(empty.rounds().is_empty() && empty.pending().is_empty());
         assert_eq!(empty.winner(), None);
         assert_eq!(
-            empty.record(Pairing::new(0, 0, 1), Outcome::Draw),
+            empty.record(Pairing::new(0, 0, 1), Scored::Draw),
             Err(PairingError::NotPending(Pairing::new(0, 0, 1)))
         );
         assert_eq!(Knockout::new(1, 2, 1).winner(), Some(0));
@@ -2260,7 +2273,7 @@ mod tests {
         let mut knockout = Knockout::new(2, 1, 0);
         let before = knockout.clone();
         assert_eq!(
-            knockout.record(Pairing::new(0, 1, 0), Outcome::Draw),
+            knockout.record(Pairing::new(0, 1, 0), Scored::Draw),
             Err(PairingError::NotPending(Pairing::new(0, 1, 0)))
         );
         assert_eq!(knockout, before);
@@ -2268,21 +2281,21 @@ mod tests {
 
     #[test]
     fn outcomes_and_points() {
-        assert_eq!(Outcome::BlackWins.points(Color::Black), Points::ONE);
-        assert_eq!(Outcome::BlackWins.points(Color::White), Points::ZERO);
-        assert_eq!(Outcome::Draw.points(Color::White), Points::HALF);
-        assert_eq!(Outcome::WhiteWins.winner(), Some(Color::White));
+        assert_eq!(Scored::BlackWins.points(Color::Black), Points::ONE);
+        assert_eq!(Scored::BlackWins.points(Color::White), Points::ZERO);
+        assert_eq!(Scored::Draw.points(Color::White), Points::HALF);
+        assert_eq!(Scored::WhiteWins.winner(), Some(Color::White));
         assert_eq!(Points(5).to_string(), "2.5");
         assert_eq!(Points(4).to_string(), "2");
-        let game = GameResult {
+        let game = PairingResult {
             pairing: Pairing::new(0, 3, 5),
-            outcome: Outcome::WhiteWins,
+            outcome: Scored::WhiteWins,
         };
         assert_eq!(game.points_of(5), Some(Points::ONE));
         assert_eq!(game.points_of(3), Some(Points::ZERO));
         assert_eq!(game.points_of(4), None);
         assert_eq!(game.pairing.opponent(3), Some(5));
         assert_eq!(game.pairing.engine(Color::Black), 3);
-        assert_eq!(Outcome::from(goref_rules::Outcome::Draw), Outcome::Draw);
+        assert_eq!(Scored::from(goref_rules::Outcome::Draw), Scored::Draw);
     }
 }

@@ -1,22 +1,42 @@
 //! Which games a tournament plays, batch by batch: everything at once for the fixed formats,
 //! round by round for the Swiss, match games as they become known for the knockout.
 
-use crate::line::GameLine;
-use crate::pairing::{self, Knockout, Outcome, Pairing, Round, Swiss};
+use serde::{Deserialize, Serialize};
 
-/// Who plays whom.
-#[derive(Clone, Debug, PartialEq, Eq)]
+use crate::line::GameLine;
+use crate::pairing::{self, Knockout, Pairing, Round, Scored, Swiss};
+
+/// Who plays whom: one type from the command line (its name, [`Format::named`]), the TOML
+/// file and the server's API (serde, tagged by `format`: `{"format": "swiss", "rounds": 5}`,
+/// a missing count is 1) down to the [`Plan`].
+///
+/// ```
+/// use goref_tournament::{Format, Plan};
+/// use goref_tournament::plan::FormatParams;
+///
+/// let swiss: Format = serde_json::from_str(r#"{"format":"swiss","rounds":3}"#).unwrap();
+/// assert_eq!(swiss, Format::Swiss { rounds: 3 });
+/// let rr = Format::named("rr", FormatParams { games_per_pair: 4, ..FormatParams::default() });
+/// assert_eq!(rr.unwrap(), Format::RoundRobin { games_per_pair: 4 });
+/// assert_eq!("gauntlet".parse::<Format>().unwrap().name(), "gauntlet");
+/// assert_eq!(Plan::new(&swiss, 6).total(), 9);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "format", rename_all = "kebab-case")]
 pub enum Format {
     /// Every pair plays `games_per_pair` games, colours alternating.
     RoundRobin {
         /// Games each pair plays.
+        #[serde(default = "one")]
         games_per_pair: usize,
     },
     /// The first `seeds` engines play every other engine `games_per_pair` games.
     Gauntlet {
         /// Engines that play all others.
+        #[serde(default = "one")]
         seeds: usize,
         /// Games each pair plays.
+        #[serde(default = "one")]
         games_per_pair: usize,
     },
     /// `rounds` rounds paired by score, no pair twice while another pairing exists, a bye
@@ -30,13 +50,98 @@ pub enum Format {
     /// colour-balanced score, else by seed.
     Knockout {
         /// Games of each match.
+        #[serde(default = "one")]
         games: usize,
         /// Replay blocks of a tied match, at most.
+        #[serde(default = "one")]
         max_replays: usize,
     },
 }
 
+fn one() -> usize {
+    1
+}
+
+/// The counts a format named on the command line takes, those it has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FormatParams {
+    /// Games each pair plays (round-robin, gauntlet); a knockout's games of each match.
+    pub games_per_pair: usize,
+    /// Engines that play all others (gauntlet).
+    pub seeds: usize,
+    /// Rounds (Swiss).
+    pub rounds: usize,
+    /// Replay blocks of a tied match, at most (knockout).
+    pub max_replays: usize,
+}
+
+impl Default for FormatParams {
+    /// What `goref tournament` plays when not told: 2 games a pair, 1 seed, 5 rounds, 2
+    /// replays.
+    fn default() -> FormatParams {
+        FormatParams {
+            games_per_pair: 2,
+            seeds: 1,
+            rounds: 5,
+            max_replays: 2,
+        }
+    }
+}
+
+/// A format name that is none of goref's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownFormat(pub String);
+
+impl std::fmt::Display for UnknownFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "format '{}': expected round-robin, gauntlet, swiss or knockout",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownFormat {}
+
+impl std::str::FromStr for Format {
+    type Err = UnknownFormat;
+
+    /// The format named `text`, with [`FormatParams::default`].
+    fn from_str(text: &str) -> Result<Format, UnknownFormat> {
+        Format::named(text, FormatParams::default())
+    }
+}
+
 impl Format {
+    /// The format named `name` (`round-robin`, also `roundrobin` or `rr`; `gauntlet`;
+    /// `swiss`; `knockout`) with the counts of `params` it takes.
+    ///
+    /// # Errors
+    ///
+    /// When `name` is none of these.
+    pub fn named(name: &str, params: FormatParams) -> Result<Format, UnknownFormat> {
+        let FormatParams {
+            games_per_pair,
+            seeds,
+            rounds,
+            max_replays,
+        } = params;
+        Ok(match name {
+            "round-robin" | "roundrobin" | "rr" => Format::RoundRobin { games_per_pair },
+            "gauntlet" => Format::Gauntlet {
+                seeds,
+                games_per_pair,
+            },
+            "swiss" => Format::Swiss { rounds },
+            "knockout" => Format::Knockout {
+                games: games_per_pair,
+                max_replays,
+            },
+            other => return Err(UnknownFormat(other.to_string())),
+        })
+    }
+
     /// The name in files and on the command line.
     #[must_use]
     pub fn name(&self) -> &'static str {
@@ -55,7 +160,7 @@ enum State {
     Swiss {
         swiss: Swiss,
         rounds: usize,
-        current: Option<(Round, Vec<Option<Outcome>>)>,
+        current: Option<(Round, Vec<Option<Scored>>)>,
     },
     Knockout {
         knockout: Knockout,
@@ -69,14 +174,7 @@ pub struct Plan {
     state: State,
     next_number: usize,
     byes: Vec<usize>,
-}
-
-fn outcome(line: &GameLine) -> Outcome {
-    match line.winner {
-        Some('B') => Outcome::BlackWins,
-        Some('W') => Outcome::WhiteWins,
-        _ => Outcome::Draw,
-    }
+    total: u64,
 }
 
 impl Plan {
@@ -105,7 +203,14 @@ impl Plan {
             state,
             next_number: 1,
             byes: Vec::new(),
+            total: total(format, n as u64),
         }
+    }
+
+    /// The games the tournament plays when every one is played (a knockout's replays aside).
+    #[must_use]
+    pub fn total(&self) -> u64 {
+        self.total
     }
 
     /// The engines that had a bye so far (Swiss), one entry a bye.
@@ -173,7 +278,7 @@ impl Plan {
 
     /// A game of the current batch ended.
     pub fn record(&mut self, number: usize, line: &GameLine) {
-        let result = outcome(line);
+        let result = line.scored();
         match &mut self.state {
             State::Fixed(_) => {}
             State::Swiss { swiss, current, .. } => {
@@ -185,7 +290,7 @@ impl Plan {
                     *slot = Some(result);
                 }
                 if outcomes.iter().all(Option::is_some) {
-                    let all: Vec<Outcome> = outcomes.iter().flatten().copied().collect();
+                    let all: Vec<Scored> = outcomes.iter().flatten().copied().collect();
                     // The round was made by `next_round`: recording it cannot fail.
                     let _ = swiss.record(round, &all);
                     *current = None;
@@ -200,14 +305,33 @@ impl Plan {
     }
 }
 
+/// The games `format` plays between `n` engines, a knockout's replays aside.
+fn total(format: &Format, n: u64) -> u64 {
+    match *format {
+        Format::RoundRobin { games_per_pair } => {
+            n * n.saturating_sub(1) / 2 * games_per_pair as u64
+        }
+        Format::Gauntlet {
+            seeds,
+            games_per_pair,
+        } => {
+            let seeds = (seeds as u64).min(n);
+            seeds * (n - seeds) * games_per_pair as u64
+        }
+        Format::Swiss { rounds } => rounds as u64 * (n / 2),
+        Format::Knockout { games, .. } => n.saturating_sub(1) * games as u64,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use goref_referee::Ending;
 
-    fn line(number: usize, p: Pairing, winner: Option<char>) -> GameLine {
+    fn line(number: usize, p: Pairing, winner: goref_rules::Color) -> GameLine {
         let names = [String::new(), String::new()];
-        GameLine::new(number, &p, names, String::new(), winner, Ending::TwoPasses)
+        let won = goref_rules::Outcome::win(winner, goref_rules::WinBy::Resignation);
+        GameLine::of(number, &p, names, won, Ending::TwoPasses)
     }
 
     /// Plays the plan out, the lower engine index always winning; returns every game.
@@ -220,8 +344,12 @@ mod tests {
                 break;
             }
             for &(number, p) in &batch {
-                let winner = if p.black < p.white { 'B' } else { 'W' };
-                plan.record(number, &line(number, p, Some(winner)));
+                let winner = if p.black < p.white {
+                    goref_rules::Color::Black
+                } else {
+                    goref_rules::Color::White
+                };
+                plan.record(number, &line(number, p, winner));
             }
             all.extend(batch);
         }
@@ -265,5 +393,100 @@ mod tests {
         assert_eq!(plan.champion(), Some(0));
         // Two semi-finals and a final of two games each.
         assert_eq!(games.len(), 6);
+    }
+
+    /// `total` counts what the plan hands out when the lower index always wins (a knockout
+    /// with no tied match plays no replay).
+    #[test]
+    fn the_total_is_the_games_handed_out() {
+        let formats = [
+            Format::RoundRobin { games_per_pair: 3 },
+            Format::Gauntlet {
+                seeds: 2,
+                games_per_pair: 2,
+            },
+            Format::Swiss { rounds: 4 },
+            Format::Knockout {
+                games: 2,
+                max_replays: 1,
+            },
+        ];
+        for format in &formats {
+            for n in [2, 5, 8] {
+                let (plan, games) = play_out(format, n);
+                assert_eq!(plan.total(), games.len() as u64, "{format:?} with {n}");
+            }
+        }
+        assert_eq!(Plan::new(&formats[0], 0).total(), 0);
+    }
+
+    /// The format reads from its name (with the command line's counts) and from the API's
+    /// JSON, as goref-server's tournaments have always written it.
+    #[test]
+    fn formats_read_from_names_and_json() {
+        let params = FormatParams {
+            games_per_pair: 4,
+            seeds: 3,
+            rounds: 7,
+            max_replays: 0,
+        };
+        for (name, format) in [
+            ("round-robin", Format::RoundRobin { games_per_pair: 4 }),
+            ("roundrobin", Format::RoundRobin { games_per_pair: 4 }),
+            ("rr", Format::RoundRobin { games_per_pair: 4 }),
+            (
+                "gauntlet",
+                Format::Gauntlet {
+                    seeds: 3,
+                    games_per_pair: 4,
+                },
+            ),
+            ("swiss", Format::Swiss { rounds: 7 }),
+            (
+                "knockout",
+                Format::Knockout {
+                    games: 4,
+                    max_replays: 0,
+                },
+            ),
+        ] {
+            assert_eq!(Format::named(name, params).unwrap(), format);
+        }
+        let err = "ladder".parse::<Format>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "format 'ladder': expected round-robin, gauntlet, swiss or knockout"
+        );
+        for (json, format) in [
+            (
+                r#"{"format":"round-robin","games_per_pair":2}"#,
+                Format::RoundRobin { games_per_pair: 2 },
+            ),
+            (
+                r#"{"format":"gauntlet"}"#,
+                Format::Gauntlet {
+                    seeds: 1,
+                    games_per_pair: 1,
+                },
+            ),
+            (
+                r#"{"format":"swiss","rounds":5}"#,
+                Format::Swiss { rounds: 5 },
+            ),
+            (
+                r#"{"format":"knockout","games":3}"#,
+                Format::Knockout {
+                    games: 3,
+                    max_replays: 1,
+                },
+            ),
+        ] {
+            let read: Format = serde_json::from_str(json).unwrap();
+            assert_eq!(read, format);
+            let back: Format =
+                serde_json::from_str(&serde_json::to_string(&read).unwrap()).unwrap();
+            assert_eq!(back, format);
+        }
+        assert!(serde_json::from_str::<Format>(r#"{"format":"swiss"}"#).is_err());
     }
 }

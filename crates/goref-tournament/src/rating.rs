@@ -1,19 +1,21 @@
 //! Ratings: a joint maximum-likelihood fit of every player's rating from a list of games
-//! ([`fit`]), and the statistics of paired games played with colours swapped
-//! ([`pentanomial`], [`Pentanomial::stats`], [`Pentanomial::sprt`]).
+//! ([`fit`]). The statistics of two players (Elo, LOS, the SPRT on games or on pairs of games
+//! played with colours swapped) are [`crate::stats`]'s.
 //!
 //! ```
-//! use goref_tournament::rating::{fit, pentanomial, Anchor, FitOptions, Game, GameResult};
+//! use goref_tournament::pairing::Scored;
+//! use goref_tournament::rating::{fit, Anchor, FitOptions, RatedGame};
+//! use goref_tournament::stats::{pentanomial, Sprt, SprtCounts};
 //!
 //! // Player 0 beats player 1 three times out of four, with colours balanced.
 //! let mut games = Vec::new();
 //! for _ in 0..15 {
-//!     games.push(Game { black: 0, white: 1, result: GameResult::BlackWins });
-//!     games.push(Game { black: 1, white: 0, result: GameResult::WhiteWins });
+//!     games.push(RatedGame { black: 0, white: 1, result: Scored::BlackWins });
+//!     games.push(RatedGame { black: 1, white: 0, result: Scored::WhiteWins });
 //! }
 //! for _ in 0..5 {
-//!     games.push(Game { black: 0, white: 1, result: GameResult::WhiteWins });
-//!     games.push(Game { black: 1, white: 0, result: GameResult::BlackWins });
+//!     games.push(RatedGame { black: 0, white: 1, result: Scored::WhiteWins });
+//!     games.push(RatedGame { black: 1, white: 0, result: Scored::BlackWins });
 //! }
 //! let options = FitOptions { anchor: Anchor::Player(1, 0.0), prior_draws: 0.0, ..FitOptions::default() };
 //! let rated = fit(2, &games, &options).unwrap();
@@ -26,16 +28,17 @@
 //! // The same two players in pairs of games, colours swapped within each pair:
 //! // (result of the game where A had Black, result of the game where A had White).
 //! let pairs = [
-//!     (GameResult::BlackWins, GameResult::WhiteWins), // A scores 2
-//!     (GameResult::BlackWins, GameResult::Draw),      // A scores 1.5
-//!     (GameResult::WhiteWins, GameResult::WhiteWins), // A scores 1
+//!     (Scored::BlackWins, Scored::WhiteWins), // A scores 2
+//!     (Scored::BlackWins, Scored::Draw),      // A scores 1.5
+//!     (Scored::WhiteWins, Scored::WhiteWins), // A scores 1
 //! ];
 //! let counts = pentanomial(&pairs);
 //! assert_eq!(counts.counts, [0, 0, 1, 1, 1]);
 //! let stats = counts.stats().unwrap();
 //! assert!((stats.mean - 0.75).abs() < 1e-12);
-//! let sprt = counts.sprt(0.0, 5.0, 0.05, 0.05).unwrap();
-//! assert!(sprt.llr > 0.0 && sprt.upper > 2.9);
+//! let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05).unwrap();
+//! let status = sprt.status(SprtCounts::Pairs(&counts));
+//! assert!(status.llr > 0.0 && status.upper > 2.9);
 //! ```
 //!
 //! # The rating model
@@ -88,6 +91,8 @@
 //! interval has width 0.
 
 use serde::{Deserialize, Serialize};
+
+use crate::pairing::Scored;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -95,45 +100,26 @@ use std::fmt;
 const ELO_TO_NATURAL: f64 = std::f64::consts::LN_10 / 400.0;
 
 /// The two-sided 95% quantile of the standard normal distribution.
-const Z95: f64 = 1.959_963_984_540_054;
+pub(crate) const Z95: f64 = 1.959_963_984_540_054;
 
-/// The outcome of one game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GameResult {
-    /// Black won.
-    BlackWins,
-    /// White won.
-    WhiteWins,
-    /// Neither won: a draw (jigo, or a game declared drawn).
-    Draw,
-}
+/// The result of a game as ratings count it: [`crate::pairing::Scored`] under its old name,
+/// kept for goref-server until it names it `Scored`.
+#[doc(hidden)]
+pub use crate::pairing::Scored as GameResult;
 
-impl GameResult {
-    /// Black's score: 1 for a win, ½ for a draw, 0 for a loss.
-    pub fn black_score(self) -> f64 {
-        match self {
-            GameResult::BlackWins => 1.0,
-            GameResult::Draw => 0.5,
-            GameResult::WhiteWins => 0.0,
-        }
-    }
-
-    /// White's score: 1 for a win, ½ for a draw, 0 for a loss.
-    pub fn white_score(self) -> f64 {
-        1.0 - self.black_score()
-    }
-}
+/// [`RatedGame`] under its old name, kept for goref-server until it names it `RatedGame`.
+#[doc(hidden)]
+pub use RatedGame as Game;
 
 /// One game between two players, named by their index (`0..players`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Game {
+pub struct RatedGame {
     /// The player who had Black.
     pub black: usize,
     /// The player who had White.
     pub white: usize,
     /// How the game ended.
-    pub result: GameResult,
+    pub result: Scored,
 }
 
 /// What fixes the ratings' zero point (the games tell only differences).
@@ -197,7 +183,7 @@ pub struct Fit {
 /// Why [`fit`] could not fit.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FitError {
-    /// Game number `game` names a player outside `0..players`.
+    /// RatedGame number `game` names a player outside `0..players`.
     PlayerOutOfRange {
         /// The index of the game in the input.
         game: usize,
@@ -245,7 +231,7 @@ impl std::error::Error for FitError {}
 /// `players` is the number of players; games name them by index. With `players == 0` the fit
 /// is empty (no ratings, colour advantage at its fixed value or 0, draw parameter 0). Players
 /// without games are placed near the mean by the prior.
-pub fn fit(players: usize, games: &[Game], options: &FitOptions) -> Result<Fit, FitError> {
+pub fn fit(players: usize, games: &[RatedGame], options: &FitOptions) -> Result<Fit, FitError> {
     let w = options.prior_draws;
     let anchor_ok = match options.anchor {
         Anchor::Player(k, r) => {
@@ -340,15 +326,15 @@ fn log_two_cosh_half(z: f64) -> f64 {
 }
 
 impl Model {
-    fn new(n: usize, games: &[Game], options: &FitOptions) -> Self {
+    fn new(n: usize, games: &[RatedGame], options: &FitOptions) -> Self {
         let mut map: BTreeMap<(usize, usize), Tally> = BTreeMap::new();
         let mut any_draw = false;
         for g in games {
             let t = map.entry((g.black, g.white)).or_insert([0.0; 3]);
             match g.result {
-                GameResult::BlackWins => t[0] += 1.0,
-                GameResult::WhiteWins => t[1] += 1.0,
-                GameResult::Draw => {
+                Scored::BlackWins => t[0] += 1.0,
+                Scored::WhiteWins => t[1] += 1.0,
+                Scored::Draw => {
                     t[2] += 1.0;
                     any_draw = true;
                 }
@@ -746,223 +732,21 @@ impl Cholesky {
     }
 }
 
-/// The expected score of a player `elo` Elo stronger under the logistic model:
-/// `1 / (1 + 10^(−elo/400))`.
-pub fn expected_score(elo: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
-}
-
-/// The Elo difference with expected score `score` under the logistic model (the inverse of
-/// [`expected_score`]): `−400·log10(1/score − 1)`; `±∞` at 1 and 0, NaN outside `[0, 1]`.
-pub fn elo_from_score(score: f64) -> f64 {
-    if score <= 0.0 {
-        return if score == 0.0 {
-            f64::NEG_INFINITY
-        } else {
-            f64::NAN
-        };
-    }
-    -400.0 * (1.0 / score - 1.0).log10()
-}
-
-/// Counts of game pairs by player A's pair score.
-///
-/// A game pair is the same opening played twice by the same two players, A and B, with colours
-/// swapped. `counts[k]` is the number of pairs in which A scored `k/2` points out of 2:
-/// `[0, ½, 1, 1½, 2]`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Pentanomial {
-    /// Pairs by A's pair score, `counts[k]` for a score of `k/2`.
-    pub counts: [u64; 5],
-}
-
-/// Counts game pairs by player A's pair score.
-///
-/// Each pair is `(the result of the game where A had Black, the result of the game where A had
-/// White)`; A's pair score is `first.black_score() + second.white_score()`.
-pub fn pentanomial(pairs: &[(GameResult, GameResult)]) -> Pentanomial {
-    let mut counts = [0u64; 5];
-    for &(a_black, a_white) in pairs {
-        let half_points = half_points(a_black.black_score()) + half_points(a_white.white_score());
-        counts[half_points] += 1;
-    }
-    Pentanomial { counts }
-}
-
-/// A score of 0, ½ or 1 in half points.
-fn half_points(score: f64) -> usize {
-    (score * 2.0).round() as usize
-}
-
-/// Summary statistics of a [`Pentanomial`], in per-game units (scores in `[0, 1]`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PentanomialStats {
-    /// The number of pairs.
-    pub pairs: u64,
-    /// A's mean score per game: `μ = Σ f_k·(k/4)`, with `f_k` the fraction of pairs in bin `k`.
-    pub mean: f64,
-    /// The variance of A's per-game score within a pair, over pairs:
-    /// `σ² = Σ f_k·(k/4 − μ)²` (divided by the number of pairs, not one less).
-    pub variance: f64,
-    /// The standard error of `mean`: `√(σ² / pairs)`.
-    pub std_error: f64,
-    /// A's Elo advantage over B: [`elo_from_score`]`(mean)`; `±∞` when A scored 0 or 100%.
-    pub elo: f64,
-    /// The 95% interval of `elo`: [`elo_from_score`] of `mean ∓ 1.96·std_error`, clamped to
-    /// `[0, 1]` before the transform (so an end may be infinite).
-    pub elo_interval: (f64, f64),
-}
-
-/// The outcome of an SPRT at the current data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SprtDecision {
-    /// `llr ≤ lower`: stop, H0 (A is `elo0` stronger) is accepted.
-    AcceptH0,
-    /// `llr ≥ upper`: stop, H1 (A is `elo1` stronger) is accepted.
-    AcceptH1,
-    /// Neither bound is reached: play on.
-    Continue,
-}
-
-/// A sequential probability ratio test's log-likelihood ratio and bounds; see
-/// [`Pentanomial::sprt`].
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Sprt {
-    /// The log-likelihood ratio of H1 to H0 (natural log).
-    pub llr: f64,
-    /// The lower bound `ln(β / (1 − α))`.
-    pub lower: f64,
-    /// The upper bound `ln((1 − β) / α)`.
-    pub upper: f64,
-}
-
-impl Sprt {
-    /// Whether the test stops, and with which hypothesis.
-    pub fn decision(&self) -> SprtDecision {
-        if self.llr >= self.upper {
-            SprtDecision::AcceptH1
-        } else if self.llr <= self.lower {
-            SprtDecision::AcceptH0
-        } else {
-            SprtDecision::Continue
-        }
-    }
-}
-
 /// Below this squared Newton decrement, [`fit`] takes full Newton steps without a line search.
 const FULL_STEP_DECREMENT: f64 = 1e-6;
-
-/// The count that replaces an empty bin in [`Pentanomial::sprt`].
-const EMPTY_BIN: f64 = 1e-3;
-
-impl Pentanomial {
-    /// The number of pairs.
-    pub fn pairs(&self) -> u64 {
-        self.counts.iter().sum()
-    }
-
-    /// The mean and variance per game (see [`PentanomialStats`]) of bins with these
-    /// (possibly fractional) counts; `None` when they sum to 0.
-    fn moments(counts: &[f64; 5]) -> Option<(f64, f64, f64)> {
-        let n: f64 = counts.iter().sum();
-        if n <= 0.0 {
-            return None;
-        }
-        let score = |k: usize| k as f64 / 4.0;
-        let mean = counts
-            .iter()
-            .enumerate()
-            .map(|(k, c)| c * score(k))
-            .sum::<f64>()
-            / n;
-        let variance = counts
-            .iter()
-            .enumerate()
-            .map(|(k, c)| c * (score(k) - mean).powi(2))
-            .sum::<f64>()
-            / n;
-        Some((n, mean, variance))
-    }
-
-    /// Mean score, its standard error and the Elo estimate with its 95% interval; `None` when
-    /// there are no pairs.
-    pub fn stats(&self) -> Option<PentanomialStats> {
-        let (_, mean, variance) = Self::moments(&self.counts.map(|c| c as f64))?;
-        let pairs = self.pairs();
-        let std_error = (variance / pairs as f64).sqrt();
-        let low = (mean - Z95 * std_error).clamp(0.0, 1.0);
-        let high = (mean + Z95 * std_error).clamp(0.0, 1.0);
-        Some(PentanomialStats {
-            pairs,
-            mean,
-            variance,
-            std_error,
-            elo: elo_from_score(mean),
-            elo_interval: (elo_from_score(low), elo_from_score(high)),
-        })
-    }
-
-    /// The SPRT of H0: "A is `elo0` Elo stronger than B" against H1: "A is `elo1` stronger", with
-    /// error rates `alpha` (accepting H1 when H0 holds) and `beta` (accepting H0 when H1 holds).
-    ///
-    /// This is the generalised SPRT in logistic Elo with the normal approximation of the mean
-    /// pair score, as engine-testing frameworks computed it before exact pentanomial
-    /// likelihoods: with `N` pairs, mean per-game score `μ` and pentanomial variance `σ²` (see
-    /// [`PentanomialStats`]), and `s0`, `s1` the [`expected_score`]s of `elo0`, `elo1`,
-    ///
-    /// ```text
-    /// LLR = N·[(μ − s0)² − (μ − s1)²] / (2σ²) = N·(s1 − s0)·(2μ − s0 − s1) / (2σ²),
-    /// lower = ln(β / (1 − α)),   upper = ln((1 − β) / α).
-    /// ```
-    ///
-    /// So that a few pairs (whose variance may be 0) give a finite LLR, every empty bin counts
-    /// as 0.001 pairs in `N`, `μ` and `σ²` here (not in [`Pentanomial::stats`]).
-    ///
-    /// With no pairs the LLR is 0 (play on). `None` when the parameters are unusable: `alpha`
-    /// or `beta` outside `(0, 1)`, `alpha + beta ≥ 1`, or not `elo0 < elo1` (both finite).
-    pub fn sprt(&self, elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Option<Sprt> {
-        let in_unit = |v: f64| v > 0.0 && v < 1.0;
-        let valid = in_unit(alpha)
-            && in_unit(beta)
-            && alpha + beta < 1.0
-            && elo0.is_finite()
-            && elo1.is_finite()
-            && elo0 < elo1;
-        if !valid {
-            return None;
-        }
-        let lower = (beta / (1.0 - alpha)).ln();
-        let upper = ((1.0 - beta) / alpha).ln();
-        if self.pairs() == 0 {
-            return Some(Sprt {
-                llr: 0.0,
-                lower,
-                upper,
-            });
-        }
-        let counts = self
-            .counts
-            .map(|c| if c == 0 { EMPTY_BIN } else { c as f64 });
-        let (n, mean, variance) = Self::moments(&counts)?;
-        let (s0, s1) = (expected_score(elo0), expected_score(elo1));
-        let llr = n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance);
-        Some(Sprt { llr, lower, upper })
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const B: GameResult = GameResult::BlackWins;
-    const W: GameResult = GameResult::WhiteWins;
-    const D: GameResult = GameResult::Draw;
+    const B: Scored = Scored::BlackWins;
+    const W: Scored = Scored::WhiteWins;
+    const D: Scored = Scored::Draw;
 
-    fn games(black: usize, white: usize, result: GameResult, count: usize) -> Vec<Game> {
+    fn games(black: usize, white: usize, result: Scored, count: usize) -> Vec<RatedGame> {
         vec![
-            Game {
+            RatedGame {
                 black,
                 white,
                 result
@@ -972,7 +756,7 @@ mod tests {
     }
 
     /// `a` wins `wins` and loses `losses` against `b`, colours balanced (counts even).
-    fn matchup(a: usize, b: usize, wins: usize, losses: usize) -> Vec<Game> {
+    fn matchup(a: usize, b: usize, wins: usize, losses: usize) -> Vec<RatedGame> {
         let mut g = games(a, b, B, wins / 2);
         g.extend(games(b, a, W, wins - wins / 2));
         g.extend(games(a, b, W, losses / 2));
@@ -1142,9 +926,9 @@ mod tests {
         let (lo, hi) = f.colour_advantage_interval;
         assert!(lo < expected && expected < hi && lo > 0.0);
         // White's advantage shows as a negative value.
-        let swapped: Vec<Game> = g
+        let swapped: Vec<RatedGame> = g
             .iter()
-            .map(|x| Game {
+            .map(|x| RatedGame {
                 result: if x.result == B { W } else { B },
                 ..*x
             })
@@ -1195,7 +979,7 @@ mod tests {
         base.extend(matchup(2, 0, 2, 4));
         base.extend(games(0, 2, D, 1));
         let width = |k: usize, prior: f64| {
-            let g: Vec<Game> = (0..k).flat_map(|_| base.clone()).collect();
+            let g: Vec<RatedGame> = (0..k).flat_map(|_| base.clone()).collect();
             let opts = FitOptions {
                 prior_draws: prior,
                 ..FitOptions::default()
@@ -1319,47 +1103,47 @@ mod tests {
     #[test]
     fn converges_with_a_player_without_games() {
         let g = vec![
-            Game {
+            RatedGame {
                 black: 1,
                 white: 3,
                 result: W,
             },
-            Game {
+            RatedGame {
                 black: 4,
                 white: 1,
                 result: B,
             },
-            Game {
+            RatedGame {
                 black: 1,
                 white: 3,
                 result: B,
             },
-            Game {
+            RatedGame {
                 black: 2,
                 white: 2,
                 result: W,
             },
-            Game {
+            RatedGame {
                 black: 2,
                 white: 4,
                 result: D,
             },
-            Game {
+            RatedGame {
                 black: 2,
                 white: 2,
                 result: D,
             },
-            Game {
+            RatedGame {
                 black: 2,
                 white: 2,
                 result: B,
             },
-            Game {
+            RatedGame {
                 black: 2,
                 white: 1,
                 result: B,
             },
-            Game {
+            RatedGame {
                 black: 2,
                 white: 2,
                 result: D,
@@ -1377,122 +1161,8 @@ mod tests {
         assert!(f.iterations < 20);
     }
 
-    #[test]
-    fn logistic_helpers() {
-        close(expected_score(0.0), 0.5, 1e-15);
-        // 10^(400/400) = 10: 1/(1 + 1/10) = 10/11.
-        close(expected_score(400.0), 10.0 / 11.0, 1e-15);
-        close(elo_from_score(10.0 / 11.0), 400.0, 1e-9);
-        assert_eq!(elo_from_score(1.0), f64::INFINITY);
-        assert_eq!(elo_from_score(0.0), f64::NEG_INFINITY);
-    }
-
-    #[test]
-    fn pentanomial_counts_pairs() {
-        let pairs = [
-            (B, W), // A wins both: 2
-            (W, B), // A loses both: 0
-            (B, B), // 1
-            (D, W), // ½ + 1 = 1½
-            (W, D), // 0 + ½ = ½
-            (D, D), // 1
-        ];
-        assert_eq!(pentanomial(&pairs).counts, [1, 1, 2, 1, 1]);
-        assert_eq!(pentanomial(&pairs).pairs(), 6);
-    }
-
-    // Counts [1, 2, 5, 2, 1]: N = 11 pairs, per-game scores 0, ¼, ½, ¾, 1.
-    //   μ  = (0·1 + ¼·2 + ½·5 + ¾·2 + 1·1)/11 = (0.5 + 2.5 + 1.5 + 1)/11 = 5.5/11 = ½
-    //   σ² = (1·¼ + 2·(1/16) + 5·0 + 2·(1/16) + 1·¼)/11 = 0.75/11 = 0.068181...
-    //   se = √(σ²/11) = √(0.75/121) = √0.75/11 = 0.0787295...
-    //   Elo = 0; interval = elo(½ ± 1.96·se) = elo(0.654308...) = ±110.8...
-    //   SPRT [0, 5]: s0 = ½, s1 = 1/(1 + 10^(−5/400)) = 0.5071951...
-    //   LLR = 11·(s1 − ½)·(1 − ½ − s1)/(2σ²) = −11·(s1 − ½)²/(1.5/11) = −121·(s1 − ½)²/1.5
-    //       = −121·0.0000517678/1.5 = −0.0041760 < 0.
-    #[test]
-    fn pentanomial_hand_figures() {
-        let p = Pentanomial {
-            counts: [1, 2, 5, 2, 1],
-        };
-        let s = p.stats().unwrap();
-        assert_eq!(s.pairs, 11);
-        close(s.mean, 0.5, 1e-15);
-        close(s.variance, 0.75 / 11.0, 1e-15);
-        close(s.std_error, 0.75f64.sqrt() / 11.0, 1e-15);
-        close(s.elo, 0.0, 1e-12);
-        let high = 0.5 + Z95 * 0.75f64.sqrt() / 11.0;
-        close(s.elo_interval.1, -400.0 * (1.0 / high - 1.0).log10(), 1e-9);
-        close(s.elo_interval.1, 110.8, 0.1);
-        close(s.elo_interval.0, -s.elo_interval.1, 1e-9);
-        let t = p.sprt(0.0, 5.0, 0.05, 0.05).unwrap();
-        let s1 = 1.0 / (1.0 + 10f64.powf(-5.0 / 400.0));
-        close(s1, 0.507_195_1, 1e-7);
-        close(t.llr, -121.0 * (s1 - 0.5).powi(2) / 1.5, 1e-12);
-        close(t.llr, -0.004_176, 1e-6);
-        // ln(0.05/0.95) = −2.944439, ln(0.95/0.05) = 2.944439.
-        close(t.lower, -2.944_439, 1e-6);
-        close(t.upper, 2.944_439, 1e-6);
-        assert_eq!(t.decision(), SprtDecision::Continue);
-    }
-
-    // Counts [0, 100, 200, 400, 100]: N = 800.
-    //   μ  = (25 + 100 + 300 + 100)/800 = 525/800 = 0.65625
-    //   Σ c·x² = 100/16 + 200/4 + 400·9/16 + 100 = 6.25 + 50 + 225 + 100 = 381.25
-    //   σ² = 381.25/800 − μ² = 0.4765625 − 0.4306640625 = 0.0458984375
-    //   (the empty bin counts 0.001 in the SPRT, a change below 1e-5 relative.)
-    //   SPRT [0, 5]: LLR = 800·(s1 − ½)·(1.3125 − ½ − s1)/(2σ²)
-    //       = 800·0.0071951·0.3053049/0.091796875 = 1.757346/0.091796875 = 19.14 ≥ 2.94: H1.
-    #[test]
-    fn pentanomial_sprt_accepts_h1() {
-        let p = Pentanomial {
-            counts: [0, 100, 200, 400, 100],
-        };
-        let s = p.stats().unwrap();
-        close(s.mean, 0.65625, 1e-15);
-        close(s.variance, 0.0458984375, 1e-15);
-        let t = p.sprt(0.0, 5.0, 0.05, 0.05).unwrap();
-        let s1 = expected_score(5.0);
-        close(
-            t.llr,
-            800.0 * (s1 - 0.5) * (1.3125 - 0.5 - s1) / (2.0 * 0.0458984375),
-            0.01,
-        );
-        close(t.llr, 19.14, 0.01);
-        assert_eq!(t.decision(), SprtDecision::AcceptH1);
-        // The mirror image accepts H0.
-        let mut counts = p.counts;
-        counts.reverse();
-        let t = Pentanomial { counts }.sprt(0.0, 5.0, 0.05, 0.05).unwrap();
-        assert_eq!(t.decision(), SprtDecision::AcceptH0);
-    }
-
-    #[test]
-    fn pentanomial_empty_and_invalid() {
-        let p = pentanomial(&[]);
-        assert_eq!(p.stats(), None);
-        let t = p.sprt(0.0, 5.0, 0.05, 0.05).unwrap();
-        assert_eq!(t.llr, 0.0);
-        assert_eq!(t.decision(), SprtDecision::Continue);
-        assert_eq!(p.sprt(5.0, 0.0, 0.05, 0.05), None);
-        assert_eq!(p.sprt(0.0, 5.0, 0.0, 0.05), None);
-        assert_eq!(p.sprt(0.0, 5.0, 0.6, 0.5), None);
-        // One pair: variance 0, yet a finite, small LLR thanks to the empty-bin counts.
-        let one = Pentanomial {
-            counts: [0, 0, 1, 0, 0],
-        };
-        let t = one.sprt(0.0, 5.0, 0.05, 0.05).unwrap();
-        assert!(t.llr.is_finite() && t.llr < 0.0 && t.llr > -1.0);
-        // A perfect score: infinite Elo, finite lower end.
-        let s = Pentanomial {
-            counts: [0, 0, 0, 0, 3],
-        }
-        .stats()
-        .unwrap();
-        assert_eq!(s.elo, f64::INFINITY);
-    }
-
-    fn arb_game(players: usize) -> impl Strategy<Value = Game> {
-        (0..players, 0..players, 0..3u8).prop_map(|(black, white, r)| Game {
+    fn arb_game(players: usize) -> impl Strategy<Value = RatedGame> {
+        (0..players, 0..players, 0..3u8).prop_map(|(black, white, r)| RatedGame {
             black,
             white,
             result: [B, W, D][r as usize],
@@ -1510,7 +1180,7 @@ mod tests {
             seed_games in proptest::collection::vec(arb_game(6), 0..40),
             anchor_player in proptest::bool::ANY,
         ) {
-            let g: Vec<Game> = seed_games
+            let g: Vec<RatedGame> = seed_games
                 .into_iter()
                 .filter(|g| g.black < players && g.white < players)
                 .collect();

@@ -8,8 +8,8 @@ use serde::Serialize;
 use goref_rules::Color;
 
 use crate::line::GameLine;
-use crate::pairing::{standings_of, GameResult, Outcome, Pairing};
-use crate::rating::{fit, Fit, FitOptions, Game, GameResult as RatedResult};
+use crate::pairing::{standings_of, PairingResult};
+use crate::rating::{fit, Fit, FitOptions, RatedGame};
 
 /// One engine's line of the standings.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -20,9 +20,11 @@ pub struct Standing {
     pub games: usize,
     /// Byes (Swiss), each scored as a win.
     pub byes: usize,
-    /// Wins, losses and draws.
+    /// Wins (forfeits won included).
     pub wins: usize,
+    /// Losses.
     pub losses: usize,
+    /// Draws.
     pub draws: usize,
     /// A win is 1 (a bye too), a draw 0.5.
     pub points: f64,
@@ -69,16 +71,12 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usi
     for &b in byes.iter().filter(|&&b| b < n) {
         bye_count[b] += 1;
     }
-    let results: Vec<GameResult> = games
+    let results: Vec<PairingResult> = games
         .iter()
         .filter(|g| g.black < n && g.white < n)
-        .map(|g| GameResult {
-            pairing: Pairing::new(g.round.saturating_sub(1), g.black, g.white),
-            outcome: match g.winner {
-                Some('B') => Outcome::BlackWins,
-                Some('W') => Outcome::WhiteWins,
-                _ => Outcome::Draw,
-            },
+        .map(|g| PairingResult {
+            pairing: g.pairing(),
+            outcome: g.scored(),
         })
         .collect();
     for r in &results {
@@ -99,16 +97,12 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usi
     }
     // Points and Go's tie-breaks: the one computation, shared with the Swiss pairing.
     let ranked = standings_of(n, &results, byes);
-    let rated: Vec<Game> = results
+    let rated: Vec<RatedGame> = results
         .iter()
-        .map(|r| Game {
+        .map(|r| RatedGame {
             black: r.pairing.black,
             white: r.pairing.white,
-            result: match r.outcome {
-                Outcome::BlackWins => RatedResult::BlackWins,
-                Outcome::WhiteWins => RatedResult::WhiteWins,
-                Outcome::Draw => RatedResult::Draw,
-            },
+            result: r.outcome,
         })
         .collect();
     // The default fit (mean 0, one virtual draw a player) is always finite; should it fail,
@@ -171,7 +165,7 @@ pub fn standings(format: &str, names: &[String], games: &[GameLine], byes: &[usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pairing::Swiss;
+    use crate::pairing::{Scored, Swiss};
     use goref_referee::Ending;
 
     /// The standings of a Swiss's games and byes rank as the Swiss itself does (one
@@ -183,29 +177,25 @@ mod tests {
         let mut byes = Vec::new();
         for round in 0..3 {
             let r = swiss.next_round();
-            let outcomes: Vec<Outcome> = r
+            let outcomes: Vec<Scored> = r
                 .pairings
                 .iter()
                 .map(|p| {
                     if (p.black + round) % 3 == 0 {
-                        Outcome::WhiteWins
+                        Scored::WhiteWins
                     } else {
-                        Outcome::BlackWins
+                        Scored::BlackWins
                     }
                 })
                 .collect();
             for (p, o) in r.pairings.iter().zip(&outcomes) {
                 let names = [String::new(), String::new()];
-                let winner = o.winner().map(Color::letter);
+                let result = match o.winner() {
+                    Some(c) => goref_rules::Outcome::win(c, goref_rules::WinBy::Resignation),
+                    None => goref_rules::Outcome::Draw,
+                };
                 let number = lines.len() + 1;
-                lines.push(GameLine::new(
-                    number,
-                    p,
-                    names,
-                    String::new(),
-                    winner,
-                    Ending::TwoPasses,
-                ));
+                lines.push(GameLine::of(number, p, names, result, Ending::TwoPasses));
             }
             byes.extend(r.bye);
             swiss.record(&r, &outcomes).unwrap();

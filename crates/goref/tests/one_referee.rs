@@ -127,10 +127,10 @@ fn act(g: &Geometry, input: &Input) -> (Option<Color>, Act) {
 fn check(protocol: Protocol, preset: Preset, seeds: &[u32]) -> BTreeSet<&'static str> {
     let mut phases = BTreeSet::new();
     let rules = Ruleset::preset(preset).with_komi("0.5".parse().unwrap());
-    let mut match_settings = goref_match::Settings::new(SIZE, SIZE);
+    let mut match_settings = goref_match::GameSettings::new(SIZE, SIZE);
     match_settings.rules = rules;
     match_settings.time = TimeControl::None;
-    match_settings.end = protocol;
+    match_settings.protocol = protocol;
     let geometry = Arc::new(Geometry::rect(SIZE, SIZE).unwrap());
     let mut referee = Referee::new(
         geometry.clone(),

@@ -80,8 +80,9 @@ pub struct Estimate {
     pub mean: f64,
     /// The standard error of the mean.
     pub std_error: f64,
-    /// `mean ± 1.96 · std_error`.
+    /// `mean − 1.96 · std_error`.
     pub low: f64,
+    /// `mean + 1.96 · std_error`.
     pub high: f64,
     /// Samples taken.
     pub samples: u64,

@@ -531,14 +531,17 @@ pub struct PathReport {
     pub nodes: usize,
     /// Symmetries used in the cache keys.
     pub symmetries: usize,
-    /// The depth of the split and its number of sub-problems (all parts together).
+    /// The depth of the split.
     pub split_depth: u32,
+    /// Its number of sub-problems (all parts together).
     pub sub_problems: usize,
     /// Bytes of cache.
     pub cache_bytes: usize,
-    /// Time to build the graph, to split, to count.
+    /// Time to build the graph.
     pub build: Duration,
+    /// Time to split.
     pub splitting: Duration,
+    /// Time to count.
     pub counting: Duration,
     /// Work counters, all threads together.
     pub stats: Stats,

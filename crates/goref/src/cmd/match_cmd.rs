@@ -9,11 +9,11 @@ use anyhow::{anyhow, bail, Context};
 use goref_gtp::EngineSpec;
 use goref_match::clock::parse_duration;
 use goref_match::config::{EngineEntry, FileConfig};
-use goref_match::runner::own_cpu_time;
-use goref_match::{
-    IllegalPolicy, MatchConfig, Player, RefereeSpec, Settings, Sprt, Stop, TimeControl,
-};
+use goref_match::{Contestant, GameSettings, IllegalPolicy, RefereeSpec, TimeControl};
 use goref_rules::{Komi, Preset, Ruleset};
+use goref_runner::matches::own_cpu_time;
+use goref_runner::{MatchConfig, Stop};
+use goref_tournament::stats::Sprt;
 
 /// Arguments of `goref match`. Options given here override the `--config` file.
 #[derive(clap::Args)]
@@ -140,7 +140,7 @@ fn player(
     cli: Option<&String>,
     file: Option<&EngineEntry>,
     side: &str,
-) -> anyhow::Result<Player> {
+) -> anyhow::Result<Contestant> {
     let (command, entry) = match (cli, file) {
         (Some(c), _) => (c.clone(), None),
         (None, Some(e)) => (e.command.clone(), Some(e)),
@@ -154,7 +154,7 @@ fn player(
     let name = entry
         .and_then(|e| e.name.clone())
         .unwrap_or_else(|| engine_name(&spec));
-    Ok(Player { id, name, spec })
+    Ok(Contestant { id, name, spec })
 }
 
 /// The engine of the built-in demo match that runs when no engine is named: GNU Go (when
@@ -240,7 +240,11 @@ pub fn config(args: &Args) -> anyhow::Result<MatchConfig> {
 /// # Errors
 ///
 /// When a value cannot be read.
-pub fn game_settings(args: &GameArgs, file: &FileConfig, demo: bool) -> anyhow::Result<Settings> {
+pub fn game_settings(
+    args: &GameArgs,
+    file: &FileConfig,
+    demo: bool,
+) -> anyhow::Result<GameSettings> {
     let file = file.clone();
     let size = args
         .size
@@ -248,7 +252,7 @@ pub fn game_settings(args: &GameArgs, file: &FileConfig, demo: bool) -> anyhow::
         .or(file.size)
         .unwrap_or_else(|| "9".into());
     let (width, height) = super::parse_size(&size).map_err(anyhow::Error::msg)?;
-    let mut settings = Settings::new(width, height);
+    let mut settings = GameSettings::new(width, height);
     let rules = args
         .rules
         .clone()
@@ -277,7 +281,7 @@ pub fn game_settings(args: &GameArgs, file: &FileConfig, demo: bool) -> anyhow::
         settings.long_cycle = policy.parse().map_err(|e| anyhow!("--long-cycle: {e}"))?;
     }
     settings.rules = Ruleset::preset(preset).with_komi(komi);
-    settings.end = match args.end.clone().or(file.end) {
+    settings.protocol = match args.end.clone().or(file.end) {
         Some(name) => name
             .parse::<goref_match::Protocol>()
             .map_err(|e| anyhow!("{e}"))?,
@@ -350,7 +354,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()?;
     let summary = rt
-        .block_on(goref_tournament::run_match(config))
+        .block_on(goref_runner::run_match(config))
         .map_err(|e| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
     let _ = write!(stdout, "{}", summary.table());

@@ -22,9 +22,25 @@ pub fn signal_exit(signal: Option<i32>) -> std::process::ExitCode {
     std::process::ExitCode::from(u8::try_from(code).unwrap_or(130))
 }
 
+/// A board size that is not `N` or `WxH` with sides 1 to 25.
+#[derive(Debug)]
+pub struct BadSize(String);
+
+impl std::fmt::Display for BadSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "board size '{}' is not N or WxH with sides 1 to 25",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for BadSize {}
+
 /// Parses a board size `WxH` or `N` (square).
-pub fn parse_size(text: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("board size '{text}' is not N or WxH with sides 1 to 25");
+pub fn parse_size(text: &str) -> Result<(usize, usize), BadSize> {
+    let bad = || BadSize(text.to_string());
     let (w, h) = match text.split_once(['x', 'X', ':']) {
         Some((w, h)) => (
             w.trim().parse().map_err(|_| bad())?,

@@ -7,10 +7,13 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context};
 use goref_gtp::EngineSpec;
 use goref_match::config::{EngineEntry, FileConfig};
-use goref_match::Player;
-use goref_tournament::runner::{TournamentError, STANDINGS_FILE};
+use goref_match::Contestant;
+use goref_runner::tournament::{TournamentError, STANDINGS_FILE};
+use goref_runner::{run_tournament_with, Entrant, Restart, TournamentConfig};
+use goref_tournament::plan::FormatParams;
 use goref_tournament::standings::standings;
-use goref_tournament::{run_tournament_with, Entrant, Format, Restart, TournamentConfig};
+use goref_tournament::stats::Sprt;
+use goref_tournament::{Format, Plan};
 
 use super::match_cmd::{game_settings, GameArgs};
 
@@ -170,7 +173,7 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
             None => None,
         };
         entrants.push(Entrant {
-            player: Player { id, name, spec },
+            player: Contestant { id, name, spec },
             init: e.init.clone(),
             restart,
             time,
@@ -180,30 +183,21 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
     if entries.len() > 1000 || games_per_pair > 100_000 {
         bail!("at most 1000 engines and 100000 games a pair");
     }
-    let format = match args
+    let name = args
         .format
         .clone()
         .or(file.format.clone())
-        .unwrap_or_else(|| "round-robin".into())
-        .as_str()
-    {
-        "round-robin" | "roundrobin" | "rr" => Format::RoundRobin { games_per_pair },
-        "gauntlet" => Format::Gauntlet {
-            seeds: args.seeds.or(file.seeds).unwrap_or(1),
-            games_per_pair,
-        },
-        "swiss" => Format::Swiss {
-            rounds: args
-                .rounds
-                .or(file.rounds)
-                .unwrap_or_else(|| (entries.len() - 1).min(5)),
-        },
-        "knockout" => Format::Knockout {
-            games: games_per_pair,
-            max_replays: args.max_replays.unwrap_or(2),
-        },
-        other => bail!("format '{other}': expected round-robin, gauntlet, swiss or knockout"),
+        .unwrap_or_else(|| "round-robin".into());
+    let params = FormatParams {
+        games_per_pair,
+        seeds: args.seeds.or(file.seeds).unwrap_or(1),
+        rounds: args
+            .rounds
+            .or(file.rounds)
+            .unwrap_or_else(|| (entries.len() - 1).min(5)),
+        max_replays: args.max_replays.unwrap_or(2),
     };
+    let format = Format::named(&name, params)?;
     let settings = game_settings(&args.game, &file, false)?;
     let openings = match args.openings.clone().or(file.openings.clone()) {
         Some(path) => read_openings(&path, &settings)?,
@@ -227,9 +221,10 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
         sprt: match args.sprt.as_deref().or(file.sprt.as_ref().map(|s| &s[..])) {
             None => None,
             Some(_) if entries.len() != 2 => bail!("--sprt needs exactly two engines"),
-            Some(&[e0, e1, a, b]) if e0 < e1 && a > 0.0 && b > 0.0 && a + b < 1.0 => {
-                Some((e0, e1, a, b))
-            }
+            Some(&[e0, e1, a, b]) => match Sprt::new(e0, e1, a, b) {
+                Ok(sprt) => Some(sprt),
+                Err(_) => bail!("--sprt takes ELO0 < ELO1 and ALPHA, BETA in (0, 1)"),
+            },
             Some(_) => bail!("--sprt takes ELO0 < ELO1 and ALPHA, BETA in (0, 1)"),
         },
     })
@@ -240,7 +235,7 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
 /// board with Black first.
 fn read_openings(
     path: &std::path::Path,
-    settings: &goref_match::Settings,
+    settings: &goref_match::GameSettings,
 ) -> anyhow::Result<Vec<(String, Vec<goref_rules::Move>)>> {
     let files: Vec<PathBuf> = if path.is_dir() {
         let mut files: Vec<PathBuf> = std::fs::read_dir(path)
@@ -297,23 +292,6 @@ fn read_openings(
     Ok(openings)
 }
 
-/// The games a tournament plays when every one is played (a knockout's replays aside).
-fn expected_games(config: &TournamentConfig) -> Option<u64> {
-    let n = config.entrants.len() as u64;
-    Some(match config.format {
-        Format::RoundRobin { games_per_pair } => n * (n - 1) / 2 * games_per_pair as u64,
-        Format::Gauntlet {
-            seeds,
-            games_per_pair,
-        } => {
-            let seeds = (seeds as u64).min(n);
-            seeds * (n - seeds) * games_per_pair as u64
-        }
-        Format::Swiss { rounds } => rounds as u64 * (n / 2),
-        Format::Knockout { games, .. } => (n.saturating_sub(1)) * games as u64,
-    })
-}
-
 /// Runs `goref tournament`: prints the standings; exit status 0, 128 + the signal when stopped
 /// by one (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), 2 when an engine fails the check
 /// before the first game.
@@ -333,7 +311,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let format = config.format.name();
     let quiet = args.quiet;
     let started = std::time::SystemTime::now();
-    let described = goref_tournament::runner::described(&config);
+    let described = goref_runner::tournament::described(&config);
     let commands: Vec<(String, String)> = config
         .entrants
         .iter()
@@ -358,7 +336,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             .and_then(|()| std::fs::rename(&tmp, &path))
             .with_context(|| format!("writing {}", path.display()))
     };
-    let expected = expected_games(&config);
+    let expected = Some(Plan::new(&config.format, config.entrants.len()).total());
     let bar = if quiet {
         indicatif::ProgressBar::hidden()
     } else {
@@ -375,7 +353,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     );
     let where_played = match &args.queue {
         Some(url) => rt.block_on(super::worker::coordinate(url, args, &config))?,
-        None => goref_tournament::Games::Local,
+        None => goref_runner::Games::Local,
     };
     let finished = rt
         .block_on(run_tournament_with(
@@ -411,20 +389,20 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 if let Err(e) = write_standings(&table) {
                     eprintln!("goref: {e:#}");
                 }
-                goref_tournament::Flow::Continue
+                goref_runner::Flow::Continue
             },
         ))
         .map_err(|e: TournamentError| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
     bar.finish_and_clear();
-    if let (goref_tournament::Games::Remote(_), Some(url)) = (&where_played, &args.queue) {
+    if let (goref_runner::Games::Remote(_), Some(url)) = (&where_played, &args.queue) {
         if !finished.interrupted {
             rt.block_on(super::worker::finish(url, &out))?;
         }
     }
     let table = table_of(&finished.games, &finished.byes, &finished.withdrawn);
     write_standings(&table)?;
-    let run = goref_tournament::report::RunSettings {
+    let run = goref_runner::report::RunSettings {
         settings: described,
         engines: commands
             .iter()
@@ -432,7 +410,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             .map(|(i, (name, command))| {
                 let info = finished.engines.get(i);
                 let first = |t: &str| t.lines().next().unwrap_or("").trim().to_string();
-                goref_tournament::report::EngineRow {
+                goref_runner::report::EngineRow {
                     name: name.clone(),
                     command: command.clone(),
                     gtp_name: info.map(|i| first(&i.name)).unwrap_or_default(),
@@ -444,7 +422,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         started: httpdate::fmt_http_date(started),
         ended: httpdate::fmt_http_date(std::time::SystemTime::now()),
     };
-    goref_tournament::report::write_report(
+    goref_runner::report::write_report(
         &out,
         format,
         &names,
@@ -453,7 +431,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         Some(&run),
     )
     .with_context(|| format!("writing the report in {}", out.display()))?;
-    let cpu = goref_match::runner::own_cpu_time().as_secs_f64();
+    let cpu = goref_runner::matches::own_cpu_time().as_secs_f64();
     let wall = finished.wall.as_secs_f64();
     let _ = writeln!(
         stdout,

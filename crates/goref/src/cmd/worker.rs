@@ -16,8 +16,8 @@ use clap::Parser;
 use goref_gtp::{Engine, EngineSpec};
 use goref_match::config::FileConfig;
 use goref_queue::{Queue, QueueErrorKind, Worker, WorkerInfo};
-use goref_tournament::runner::{play_job, Fingerprint, Pool};
-use goref_tournament::{Games, TournamentConfig};
+use goref_runner::tournament::{play_job, Fingerprint, Pool};
+use goref_runner::{Games, TournamentConfig};
 use serde::{Deserialize, Serialize};
 
 use super::tournament;

@@ -3,25 +3,11 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-/// GNU Go as Debian installs it.
-pub const GNUGO: &str = "/usr/games/gnugo";
-
-/// Whether GNU Go is installed. CI installs it and sets GOREF_REQUIRE_GNUGO: there a missing
-/// engine is a failure, not a silently passing test.
-pub fn have_gnugo() -> bool {
-    let there = Path::new(GNUGO).exists();
-    assert!(
-        there || std::env::var_os("GOREF_REQUIRE_GNUGO").is_none(),
-        "{GNUGO} is not installed"
-    );
-    if !there {
-        eprintln!("skipping: {GNUGO} is not installed (.ci/run installs it)");
-    }
-    there
-}
+// Not every test binary plays GNU Go.
+#[allow(unused_imports)]
+pub use goref_gtp::testing::{gnugo_there as have_gnugo, GNUGO};
 
 /// A new PostgreSQL database of its own (`createdb`), named after the test, as a URL; `None`
 /// (the test skips) without PostgreSQL, unless GOREF_REQUIRE_PG is set.

@@ -1,17 +1,91 @@
-//! `goref match`: the two-engine case of the tournament runner (one scheduler for both), with
-//! the match's table, its SPRT on wins, losses and draws, and its stop at an engine that
-//! cannot start.
+//! `goref match`: what a match is (two engines, so many games, the settings), how it can stop,
+//! and how it runs: as the two-engine case of the tournament runner (one scheduler for both),
+//! with the match's table ([`crate::summary`]), its SPRT on wins, losses and draws, and its
+//! stop at an engine that cannot start.
+
+use std::path::PathBuf;
+use std::time::Duration;
 
 use std::time::Instant;
 
-use goref_match::runner::{MatchConfig, MatchError, Stop};
-use goref_match::stats::SprtState;
-use goref_match::Summary;
+use goref_match::game::{Contestant, GameSettings};
+use goref_tournament::stats::{Sprt, SprtCounts, SprtDecision};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::plan::Format;
-use crate::runner::TournamentError;
-use crate::runner::{read_results, run_tournament, Entrant, Flow, Restart, TournamentConfig};
+use crate::summary::Summary;
+use crate::tournament::{
+    read_results, run_tournament, Entrant, Flow, Restart, TournamentConfig, TournamentError,
+};
+use goref_tournament::plan::Format;
+
+/// Everything a match needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// The two engines; engine 0 has Black in odd-numbered games (game 1, 3, …).
+    pub players: [Contestant; 2],
+    /// Games to play.
+    pub games: usize,
+    /// Games at once.
+    pub jobs: usize,
+    /// Every game's settings.
+    pub settings: GameSettings,
+    /// The output directory (records, logs, `results.jsonl`).
+    pub out: PathBuf,
+    /// Stop when this SPRT on wins, losses and draws decides (the trinomial model).
+    pub sprt: Option<Sprt>,
+    /// Draw a progress bar on standard error.
+    pub progress: bool,
+}
+
+/// Why a match stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Every game was played.
+    Complete,
+    /// Ctrl-C: running games were finished (or abandoned after a second Ctrl-C).
+    Interrupted,
+    /// The SPRT decided.
+    Sprt,
+}
+
+/// A match that could not go on: the tournament runner's error, a match being a tournament of
+/// two.
+#[derive(Debug)]
+pub struct MatchError(pub TournamentError);
+
+impl std::fmt::Display for MatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            e @ (TournamentError::Engine { .. } | TournamentError::Game(_)) => {
+                write!(f, "match stopped: {e}")
+            }
+            other => write!(f, "{other}"),
+        }
+    }
+}
+
+impl std::error::Error for MatchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+/// CPU time goref itself has used (user + system), for the referee's share of wall time.
+#[must_use]
+pub fn own_cpu_time() -> Duration {
+    // SAFETY: getrusage fills the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut usage) != 0 {
+            return Duration::ZERO;
+        }
+        usage
+    };
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
 
 /// The tournament a match is: two engines, `games` games with colours alternating (engine 0
 /// Black in game 1). An engine whose command names the game or the colour (`{game}`,
@@ -63,12 +137,12 @@ pub async fn run_match(config: MatchConfig) -> Result<Summary, MatchError> {
     let reports: Vec<_> = done
         .values()
         .filter(|l| l.game <= config.games)
-        .map(crate::runner::report)
+        .cloned()
         .collect();
     let resumed = reports.len();
     let mut summary = Summary::new(&config, reports);
     if let Some(sprt) = &config.sprt {
-        if sprt.state(&summary.wld(0)) != SprtState::Continue {
+        if sprt.decision(SprtCounts::Games(&summary.wld(0))) != SprtDecision::Continue {
             summary.stop = Stop::Sprt;
             summary.resumed = resumed;
             return Ok(summary);
@@ -97,11 +171,13 @@ pub async fn run_match(config: MatchConfig) -> Result<Summary, MatchError> {
         if line.game > config.games || summary.reports.iter().any(|r| r.game == line.game) {
             return Flow::Continue;
         }
-        summary.add(crate::runner::report(line));
+        summary.add(line.clone());
         bar.inc(1);
         bar.set_message(summary.score_line());
         match &sprt {
-            Some(sprt) if sprt.state(&summary.wld(0)) != SprtState::Continue => {
+            Some(sprt)
+                if sprt.decision(SprtCounts::Games(&summary.wld(0))) != SprtDecision::Continue =>
+            {
                 sprt_decided = true;
                 Flow::Stop
             }
@@ -110,12 +186,7 @@ pub async fn run_match(config: MatchConfig) -> Result<Summary, MatchError> {
     })
     .await;
     bar.finish_and_clear();
-    let finished = finished.map_err(|e| match e {
-        e @ (TournamentError::Engine { .. } | TournamentError::Game(_)) => {
-            MatchError::Start(goref_match::game::StartError::general(e.to_string()))
-        }
-        other => MatchError::Io(other.to_string()),
-    })?;
+    let finished = finished.map_err(MatchError)?;
     if sprt_decided {
         summary.stop = Stop::Sprt;
     } else if finished.interrupted {

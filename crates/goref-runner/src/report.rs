@@ -13,8 +13,8 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::line::GameLine;
-use crate::standings::{standings, Standing, Standings};
+use goref_tournament::standings::{standings, Standing, Standings};
+use goref_tournament::GameLine;
 
 /// The report's file name in the output directory.
 pub const REPORT_FILE: &str = "report.html";
@@ -102,7 +102,7 @@ pub fn report_html(
     let owned: Vec<GameLine> = games.iter().map(|&g| g.clone()).collect();
     let table = standings(format, names, &owned, byes);
     let forfeits = owned.iter().filter(|g| g.end.is_forfeit()).count();
-    let draws = owned.iter().filter(|g| g.winner.is_none()).count();
+    let draws = owned.iter().filter(|g| g.winner().is_none()).count();
 
     let title = format!(
         "{format}: {} engine{}, {} game{}",
@@ -349,11 +349,7 @@ fn forfeiter(g: &GameLine) -> Option<usize> {
     if !g.end.is_forfeit() {
         return None;
     }
-    match g.winner {
-        Some('B') => Some(g.white),
-        Some('W') => Some(g.black),
-        _ => None,
-    }
+    g.winner().map(|c| g.id_of(c.opponent()))
 }
 
 fn endings_section(page: &mut String, names: &[String], games: &[GameLine]) {
@@ -447,7 +443,7 @@ fn games_section(page: &mut String, games: &[GameLine]) {
     page.push_str("<table>\n<tr><th>#</th><th>Round</th><th>Black</th><th>White</th><th>Result</th><th>Ended</th><th>Moves</th><th>Seconds (B/W)</th><th>Record</th><th>Detail</th></tr>\n");
     for g in games {
         let won = |c: char| {
-            if g.winner == Some(c) {
+            if g.winner().map(goref_rules::Color::letter) == Some(c) {
                 " class=\"won\""
             } else {
                 ""
@@ -466,7 +462,7 @@ fn games_section(page: &mut String, games: &[GameLine]) {
             esc(&g.black_name),
             won('W'),
             esc(&g.white_name),
-            esc(&g.result),
+            esc(&g.result.to_sgf()),
             esc(g.end.name()),
             g.moves,
             g.seconds[0],

@@ -2,8 +2,8 @@
 //! chart, nothing fetched from elsewhere, and a small file.
 
 use goref_match::Ending;
+use goref_runner::report::{report_html, write_report, REPORT_FILE};
 use goref_tournament::pairing::Pairing;
-use goref_tournament::report::{report_html, write_report, REPORT_FILE};
 use goref_tournament::GameLine;
 
 fn names() -> Vec<String> {
@@ -21,19 +21,18 @@ fn game(number: usize) -> GameLine {
     let pairs = [(0, 1), (1, 2), (2, 0), (1, 0), (2, 1), (0, 2)];
     let (black, white) = pairs[(number - 1) % pairs.len()];
     let pairing = Pairing::new((number - 1) / 3, black, white);
-    let line = |result: &str, winner: Option<char>, end: Ending, detail: Option<&str>| GameLine {
+    let line = |result: &str, end: Ending, detail: Option<&str>| GameLine {
         black_version: Some("1.0".to_string()),
         detail: detail.map(str::to_string),
         moves: 100 + number,
         seconds: [1.5 * (black + 1) as f64, 0.75 * (white + 1) as f64],
         genmoves: [50, 50],
         sgf: Some(format!("games/{number:04}.sgf")),
-        ..GameLine::new(
+        ..GameLine::of(
             number,
             &pairing,
             [names[black].clone(), names[white].clone()],
-            result.to_string(),
-            winner,
+            result.parse().unwrap(),
             end,
         )
     };
@@ -45,23 +44,17 @@ fn game(number: usize) -> GameLine {
             sgf: None,
             ..line(
                 "W+F",
-                Some('W'),
                 Ending::Fault,
                 Some("<b>x</b> could not start: no such file"),
             )
         };
     }
     match number % 5 {
-        0 => line("B+R", Some('B'), Ending::Resignation, None),
-        1 => line("W+3.5", Some('W'), Ending::TwoPasses, None),
-        2 => line("B+T", Some('B'), Ending::Time, Some("White's time ran out")),
-        3 => line("0", None, Ending::TwoPasses, None),
-        _ => line(
-            "W+Crash",
-            Some('W'),
-            Ending::Crash,
-            Some("exited <signal 9>"),
-        ),
+        0 => line("B+R", Ending::Resignation, None),
+        1 => line("W+3.5", Ending::TwoPasses, None),
+        2 => line("B+T", Ending::Time, Some("White's time ran out")),
+        3 => line("0", Ending::TwoPasses, None),
+        _ => line("W+F", Ending::Crash, Some("exited <signal 9>")),
     }
 }
 
@@ -261,7 +254,7 @@ fn a_chart_of_one_ending_draws_its_bar() {
 /// The run's settings and engines are shown, escaped, and linked from the navigation.
 #[test]
 fn the_settings_of_the_run_are_shown() {
-    use goref_tournament::report::{EngineRow, RunSettings};
+    use goref_runner::report::{EngineRow, RunSettings};
     let run = RunSettings {
         settings: vec![
             ("board".into(), "9x9".into()),

@@ -11,14 +11,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use goref_match::game::{check_player, play_game_on, start_seat, Seat, StartError};
-use goref_match::{Ending, GameReport, Player, Settings};
-use goref_rules::{ByColor, Color};
+use goref_match::{Contestant, Ending, GameSettings};
+use goref_rules::{ByColor, Color, Outcome, WinBy};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-pub use crate::line::GameLine;
-use crate::pairing::Pairing;
-use crate::plan::{Format, Plan};
+use goref_tournament::pairing::Pairing;
+use goref_tournament::plan::{Format, Plan};
+use goref_tournament::stats::{pentanomial, Pentanomial, Sprt, SprtCounts, SprtDecision};
+pub use goref_tournament::GameLine;
 
 /// The results file in the output directory.
 pub const RESULTS_FILE: &str = "results.jsonl";
@@ -40,14 +41,23 @@ pub enum Restart {
     Always,
 }
 
+/// A restart policy that is neither `auto` nor `always`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownRestart(pub String);
+
+impl std::fmt::Display for UnknownRestart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "restart policy '{}': expected auto or always", self.0)
+    }
+}
+
+impl std::error::Error for UnknownRestart {}
+
 impl std::str::FromStr for Restart {
-    type Err = String;
+    type Err = UnknownRestart;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(Restart::Auto),
-            "always" => Ok(Restart::Always),
-            _ => Err(format!("restart policy '{s}': expected auto or always")),
-        }
+        let choices = [("auto", Restart::Auto), ("always", Restart::Always)];
+        goref_rules::words::one_of(s, &choices).ok_or_else(|| UnknownRestart(s.to_string()))
     }
 }
 
@@ -55,7 +65,7 @@ impl std::str::FromStr for Restart {
 #[derive(Clone, Debug)]
 pub struct Entrant {
     /// Its name in the tournament, and how to run it (`id` is its index, in seeding order).
-    pub player: Player,
+    pub player: Contestant,
     /// GTP commands sent once after it starts.
     pub init: Vec<String>,
     /// When it is started.
@@ -72,7 +82,7 @@ pub struct TournamentConfig {
     /// Who plays whom.
     pub format: Format,
     /// Each game's settings.
-    pub settings: Settings,
+    pub settings: GameSettings,
     /// Games at once.
     pub jobs: usize,
     /// The output directory.
@@ -86,54 +96,25 @@ pub struct TournamentConfig {
     pub kind: &'static str,
     /// The folder of the records and logs in `out` (empty: `out` itself).
     pub records: String,
-    /// With two engines: stop when the SPRT on game pairs (the same opening, colours swapped)
-    /// decides; `(elo0, elo1, alpha, beta)` for the first engine.
-    pub sprt: Option<(f64, f64, f64, f64)>,
-}
-
-/// The game as the match runner's table counts it.
-pub(crate) fn report(line: &GameLine) -> GameReport {
-    GameReport {
-        game: line.game,
-        black: line.black,
-        white: line.white,
-        black_name: line.black_name.clone(),
-        white_name: line.white_name.clone(),
-        result: line.result.clone(),
-        winner: line.winner,
-        end: line.end,
-        detail: line.detail.clone(),
-        moves: line.moves,
-        genmoves: line.genmoves,
-        seconds: line.seconds,
-        illegal_passes: line.illegal_passes,
-        sgf: line.sgf.clone().unwrap_or_default(),
-        ending: line.ending.clone(),
-        resumptions: line.resumptions,
-        dead_lists: line.dead_lists.clone(),
-        removed: line.removed.clone(),
-    }
-}
-
-impl GameLine {
-    /// The engine that won, if any.
-    #[must_use]
-    pub fn winner_id(&self) -> Option<usize> {
-        match self.winner {
-            Some('B') => Some(self.black),
-            Some('W') => Some(self.white),
-            _ => None,
-        }
-    }
+    /// With two engines: stop when the SPRT on game pairs (the same opening, colours swapped;
+    /// the pentanomial model) decides, for the first engine.
+    pub sprt: Option<Sprt>,
 }
 
 /// A tournament that could not go on.
 #[derive(Debug)]
 pub enum TournamentError {
-    /// The directory holds a tournament with other settings.
+    /// The directory holds a tournament with other settings: what differs, in words.
     Mismatch(String),
-    /// Files.
-    Io(String),
+    /// A file of the output directory.
+    Io {
+        /// What was done: `create`, `open`, `write`, or empty for reading.
+        doing: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// Why it failed.
+        source: std::io::Error,
+    },
     /// An engine failed the check before the first game: it cannot start or does not answer.
     /// Nothing was played.
     Engine {
@@ -141,20 +122,40 @@ pub enum TournamentError {
         name: String,
         /// Its command.
         command: String,
-        /// Why, in words: "command not found", "exited with status 1", "no answer to 'name'
-        /// in 5s".
-        why: String,
+        /// Why: "command not found", "exited with status 1", "no answer to 'name' in 5s".
+        why: StartError,
     },
     /// A game could not be made at all (no engine's fault: the board or the settings).
-    Game(String),
+    Game(StartError),
     /// The games played elsewhere could not be handed out or collected.
-    Remote(String),
+    Remote(RemoteError),
+}
+
+impl TournamentError {
+    fn io(doing: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> TournamentError {
+        let path = path.to_path_buf();
+        move |source| TournamentError::Io {
+            doing,
+            path,
+            source,
+        }
+    }
 }
 
 impl std::fmt::Display for TournamentError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            TournamentError::Mismatch(m) | TournamentError::Io(m) => f.write_str(m),
+            TournamentError::Mismatch(m) => f.write_str(m),
+            TournamentError::Io {
+                doing: "",
+                path,
+                source,
+            } => write!(f, "{}: {source}", path.display()),
+            TournamentError::Io {
+                doing,
+                path,
+                source,
+            } => write!(f, "cannot {doing} {}: {source}", path.display()),
             TournamentError::Engine { name, command, why } => {
                 write!(f, "engine '{name}' ({command}) cannot play: {why}")
             }
@@ -189,7 +190,7 @@ pub struct Finished {
     /// A knockout's champion.
     pub champion: Option<usize>,
     /// The SPRT's decision and the pentanomial counts it saw, when one ran.
-    pub sprt: Option<(crate::rating::SprtDecision, crate::rating::Pentanomial)>,
+    pub sprt: Option<(SprtDecision, Pentanomial)>,
 }
 
 /// What a resumed directory must agree on: the engines, each game's settings and the format.
@@ -235,7 +236,7 @@ impl PartialEq for Fingerprint {
 }
 
 /// The settings that change a game, besides board, rules, clock and end protocol, by name.
-fn game_settings(s: &Settings) -> Vec<(String, String)> {
+fn game_settings(s: &GameSettings) -> Vec<(String, String)> {
     let ms = |d: std::time::Duration| format!("{}s", d.as_secs_f64());
     [
         ("komi", s.rules.komi.to_string()),
@@ -272,7 +273,7 @@ pub fn described(config: &TournamentConfig) -> Vec<(String, String)> {
         ("board", format!("{}x{}", s.width, s.height)),
         ("rules", s.rules.to_string()),
         ("clock", s.time.to_string()),
-        ("end", s.end.to_string()),
+        ("end", s.protocol.to_string()),
         (
             "format",
             match config.format {
@@ -372,7 +373,7 @@ impl Fingerprint {
             size: format!("{}x{}", s.width, s.height),
             rules: s.rules.to_string(),
             time: s.time.to_string(),
-            end: s.end.to_string(),
+            end: s.protocol.to_string(),
             format,
             grows,
             openings: config
@@ -471,13 +472,11 @@ pub fn claim_directory(
     kind: &str,
     fingerprint: &Fingerprint,
 ) -> Result<(), TournamentError> {
-    std::fs::create_dir_all(out.join(records))
-        .map_err(|e| TournamentError::Io(format!("cannot create {}: {e}", out.display())))?;
+    std::fs::create_dir_all(out.join(records)).map_err(TournamentError::io("create", out))?;
     let path = out.join(format!("{kind}.json"));
     let write = || {
         let text = serde_json::to_string_pretty(fingerprint).expect("serialises");
-        std::fs::write(&path, text)
-            .map_err(|e| TournamentError::Io(format!("cannot write {}: {e}", path.display())))
+        std::fs::write(&path, text).map_err(TournamentError::io("write", &path))
     };
     let empty = read_results(out)?.is_empty();
     match std::fs::read_to_string(&path) {
@@ -508,7 +507,7 @@ pub fn claim_directory(
             }
             write()
         }
-        Err(e) => Err(TournamentError::Io(format!("{}: {e}", path.display()))),
+        Err(e) => Err(TournamentError::io("", &path)(e)),
     }
 }
 
@@ -523,11 +522,11 @@ pub fn read_results(out: &Path) -> Result<BTreeMap<usize, GameLine>, TournamentE
     let file = match std::fs::File::open(&path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
-        Err(e) => return Err(TournamentError::Io(format!("{}: {e}", path.display()))),
+        Err(e) => return Err(TournamentError::io("", &path)(e)),
     };
     let mut done = BTreeMap::new();
     for line in BufReader::new(file).split(b'\n') {
-        let line = line.map_err(|e| TournamentError::Io(format!("{}: {e}", path.display())))?;
+        let line = line.map_err(TournamentError::io("", &path))?;
         if let Ok(game) = serde_json::from_slice::<GameLine>(&line) {
             done.insert(game.game, game);
         }
@@ -586,7 +585,7 @@ async fn seat_for(
     entrant: &Entrant,
     number: usize,
     color: Color,
-    settings: &Settings,
+    settings: &GameSettings,
 ) -> Result<Seat, StartError> {
     if entrant.restart == Restart::Auto {
         if let Some(seat) = pool.take(entrant.player.id) {
@@ -620,12 +619,11 @@ fn forfeit(
     let winner = loser.opponent();
     GameLine {
         detail: Some(why),
-        ..GameLine::new(
+        ..GameLine::of(
             number,
             pairing,
             names_of(pairing, entrants),
-            format!("{}+F", winner.letter()),
-            Some(winner.letter()),
+            Outcome::win(winner, WinBy::Forfeit),
             Ending::Fault,
         )
     }
@@ -649,16 +647,17 @@ pub struct Job {
 }
 
 /// Plays one game of the tournament on this machine with `pool`'s engines (a worker's way in):
-/// its line, the record written under `config.out`.
+/// its line, the record written under `config.out`. An engine that cannot start or be set up
+/// forfeits the game.
 ///
 /// # Errors
 ///
-/// An engine that cannot start when `config.stop_on_start_failure` is set.
+/// When the game cannot be made at all (no engine's fault: the board or the settings).
 pub async fn play_job(
     config: &TournamentConfig,
     pool: &Pool,
     job: Job,
-) -> Result<GameLine, String> {
+) -> Result<GameLine, StartError> {
     play(config, pool, job.number, job.pairing, job.opening).await
 }
 
@@ -668,18 +667,21 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 /// A game played elsewhere: its line and its record (SGF text).
 pub type Landed = (GameLine, Option<String>);
 
+/// Why games played elsewhere could not be handed out or collected: the queue's own error.
+pub type RemoteError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Games played elsewhere (by workers on other machines): the tournament hands them out and
 /// takes the results as they land. The scheduling (pairings, resumption, the SPRT, the
 /// results file) stays in [`run_tournament_with`].
 pub trait RemoteGames: Send + Sync {
     /// Hands these games out. Handing out a game again (after a restart) keeps it as it is.
-    fn enqueue(&self, jobs: Vec<Job>) -> BoxFuture<'_, Result<(), String>>;
+    fn enqueue(&self, jobs: Vec<Job>) -> BoxFuture<'_, Result<(), RemoteError>>;
     /// The next game played among those handed out, with its record (SGF text); `None` when no
     /// game handed out is left to land (all landed, or [`RemoteGames::stop`] was called and
     /// none is running).
-    fn next(&self) -> BoxFuture<'_, Result<Option<Landed>, String>>;
+    fn next(&self) -> BoxFuture<'_, Result<Option<Landed>, RemoteError>>;
     /// Hands out no more games; those running may still land.
-    fn stop(&self) -> BoxFuture<'_, Result<(), String>>;
+    fn stop(&self) -> BoxFuture<'_, Result<(), RemoteError>>;
 }
 
 /// Where the games are played.
@@ -699,7 +701,7 @@ async fn play(
     number: usize,
     pairing: Pairing,
     opening: Option<usize>,
-) -> Result<GameLine, String> {
+) -> Result<GameLine, StartError> {
     let entrants = &config.entrants;
     let own = ByColor::new(entrants[pairing.black].time, entrants[pairing.white].time);
     let game_settings;
@@ -765,31 +767,18 @@ async fn play(
     let games = config.out.join(&config.records);
     let black = &entrants[pairing.black].player;
     let white = &entrants[pairing.white].player;
-    let versions = seats.as_ref().map(|s| {
-        Some(
-            s.engine
-                .info()
-                .version
-                .lines()
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_string(),
-        )
-        .filter(|v| !v.is_empty())
-    });
-    let report = play_game_on(&mut seats, number - 1, black, white, settings, &games).await;
-    let line = match report {
-        Ok(report) => GameLine {
+    let played = play_game_on(&mut seats, number, &pairing, black, white, settings, &games).await;
+    let line = match played {
+        Ok(line) => GameLine {
             opening: opening_name,
-            ..line_of(
-                &config.records,
-                number,
-                &pairing,
-                entrants,
-                &report,
-                versions,
-            )
+            sgf: line.sgf.as_ref().map(|sgf| {
+                if config.records.is_empty() {
+                    sgf.clone()
+                } else {
+                    format!("{}/{sgf}", config.records)
+                }
+            }),
+            ..line
         },
         Err(e) => {
             // The engine that could not be set up forfeits this game and is started again
@@ -803,7 +792,7 @@ async fn play(
                 }
             }
             let Some(culprit) = e.culprit else {
-                return Err(e.to_string());
+                return Err(e);
             };
             let name = &entrants[ids[culprit]].player.name;
             return Ok(forfeit(
@@ -819,7 +808,7 @@ async fn play(
     for (color, seat) in [(Color::Black, b), (Color::White, w)] {
         let entrant = &entrants[ids[color]];
         let faulted = line.end.is_forfeit()
-            && line.winner == Some(color.opponent().letter())
+            && line.winner() == Some(color.opponent())
             && line.end != Ending::Time;
         if faulted || !reusable(entrant, &seat) {
             seat.engine.shutdown(settings.grace).await;
@@ -868,7 +857,7 @@ pub async fn check_engines(
         let info = result.map_err(|e| TournamentError::Engine {
             name: entrant.player.name.clone(),
             command: entrant.player.spec.to_string(),
-            why: e.to_string(),
+            why: e,
         })?;
         let rules = &config.settings.rules;
         if rules.suicide_allowed && !goref_match::game::can_be_told_rules(&info) {
@@ -888,58 +877,18 @@ pub async fn check_engines(
     Ok(infos)
 }
 
-fn line_of(
-    records: &str,
-    number: usize,
-    pairing: &Pairing,
-    entrants: &[Entrant],
-    report: &GameReport,
-    versions: ByColor<Option<String>>,
-) -> GameLine {
-    GameLine {
-        black_version: versions.black,
-        white_version: versions.white,
-        detail: report.detail.clone(),
-        moves: report.moves,
-        seconds: report.seconds,
-        genmoves: report.genmoves,
-        sgf: Some(if records.is_empty() {
-            report.sgf.clone()
-        } else {
-            format!("{records}/{}", report.sgf)
-        }),
-        illegal_passes: report.illegal_passes,
-        ending: report.ending.clone(),
-        resumptions: report.resumptions,
-        dead_lists: report.dead_lists.clone(),
-        removed: report.removed.clone(),
-        ..GameLine::new(
-            number,
-            pairing,
-            names_of(pairing, entrants),
-            report.result.clone(),
-            report.winner,
-            report.end,
-        )
-    }
-}
-
 /// The pentanomial counts of engine 0's game pairs against engine 1: its games in number order,
 /// two by two (each pair the same opening with colours swapped, as the schedule makes them).
 #[must_use]
-pub fn paired_results(games: &[GameLine]) -> crate::rating::Pentanomial {
-    use crate::rating::GameResult;
+pub fn paired_results(games: &[GameLine]) -> Pentanomial {
+    use goref_tournament::pairing::Scored;
     let mut sorted: Vec<&GameLine> = games
         .iter()
         .filter(|g| (g.black == 0 && g.white == 1) || (g.black == 1 && g.white == 0))
         .collect();
     sorted.sort_by_key(|g| g.game);
-    let result = |g: &GameLine| match g.winner {
-        Some('B') => GameResult::BlackWins,
-        Some('W') => GameResult::WhiteWins,
-        _ => GameResult::Draw,
-    };
-    let pairs: Vec<(GameResult, GameResult)> = sorted
+    let result = |g: &GameLine| g.scored();
+    let pairs: Vec<(Scored, Scored)> = sorted
         .chunks_exact(2)
         .filter_map(|two| match (two[0].black, two[1].black) {
             (0, 1) => Some((result(two[0]), result(two[1]))),
@@ -947,7 +896,7 @@ pub fn paired_results(games: &[GameLine]) -> crate::rating::Pentanomial {
             _ => None,
         })
         .collect();
-    crate::rating::pentanomial(&pairs)
+    pentanomial(&pairs)
 }
 
 /// The signals that stopped a run: the first one's number, and whether the running games are
@@ -1066,13 +1015,12 @@ pub async fn run_tournament_with(
         .create(true)
         .append(true)
         .open(&path)
-        .map_err(|e| TournamentError::Io(format!("cannot open {}: {e}", path.display())))?;
+        .map_err(TournamentError::io("open", &path))?;
     let ends_cleanly = std::fs::read(&path)
         .map(|bytes| bytes.last().is_none_or(|&b| b == b'\n'))
         .unwrap_or(true);
     if !ends_cleanly {
-        writeln!(file)
-            .map_err(|e| TournamentError::Io(format!("cannot write {}: {e}", path.display())))?;
+        writeln!(file).map_err(TournamentError::io("write", &path))?;
     }
     let config = Arc::new(config);
     let pool = Arc::new(Pool::default());
@@ -1087,7 +1035,7 @@ pub async fn run_tournament_with(
     let mut games: Vec<GameLine> = Vec::new();
     let mut interrupted = false;
     let mut stopped = false;
-    let mut fatal: Option<String> = None;
+    let mut fatal: Option<TournamentError> = None;
     let mut sprt = None;
     loop {
         let batch = plan.next_batch();
@@ -1111,14 +1059,13 @@ pub async fn run_tournament_with(
                 _ => queue.push_back((number, pairing, opening)),
             }
         }
-        if let Some((elo0, elo1, alpha, beta)) = config.sprt {
+        if let Some(test) = config.sprt {
             // Resumed games may already decide the test.
             let counts = paired_results(&games);
-            if let Some(test) = counts.sprt(elo0, elo1, alpha, beta) {
-                if test.decision() != crate::rating::SprtDecision::Continue {
-                    sprt = Some((test.decision(), counts));
-                    break;
-                }
+            let decision = test.decision(SprtCounts::Pairs(&counts));
+            if decision != SprtDecision::Continue {
+                sprt = Some((decision, counts));
+                break;
             }
         }
         if queue.is_empty() {
@@ -1128,7 +1075,7 @@ pub async fn run_tournament_with(
             interrupted = true;
             break;
         }
-        let (tx, mut rx) = mpsc::unbounded_channel::<Result<GameLine, String>>();
+        let (tx, mut rx) = mpsc::unbounded_channel::<Result<GameLine, TournamentError>>();
         let mut workers = Vec::new();
         match &where_played {
             Games::Local => {
@@ -1151,7 +1098,9 @@ pub async fn run_tournament_with(
                             else {
                                 break;
                             };
-                            let line = play(&config, &pool, number, pairing, opening).await;
+                            let line = play(&config, &pool, number, pairing, opening)
+                                .await
+                                .map_err(TournamentError::Game);
                             if tx.send(line).is_err() {
                                 break;
                             }
@@ -1181,7 +1130,7 @@ pub async fn run_tournament_with(
                         if stop.load(Ordering::SeqCst) && !stopped {
                             stopped = true;
                             if let Err(e) = remote.stop().await {
-                                let _ = tx.send(Err(e));
+                                let _ = tx.send(Err(TournamentError::Remote(e)));
                                 return;
                             }
                         }
@@ -1189,7 +1138,7 @@ pub async fn run_tournament_with(
                             Ok(Some(landed)) => landed,
                             Ok(None) => return,
                             Err(e) => {
-                                let _ = tx.send(Err(e));
+                                let _ = tx.send(Err(TournamentError::Remote(e)));
                                 return;
                             }
                         };
@@ -1200,7 +1149,8 @@ pub async fn run_tournament_with(
                                 let _ = std::fs::create_dir_all(dir);
                             }
                             if let Err(e) = std::fs::write(&path, text) {
-                                let _ = tx.send(Err(format!("{}: {e}", path.display())));
+                                let why = format!("{}: {e}", path.display());
+                                let _ = tx.send(Err(TournamentError::Remote(why.into())));
                                 return;
                             }
                         }
@@ -1231,23 +1181,19 @@ pub async fn run_tournament_with(
             let text = serde_json::to_string(&line).expect("a line serialises");
             writeln!(file, "{text}")
                 .and_then(|()| file.sync_data())
-                .map_err(|e| {
-                    TournamentError::Io(format!("cannot write {}: {e}", path.display()))
-                })?;
+                .map_err(TournamentError::io("write", &path))?;
             plan.record(line.game, &line);
             games.push(line.clone());
             if on_game(&line, &games, plan.byes()) == Flow::Stop {
                 stopped = true;
                 stop.store(true, Ordering::SeqCst);
             }
-            if let Some((elo0, elo1, alpha, beta)) = config.sprt {
+            if let Some(test) = config.sprt {
                 let counts = paired_results(&games);
-                if let Some(test) = counts.sprt(elo0, elo1, alpha, beta) {
-                    let decision = test.decision();
-                    if decision != crate::rating::SprtDecision::Continue {
-                        sprt = Some((decision, counts));
-                        stop.store(true, Ordering::SeqCst);
-                    }
+                let decision = test.decision(SprtCounts::Pairs(&counts));
+                if decision != SprtDecision::Continue {
+                    sprt = Some((decision, counts));
+                    stop.store(true, Ordering::SeqCst);
                 }
             }
         }
@@ -1267,18 +1213,15 @@ pub async fn run_tournament_with(
     signals.abort();
     if let Some(e) = fatal {
         pool.close(config.settings.grace).await;
-        return Err(match where_played {
-            Games::Local => TournamentError::Game(e),
-            Games::Remote(_) => TournamentError::Remote(e),
-        });
+        return Err(e);
     }
     pool.close(config.settings.grace).await;
     let signal = abort_rx.borrow().map(|s| s.signal);
     games.sort_by_key(|g| g.game);
     let sprt = sprt.or_else(|| {
-        let (elo0, elo1, alpha, beta) = config.sprt?;
+        let test = config.sprt?;
         let counts = paired_results(&games);
-        Some((counts.sprt(elo0, elo1, alpha, beta)?.decision(), counts))
+        Some((test.decision(SprtCounts::Pairs(&counts)), counts))
     });
 
     Ok(Finished {

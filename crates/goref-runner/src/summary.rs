@@ -4,18 +4,26 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::game::{Ending, GameReport};
-use crate::runner::{MatchConfig, Stop};
-use crate::stats::{Sprt, Wld};
+use goref_match::Ending;
+use goref_tournament::stats::{Sprt, SprtCounts, SprtDecision, Wld};
+use goref_tournament::GameLine;
+
+use crate::matches::{MatchConfig, Stop};
 
 /// Results so far and what the table needs to describe them.
 #[derive(Clone, Debug)]
 pub struct Summary {
+    /// The two engines' names, engine 0's first.
     pub names: [String; 2],
-    pub reports: Vec<GameReport>,
+    /// Every game played, resumed ones included.
+    pub reports: Vec<GameLine>,
+    /// Games the match was to play.
     pub games_planned: usize,
+    /// The settings in one line.
     pub description: String,
+    /// The SPRT, if one runs.
     pub sprt: Option<Sprt>,
+    /// Why the match stopped.
     pub stop: Stop,
     /// Wall time of this run (not of games resumed from an earlier run).
     pub wall: Duration,
@@ -28,7 +36,7 @@ pub struct Summary {
 impl Summary {
     /// A summary of `reports` for `config`.
     #[must_use]
-    pub fn new(config: &MatchConfig, reports: Vec<GameReport>) -> Summary {
+    pub fn new(config: &MatchConfig, reports: Vec<GameLine>) -> Summary {
         let s = &config.settings;
         Summary {
             names: [
@@ -39,7 +47,7 @@ impl Summary {
             games_planned: config.games,
             description: format!(
                 "{}x{}, {} rules, komi {}, {}, end {}",
-                s.width, s.height, s.rules, s.rules.komi, s.time, s.end
+                s.width, s.height, s.rules, s.rules.komi, s.time, s.protocol
             ),
             sprt: config.sprt,
             stop: Stop::Complete,
@@ -50,7 +58,7 @@ impl Summary {
     }
 
     /// Adds one game.
-    pub fn add(&mut self, report: GameReport) {
+    pub fn add(&mut self, report: GameLine) {
         self.reports.push(report);
     }
 
@@ -121,7 +129,7 @@ impl Summary {
                 if won && r.white == id {
                     ww += 1;
                 }
-                if r.end.is_forfeit() && !won && r.winner.is_some() {
+                if r.end.is_forfeit() && !won && r.winner().is_some() {
                     *forfeits.entry(r.end.name()).or_default() += 1;
                 }
                 secs += r.seconds[colour];
@@ -198,10 +206,10 @@ impl Summary {
         }
         if let Some(sprt) = &self.sprt {
             let (lower, upper) = sprt.bounds();
-            let state = match sprt.state(&wld) {
-                crate::stats::SprtState::Continue => "no decision yet",
-                crate::stats::SprtState::AcceptH0 => "H0 accepted",
-                crate::stats::SprtState::AcceptH1 => "H1 accepted",
+            let state = match sprt.decision(SprtCounts::Games(&wld)) {
+                SprtDecision::Continue => "no decision yet",
+                SprtDecision::AcceptH0 => "H0 accepted",
+                SprtDecision::AcceptH1 => "H1 accepted",
             };
             let _ = writeln!(
                 t,
@@ -210,7 +218,7 @@ impl Summary {
                 sprt.elo1,
                 sprt.alpha,
                 sprt.beta,
-                sprt.llr(&wld),
+                sprt.llr(SprtCounts::Games(&wld)),
                 lower,
                 upper
             );
@@ -241,7 +249,7 @@ pub const SETTLEMENTS: [&str; 5] = [
 /// dones, with no play resumed), `play-on` (settled by further play: agreement after resumed
 /// play, KGS clean-up passes, a copy played out), `four-passes`, `referee`, `all-alive`.
 #[must_use]
-pub fn settlement_kind(report: &GameReport) -> Option<&'static str> {
+pub fn settlement_kind(report: &GameLine) -> Option<&'static str> {
     match report.ending.as_deref()? {
         "agreement" if report.resumptions == 0 => Some("agreement"),
         "agreement" | "cleanup-passes" | "played-out-on-copy" => Some("play-on"),
@@ -306,6 +314,6 @@ fn number(x: f64) -> String {
 
 /// Counts of a kind of end in reports (for tests and scripts).
 #[must_use]
-pub fn count_ends(reports: &[GameReport], kind: Ending) -> usize {
+pub fn count_ends(reports: &[GameLine], kind: Ending) -> usize {
     reports.iter().filter(|r| r.end == kind).count()
 }
