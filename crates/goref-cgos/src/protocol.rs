@@ -777,13 +777,13 @@ impl CgosResult {
         }
     }
 
-    /// goref's outcome of this result: `Illegal` is a forfeit; `None` for `Abort`.
+    /// goref's outcome of this result: `Illegal` is a forfeit, `Abort` is `Void`.
     #[must_use]
-    pub fn outcome(&self) -> Option<Outcome> {
+    pub fn outcome(&self) -> Outcome {
         match *self {
-            CgosResult::Draw => Some(Outcome::Draw),
-            CgosResult::Abort => None,
-            CgosResult::Win { winner, by } => Some(Outcome::Win {
+            CgosResult::Draw => Outcome::Draw,
+            CgosResult::Abort => Outcome::Void,
+            CgosResult::Win { winner, by } => Outcome::Win {
                 winner,
                 by: match by {
                     CgosWin::Score { half_points } => WinBy::Points {
@@ -793,7 +793,7 @@ impl CgosResult {
                     CgosWin::Time => WinBy::Time,
                     CgosWin::Illegal => WinBy::Forfeit,
                 },
-            }),
+            },
         }
     }
 
@@ -801,8 +801,7 @@ impl CgosResult {
     /// `Void` for `Abort`.
     #[must_use]
     pub fn to_sgf(&self) -> String {
-        self.outcome()
-            .map_or_else(|| "Void".to_string(), |o| o.to_sgf())
+        self.outcome().to_sgf()
     }
 }
 
@@ -814,6 +813,7 @@ impl TryFrom<Outcome> for CgosResult {
     fn try_from(outcome: Outcome) -> Result<CgosResult, CgosError> {
         match outcome {
             Outcome::Draw => Ok(CgosResult::Draw),
+            Outcome::Void => Ok(CgosResult::Abort),
             Outcome::Win { winner, by } => {
                 let by = match by {
                     WinBy::Points { half_points } if half_points > 0 => CgosWin::Score {
@@ -1624,14 +1624,14 @@ mod tests {
             ("Draw", "0"),
         ] {
             let result = CgosResult::parse(cgos).unwrap();
-            let outcome = result.outcome().unwrap();
+            let outcome = result.outcome();
             assert_eq!(outcome.to_sgf(), sgf);
             assert_eq!(result.to_sgf(), sgf);
             assert_eq!(CgosResult::try_from(outcome).unwrap(), result);
             let from_sgf: Outcome = sgf.parse().unwrap();
             assert_eq!(CgosResult::try_from(from_sgf).unwrap(), result);
         }
-        assert_eq!(CgosResult::Abort.outcome(), None);
+        assert_eq!(CgosResult::Abort.outcome(), Outcome::Void);
         let cycle = Outcome::Win {
             winner: Color::Black,
             by: WinBy::LongCycle {
