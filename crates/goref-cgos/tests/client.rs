@@ -299,10 +299,7 @@ async fn two_clients_play(players: Players, size: u8) {
             (record.game_id, record.color, record.result),
             (42, color, result)
         );
-        assert_eq!(
-            record.won(),
-            result.outcome().winner() == Some(color)
-        );
+        assert_eq!(record.won(), result.outcome().winner() == Some(color));
         // Every move was relayed: the engine's board is the referee's.
         if let Players::Random = players {
             assert_eq!(board.trim(), referee_board.trim());
