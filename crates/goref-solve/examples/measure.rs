@@ -1,7 +1,8 @@
 //! Solves empty boards and prints a table row for each: board, rules, value, nodes, time.
 //!
 //! `cargo run --release -p goref-solve --example measure -- 3x3:nstt 4x4:tromp-taylor 1x7:olympiad`
-//! (komi 0 unless `:K` follows the rules: `5x5:nstt:0`; `--budget N` caps the nodes of each).
+//! (komi 0 unless `:K` follows the rules: `5x5:nstt:0`; then moves from the empty board may
+//! follow: `5x5:nstt:0:c3,b2`; `--budget N` caps the nodes of each).
 
 use std::sync::Arc;
 
@@ -30,7 +31,20 @@ fn main() {
         let komi: Komi = parts.next().unwrap_or("0").parse().expect("a komi");
         let (w, h) = size.split_once('x').expect("WxH");
         let geometry = Geometry::rect(w.parse().unwrap(), h.parse().unwrap()).expect("a size");
-        let game = Game::new(Arc::new(geometry), Ruleset::preset(preset).with_komi(komi));
+        let mut game = Game::new(Arc::new(geometry), Ruleset::preset(preset).with_komi(komi));
+        for name in parts
+            .next()
+            .unwrap_or("")
+            .split(',')
+            .filter(|n| !n.is_empty())
+        {
+            let mv = if name == "pass" {
+                goref_rules::Move::Pass
+            } else {
+                goref_rules::Move::Play(game.geometry().parse_point(name).expect("a point"))
+            };
+            game.play(mv).expect("a legal move");
+        }
         let report = solve(&game, &options).expect("solvable");
         let value = match report.verdict {
             Verdict::Proven(v) => v.to_string(),

@@ -30,12 +30,49 @@
 //!
 //! # The search
 //!
-//! Fail-soft alpha-beta in negamax form, driven by MTD(f) null-window tests, on boards of at
-//! most [`MAX_SOLVE_POINTS`] points held as two bit sets. A transposition table stores bounds
-//! on values under the board's symmetries (8 on a square, 4 on a rectangle, 2 on a line, none
-//! on other graphs). Moves are ordered: the stored best move, then captures, then points by
-//! their number of neighbours, the pass last. Under a node budget a search that runs out
-//! reports the bounds its completed tests proved.
+//! MTD(f) null-window tests ("is the value at least β?") around the last value found, each
+//! searched by iterative deepening: a depth-limited alpha-beta (negamax) whose answer is
+//! *proven* (a fail-soft bound) or *open* (the depth ran out where nothing decided the node);
+//! the depth grows until the test is proven, so short proofs are found first and the deeper
+//! iterations are ordered by what the shallower ones stored. Boards of at most
+//! [`MAX_SOLVE_POINTS`] points are held as two bit sets. A transposition table stores bounds,
+//! the best move and open answers under the board's symmetries (8 on a square, 4 on a
+//! rectangle, 2 on a line, none on other graphs). Moves are ordered: the stored best move, the
+//! plays that last cut off at that ply (killers), then captures, then points by their number
+//! of neighbours, the pass last (first after a pass, where it ends the game at a known value).
+//! Under a node budget a search that runs out reports the bounds its completed tests proved.
+//!
+//! Only proven answers make a value: they come from ended games, from Benson's bounds (below)
+//! and from proven children, exactly as in a search without a depth limit. An open answer is
+//! stored only to save repeating the same unfinished search (it is reused under the same
+//! history filter as a bound, for the same β and no greater depth); it never becomes a bound.
+//!
+//! # Benson's bounds: stopping once the result is fixed
+//!
+//! MIGOS's key idea (van der Werf, 2002): a position whose final score no play can change need
+//! not be searched. At every node, for each colour, Benson's test finds its *pass-alive*
+//! chains (the greatest set of chains each with two vital regions, a region being vital to a
+//! chain when each of its empty points is that chain's liberty; with suicide allowed, when
+//! every point of it is) and the empty points all of whose neighbours are stones of those
+//! chains (single-point eyes). Let `b` and `w` count them for Black and White on `n` points.
+//! Then the value lies in `[2b − n, n − 2w]` (minus komi), whatever the history:
+//!
+//! * *Lower bound.* Let Black pass at every turn. Benson's theorem: whatever White plays, no
+//!   chain of the set is captured (a White play that fills a vital region's last empty point
+//!   leaves White's stones there without liberties while the chain keeps one in its other
+//!   vital region, so it is White's own suicide: illegal, or White's stones are removed, TT
+//!   rule 7). A single-point eye stays empty: a White stone there would have no liberty. So
+//!   when the game ends, Black's area holds at least those `b` points and White's at most the
+//!   other `n − b`. A pass is always legal, and the game ends: under the superko rules games
+//!   are finite; under the long cycle rule without suicide no position can repeat while one
+//!   player only passes (White's stones only grow, Black's only shrink), so no long cycle
+//!   ends it. Black's value is at least what this strategy guarantees.
+//! * *Upper bound*: the same for White.
+//!
+//! Under the long cycle rule with suicide allowed (a ruleset no preset has), White's
+//! self-captures could make a long cycle against a passing Black, so no Benson bound is used
+//! there. When the bound decides the test (or `2b − n = n − 2w`), the node is answered
+//! without search, and the answer depends on no history.
 //!
 //! # History, and why the reuse of stored results is sound
 //!
@@ -362,7 +399,7 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
     let mut aborted = false;
     while lower < upper {
         let beta = if guess == lower { guess + 1 } else { guess };
-        match search.search(beta - 1, beta) {
+        match search.prove(beta) {
             Ok((v, _)) => {
                 guess = v;
                 if v < beta {
@@ -487,7 +524,7 @@ fn principal_variation(search: &mut Search, mut value: i32) -> Vec<Move> {
             }
             // The child's value is at least -value; it is exactly -value when not above it.
             let (v, _) = search
-                .search(-value, -value + 1)
+                .prove(1 - value)
                 .expect("no budget while finding the line");
             if v <= -value {
                 line.push(as_move);

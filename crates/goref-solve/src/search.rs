@@ -57,12 +57,23 @@ pub(crate) struct Item {
     /// superko): it adds nothing to the history as a set.
     pub dup: bool,
     /// Its colouring key under each symmetry.
-    pub sym: Vec<u64>,
+    pub sym: [u64; MAX_SYMS],
     /// Its dependency hash under each symmetry (but for the long cycle rule's balance).
-    pub dep_hash: Vec<u64>,
-    /// The hash of its class under the symmetries (with the player to move under situational
-    /// superko), for the filters of generated positions.
-    pub class: u64,
+    pub dep_hash: [u64; MAX_SYMS],
+    /// The bits of its class (under the symmetries, with the player to move under situational
+    /// superko) in a [`Gen`] Bloom filter.
+    pub bloom: [u16; BLOOM_PROBES],
+}
+
+/// The most symmetries a board has (a square's eight).
+const MAX_SYMS: usize = 8;
+/// Bits a class sets in a [`Gen`] Bloom filter.
+const BLOOM_PROBES: usize = 3;
+
+/// The bits of the class hash `class` in a [`Gen`] Bloom filter.
+#[inline]
+fn bloom_bits(class: u64) -> [u16; BLOOM_PROBES] {
+    std::array::from_fn(|i| ((class >> (21 * i)) % BLOOM_BITS) as u16)
 }
 
 /// What a result depends on: a filter that no generated position fails, in two parts. A
@@ -87,9 +98,8 @@ impl Gen {
 
     fn add(&mut self, level: u8, class: u64) {
         self.level = self.level.min(level);
-        for i in 0..3 {
-            let bit = (class >> (21 * i)) % BLOOM_BITS;
-            self.bloom[(bit / 64) as usize] |= 1 << (bit % 64);
+        for bit in bloom_bits(class) {
+            self.bloom[usize::from(bit / 64)] |= 1 << (bit % 64);
         }
     }
 
@@ -104,10 +114,10 @@ impl Gen {
     #[inline]
     fn may_hold(&self, item: &Item) -> bool {
         item.level >= self.level
-            && (0..3).all(|i| {
-                let bit = (item.class >> (21 * i)) % BLOOM_BITS;
-                self.bloom[(bit / 64) as usize] & (1 << (bit % 64)) != 0
-            })
+            && item
+                .bloom
+                .iter()
+                .all(|&bit| self.bloom[usize::from(bit / 64)] & (1 << (bit % 64)) != 0)
     }
 }
 
@@ -130,6 +140,38 @@ struct Entry {
     lower: i32,
     upper: i32,
     best: u8,
+    /// An open answer: the test's threshold, and the depth searched (0: none).
+    open_beta: i32,
+    open_depth: u32,
+}
+
+/// The answer of a null-window test (see [`Search::test`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Test {
+    /// A fail-soft bound, when proven.
+    pub value: i32,
+    /// Whether the test was answered (not cut short by the depth).
+    pub proven: bool,
+    /// The history items it may depend on.
+    pub gen: Gen,
+}
+
+impl Test {
+    fn proven(value: i32, gen: Gen) -> Test {
+        Test {
+            value,
+            proven: true,
+            gen,
+        }
+    }
+
+    fn open(gen: Gen) -> Test {
+        Test {
+            value: 0,
+            proven: false,
+            gen,
+        }
+    }
 }
 
 type Table = HashMap<(u64, u32), Vec<Entry>, BuildHasherDefault<KeyHasher>>;
@@ -168,6 +210,8 @@ pub(crate) struct Search {
     pub budget: Option<u64>,
     pub table_clears: u64,
     buffers: Vec<Vec<Cand>>,
+    /// Two plays per ply that last cut the search off.
+    killers: Vec<[u8; 2]>,
 }
 
 fn mix(mut x: u64) -> u64 {
@@ -200,6 +244,7 @@ impl Search {
             budget: None,
             table_clears: 0,
             buffers: Vec::new(),
+            killers: Vec::new(),
         }
     }
 
@@ -216,10 +261,12 @@ impl Search {
             .hist
             .iter()
             .any(|i| i.key == k && (!ssk || i.to_move == to_move));
-        let sym: Vec<u64> = (0..self.topo.syms.len())
-            .map(|s| self.topo.map_key(s, k))
-            .collect();
-        let class = self.class(sym.iter().copied().min().unwrap_or(k), to_move);
+        let nsyms = self.topo.syms.len();
+        let mut sym = [k; MAX_SYMS];
+        for (s, image) in sym.iter_mut().enumerate().take(nsyms).skip(1) {
+            *image = self.topo.map_key(s, k);
+        }
+        let class = self.class(sym[..nsyms].iter().copied().min().unwrap_or(k), to_move);
         let mut item = Item {
             key: k,
             to_move,
@@ -227,12 +274,12 @@ impl Search {
             balance,
             dup,
             sym,
-            dep_hash: Vec::new(),
-            class,
+            dep_hash: [0; MAX_SYMS],
+            bloom: bloom_bits(class),
         };
-        item.dep_hash = (0..self.topo.syms.len())
-            .map(|s| Self::dep_hash(&self.dep_of(&item, s, balance)))
-            .collect();
+        for s in 0..nsyms {
+            item.dep_hash[s] = Self::dep_hash(&self.dep_of(&item, s, balance));
+        }
         self.hist.push(item);
     }
 
@@ -347,9 +394,29 @@ impl Search {
         deps.into_boxed_slice()
     }
 
-    /// Negamax value (for the player to move) of the line's last frame, fail-soft within
-    /// `(alpha, beta)`, and the filter of the history items it may depend on.
-    pub fn search(&mut self, mut alpha: i32, mut beta: i32) -> Result<(i32, Gen), Aborted> {
+    /// Whether the history items that `e.gen` may hold are exactly `e.deps` (seen from the
+    /// canonical frame `s`, with the node's capture balance under the long cycle rule).
+    fn deps_match(&self, e: &Entry, s: usize, balance: i32) -> bool {
+        let mut count = 0;
+        for item in self.hist.iter().filter(|i| !i.dup && e.gen.may_hold(i)) {
+            count += 1;
+            if count > e.deps.len()
+                || e.deps
+                    .binary_search(&self.dep_of(item, s, balance))
+                    .is_err()
+            {
+                return false;
+            }
+        }
+        count == e.deps.len()
+    }
+
+    /// The null-window test "is the value of the line's last frame, for the player to move,
+    /// at least `beta`?", searched `depth` moves deep. A proven answer gives a fail-soft bound
+    /// (at least `value ≥ beta`, or at most `value < beta`); beyond the depth, where neither
+    /// the table nor Benson's bounds decide, the answer is open. With it, the filter of the
+    /// history items it may depend on.
+    pub fn test(&mut self, beta: i32, depth: u32) -> Result<Test, Aborted> {
         self.nodes += 1;
         if self.budget.is_some_and(|b| self.nodes > b) {
             return Err(Aborted);
@@ -360,11 +427,7 @@ impl Search {
         let mut tt_best = NO_MOVE;
         if let Some(list) = self.table.get(&(ckey, meta)) {
             for e in list {
-                let (hash, count) = self.deps_summary(&e.gen, s, f.balance);
-                if hash != e.deps_hash || count != e.deps.len() {
-                    continue;
-                }
-                if count > 0 && *self.deps(&e.gen, s, f.balance) != *e.deps {
+                if !self.deps_match(e, s, f.balance) {
                     continue;
                 }
                 if e.best != NO_MOVE {
@@ -375,36 +438,29 @@ impl Search {
                     };
                 }
                 if e.lower >= beta {
-                    return Ok((e.lower, e.gen));
+                    return Ok(Test::proven(e.lower, e.gen));
                 }
-                if e.upper <= alpha {
-                    return Ok((e.upper, e.gen));
+                if e.upper < beta {
+                    return Ok(Test::proven(e.upper, e.gen));
                 }
-                if e.lower == e.upper {
-                    return Ok((e.lower, e.gen));
+                if e.open_beta == beta && e.open_depth >= depth {
+                    return Ok(Test::open(e.gen));
                 }
-                // Narrowing the window changes which bounds are found, not whether they hold:
-                // the result below does not depend on this entry.
-                alpha = alpha.max(e.lower);
-                beta = beta.min(e.upper);
             }
         }
-        // No score can pass the whole board (TT rule 9): a window beyond it is decided at
-        // once, whatever the history.
-        if self.ko_rule != KoRule::LongCycle {
-            let most = 2 * self.topo.all.count_ones() as i32;
-            let (low, high) = match f.to_move {
-                Color::Black => (-most - self.komi_half, most - self.komi_half),
-                Color::White => (-most + self.komi_half, most + self.komi_half),
-            };
-            if high <= alpha {
-                return Ok((high, Gen::NONE));
+        // Benson's bounds, whatever the history (see the crate documentation): each player
+        // keeps its pass-alive chains and the single points they surround.
+        if let Some((low, high)) = self.safe_bounds(&f) {
+            if high < beta {
+                return Ok(Test::proven(high, Gen::NONE));
             }
             if low >= beta {
-                return Ok((low, Gen::NONE));
+                return Ok(Test::proven(low, Gen::NONE));
             }
         }
-        let alpha0 = alpha;
+        if depth == 0 {
+            return Ok(Test::open(Gen::NONE));
+        }
         let ply = self.frames.len();
         let mut cands = if self.buffers.len() > ply {
             std::mem::take(&mut self.buffers[ply])
@@ -412,9 +468,11 @@ impl Search {
             Vec::new()
         };
         cands.clear();
-        self.candidates(&f, tt_best, &mut cands);
-        // What an upper bound depends on: every play's colouring (legal or not, the history
-        // decides) and every child's result. A lower bound depends only on its best child.
+        let killer = self.killers.get(ply).copied().unwrap_or([NO_MOVE; 2]);
+        self.candidates(&f, tt_best, killer, &mut cands);
+        // What an upper bound (or an open answer) depends on: every play's colouring (legal
+        // or not, the history decides) and every child's answer. A lower bound depends only
+        // on its best child.
         let mut gen_all = Gen::NONE;
         for c in &cands {
             gen_all.add(c.level, c.class);
@@ -422,30 +480,33 @@ impl Search {
         let mut gen_best = Gen::NONE;
         let mut best = -INF;
         let mut best_move = NO_MOVE;
+        let mut first_open = NO_MOVE;
         let mut result = Ok(());
         // Plays in order, then the pass; the pass first when it was the stored best move.
+        // After a pass, passing ends the game at once: its value is known, so it goes first.
         let n = cands.len();
-        let pass_first = tt_best == PASS;
+        let pass_first = tt_best == PASS || f.passes >= 1;
         for slot in 0..=n {
             let i = match (pass_first, slot) {
                 (true, 0) => n,
                 (true, _) => slot - 1,
                 (false, _) => slot,
             };
-            let (value, mut child_gen, mv) = if i < n {
+            let (answer, mv) = if i < n {
                 let c = cands[i];
                 let mut own = Gen::NONE;
                 own.add(c.level, c.class);
                 if let Some(v) = c.terminal {
-                    (v, own, c.point)
+                    (Test::proven(v, own), c.point)
                 } else {
                     self.push_play(&f, &c);
-                    let r = self.search(-beta, -alpha);
+                    let r = self.test(1 - beta, depth - 1);
                     self.pop();
                     match r {
-                        Ok((v, mut l)) => {
-                            l.union(&own);
-                            (-v, l, c.point)
+                        Ok(mut t) => {
+                            t.gen.union(&own);
+                            t.value = -t.value;
+                            (t, c.point)
                         }
                         Err(e) => {
                             result = Err(e);
@@ -456,32 +517,46 @@ impl Search {
             } else if f.passes >= 1 {
                 // Two consecutive passes end the game (TT rule 8, 001 §3.7.1).
                 (
-                    self.relative(&f, self.area_value(f.black, f.white)),
-                    Gen::NONE,
+                    Test::proven(
+                        self.relative(&f, self.area_value(f.black, f.white)),
+                        Gen::NONE,
+                    ),
                     PASS,
                 )
             } else {
                 self.push_pass(&f);
-                let r = self.search(-beta, -alpha);
+                let r = self.test(1 - beta, depth - 1);
                 self.pop();
                 match r {
-                    Ok((v, l)) => (-v, l, PASS),
+                    Ok(mut t) => {
+                        t.value = -t.value;
+                        (t, PASS)
+                    }
                     Err(e) => {
                         result = Err(e);
                         break;
                     }
                 }
             };
+            let Test {
+                value,
+                proven,
+                gen: mut child_gen,
+            } = answer;
+            if !proven {
+                if first_open == NO_MOVE {
+                    first_open = mv;
+                }
+                gen_all.union(&child_gen);
+                continue;
+            }
             gen_all.union(&child_gen);
             if value > best {
                 best = value;
                 best_move = mv;
                 std::mem::swap(&mut gen_best, &mut child_gen);
             }
-            if best > alpha {
-                alpha = best;
-            }
-            if alpha >= beta {
+            if best >= beta {
                 break;
             }
         }
@@ -492,16 +567,40 @@ impl Search {
             self.buffers.push(cands);
         }
         result?;
-        let gen = if best >= beta { gen_best } else { gen_all };
-        let (lower, upper) = if best <= alpha0 {
-            (-INF, best)
-        } else if best >= beta {
-            (best, INF)
+        let answer = if best >= beta {
+            if best_move != PASS {
+                if self.killers.len() <= ply {
+                    self.killers.resize(ply + 1, [NO_MOVE; 2]);
+                }
+                let k = &mut self.killers[ply];
+                if k[0] != best_move {
+                    k[1] = k[0];
+                    k[0] = best_move;
+                }
+            }
+            self.store(&f, ckey, s, meta, gen_best, best, INF, best_move, None);
+            Test::proven(best, gen_best)
+        } else if first_open != NO_MOVE {
+            let open = Some((beta, depth));
+            self.store(&f, ckey, s, meta, gen_all, -INF, INF, first_open, open);
+            Test::open(gen_all)
         } else {
-            (best, best)
+            self.store(&f, ckey, s, meta, gen_all, -INF, best, best_move, None);
+            Test::proven(best, gen_all)
         };
-        self.store(&f, ckey, s, meta, gen, lower, upper, best_move);
-        Ok((best, gen))
+        Ok(answer)
+    }
+
+    /// The test "is the value at least `beta`?" searched ever deeper until it is answered.
+    pub fn prove(&mut self, beta: i32) -> Result<(i32, Gen), Aborted> {
+        let mut depth = 1;
+        loop {
+            let t = self.test(beta, depth)?;
+            if t.proven {
+                return Ok((t.value, t.gen));
+            }
+            depth += 1 + depth / 8;
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -515,6 +614,7 @@ impl Search {
         lower: i32,
         upper: i32,
         best_move: u8,
+        open: Option<(i32, u32)>,
     ) {
         let (deps_hash, count) = self.deps_summary(&gen, s, f.balance);
         let deps = if count == 0 {
@@ -540,11 +640,16 @@ impl Search {
             e.lower = e.lower.max(lower);
             e.upper = e.upper.min(upper);
             e.best = best;
+            if let Some((b, d)) = open {
+                e.open_beta = b;
+                e.open_depth = d;
+            }
         } else {
             if list.len() >= ENTRIES_PER_STATE {
                 list.remove(0);
                 self.table_len -= 1;
             }
+            let (open_beta, open_depth) = open.unwrap_or((0, 0));
             list.push(Entry {
                 gen,
                 deps_hash,
@@ -552,9 +657,36 @@ impl Search {
                 lower,
                 upper,
                 best,
+                open_beta,
+                open_depth,
             });
             self.table_len += 1;
         }
+    }
+
+    /// Bounds on the value of `f` for the player to move that hold whatever the history:
+    /// Black's area at the end is at least what Benson's test keeps for Black now, White's at
+    /// least what it keeps for White. `None` under the long cycle rule with suicide allowed,
+    /// where a player who only passes may lose by a long cycle.
+    pub fn safe_bounds(&self, f: &Frame) -> Option<(i32, i32)> {
+        if self.ko_rule == KoRule::LongCycle && self.suicide_allowed {
+            return None;
+        }
+        let n = self.topo.all.count_ones() as i32;
+        let b = self
+            .topo
+            .pass_alive(f.black, f.white, self.suicide_allowed)
+            .count() as i32;
+        let w = self
+            .topo
+            .pass_alive(f.white, f.black, self.suicide_allowed)
+            .count() as i32;
+        let low = 2 * (2 * b - n) - self.komi_half;
+        let high = 2 * (n - 2 * w) - self.komi_half;
+        Some(match f.to_move {
+            Color::Black => (low, high),
+            Color::White => (-high, -low),
+        })
     }
 
     /// A value for Black as a value for the player to move at `f`.
@@ -569,7 +701,7 @@ impl Search {
     /// The plays at `f` that are legal whatever the history (not suicide where it is illegal,
     /// not a basic-ko recapture), ordered, into `out`, less those the history forbids. Each
     /// carries its colouring's class: the history was consulted about it.
-    fn candidates(&self, f: &Frame, tt_best: u8, out: &mut Vec<Cand>) {
+    fn candidates(&self, f: &Frame, tt_best: u8, killer: [u8; 2], out: &mut Vec<Cand>) {
         let (own, opp) = match f.to_move {
             Color::Black => (f.black, f.white),
             Color::White => (f.white, f.black),
@@ -622,6 +754,8 @@ impl Search {
             }
             let order = if p as u8 == tt_best {
                 1 << 20
+            } else if killer.contains(&(p as u8)) {
+                1 << 16
             } else {
                 (played.captured as i32) * 64 + (self.topo.nbr(p).count_ones() as i32)
                     - (played.suicided as i32) * 128
@@ -708,7 +842,7 @@ impl Search {
             return None;
         }
         let mut cands = Vec::new();
-        self.candidates(&f, NO_MOVE, &mut cands);
+        self.candidates(&f, NO_MOVE, [NO_MOVE; 2], &mut cands);
         cands.retain(|c| c.terminal != Some(FORBIDDEN));
         let c = *cands.iter().find(|c| c.point == mv).expect("a legal move");
         if let Some(v) = c.terminal {
@@ -722,7 +856,7 @@ impl Search {
     pub fn moves(&self) -> Vec<u8> {
         let f = *self.frames.last().expect("a node");
         let mut cands = Vec::new();
-        self.candidates(&f, NO_MOVE, &mut cands);
+        self.candidates(&f, NO_MOVE, [NO_MOVE; 2], &mut cands);
         cands.retain(|c| c.terminal != Some(FORBIDDEN));
         let mut moves: Vec<u8> = cands.iter().map(|c| c.point).collect();
         moves.push(PASS);
