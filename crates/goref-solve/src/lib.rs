@@ -271,7 +271,8 @@ pub enum Verdict {
 pub struct Options {
     /// Stop after this many nodes and report the bounds proved (none: search to the end).
     pub budget: Option<u64>,
-    /// Positions the transposition table holds before it is emptied.
+    /// Results the transposition table may hold (it grows up to this; then a state replaces
+    /// another in its slot).
     pub table_entries: usize,
     /// Whether to find a principal variation once the value is proved.
     pub principal_variation: bool,
@@ -301,7 +302,7 @@ pub struct Report {
     pub pv_nodes: u64,
     /// Positions in the transposition table at the end.
     pub table_entries: usize,
-    /// Times the full table was emptied.
+    /// Times a state stored in the table was replaced by another that met it in its slot.
     pub table_clears: u64,
     /// Time taken.
     pub elapsed: Duration,

@@ -2,13 +2,9 @@
 //! a transposition table whose entries carry the part of the history they depend on (see the
 //! crate documentation for the argument).
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
-use goref_rules::history::KeyHasher;
 use goref_rules::{Color, KoRule};
 
-use crate::bits::{key, Topo};
+use crate::bits::{key, Topo, MAX_SOLVE_POINTS};
 
 /// Larger than any value: the window's open ends.
 pub(crate) const INF: i32 = 1 << 29;
@@ -174,7 +170,40 @@ impl Test {
     }
 }
 
-type Table = HashMap<(u64, u32), Vec<Entry>, BuildHasherDefault<KeyHasher>>;
+impl Default for Entry {
+    fn default() -> Entry {
+        Entry {
+            gen: Gen::NONE,
+            deps_hash: 0,
+            deps: Box::default(),
+            lower: -INF,
+            upper: INF,
+            best: NO_MOVE,
+            open_beta: 0,
+            open_depth: 0,
+        }
+    }
+}
+
+/// One slot of the table: the results stored for one state (canonical colouring and the rest
+/// of the state), each with the history it depends on. (In declaration order: a probe reads
+/// the header first, from the slot's first cache line.)
+#[derive(Default)]
+#[repr(C)]
+struct Slot {
+    ckey: u64,
+    meta: u32,
+    len: u8,
+    /// The entry to replace next when all are used.
+    next: u8,
+    /// The most nodes searched for one of its entries: of two slots a new state may take,
+    /// the one that cost less is replaced.
+    work: u32,
+    entries: [Entry; ENTRIES_PER_STATE],
+}
+
+/// Slots of a new table (it doubles, up to its capacity, as it fills).
+const FIRST_SLOTS: usize = 1 << 12;
 
 /// A candidate move at a node.
 #[derive(Clone, Copy, Debug)]
@@ -203,7 +232,10 @@ pub(crate) struct Search {
     pub komi_half: i32,
     pub frames: Vec<Frame>,
     pub hist: Vec<Item>,
-    table: Table,
+    /// The transposition table: direct-mapped slots, a state per slot (a new state replaces
+    /// the old one), a power of two of them.
+    slots: Vec<Slot>,
+    used_slots: usize,
     table_len: usize,
     table_cap: usize,
     pub nodes: u64,
@@ -212,6 +244,9 @@ pub(crate) struct Search {
     buffers: Vec<Vec<Cand>>,
     /// Two plays per ply that last cut the search off.
     killers: Vec<[u8; 2]>,
+    /// For each player and point: how much cutting off with a play there saved (the history
+    /// heuristic: the depth searched, squared, summed).
+    history: [[u32; MAX_SOLVE_POINTS]; 2],
 }
 
 fn mix(mut x: u64) -> u64 {
@@ -237,7 +272,10 @@ impl Search {
             komi_half,
             frames: Vec::new(),
             hist: Vec::new(),
-            table: Table::default(),
+            slots: std::iter::repeat_with(Slot::default)
+                .take(FIRST_SLOTS)
+                .collect(),
+            used_slots: 0,
             table_len: 0,
             table_cap,
             nodes: 0,
@@ -245,6 +283,7 @@ impl Search {
             table_clears: 0,
             buffers: Vec::new(),
             killers: Vec::new(),
+            history: [[0; MAX_SOLVE_POINTS]; 2],
         }
     }
 
@@ -425,8 +464,14 @@ impl Search {
         let (ckey, s) = self.canonical(&f);
         let meta = self.meta(&f, s);
         let mut tt_best = NO_MOVE;
-        if let Some(list) = self.table.get(&(ckey, meta)) {
-            for e in list {
+        let nodes_before = self.nodes;
+        let index = self.slot_index(ckey, meta);
+        let slot = [index, index ^ 1]
+            .into_iter()
+            .map(|i| &self.slots[i])
+            .find(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta);
+        if let Some(slot) = slot {
+            for e in &slot.entries[..usize::from(slot.len)] {
                 if !self.deps_match(e, s, f.balance) {
                     continue;
                 }
@@ -572,20 +617,55 @@ impl Search {
                 if self.killers.len() <= ply {
                     self.killers.resize(ply + 1, [NO_MOVE; 2]);
                 }
+                let h = &mut self.history[f.to_move.index()][best_move as usize];
+                *h = h.saturating_add(depth.min(1 << 10).pow(2));
                 let k = &mut self.killers[ply];
                 if k[0] != best_move {
                     k[1] = k[0];
                     k[0] = best_move;
                 }
             }
-            self.store(&f, ckey, s, meta, gen_best, best, INF, best_move, None);
+            self.store(
+                &f,
+                ckey,
+                s,
+                meta,
+                gen_best,
+                best,
+                INF,
+                best_move,
+                None,
+                self.nodes - nodes_before,
+            );
             Test::proven(best, gen_best)
         } else if first_open != NO_MOVE {
             let open = Some((beta, depth));
-            self.store(&f, ckey, s, meta, gen_all, -INF, INF, first_open, open);
+            self.store(
+                &f,
+                ckey,
+                s,
+                meta,
+                gen_all,
+                -INF,
+                INF,
+                first_open,
+                open,
+                self.nodes - nodes_before,
+            );
             Test::open(gen_all)
         } else {
-            self.store(&f, ckey, s, meta, gen_all, -INF, best, best_move, None);
+            self.store(
+                &f,
+                ckey,
+                s,
+                meta,
+                gen_all,
+                -INF,
+                best,
+                best_move,
+                None,
+                self.nodes - nodes_before,
+            );
             Test::proven(best, gen_all)
         };
         Ok(answer)
@@ -615,7 +695,9 @@ impl Search {
         upper: i32,
         best_move: u8,
         open: Option<(i32, u32)>,
+        work: u64,
     ) {
+        let work = work.min(u64::from(u32::MAX)) as u32;
         let (deps_hash, count) = self.deps_summary(&gen, s, f.balance);
         let deps = if count == 0 {
             Box::default()
@@ -627,13 +709,39 @@ impl Search {
         } else {
             self.topo.syms[s][best_move as usize]
         };
-        if self.table_len >= self.table_cap {
-            self.table.clear();
-            self.table_len = 0;
-            self.table_clears += 1;
+        if 2 * self.used_slots > self.slots.len()
+            && self.slots.len() * ENTRIES_PER_STATE < self.table_cap
+        {
+            self.grow();
         }
-        let list = self.table.entry((ckey, meta)).or_default();
-        if let Some(e) = list
+        let index = self.slot_index(ckey, meta);
+        let same = |slot: &Slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta;
+        let (here, there) = (&self.slots[index], &self.slots[index ^ 1]);
+        let index = if same(here) {
+            index
+        } else if same(there) {
+            index ^ 1
+        } else if here.len == 0 {
+            index
+        } else if there.len == 0 || there.work < here.work {
+            index ^ 1
+        } else {
+            index
+        };
+        let slot = &mut self.slots[index];
+        slot.work = slot.work.max(work);
+        if slot.len == 0 {
+            self.used_slots += 1;
+        } else if slot.ckey != ckey || slot.meta != meta {
+            self.table_len -= usize::from(slot.len);
+            self.table_clears += 1;
+            *slot = Slot::default();
+            slot.work = work;
+        }
+        slot.ckey = ckey;
+        slot.meta = meta;
+        let len = usize::from(slot.len);
+        if let Some(e) = slot.entries[..len]
             .iter_mut()
             .find(|e| e.gen == gen && e.deps_hash == deps_hash && e.deps == deps)
         {
@@ -645,12 +753,17 @@ impl Search {
                 e.open_depth = d;
             }
         } else {
-            if list.len() >= ENTRIES_PER_STATE {
-                list.remove(0);
-                self.table_len -= 1;
-            }
             let (open_beta, open_depth) = open.unwrap_or((0, 0));
-            list.push(Entry {
+            let at = if len < ENTRIES_PER_STATE {
+                slot.len += 1;
+                self.table_len += 1;
+                len
+            } else {
+                let at = usize::from(slot.next);
+                slot.next = ((at + 1) % ENTRIES_PER_STATE) as u8;
+                at
+            };
+            slot.entries[at] = Entry {
                 gen,
                 deps_hash,
                 deps,
@@ -659,8 +772,37 @@ impl Search {
                 best,
                 open_beta,
                 open_depth,
-            });
-            self.table_len += 1;
+            };
+        }
+    }
+
+    /// The slot of a state.
+    #[inline]
+    fn slot_index(&self, ckey: u64, meta: u32) -> usize {
+        (mix(ckey ^ u64::from(meta).rotate_left(40)) as usize) & (self.slots.len() - 1)
+    }
+
+    /// Doubles the table, keeping what it holds (of two states that meet in a slot, the one
+    /// moved first stays).
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        self.slots = std::iter::repeat_with(Slot::default)
+            .take(2 * old.len())
+            .collect();
+        self.used_slots = 0;
+        self.table_len = 0;
+        for slot in old.into_iter().filter(|s| s.len > 0) {
+            let index = self.slot_index(slot.ckey, slot.meta);
+            let index = if self.slots[index].len == 0 {
+                index
+            } else {
+                index ^ 1
+            };
+            if self.slots[index].len == 0 {
+                self.used_slots += 1;
+                self.table_len += usize::from(slot.len);
+                self.slots[index] = slot;
+            }
         }
     }
 
@@ -753,12 +895,15 @@ impl Search {
                 terminal = Some(self.relative(f, for_black));
             }
             let order = if p as u8 == tt_best {
-                1 << 20
+                1 << 30
             } else if killer.contains(&(p as u8)) {
-                1 << 16
+                1 << 29
             } else {
-                (played.captured as i32) * 64 + (self.topo.nbr(p).count_ones() as i32)
-                    - (played.suicided as i32) * 128
+                let history = self.history[f.to_move.index()][p].min(1 << 20) as i32;
+                (played.captured as i32) * (1 << 22)
+                    + history * 8
+                    + (self.topo.nbr(p).count_ones() as i32)
+                    - (played.suicided as i32) * (1 << 25)
             };
             out.push(Cand {
                 order,
