@@ -361,6 +361,30 @@ impl Topo {
             eyes,
         }
     }
+
+    /// The regions of two empty points whose every other neighbour is a stone of `chains`
+    /// (each point with at least one such neighbour), as pairs of point masks.
+    pub fn two_point_eyes(&self, chains: u32, empty: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut rest = empty;
+        std::iter::from_fn(move || {
+            while rest != 0 {
+                let p = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let others = self.nbr[p] & !chains;
+                if others.count_ones() != 1 || others & empty == 0 || others < 1 << p {
+                    continue;
+                }
+                let q = others.trailing_zeros() as usize;
+                if self.nbr[q] & !chains == 1 << p
+                    && self.nbr[p] & chains != 0
+                    && self.nbr[q] & chains != 0
+                {
+                    return Some((1 << p, 1 << q));
+                }
+            }
+            None
+        })
+    }
 }
 
 #[cfg(test)]
@@ -406,5 +430,23 @@ mod tests {
         assert_eq!(topo.pass_alive(b, w, false).chains, b);
         assert_eq!(topo.pass_alive(b, w, false).count(), 9);
         assert_eq!(topo.pass_alive(b, w, true).chains, 0);
+    }
+
+    #[test]
+    fn two_point_eyes_are_found_beside_pass_alive_chains() {
+        let topo = Topo::new(&Geometry::rect(3, 3).unwrap());
+        let (b, w) = stones(&topo, &["..X", "XXX", "X.X"]);
+        let safe = topo.pass_alive(b, w, false);
+        assert_eq!(safe.chains, b);
+        assert_eq!(safe.eyes, 1 << 7);
+        let empty = topo.all & !(b | w);
+        let pairs: Vec<_> = topo.two_point_eyes(safe.chains, empty).collect();
+        assert_eq!(pairs, vec![(1 << 0, 1 << 1)]);
+        // Not beside pass-alive chains: none.
+        assert_eq!(topo.two_point_eyes(0, empty).count(), 0);
+        // Three empty points in a row are not a two-point eye.
+        let (b, w) = stones(&topo, &["...", "XXX", "X.X"]);
+        let empty = topo.all & !(b | w);
+        assert_eq!(topo.two_point_eyes(b, empty).count(), 0);
     }
 }

@@ -79,6 +79,13 @@ fn bloom_bits(class: u64) -> [u16; BLOOM_PROBES] {
 pub(crate) struct Gen {
     pub level: u8,
     pub bloom: [u64; BLOOM_WORDS],
+    /// Under the long cycle rule: the positions a player's passing leaves reachable, when a
+    /// Benson bound used them (see [`Search::pass_is_safe`]); `cones[c]` for player `c`
+    /// passing: its stones within `.0`, the opponent's holding `.1`. `None`: unused.
+    pub cones: [Option<(u32, u32)>; 2],
+    /// When a Benson bound counted a two-point eye for player `c`: the history positions in
+    /// which `c`'s stones hold `pats[c]` (see [`Search::keeps`]). `None`: unused.
+    pub pats: [Option<u32>; 2],
 }
 
 /// Words of a [`Gen`] Bloom filter.
@@ -90,7 +97,31 @@ impl Gen {
     pub const NONE: Gen = Gen {
         level: NO_LEVEL,
         bloom: [0; BLOOM_WORDS],
+        cones: [None; 2],
+        pats: [None; 2],
     };
+
+    /// The positions `passer`'s passing leaves reachable from `black`/`white`.
+    fn cone(passer: Color, black: u32, white: u32) -> Gen {
+        let mut gen = Gen::NONE;
+        gen.cones[passer.index()] = Some(match passer {
+            Color::Black => (black, white),
+            Color::White => (white, black),
+        });
+        gen
+    }
+
+    /// The same filter seen through symmetry `s` (only the cones change).
+    fn mapped(&self, topo: &Topo, s: usize) -> Gen {
+        let mut gen = *self;
+        for cone in gen.cones.iter_mut().flatten() {
+            *cone = (topo.map(s, cone.0), topo.map(s, cone.1));
+        }
+        for pat in gen.pats.iter_mut().flatten() {
+            *pat = topo.map(s, *pat);
+        }
+        gen
+    }
 
     fn add(&mut self, level: u8, class: u64) {
         self.level = self.level.min(level);
@@ -104,16 +135,43 @@ impl Gen {
         for (a, b) in self.bloom.iter_mut().zip(other.bloom) {
             *a |= b;
         }
+        for (a, b) in self.cones.iter_mut().zip(other.cones) {
+            *a = match (*a, b) {
+                (Some((own, opp)), Some((own2, opp2))) => Some((own | own2, opp & opp2)),
+                (a, b) => a.or(b),
+            };
+        }
+        for (a, b) in self.pats.iter_mut().zip(other.pats) {
+            *a = match (*a, b) {
+                (Some(x), Some(y)) => Some(x & y),
+                (a, b) => a.or(b),
+            };
+        }
     }
 
-    /// Whether a history item may have been generated (and so may matter).
+    /// Whether a history item (whose colouring is `key` in this filter's frame) may have been
+    /// generated, or may lie in a cone (and so may matter).
     #[inline]
-    fn may_hold(&self, item: &Item) -> bool {
-        item.level >= self.level
+    fn may_hold(&self, item: &Item, key: u64) -> bool {
+        let generated = item.level >= self.level
             && item
                 .bloom
                 .iter()
-                .all(|&bit| self.bloom[usize::from(bit / 64)] & (1 << (bit % 64)) != 0)
+                .all(|&bit| self.bloom[usize::from(bit / 64)] & (1 << (bit % 64)) != 0);
+        let (b, w) = (key as u32, (key >> 32) as u32);
+        generated
+            || self.cones.iter().enumerate().any(|(c, cone)| {
+                cone.is_some_and(|(own, opp)| {
+                    let (i_own, i_opp) = if c == 0 { (b, w) } else { (w, b) };
+                    i_own & !own == 0 && i_opp & opp == opp
+                })
+            })
+            || self.pats.iter().enumerate().any(|(c, pat)| {
+                pat.is_some_and(|own| {
+                    let i_own = if c == 0 { b } else { w };
+                    i_own & own == own
+                })
+            })
     }
 }
 
@@ -220,6 +278,8 @@ struct Cand {
     /// The stones and the class hash of the colouring it makes.
     level: u8,
     class: u64,
+    /// The least image of its colouring under the symmetries (the table's key for it).
+    least: u64,
 }
 
 /// Most results kept for one state (with different histories).
@@ -247,6 +307,20 @@ pub(crate) struct Search {
     /// For each player and point: how much cutting off with a play there saved (the history
     /// heuristic: the depth searched, squared, summed).
     history: [[u32; MAX_SOLVE_POINTS]; 2],
+}
+
+/// Asks for the cache line at `slot` to be loaded, without waiting for it.
+#[inline]
+fn prefetch(slot: &Slot) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (slot as *const Slot).cast(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
 }
 
 fn mix(mut x: u64) -> u64 {
@@ -333,14 +407,6 @@ impl Search {
         mix(least ^ mix(side))
     }
 
-    /// The class hash of the colouring `k`.
-    fn class_of(&self, k: u64, to_move: Color) -> u64 {
-        let least = (1..self.topo.syms.len())
-            .map(|s| self.topo.map_key(s, k))
-            .fold(k, u64::min);
-        self.class(least, to_move)
-    }
-
     /// The first history item that a play making colouring `k` (with `to_move` to move after
     /// it) repeats, as the ko rule compares them.
     fn repeats(&self, k: u64, to_move: Color) -> Option<&Item> {
@@ -411,7 +477,11 @@ impl Search {
         let mut hash = 0;
         let mut count = 0;
         let long_cycle = self.ko_rule == KoRule::LongCycle;
-        for item in self.hist.iter().filter(|i| !i.dup && gen.may_hold(i)) {
+        for item in self
+            .hist
+            .iter()
+            .filter(|i| !i.dup && gen.may_hold(i, i.sym[s]))
+        {
             hash ^= if long_cycle {
                 Self::dep_hash(&self.dep_of(item, s, balance))
             } else {
@@ -426,7 +496,7 @@ impl Search {
         let mut deps: Vec<Dep> = self
             .hist
             .iter()
-            .filter(|i| !i.dup && gen.may_hold(i))
+            .filter(|i| !i.dup && gen.may_hold(i, i.sym[s]))
             .map(|i| self.dep_of(i, s, balance))
             .collect();
         deps.sort_unstable();
@@ -437,7 +507,11 @@ impl Search {
     /// canonical frame `s`, with the node's capture balance under the long cycle rule).
     fn deps_match(&self, e: &Entry, s: usize, balance: i32) -> bool {
         let mut count = 0;
-        for item in self.hist.iter().filter(|i| !i.dup && e.gen.may_hold(i)) {
+        for item in self
+            .hist
+            .iter()
+            .filter(|i| !i.dup && e.gen.may_hold(i, i.sym[s]))
+        {
             count += 1;
             if count > e.deps.len()
                 || e.deps
@@ -464,6 +538,7 @@ impl Search {
         let (ckey, s) = self.canonical(&f);
         let meta = self.meta(&f, s);
         let mut tt_best = NO_MOVE;
+        let mut open = None;
         let nodes_before = self.nodes;
         let index = self.slot_index(ckey, meta);
         let slot = [index, index ^ 1]
@@ -482,26 +557,37 @@ impl Search {
                         self.topo.syms[self.topo.inverse[s]][e.best as usize]
                     };
                 }
+                let back = || e.gen.mapped(&self.topo, self.topo.inverse[s]);
                 if e.lower >= beta {
-                    return Ok(Test::proven(e.lower, e.gen));
+                    return Ok(Test::proven(e.lower, back()));
                 }
                 if e.upper < beta {
-                    return Ok(Test::proven(e.upper, e.gen));
+                    return Ok(Test::proven(e.upper, back()));
                 }
                 if e.open_beta == beta && e.open_depth >= depth {
-                    return Ok(Test::open(e.gen));
+                    open = Some(back());
                 }
             }
         }
         // Benson's bounds, whatever the history (see the crate documentation): each player
         // keeps its pass-alive chains and the single points they surround.
-        if let Some((low, high)) = self.safe_bounds(&f) {
+        {
+            let mover = f.to_move;
+            let (own, own_gen) = self.keeps(&f, mover);
+            let (opp, opp_gen) = self.keeps(&f, mover.opponent());
+            let n = self.topo.all.count_ones() as i32;
+            let komi = self.relative(&f, self.komi_half);
+            let low = 2 * (2 * own - n) - komi;
+            let high = 2 * (n - 2 * opp) - komi;
             if high < beta {
-                return Ok(Test::proven(high, Gen::NONE));
+                return Ok(Test::proven(high, opp_gen));
             }
             if low >= beta {
-                return Ok(Test::proven(low, Gen::NONE));
+                return Ok(Test::proven(low, own_gen));
             }
+        }
+        if let Some(gen) = open {
+            return Ok(Test::open(gen));
         }
         if depth == 0 {
             return Ok(Test::open(Gen::NONE));
@@ -515,6 +601,11 @@ impl Search {
         cands.clear();
         let killer = self.killers.get(ply).copied().unwrap_or([NO_MOVE; 2]);
         self.candidates(&f, tt_best, killer, &mut cands);
+        // The children's slots are fetched from memory together, before they are searched.
+        let child_meta = f.to_move.opponent().index() as u32;
+        for c in cands.iter().filter(|c| c.terminal.is_none()) {
+            prefetch(&self.slots[self.slot_index(c.least, child_meta)]);
+        }
         // What an upper bound (or an open answer) depends on: every play's colouring (legal
         // or not, the history decides) and every child's answer. A lower bound depends only
         // on its best child.
@@ -698,6 +789,7 @@ impl Search {
         work: u64,
     ) {
         let work = work.min(u64::from(u32::MAX)) as u32;
+        let gen = gen.mapped(&self.topo, s);
         let (deps_hash, count) = self.deps_summary(&gen, s, f.balance);
         let deps = if count == 0 {
             Box::default()
@@ -776,10 +868,13 @@ impl Search {
         }
     }
 
-    /// The slot of a state.
+    /// The first of the two slots a state may take: by its canonical colouring, the player
+    /// to move and the passes (not the ko ban, so that a child's slot is known before the
+    /// child is set up).
     #[inline]
     fn slot_index(&self, ckey: u64, meta: u32) -> usize {
-        (mix(ckey ^ u64::from(meta).rotate_left(40)) as usize) & (self.slots.len() - 1)
+        ((mix(ckey) ^ u64::from(meta & 3).wrapping_mul(0x9e37_79b9_7f4a_7c15)) as usize)
+            & (self.slots.len() - 1)
     }
 
     /// Doubles the table, keeping what it holds (of two states that meet in a slot, the one
@@ -806,28 +901,75 @@ impl Search {
         }
     }
 
-    /// Bounds on the value of `f` for the player to move that hold whatever the history:
-    /// Black's area at the end is at least what Benson's test keeps for Black now, White's at
-    /// least what it keeps for White. `None` under the long cycle rule with suicide allowed,
-    /// where a player who only passes may lose by a long cycle.
-    pub fn safe_bounds(&self, f: &Frame) -> Option<(i32, i32)> {
-        if self.ko_rule == KoRule::LongCycle && self.suicide_allowed {
-            return None;
+    /// The points `player` keeps to the end of the game from `f` with this history, whatever
+    /// the opponent plays (see the crate documentation), and what that depends on in the
+    /// history: its pass-alive chains and single-point eyes (Benson), and under the superko
+    /// rules its two-point eyes of empty points as well, each where `player`'s answer to a
+    /// throw-in cannot repeat a position of the history. Under the long cycle rule: nothing
+    /// with suicide allowed, the chains and eyes where [`Search::pass_is_safe`] says so.
+    fn keeps(&self, f: &Frame, player: Color) -> (i32, Gen) {
+        let long_cycle = self.ko_rule == KoRule::LongCycle;
+        if long_cycle && (self.suicide_allowed || !self.pass_is_safe(f, player)) {
+            return (0, Gen::NONE);
         }
-        let n = self.topo.all.count_ones() as i32;
-        let b = self
-            .topo
-            .pass_alive(f.black, f.white, self.suicide_allowed)
-            .count() as i32;
-        let w = self
-            .topo
-            .pass_alive(f.white, f.black, self.suicide_allowed)
-            .count() as i32;
-        let low = 2 * (2 * b - n) - self.komi_half;
-        let high = 2 * (n - 2 * w) - self.komi_half;
-        Some(match f.to_move {
-            Color::Black => (low, high),
-            Color::White => (-high, -low),
+        let (own, opp) = match player {
+            Color::Black => (f.black, f.white),
+            Color::White => (f.white, f.black),
+        };
+        let safe = self.topo.pass_alive(own, opp, self.suicide_allowed);
+        let mut count = safe.count() as i32;
+        if long_cycle {
+            return (count, Gen::cone(player, f.black, f.white));
+        }
+        if safe.chains == 0 {
+            return (count, Gen::NONE);
+        }
+        let mut gen = Gen::NONE;
+        let empty = self.topo.all & !(own | opp);
+        for (a, b) in self.topo.two_point_eyes(safe.chains, empty) {
+            // After a throw-in at one point, `player` takes it back from the other: that
+            // position has the chains, a stone on one point and the other empty. The line
+            // from here makes none before the first throw-in; the history must hold none.
+            let answer_repeats = |stone: u32, hole: u32| {
+                let need = safe.chains | stone;
+                self.hist.iter().any(|i| {
+                    let (b, w) = (i.key as u32, (i.key >> 32) as u32);
+                    let i_own = if player == Color::Black { b } else { w };
+                    i_own & need == need && (b | w) & hole == 0
+                })
+            };
+            if !answer_repeats(b, a) && !answer_repeats(a, b) {
+                count += 2;
+                gen.pats[player.index()] = Some(safe.chains);
+            }
+        }
+        (count, gen)
+    }
+
+    /// Whether the Benson bound that `passer` gets by passing at every turn holds at `f` with
+    /// this history. Under the superko rules it always does (the opponent's plays may not
+    /// repeat a position; a pass is always legal). Under the long cycle rule the opponent
+    /// could recreate an earlier position and end the game by 001 §3.6 instead of two passes:
+    /// while `passer` only passes, `passer`'s stones only shrink and the opponent's only grow
+    /// (no suicide), strictly at each play, so that can happen only with an earlier position
+    /// whose `passer` stones are among `f`'s and whose opponent stones hold more than `f`'s.
+    /// If the history has none, the bound holds; the answer then depends on the history's
+    /// items in that cone.
+    fn pass_is_safe(&self, f: &Frame, passer: Color) -> bool {
+        if self.ko_rule != KoRule::LongCycle {
+            return true;
+        }
+        let (own, opp) = match passer {
+            Color::Black => (f.black, f.white),
+            Color::White => (f.white, f.black),
+        };
+        !self.hist.iter().any(|i| {
+            let (b, w) = (i.key as u32, (i.key >> 32) as u32);
+            let (i_own, i_opp) = match passer {
+                Color::Black => (b, w),
+                Color::White => (w, b),
+            };
+            i_own & !own == 0 && i_opp & opp == opp && i_opp != opp
         })
     }
 
@@ -865,7 +1007,10 @@ impl Search {
             };
             let k = key(black, white);
             let level = (black | white).count_ones() as u8;
-            let class = self.class_of(k, f.to_move.opponent());
+            let least = (1..self.topo.syms.len())
+                .map(|s| self.topo.map_key(s, k))
+                .fold(k, u64::min);
+            let class = self.class(least, f.to_move.opponent());
             let mut terminal = None;
             if let Some(first) = self.repeats(k, f.to_move.opponent()) {
                 if self.ko_rule != KoRule::LongCycle {
@@ -881,6 +1026,7 @@ impl Search {
                         makes_ko: false,
                         level,
                         class,
+                        least,
                     });
                     continue;
                 }
@@ -916,6 +1062,7 @@ impl Search {
                 makes_ko: played.makes_ko,
                 level,
                 class,
+                least,
             });
         }
         out.sort_by_key(|c| std::cmp::Reverse(c.order));

@@ -39,7 +39,8 @@ pub struct Args {
     /// Stop after this many nodes and print `undecided` with the bounds proved.
     #[arg(long)]
     budget: Option<u64>,
-    /// Positions the transposition table holds before it is emptied.
+    /// Results the transposition table may hold (about 130 bytes each); beyond that, new
+    /// results replace old ones.
     #[arg(long, default_value_t = 1 << 22)]
     table: usize,
     /// Print one JSON object instead of lines.
