@@ -313,6 +313,21 @@ pub struct Options {
     pub table_entries: usize,
     /// Whether to find a principal variation once the value is proved.
     pub principal_variation: bool,
+    /// Called after each completed test of the search with the bounds proved so far.
+    pub progress: Option<fn(&Progress)>,
+}
+
+/// Where a search stands, for [`Options::progress`].
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// The least value proved possible for Black (`None`: nothing proved yet).
+    pub lower: Option<Value>,
+    /// The greatest value proved possible for Black.
+    pub upper: Option<Value>,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Time since the search started.
+    pub elapsed: Duration,
 }
 
 impl Default for Options {
@@ -321,6 +336,7 @@ impl Default for Options {
             budget: None,
             table_entries: 1 << 22,
             principal_variation: true,
+            progress: None,
         }
     }
 }
@@ -444,6 +460,20 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
                     upper = v;
                 } else {
                     lower = v;
+                }
+                if let Some(report) = options.progress {
+                    let (lo, hi) = if black_to_move {
+                        (lower, upper)
+                    } else {
+                        (-upper, -lower)
+                    };
+                    let bound = |v: i32| (v.abs() < INF).then_some(Value(v));
+                    report(&Progress {
+                        lower: bound(lo),
+                        upper: bound(hi),
+                        nodes: search.nodes,
+                        elapsed: start.elapsed(),
+                    });
                 }
             }
             Err(_) => {
