@@ -30,8 +30,10 @@
 //!
 //! # The search
 //!
-//! MTD(f) null-window tests ("is the value at least β?") around the last value found, each
-//! searched by iterative deepening: a depth-limited alpha-beta (negamax) whose answer is
+//! Null-window tests ("is the value at least β?") until the proved bounds meet: β bisects the
+//! bounds (which start at the whole board's score either way, no score can pass it), or,
+//! under the long cycle rule whose wins have no margin, steps from the last value found as
+//! MTD(f) does. Each test is searched by iterative deepening: a depth-limited alpha-beta (negamax) whose answer is
 //! *proven* (a fail-soft bound) or *open* (the depth ran out where nothing decided the node);
 //! the depth grows until the test is proven, so short proofs are found first and the deeper
 //! iterations are ordered by what the shallower ones stored. Boards of at most
@@ -447,12 +449,30 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
     let mut search = root(game, options.table_entries.max(1));
     let black_to_move = game.to_move() == Color::Black;
     search.budget = options.budget;
-    // MTD(f): null-window tests around the last value found, until the bounds meet.
-    let (mut lower, mut upper) = (-INF, INF);
+    // Null-window tests until the bounds meet. Without the long cycle rule no score passes
+    // the whole board (TT rule 9): the bounds start there.
+    let (mut lower, mut upper) = if rules.ko == goref_rules::KoRule::LongCycle {
+        (-INF, INF)
+    } else {
+        let most = 2 * n as i32;
+        let komi = if black_to_move {
+            rules.komi.half_points()
+        } else {
+            -rules.komi.half_points()
+        };
+        (-most - komi, most - komi)
+    };
     let mut guess = 0;
     let mut aborted = false;
     while lower < upper {
-        let beta = if guess == lower { guess + 1 } else { guess };
+        // Between finite bounds, bisect; else step from the last value (MTD(f)).
+        let beta = if lower.abs() < LC_WIN && upper.abs() < LC_WIN {
+            lower + (upper - lower + 1) / 2
+        } else if guess == lower {
+            guess + 1
+        } else {
+            guess
+        };
         match search.prove(beta) {
             Ok((v, _)) => {
                 guess = v;

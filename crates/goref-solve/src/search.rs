@@ -770,7 +770,7 @@ impl Search {
             if t.proven {
                 return Ok((t.value, t.gen));
             }
-            depth += 1 + depth / 8;
+            depth += 2 + depth / 4;
         }
     }
 
