@@ -1,6 +1,7 @@
-//! The search: fail-soft alpha-beta in negamax form, driven by MTD(f) null-window tests, with
-//! a transposition table whose entries carry the part of the history they depend on (see the
-//! crate documentation for the argument).
+//! The search: null-window tests by iterative deepening of a fail-soft, depth-limited
+//! alpha-beta in negamax form, Benson's bounds at every node, and a transposition table whose
+//! entries carry the part of the history they depend on (see the crate documentation for the
+//! argument).
 
 use goref_rules::{Color, KoRule};
 
