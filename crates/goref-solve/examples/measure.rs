@@ -1,7 +1,11 @@
-//! Solves empty boards and prints a table row for each: board, rules, value, nodes, time.
+//! The solver's benchmark: solves empty boards and prints a table row for each: board, rules,
+//! value, nodes, time, and the bounds proved as it goes on standard error.
 //!
 //! `cargo run --release -p goref-solve --example measure -- 3x3:nstt 4x4:tromp-taylor 1x7:olympiad`
-//! (komi 0 unless `:K` follows the rules: `5x5:nstt:0`; `--budget N` caps the nodes of each).
+//! (komi 0 unless `:K` follows the rules: `5x5:nstt:0`; then moves from the empty board may
+//! follow: `5x5:nstt:0:c3,b2`; `--budget N` caps the nodes of each, `--table N` sizes the
+//! transposition table). Without boards, the standard set: 1×1 to 1×7, 2×2 to 2×4 and 3×3
+//! under nstt, tromp-taylor and olympiad (a minute or so).
 
 use std::sync::Arc;
 
@@ -9,7 +13,19 @@ use goref_rules::{Game, Geometry, Komi, Preset, Ruleset};
 use goref_solve::{solve, Options, Verdict};
 
 fn main() {
-    let mut options = Options::default();
+    let mut options = Options {
+        progress: Some(|p| {
+            let show = |v: Option<goref_solve::Value>| v.map_or("-".into(), |v| v.to_string());
+            eprintln!(
+                "  proved [{}, {}] after {} nodes, {:.1?}",
+                show(p.lower),
+                show(p.upper),
+                p.nodes,
+                p.elapsed
+            );
+        }),
+        ..Options::default()
+    };
     let mut args = std::env::args().skip(1).peekable();
     let mut boards = Vec::new();
     while let Some(arg) = args.next() {
@@ -21,6 +37,15 @@ fn main() {
             _ => boards.push(arg),
         }
     }
+    if boards.is_empty() {
+        for rules in ["nstt", "tromp-taylor", "olympiad"] {
+            for size in [
+                "1x1", "1x2", "1x3", "1x4", "1x5", "1x6", "1x7", "2x2", "2x3", "2x4", "3x3",
+            ] {
+                boards.push(format!("{size}:{rules}"));
+            }
+        }
+    }
     println!("| board | rules | value | nodes | PV nodes | time | PV |");
     println!("|---|---|---|---|---|---|---|");
     for spec in boards {
@@ -30,7 +55,20 @@ fn main() {
         let komi: Komi = parts.next().unwrap_or("0").parse().expect("a komi");
         let (w, h) = size.split_once('x').expect("WxH");
         let geometry = Geometry::rect(w.parse().unwrap(), h.parse().unwrap()).expect("a size");
-        let game = Game::new(Arc::new(geometry), Ruleset::preset(preset).with_komi(komi));
+        let mut game = Game::new(Arc::new(geometry), Ruleset::preset(preset).with_komi(komi));
+        for name in parts
+            .next()
+            .unwrap_or("")
+            .split(',')
+            .filter(|n| !n.is_empty())
+        {
+            let mv = if name == "pass" {
+                goref_rules::Move::Pass
+            } else {
+                goref_rules::Move::Play(game.geometry().parse_point(name).expect("a point"))
+            };
+            game.play(mv).expect("a legal move");
+        }
         let report = solve(&game, &options).expect("solvable");
         let value = match report.verdict {
             Verdict::Proven(v) => v.to_string(),

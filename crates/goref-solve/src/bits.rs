@@ -33,6 +33,8 @@ pub(crate) struct Topo {
     pub syms: Vec<Vec<u8>>,
     /// `inverse[s]`: the index of the inverse of symmetry `s`.
     pub inverse: Vec<usize>,
+    /// `tables[s][b][x]`: the image under symmetry `s` of the points `x << 8b`.
+    tables: Vec<[[u32; 256]; 4]>,
 }
 
 impl Topo {
@@ -80,12 +82,30 @@ impl Topo {
                     .expect("the symmetries form a group")
             })
             .collect();
+        let tables = syms
+            .iter()
+            .map(|perm| {
+                let mut t = [[0u32; 256]; 4];
+                for (b, row) in t.iter_mut().enumerate() {
+                    for (x, image) in row.iter_mut().enumerate() {
+                        for bit in 0..8 {
+                            let p = 8 * b + bit;
+                            if x & (1 << bit) != 0 && p < n {
+                                *image |= 1 << perm[p];
+                            }
+                        }
+                    }
+                }
+                t
+            })
+            .collect();
         Topo {
             all,
             nbr,
             rect,
             syms,
             inverse,
+            tables,
         }
     }
 
@@ -196,14 +216,11 @@ impl Topo {
         if s == 0 {
             return set;
         }
-        let perm = &self.syms[s];
-        let mut out = 0;
-        let mut rest = set;
-        while rest != 0 {
-            out |= 1 << perm[rest.trailing_zeros() as usize];
-            rest &= rest - 1;
-        }
-        out
+        let t = &self.tables[s];
+        t[0][(set & 0xff) as usize]
+            | t[1][(set >> 8 & 0xff) as usize]
+            | t[2][(set >> 16 & 0xff) as usize]
+            | t[3][(set >> 24) as usize]
     }
 
     /// The image of a colouring key (Black's stones in the low half, White's in the high).
@@ -247,4 +264,189 @@ fn rect_symmetries(width: usize, height: usize) -> Vec<Vec<u8>> {
         }
     }
     syms
+}
+
+/// What Benson's test finds for one colour: the stones of its pass-alive chains, and the
+/// single empty points that only those chains surround.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Safe {
+    /// Stones of the pass-alive chains.
+    pub chains: u32,
+    /// Empty points each of whose neighbours is a stone of a pass-alive chain.
+    pub eyes: u32,
+}
+
+impl Safe {
+    /// The points the colour keeps to the end of the game, whatever the opponent plays.
+    #[inline]
+    pub fn count(self) -> u32 {
+        (self.chains | self.eyes).count_ones()
+    }
+}
+
+impl Topo {
+    /// Benson's pass-alive chains of `own` against `opp` (as in the judge's `benson.rs`), on
+    /// the bit sets: the greatest set of chains each of which has two *vital* regions, where
+    /// a region is a connected set of points without an `own` stone, whose bordering chains
+    /// are all in the set, and it is vital to a chain when each of its empty points is that
+    /// chain's liberty. When `suicide_allowed`, the opponent can empty its own stones of a
+    /// region by self-capture, so every point of the region, not only the empty ones, must
+    /// touch the chain.
+    pub fn pass_alive(&self, own: u32, opp: u32, suicide_allowed: bool) -> Safe {
+        let empty = self.all & !(own | opp);
+        let mut chains = [0u32; MAX_SOLVE_POINTS];
+        let mut nc = 0;
+        let mut rest = own;
+        while rest != 0 {
+            let c = self.flood(own, 1 << rest.trailing_zeros());
+            rest &= !c;
+            chains[nc] = c;
+            nc += 1;
+        }
+        let mut regions = [0u32; MAX_SOLVE_POINTS];
+        let mut nr = 0;
+        let free = self.all & !own;
+        let mut rest = free;
+        while rest != 0 {
+            let r = self.flood(free, 1 << rest.trailing_zeros());
+            rest &= !r;
+            regions[nr] = r;
+            nr += 1;
+        }
+        let mut alive = own;
+        let mut live = [true; MAX_SOLVE_POINTS];
+        loop {
+            let mut changed = false;
+            for (c, live) in chains[..nc].iter().zip(live.iter_mut()) {
+                if !*live {
+                    continue;
+                }
+                let reach = self.nbrs(*c);
+                let mut vital = 0;
+                for &r in &regions[..nr] {
+                    if self.nbrs(r) & own & !alive != 0 {
+                        continue; // the region borders a chain that is not in the set
+                    }
+                    let must_touch = if suicide_allowed { r } else { r & empty };
+                    if r & reach != 0 && must_touch & !reach == 0 {
+                        vital += 1;
+                        if vital == 2 {
+                            break;
+                        }
+                    }
+                }
+                if vital < 2 {
+                    *live = false;
+                    alive &= !*c;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut eyes = 0;
+        if alive != 0 {
+            let mut rest = empty;
+            while rest != 0 {
+                let p = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if self.nbr[p] != 0 && self.nbr[p] & !alive == 0 {
+                    eyes |= 1 << p;
+                }
+            }
+        }
+        Safe {
+            chains: alive,
+            eyes,
+        }
+    }
+
+    /// The regions of two empty points whose every other neighbour is a stone of `chains`
+    /// (each point with at least one such neighbour), as pairs of point masks.
+    pub fn two_point_eyes(&self, chains: u32, empty: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let mut rest = empty;
+        std::iter::from_fn(move || {
+            while rest != 0 {
+                let p = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let others = self.nbr[p] & !chains;
+                if others.count_ones() != 1 || others & empty == 0 || others < 1 << p {
+                    continue;
+                }
+                let q = others.trailing_zeros() as usize;
+                if self.nbr[q] & !chains == 1 << p
+                    && self.nbr[p] & chains != 0
+                    && self.nbr[q] & chains != 0
+                {
+                    return Some((1 << p, 1 << q));
+                }
+            }
+            None
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stones(topo: &Topo, rows: &[&str]) -> (u32, u32) {
+        let (mut black, mut white) = (0, 0);
+        for (y, row) in rows.iter().enumerate() {
+            for (x, c) in row.chars().enumerate() {
+                let bit = 1u32 << (y * rows[0].len() + x);
+                match c {
+                    'X' => black |= bit,
+                    'O' => white |= bit,
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!((black | white) & !topo.all, 0);
+        (black, white)
+    }
+
+    #[test]
+    fn two_eyes_are_pass_alive_and_one_is_not() {
+        let topo = Topo::new(&Geometry::rect(3, 3).unwrap());
+        for suicide in [false, true] {
+            let (b, w) = stones(&topo, &[".XX", "XXX", "XX."]);
+            let safe = topo.pass_alive(b, w, suicide);
+            assert_eq!(safe.chains, b);
+            assert_eq!(safe.count(), 9);
+            // One eye of two points: White may fill it (the second play is suicide, but the
+            // first stone stays while Black passes), so nothing is kept.
+            let (b, w) = stones(&topo, &["..X", "XXX", "XXX"]);
+            assert_eq!(topo.pass_alive(b, w, suicide).count(), 0);
+            // A White stone in a two-point region whose points both touch the chain.
+            let (b, w) = stones(&topo, &["O.X", "XXX", "X.X"]);
+            assert_eq!(topo.pass_alive(b, w, suicide).chains, b);
+        }
+        // A region whose White stone touches no Black stone: vital only without suicide (with
+        // it, White can fill the region, self-capture, and fill the chain's liberties there).
+        let topo = Topo::new(&Geometry::rect(3, 4).unwrap());
+        let (b, w) = stones(&topo, &["O.X", ".XX", "XXX", "X.X"]);
+        assert_eq!(topo.pass_alive(b, w, false).chains, b);
+        assert_eq!(topo.pass_alive(b, w, false).count(), 9);
+        assert_eq!(topo.pass_alive(b, w, true).chains, 0);
+    }
+
+    #[test]
+    fn two_point_eyes_are_found_beside_pass_alive_chains() {
+        let topo = Topo::new(&Geometry::rect(3, 3).unwrap());
+        let (b, w) = stones(&topo, &["..X", "XXX", "X.X"]);
+        let safe = topo.pass_alive(b, w, false);
+        assert_eq!(safe.chains, b);
+        assert_eq!(safe.eyes, 1 << 7);
+        let empty = topo.all & !(b | w);
+        let pairs: Vec<_> = topo.two_point_eyes(safe.chains, empty).collect();
+        assert_eq!(pairs, vec![(1 << 0, 1 << 1)]);
+        // Not beside pass-alive chains: none.
+        assert_eq!(topo.two_point_eyes(0, empty).count(), 0);
+        // Three empty points in a row are not a two-point eye.
+        let (b, w) = stones(&topo, &["...", "XXX", "X.X"]);
+        let empty = topo.all & !(b | w);
+        assert_eq!(topo.two_point_eyes(b, empty).count(), 0);
+    }
 }

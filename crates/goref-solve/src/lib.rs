@@ -30,12 +30,70 @@
 //!
 //! # The search
 //!
-//! Fail-soft alpha-beta in negamax form, driven by MTD(f) null-window tests, on boards of at
-//! most [`MAX_SOLVE_POINTS`] points held as two bit sets. A transposition table stores bounds
-//! on values under the board's symmetries (8 on a square, 4 on a rectangle, 2 on a line, none
-//! on other graphs). Moves are ordered: the stored best move, then captures, then points by
-//! their number of neighbours, the pass last. Under a node budget a search that runs out
-//! reports the bounds its completed tests proved.
+//! Null-window tests ("is the value at least β?") until the proved bounds meet: β bisects the
+//! bounds (which start at the whole board's score either way, no score can pass it), or,
+//! under the long cycle rule whose wins have no margin, steps from the last value found as
+//! MTD(f) does. Each test is searched by iterative deepening: a depth-limited alpha-beta (negamax) whose answer is
+//! *proven* (a fail-soft bound) or *open* (the depth ran out where nothing decided the node);
+//! the depth grows until the test is proven, so short proofs are found first and the deeper
+//! iterations are ordered by what the shallower ones stored. Boards of at most
+//! [`MAX_SOLVE_POINTS`] points are held as two bit sets. A transposition table stores bounds,
+//! the best move and open answers under the board's symmetries (8 on a square, 4 on a
+//! rectangle, 2 on a line, none on other graphs). Moves are ordered: the stored best move, the
+//! plays that last cut off at that ply (killers), then captures, then points by their number
+//! of neighbours, the pass last (first after a pass, where it ends the game at a known value).
+//! Under a node budget a search that runs out reports the bounds its completed tests proved.
+//!
+//! Only proven answers make a value: they come from ended games, from Benson's bounds (below)
+//! and from proven children, exactly as in a search without a depth limit. An open answer is
+//! stored only to save repeating the same unfinished search (it is reused under the same
+//! history filter as a bound, for the same β and no greater depth); it never becomes a bound.
+//!
+//! # Benson's bounds: stopping once the result is fixed
+//!
+//! MIGOS's key idea (van der Werf, 2002): a position whose final score no play can change need
+//! not be searched. At every node, for each colour, Benson's test finds its *pass-alive*
+//! chains (the greatest set of chains each with two vital regions, a region being vital to a
+//! chain when each of its empty points is that chain's liberty; with suicide allowed, when
+//! every point of it is) and the empty points all of whose neighbours are stones of those
+//! chains (single-point eyes). Let `b` and `w` count them for Black and White on `n` points.
+//! Then the value lies in `[2b − n, n − 2w]` (minus komi), whatever the history:
+//!
+//! * *Lower bound.* Let Black pass at every turn. Benson's theorem: whatever White plays, no
+//!   chain of the set is captured (a White play that fills a vital region's last empty point
+//!   leaves White's stones there without liberties while the chain keeps one in its other
+//!   vital region, so it is White's own suicide: illegal, or White's stones are removed, TT
+//!   rule 7). A single-point eye stays empty: a White stone there would have no liberty. So
+//!   when the game ends, Black's area holds at least those `b` points and White's at most the
+//!   other `n − b`. A pass is always legal, and the game ends by two passes: under the
+//!   superko rules White's plays may not repeat a position (games are finite). Under the long
+//!   cycle rule (without suicide) Black's stones only shrink and White's only grow, strictly at
+//!   each White play, so no position of the line repeats; but a White play could recreate a
+//!   position of the history from before the node, and end the game by 001 §3.6 with a result
+//!   that depends on the captures since. So under that rule the bound is used only when the
+//!   history holds no position whose Black stones are among the node's and whose White stones
+//!   strictly include the node's (the positions White could reach), and the answer then
+//!   depends on the history's positions in that *cone* (added to the filter below). Black's
+//!   value is at least what this strategy guarantees.
+//! * *Two-point eyes* (superko rules only): a region of two empty points `a`, `b` whose
+//!   other neighbours are all stones of Black's pass-alive chains `S` is Black's as well, when
+//!   no position of the history has Black stones on `S ∪ {b}` with `a` empty (nor on
+//!   `S ∪ {a}` with `b` empty). Black's strategy: pass, but answer a White play at `a` by
+//!   playing `b` (and at `b` by `a`). White's stone at `a` has `b` as its only liberty, so
+//!   Black's play takes it (not suicide: `b` joins `S`, which keeps liberties elsewhere); the
+//!   chain that `b` joins keeps a vital region besides the region (each chain to which it was
+//!   vital touches `b`), and `a` is now a single-point eye of it, so it stays pass-alive and `a`
+//!   stays empty. That answer makes a position with `S ∪ {b}` Black and `a` empty, which the
+//!   line from the node makes at no earlier time (the region stays empty until the first
+//!   throw-in) and the history holds nowhere: the answer is legal under either superko rule.
+//!   White's second play in the region would be suicide. The answer depends on the history's
+//!   positions whose Black stones hold `S` (added to the filter below).
+//! * *Upper bound*: the same for White.
+//!
+//! Under the long cycle rule with suicide allowed (a ruleset no preset has), White's
+//! self-captures could make a long cycle against a passing Black, so no Benson bound is used
+//! there. When the bound decides the test, the node is answered without search, and (but for
+//! the long cycle rule's cone) the answer depends on no history.
 //!
 //! # History, and why the reuse of stored results is sound
 //!
@@ -50,33 +108,51 @@
 //! node (Black's captures minus White's, between the item and the node) under the long cycle
 //! rule. A result is stored with the part of the history it may depend on, found as follows.
 //!
-//! Give each item a *level*: its number of stones. When a node is searched, every play tried
-//! there makes a colouring that is compared with the history, and that comparison is the only
-//! way the history enters the node's play (passes and two-pass ends are the same whatever the
-//! history). Let `m`, the node's level, be the least level of the colourings made by plays at
-//! the node, and of the levels of the children's results used (searched, or taken from the
-//! table). Store the result with `m` and `D = {items of H with level ≥ m}` (exactly, as a
-//! sorted list; a hash is only a quick filter).
+//! When a node is searched, every play tried there makes a colouring that is compared with
+//! the history, and that comparison is the only way the history enters the node's play
+//! (passes and two-pass ends are the same whatever the history). Let `G` be the colourings
+//! so compared at the node and at every node below it whose answer was used (searched, or
+//! taken from the table). `G` is summarised by a filter `φ` that passes every colouring of
+//! `G` (no false negatives): its *level* `m`, the least number of stones of a colouring of
+//! `G`, and a Bloom filter of their classes under the symmetries (with the player to move
+//! under situational superko); an item passes `φ` when it has at least `m` stones and its
+//! class is in the Bloom filter, or (long cycle rule) when it lies in a cone a Benson bound
+//! below looked in (the union of two cones is over-approximated by one: the passer's stones
+//! within the union, the opponent's holding the intersection), or when a player's stones in
+//! it hold the chains of a two-point eye counted below (the intersection of such sets, for a
+//! union). A node's `φ` is the union of its plays' colourings and its
+//! children's filters (of the one child that made a cut-off, for a lower bound; of all, for
+//! an upper bound or an open answer). The result is stored with `φ` and `D = {items of H that
+//! pass φ}` (exactly, as a sorted list; a hash is only a quick filter).
 //!
 //! **Claim.** If a node of the same state (up to symmetry, mapping everything with it) has a
-//! history `H'` whose items of level `≥ m` are exactly `D`, the stored bounds hold for it.
+//! history `H'` whose items that pass `φ` are exactly `D`, the stored bounds hold for it.
 //!
 //! *Proof*, by induction on the searches (each result used is a stored or returned one, made
-//! earlier or deeper). At the node, a play's colouring `Q` has level `≥ m`, so `Q ∈ H` iff
-//! `Q ∈ D` iff `Q ∈ H'` (with the same capture balance, under the long cycle rule): the same
-//! plays are legal, and the same plays end the game with the same result. For a legal play or
-//! the pass, the child's history is `H + item` and `H' + item` with the same new item (same
-//! colouring, same captures; a balance relative to the child shifts by the same amount in
-//! both). The child's result was used with its level `m_c ≥ m`, so the two child histories
-//! agree on items of level `≥ m_c`, and by induction the child's bounds hold in both. The
-//! node's bound is the same min/max of the same children's bounds (a cut-off uses one legal
-//! child; an upper bound uses every legal child, the same set in both), so it holds for `H'`.
+//! earlier or deeper). At the node, a play's colouring `Q` is in `G`, so it passes `φ`, and
+//! `Q ∈ H` iff `Q ∈ D` iff `Q ∈ H'` (with the same capture balance, under the long cycle
+//! rule): the same plays are legal, and the same plays end the game with the same result. For
+//! a legal play or the pass, the child's history is `H + item` and `H' + item` with the same
+//! new item (same colouring, same captures; a balance relative to the child shifts by the same
+//! amount in both). The child's answer was used with a filter `φ_c` that passes nothing `φ`
+//! does not (`φ` is a union over it), so the two child histories agree on the items that pass
+//! `φ_c`, and by induction the child's bounds hold in both. The node's bound is the same
+//! min/max of the same children's bounds (a cut-off uses one legal child; an upper bound uses
+//! every legal child, the same set in both), so it holds for `H'`. A Benson bound of chains
+//! and single-point eyes holds for every history under the superko rules, and adds nothing
+//! to `φ`; a two-point eye, or any bound under the long cycle rule, was checked against
+//! history items that pass `φ`, so it holds for `H'` too.
+//! An open answer (the depth ran out) is stored and reused under the same rule, but it only
+//! saves repeating an unfinished search: it never becomes a bound. The table may lose a
+//! result (a state replaces another in its slot); it never changes one.
 //!
 //! Where the stones only grow (no captures below the node), `m` exceeds the node's own
 //! number of stones and `D` holds only earlier positions with more stones: transpositions of
 //! move orders are reused although their histories differ. Where the search below a node
 //! recreates earlier shapes, `m` falls and the result is reused only with the same relevant
-//! history, which is the exactness the rules ask for.
+//! history (the Bloom filter leaves out the earlier positions the search below never made,
+//! while it holds few enough of them to be selective), which is the exactness the rules ask
+//! for.
 //!
 //! A node's state includes the basic-ko ban (001 §3.5, which only an intervening play lifts)
 //! and, under situational superko, a pass adds the situation it makes to the history, as
@@ -234,10 +310,26 @@ pub enum Verdict {
 pub struct Options {
     /// Stop after this many nodes and report the bounds proved (none: search to the end).
     pub budget: Option<u64>,
-    /// Positions the transposition table holds before it is emptied.
+    /// Results the transposition table may hold (it grows up to this; then a state replaces
+    /// another in its slot).
     pub table_entries: usize,
     /// Whether to find a principal variation once the value is proved.
     pub principal_variation: bool,
+    /// Called after each completed test of the search with the bounds proved so far.
+    pub progress: Option<fn(&Progress)>,
+}
+
+/// Where a search stands, for [`Options::progress`].
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// The least value proved possible for Black (`None`: nothing proved yet).
+    pub lower: Option<Value>,
+    /// The greatest value proved possible for Black.
+    pub upper: Option<Value>,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Time since the search started.
+    pub elapsed: Duration,
 }
 
 impl Default for Options {
@@ -246,6 +338,7 @@ impl Default for Options {
             budget: None,
             table_entries: 1 << 22,
             principal_variation: true,
+            progress: None,
         }
     }
 }
@@ -264,7 +357,7 @@ pub struct Report {
     pub pv_nodes: u64,
     /// Positions in the transposition table at the end.
     pub table_entries: usize,
-    /// Times the full table was emptied.
+    /// Times a state stored in the table was replaced by another that met it in its slot.
     pub table_clears: u64,
     /// Time taken.
     pub elapsed: Duration,
@@ -356,19 +449,51 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
     let mut search = root(game, options.table_entries.max(1));
     let black_to_move = game.to_move() == Color::Black;
     search.budget = options.budget;
-    // MTD(f): null-window tests around the last value found, until the bounds meet.
-    let (mut lower, mut upper) = (-INF, INF);
+    // Null-window tests until the bounds meet. Without the long cycle rule no score passes
+    // the whole board (TT rule 9): the bounds start there.
+    let (mut lower, mut upper) = if rules.ko == goref_rules::KoRule::LongCycle {
+        (-INF, INF)
+    } else {
+        let most = 2 * n as i32;
+        let komi = if black_to_move {
+            rules.komi.half_points()
+        } else {
+            -rules.komi.half_points()
+        };
+        (-most - komi, most - komi)
+    };
     let mut guess = 0;
     let mut aborted = false;
     while lower < upper {
-        let beta = if guess == lower { guess + 1 } else { guess };
-        match search.search(beta - 1, beta) {
+        // Between finite bounds, bisect; else step from the last value (MTD(f)).
+        let beta = if lower.abs() < LC_WIN && upper.abs() < LC_WIN {
+            lower + (upper - lower + 1) / 2
+        } else if guess == lower {
+            guess + 1
+        } else {
+            guess
+        };
+        match search.prove(beta) {
             Ok((v, _)) => {
                 guess = v;
                 if v < beta {
                     upper = v;
                 } else {
                     lower = v;
+                }
+                if let Some(report) = options.progress {
+                    let (lo, hi) = if black_to_move {
+                        (lower, upper)
+                    } else {
+                        (-upper, -lower)
+                    };
+                    let bound = |v: i32| (v.abs() < INF).then_some(Value(v));
+                    report(&Progress {
+                        lower: bound(lo),
+                        upper: bound(hi),
+                        nodes: search.nodes,
+                        elapsed: start.elapsed(),
+                    });
                 }
             }
             Err(_) => {
@@ -487,7 +612,7 @@ fn principal_variation(search: &mut Search, mut value: i32) -> Vec<Move> {
             }
             // The child's value is at least -value; it is exactly -value when not above it.
             let (v, _) = search
-                .search(-value, -value + 1)
+                .prove(1 - value)
                 .expect("no budget while finding the line");
             if v <= -value {
                 line.push(as_move);

@@ -1,14 +1,11 @@
-//! The search: fail-soft alpha-beta in negamax form, driven by MTD(f) null-window tests, with
-//! a transposition table whose entries carry the part of the history they depend on (see the
-//! crate documentation for the argument).
+//! The search: null-window tests by iterative deepening of a fail-soft, depth-limited
+//! alpha-beta in negamax form, Benson's bounds at every node, and a transposition table whose
+//! entries carry the part of the history they depend on (see the crate documentation for the
+//! argument).
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
-use goref_rules::history::KeyHasher;
 use goref_rules::{Color, KoRule};
 
-use crate::bits::{key, Topo};
+use crate::bits::{key, Topo, MAX_SOLVE_POINTS};
 
 /// Larger than any value: the window's open ends.
 pub(crate) const INF: i32 = 1 << 29;
@@ -57,12 +54,23 @@ pub(crate) struct Item {
     /// superko): it adds nothing to the history as a set.
     pub dup: bool,
     /// Its colouring key under each symmetry.
-    pub sym: Vec<u64>,
+    pub sym: [u64; MAX_SYMS],
     /// Its dependency hash under each symmetry (but for the long cycle rule's balance).
-    pub dep_hash: Vec<u64>,
-    /// The hash of its class under the symmetries (with the player to move under situational
-    /// superko), for the filters of generated positions.
-    pub class: u64,
+    pub dep_hash: [u64; MAX_SYMS],
+    /// The bits of its class (under the symmetries, with the player to move under situational
+    /// superko) in a [`Gen`] Bloom filter.
+    pub bloom: [u16; BLOOM_PROBES],
+}
+
+/// The most symmetries a board has (a square's eight).
+const MAX_SYMS: usize = 8;
+/// Bits a class sets in a [`Gen`] Bloom filter.
+const BLOOM_PROBES: usize = 3;
+
+/// The bits of the class hash `class` in a [`Gen`] Bloom filter.
+#[inline]
+fn bloom_bits(class: u64) -> [u16; BLOOM_PROBES] {
+    std::array::from_fn(|i| ((class >> (21 * i)) % BLOOM_BITS) as u16)
 }
 
 /// What a result depends on: a filter that no generated position fails, in two parts. A
@@ -72,6 +80,13 @@ pub(crate) struct Item {
 pub(crate) struct Gen {
     pub level: u8,
     pub bloom: [u64; BLOOM_WORDS],
+    /// Under the long cycle rule: the positions a player's passing leaves reachable, when a
+    /// Benson bound used them (see [`Search::pass_is_safe`]); `cones[c]` for player `c`
+    /// passing: its stones within `.0`, the opponent's holding `.1`. `None`: unused.
+    pub cones: [Option<(u32, u32)>; 2],
+    /// When a Benson bound counted a two-point eye for player `c`: the history positions in
+    /// which `c`'s stones hold `pats[c]` (see [`Search::keeps`]). `None`: unused.
+    pub pats: [Option<u32>; 2],
 }
 
 /// Words of a [`Gen`] Bloom filter.
@@ -83,13 +98,36 @@ impl Gen {
     pub const NONE: Gen = Gen {
         level: NO_LEVEL,
         bloom: [0; BLOOM_WORDS],
+        cones: [None; 2],
+        pats: [None; 2],
     };
+
+    /// The positions `passer`'s passing leaves reachable from `black`/`white`.
+    fn cone(passer: Color, black: u32, white: u32) -> Gen {
+        let mut gen = Gen::NONE;
+        gen.cones[passer.index()] = Some(match passer {
+            Color::Black => (black, white),
+            Color::White => (white, black),
+        });
+        gen
+    }
+
+    /// The same filter seen through symmetry `s` (only the cones change).
+    fn mapped(&self, topo: &Topo, s: usize) -> Gen {
+        let mut gen = *self;
+        for cone in gen.cones.iter_mut().flatten() {
+            *cone = (topo.map(s, cone.0), topo.map(s, cone.1));
+        }
+        for pat in gen.pats.iter_mut().flatten() {
+            *pat = topo.map(s, *pat);
+        }
+        gen
+    }
 
     fn add(&mut self, level: u8, class: u64) {
         self.level = self.level.min(level);
-        for i in 0..3 {
-            let bit = (class >> (21 * i)) % BLOOM_BITS;
-            self.bloom[(bit / 64) as usize] |= 1 << (bit % 64);
+        for bit in bloom_bits(class) {
+            self.bloom[usize::from(bit / 64)] |= 1 << (bit % 64);
         }
     }
 
@@ -98,15 +136,42 @@ impl Gen {
         for (a, b) in self.bloom.iter_mut().zip(other.bloom) {
             *a |= b;
         }
+        for (a, b) in self.cones.iter_mut().zip(other.cones) {
+            *a = match (*a, b) {
+                (Some((own, opp)), Some((own2, opp2))) => Some((own | own2, opp & opp2)),
+                (a, b) => a.or(b),
+            };
+        }
+        for (a, b) in self.pats.iter_mut().zip(other.pats) {
+            *a = match (*a, b) {
+                (Some(x), Some(y)) => Some(x & y),
+                (a, b) => a.or(b),
+            };
+        }
     }
 
-    /// Whether a history item may have been generated (and so may matter).
+    /// Whether a history item (whose colouring is `key` in this filter's frame) may have been
+    /// generated, or may lie in a cone (and so may matter).
     #[inline]
-    fn may_hold(&self, item: &Item) -> bool {
-        item.level >= self.level
-            && (0..3).all(|i| {
-                let bit = (item.class >> (21 * i)) % BLOOM_BITS;
-                self.bloom[(bit / 64) as usize] & (1 << (bit % 64)) != 0
+    fn may_hold(&self, item: &Item, key: u64) -> bool {
+        let generated = item.level >= self.level
+            && item
+                .bloom
+                .iter()
+                .all(|&bit| self.bloom[usize::from(bit / 64)] & (1 << (bit % 64)) != 0);
+        let (b, w) = (key as u32, (key >> 32) as u32);
+        generated
+            || self.cones.iter().enumerate().any(|(c, cone)| {
+                cone.is_some_and(|(own, opp)| {
+                    let (i_own, i_opp) = if c == 0 { (b, w) } else { (w, b) };
+                    i_own & !own == 0 && i_opp & opp == opp
+                })
+            })
+            || self.pats.iter().enumerate().any(|(c, pat)| {
+                pat.is_some_and(|own| {
+                    let i_own = if c == 0 { b } else { w };
+                    i_own & own == own
+                })
             })
     }
 }
@@ -130,9 +195,74 @@ struct Entry {
     lower: i32,
     upper: i32,
     best: u8,
+    /// An open answer: the test's threshold, and the depth searched (0: none).
+    open_beta: i32,
+    open_depth: u32,
 }
 
-type Table = HashMap<(u64, u32), Vec<Entry>, BuildHasherDefault<KeyHasher>>;
+/// The answer of a null-window test (see [`Search::test`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Test {
+    /// A fail-soft bound, when proven.
+    pub value: i32,
+    /// Whether the test was answered (not cut short by the depth).
+    pub proven: bool,
+    /// The history items it may depend on.
+    pub gen: Gen,
+}
+
+impl Test {
+    fn proven(value: i32, gen: Gen) -> Test {
+        Test {
+            value,
+            proven: true,
+            gen,
+        }
+    }
+
+    fn open(gen: Gen) -> Test {
+        Test {
+            value: 0,
+            proven: false,
+            gen,
+        }
+    }
+}
+
+impl Default for Entry {
+    fn default() -> Entry {
+        Entry {
+            gen: Gen::NONE,
+            deps_hash: 0,
+            deps: Box::default(),
+            lower: -INF,
+            upper: INF,
+            best: NO_MOVE,
+            open_beta: 0,
+            open_depth: 0,
+        }
+    }
+}
+
+/// One slot of the table: the results stored for one state (canonical colouring and the rest
+/// of the state), each with the history it depends on. (In declaration order: a probe reads
+/// the header first, from the slot's first cache line.)
+#[derive(Default)]
+#[repr(C)]
+struct Slot {
+    ckey: u64,
+    meta: u32,
+    len: u8,
+    /// The entry to replace next when all are used.
+    next: u8,
+    /// The most nodes searched for one of its entries: of two slots a new state may take,
+    /// the one that cost less is replaced.
+    work: u32,
+    entries: [Entry; ENTRIES_PER_STATE],
+}
+
+/// Slots of a new table (it doubles, up to its capacity, as it fills).
+const FIRST_SLOTS: usize = 1 << 12;
 
 /// A candidate move at a node.
 #[derive(Clone, Copy, Debug)]
@@ -149,6 +279,8 @@ struct Cand {
     /// The stones and the class hash of the colouring it makes.
     level: u8,
     class: u64,
+    /// The least image of its colouring under the symmetries (the table's key for it).
+    least: u64,
 }
 
 /// Most results kept for one state (with different histories).
@@ -161,13 +293,35 @@ pub(crate) struct Search {
     pub komi_half: i32,
     pub frames: Vec<Frame>,
     pub hist: Vec<Item>,
-    table: Table,
+    /// The transposition table: direct-mapped slots, a state per slot (a new state replaces
+    /// the old one), a power of two of them.
+    slots: Vec<Slot>,
+    used_slots: usize,
     table_len: usize,
     table_cap: usize,
     pub nodes: u64,
     pub budget: Option<u64>,
     pub table_clears: u64,
     buffers: Vec<Vec<Cand>>,
+    /// Two plays per ply that last cut the search off.
+    killers: Vec<[u8; 2]>,
+    /// For each player and point: how much cutting off with a play there saved (the history
+    /// heuristic: the depth searched, squared, summed).
+    history: [[u32; MAX_SOLVE_POINTS]; 2],
+}
+
+/// Asks for the cache line at `slot` to be loaded, without waiting for it.
+#[inline]
+fn prefetch(slot: &Slot) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (slot as *const Slot).cast(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = slot;
 }
 
 fn mix(mut x: u64) -> u64 {
@@ -193,13 +347,18 @@ impl Search {
             komi_half,
             frames: Vec::new(),
             hist: Vec::new(),
-            table: Table::default(),
+            slots: std::iter::repeat_with(Slot::default)
+                .take(FIRST_SLOTS)
+                .collect(),
+            used_slots: 0,
             table_len: 0,
             table_cap,
             nodes: 0,
             budget: None,
             table_clears: 0,
             buffers: Vec::new(),
+            killers: Vec::new(),
+            history: [[0; MAX_SOLVE_POINTS]; 2],
         }
     }
 
@@ -216,10 +375,12 @@ impl Search {
             .hist
             .iter()
             .any(|i| i.key == k && (!ssk || i.to_move == to_move));
-        let sym: Vec<u64> = (0..self.topo.syms.len())
-            .map(|s| self.topo.map_key(s, k))
-            .collect();
-        let class = self.class(sym.iter().copied().min().unwrap_or(k), to_move);
+        let nsyms = self.topo.syms.len();
+        let mut sym = [k; MAX_SYMS];
+        for (s, image) in sym.iter_mut().enumerate().take(nsyms).skip(1) {
+            *image = self.topo.map_key(s, k);
+        }
+        let class = self.class(sym[..nsyms].iter().copied().min().unwrap_or(k), to_move);
         let mut item = Item {
             key: k,
             to_move,
@@ -227,12 +388,12 @@ impl Search {
             balance,
             dup,
             sym,
-            dep_hash: Vec::new(),
-            class,
+            dep_hash: [0; MAX_SYMS],
+            bloom: bloom_bits(class),
         };
-        item.dep_hash = (0..self.topo.syms.len())
-            .map(|s| Self::dep_hash(&self.dep_of(&item, s, balance)))
-            .collect();
+        for s in 0..nsyms {
+            item.dep_hash[s] = Self::dep_hash(&self.dep_of(&item, s, balance));
+        }
         self.hist.push(item);
     }
 
@@ -245,14 +406,6 @@ impl Search {
             0
         };
         mix(least ^ mix(side))
-    }
-
-    /// The class hash of the colouring `k`.
-    fn class_of(&self, k: u64, to_move: Color) -> u64 {
-        let least = (1..self.topo.syms.len())
-            .map(|s| self.topo.map_key(s, k))
-            .fold(k, u64::min);
-        self.class(least, to_move)
     }
 
     /// The first history item that a play making colouring `k` (with `to_move` to move after
@@ -325,7 +478,11 @@ impl Search {
         let mut hash = 0;
         let mut count = 0;
         let long_cycle = self.ko_rule == KoRule::LongCycle;
-        for item in self.hist.iter().filter(|i| !i.dup && gen.may_hold(i)) {
+        for item in self
+            .hist
+            .iter()
+            .filter(|i| !i.dup && gen.may_hold(i, i.sym[s]))
+        {
             hash ^= if long_cycle {
                 Self::dep_hash(&self.dep_of(item, s, balance))
             } else {
@@ -340,16 +497,40 @@ impl Search {
         let mut deps: Vec<Dep> = self
             .hist
             .iter()
-            .filter(|i| !i.dup && gen.may_hold(i))
+            .filter(|i| !i.dup && gen.may_hold(i, i.sym[s]))
             .map(|i| self.dep_of(i, s, balance))
             .collect();
         deps.sort_unstable();
         deps.into_boxed_slice()
     }
 
-    /// Negamax value (for the player to move) of the line's last frame, fail-soft within
-    /// `(alpha, beta)`, and the filter of the history items it may depend on.
-    pub fn search(&mut self, mut alpha: i32, mut beta: i32) -> Result<(i32, Gen), Aborted> {
+    /// Whether the history items that `e.gen` may hold are exactly `e.deps` (seen from the
+    /// canonical frame `s`, with the node's capture balance under the long cycle rule).
+    fn deps_match(&self, e: &Entry, s: usize, balance: i32) -> bool {
+        let mut count = 0;
+        for item in self
+            .hist
+            .iter()
+            .filter(|i| !i.dup && e.gen.may_hold(i, i.sym[s]))
+        {
+            count += 1;
+            if count > e.deps.len()
+                || e.deps
+                    .binary_search(&self.dep_of(item, s, balance))
+                    .is_err()
+            {
+                return false;
+            }
+        }
+        count == e.deps.len()
+    }
+
+    /// The null-window test "is the value of the line's last frame, for the player to move,
+    /// at least `beta`?", searched `depth` moves deep. A proven answer gives a fail-soft bound
+    /// (at least `value ≥ beta`, or at most `value < beta`); beyond the depth, where neither
+    /// the table nor Benson's bounds decide, the answer is open. With it, the filter of the
+    /// history items it may depend on.
+    pub fn test(&mut self, beta: i32, depth: u32) -> Result<Test, Aborted> {
         self.nodes += 1;
         if self.budget.is_some_and(|b| self.nodes > b) {
             return Err(Aborted);
@@ -358,13 +539,16 @@ impl Search {
         let (ckey, s) = self.canonical(&f);
         let meta = self.meta(&f, s);
         let mut tt_best = NO_MOVE;
-        if let Some(list) = self.table.get(&(ckey, meta)) {
-            for e in list {
-                let (hash, count) = self.deps_summary(&e.gen, s, f.balance);
-                if hash != e.deps_hash || count != e.deps.len() {
-                    continue;
-                }
-                if count > 0 && *self.deps(&e.gen, s, f.balance) != *e.deps {
+        let mut open = None;
+        let nodes_before = self.nodes;
+        let index = self.slot_index(ckey, meta);
+        let slot = [index, index ^ 1]
+            .into_iter()
+            .map(|i| &self.slots[i])
+            .find(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta);
+        if let Some(slot) = slot {
+            for e in &slot.entries[..usize::from(slot.len)] {
+                if !self.deps_match(e, s, f.balance) {
                     continue;
                 }
                 if e.best != NO_MOVE {
@@ -374,37 +558,41 @@ impl Search {
                         self.topo.syms[self.topo.inverse[s]][e.best as usize]
                     };
                 }
+                let back = || e.gen.mapped(&self.topo, self.topo.inverse[s]);
                 if e.lower >= beta {
-                    return Ok((e.lower, e.gen));
+                    return Ok(Test::proven(e.lower, back()));
                 }
-                if e.upper <= alpha {
-                    return Ok((e.upper, e.gen));
+                if e.upper < beta {
+                    return Ok(Test::proven(e.upper, back()));
                 }
-                if e.lower == e.upper {
-                    return Ok((e.lower, e.gen));
+                if e.open_beta == beta && e.open_depth >= depth {
+                    open = Some(back());
                 }
-                // Narrowing the window changes which bounds are found, not whether they hold:
-                // the result below does not depend on this entry.
-                alpha = alpha.max(e.lower);
-                beta = beta.min(e.upper);
             }
         }
-        // No score can pass the whole board (TT rule 9): a window beyond it is decided at
-        // once, whatever the history.
-        if self.ko_rule != KoRule::LongCycle {
-            let most = 2 * self.topo.all.count_ones() as i32;
-            let (low, high) = match f.to_move {
-                Color::Black => (-most - self.komi_half, most - self.komi_half),
-                Color::White => (-most + self.komi_half, most + self.komi_half),
-            };
-            if high <= alpha {
-                return Ok((high, Gen::NONE));
+        // Benson's bounds, whatever the history (see the crate documentation): each player
+        // keeps its pass-alive chains and the single points they surround.
+        {
+            let mover = f.to_move;
+            let (own, own_gen) = self.keeps(&f, mover);
+            let (opp, opp_gen) = self.keeps(&f, mover.opponent());
+            let n = self.topo.all.count_ones() as i32;
+            let komi = self.relative(&f, self.komi_half);
+            let low = 2 * (2 * own - n) - komi;
+            let high = 2 * (n - 2 * opp) - komi;
+            if high < beta {
+                return Ok(Test::proven(high, opp_gen));
             }
             if low >= beta {
-                return Ok((low, Gen::NONE));
+                return Ok(Test::proven(low, own_gen));
             }
         }
-        let alpha0 = alpha;
+        if let Some(gen) = open {
+            return Ok(Test::open(gen));
+        }
+        if depth == 0 {
+            return Ok(Test::open(Gen::NONE));
+        }
         let ply = self.frames.len();
         let mut cands = if self.buffers.len() > ply {
             std::mem::take(&mut self.buffers[ply])
@@ -412,9 +600,16 @@ impl Search {
             Vec::new()
         };
         cands.clear();
-        self.candidates(&f, tt_best, &mut cands);
-        // What an upper bound depends on: every play's colouring (legal or not, the history
-        // decides) and every child's result. A lower bound depends only on its best child.
+        let killer = self.killers.get(ply).copied().unwrap_or([NO_MOVE; 2]);
+        self.candidates(&f, tt_best, killer, &mut cands);
+        // The children's slots are fetched from memory together, before they are searched.
+        let child_meta = f.to_move.opponent().index() as u32;
+        for c in cands.iter().filter(|c| c.terminal.is_none()) {
+            prefetch(&self.slots[self.slot_index(c.least, child_meta)]);
+        }
+        // What an upper bound (or an open answer) depends on: every play's colouring (legal
+        // or not, the history decides) and every child's answer. A lower bound depends only
+        // on its best child.
         let mut gen_all = Gen::NONE;
         for c in &cands {
             gen_all.add(c.level, c.class);
@@ -422,30 +617,33 @@ impl Search {
         let mut gen_best = Gen::NONE;
         let mut best = -INF;
         let mut best_move = NO_MOVE;
+        let mut first_open = NO_MOVE;
         let mut result = Ok(());
         // Plays in order, then the pass; the pass first when it was the stored best move.
+        // After a pass, passing ends the game at once: its value is known, so it goes first.
         let n = cands.len();
-        let pass_first = tt_best == PASS;
+        let pass_first = tt_best == PASS || f.passes >= 1;
         for slot in 0..=n {
             let i = match (pass_first, slot) {
                 (true, 0) => n,
                 (true, _) => slot - 1,
                 (false, _) => slot,
             };
-            let (value, mut child_gen, mv) = if i < n {
+            let (answer, mv) = if i < n {
                 let c = cands[i];
                 let mut own = Gen::NONE;
                 own.add(c.level, c.class);
                 if let Some(v) = c.terminal {
-                    (v, own, c.point)
+                    (Test::proven(v, own), c.point)
                 } else {
                     self.push_play(&f, &c);
-                    let r = self.search(-beta, -alpha);
+                    let r = self.test(1 - beta, depth - 1);
                     self.pop();
                     match r {
-                        Ok((v, mut l)) => {
-                            l.union(&own);
-                            (-v, l, c.point)
+                        Ok(mut t) => {
+                            t.gen.union(&own);
+                            t.value = -t.value;
+                            (t, c.point)
                         }
                         Err(e) => {
                             result = Err(e);
@@ -456,32 +654,46 @@ impl Search {
             } else if f.passes >= 1 {
                 // Two consecutive passes end the game (TT rule 8, 001 §3.7.1).
                 (
-                    self.relative(&f, self.area_value(f.black, f.white)),
-                    Gen::NONE,
+                    Test::proven(
+                        self.relative(&f, self.area_value(f.black, f.white)),
+                        Gen::NONE,
+                    ),
                     PASS,
                 )
             } else {
                 self.push_pass(&f);
-                let r = self.search(-beta, -alpha);
+                let r = self.test(1 - beta, depth - 1);
                 self.pop();
                 match r {
-                    Ok((v, l)) => (-v, l, PASS),
+                    Ok(mut t) => {
+                        t.value = -t.value;
+                        (t, PASS)
+                    }
                     Err(e) => {
                         result = Err(e);
                         break;
                     }
                 }
             };
+            let Test {
+                value,
+                proven,
+                gen: mut child_gen,
+            } = answer;
+            if !proven {
+                if first_open == NO_MOVE {
+                    first_open = mv;
+                }
+                gen_all.union(&child_gen);
+                continue;
+            }
             gen_all.union(&child_gen);
             if value > best {
                 best = value;
                 best_move = mv;
                 std::mem::swap(&mut gen_best, &mut child_gen);
             }
-            if best > alpha {
-                alpha = best;
-            }
-            if alpha >= beta {
+            if best >= beta {
                 break;
             }
         }
@@ -492,16 +704,75 @@ impl Search {
             self.buffers.push(cands);
         }
         result?;
-        let gen = if best >= beta { gen_best } else { gen_all };
-        let (lower, upper) = if best <= alpha0 {
-            (-INF, best)
-        } else if best >= beta {
-            (best, INF)
+        let answer = if best >= beta {
+            if best_move != PASS {
+                if self.killers.len() <= ply {
+                    self.killers.resize(ply + 1, [NO_MOVE; 2]);
+                }
+                let h = &mut self.history[f.to_move.index()][best_move as usize];
+                *h = h.saturating_add(depth.min(1 << 10).pow(2));
+                let k = &mut self.killers[ply];
+                if k[0] != best_move {
+                    k[1] = k[0];
+                    k[0] = best_move;
+                }
+            }
+            self.store(
+                &f,
+                ckey,
+                s,
+                meta,
+                gen_best,
+                best,
+                INF,
+                best_move,
+                None,
+                self.nodes - nodes_before,
+            );
+            Test::proven(best, gen_best)
+        } else if first_open != NO_MOVE {
+            let open = Some((beta, depth));
+            self.store(
+                &f,
+                ckey,
+                s,
+                meta,
+                gen_all,
+                -INF,
+                INF,
+                first_open,
+                open,
+                self.nodes - nodes_before,
+            );
+            Test::open(gen_all)
         } else {
-            (best, best)
+            self.store(
+                &f,
+                ckey,
+                s,
+                meta,
+                gen_all,
+                -INF,
+                best,
+                best_move,
+                None,
+                self.nodes - nodes_before,
+            );
+            Test::proven(best, gen_all)
         };
-        self.store(&f, ckey, s, meta, gen, lower, upper, best_move);
-        Ok((best, gen))
+        Ok(answer)
+    }
+
+    /// The test "is the value at least `beta`?" searched ever deeper until it is answered.
+    pub fn prove(&mut self, beta: i32) -> Result<(i32, Gen), Aborted> {
+        let mut depth = 1;
+        loop {
+            let t = self.test(beta, depth)?;
+            if t.proven {
+                return Ok((t.value, t.gen));
+            }
+            depth += 2 + depth / 4;
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -515,7 +786,11 @@ impl Search {
         lower: i32,
         upper: i32,
         best_move: u8,
+        open: Option<(i32, u32)>,
+        work: u64,
     ) {
+        let work = work.min(u64::from(u32::MAX)) as u32;
+        let gen = gen.mapped(&self.topo, s);
         let (deps_hash, count) = self.deps_summary(&gen, s, f.balance);
         let deps = if count == 0 {
             Box::default()
@@ -527,34 +802,176 @@ impl Search {
         } else {
             self.topo.syms[s][best_move as usize]
         };
-        if self.table_len >= self.table_cap {
-            self.table.clear();
-            self.table_len = 0;
-            self.table_clears += 1;
+        if 2 * self.used_slots > self.slots.len()
+            && self.slots.len() * ENTRIES_PER_STATE < self.table_cap
+        {
+            self.grow();
         }
-        let list = self.table.entry((ckey, meta)).or_default();
-        if let Some(e) = list
+        let index = self.slot_index(ckey, meta);
+        let same = |slot: &Slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta;
+        let (here, there) = (&self.slots[index], &self.slots[index ^ 1]);
+        let index = if same(here) {
+            index
+        } else if same(there) {
+            index ^ 1
+        } else if here.len == 0 {
+            index
+        } else if there.len == 0 || there.work < here.work {
+            index ^ 1
+        } else {
+            index
+        };
+        let slot = &mut self.slots[index];
+        slot.work = slot.work.max(work);
+        if slot.len == 0 {
+            self.used_slots += 1;
+        } else if slot.ckey != ckey || slot.meta != meta {
+            self.table_len -= usize::from(slot.len);
+            self.table_clears += 1;
+            *slot = Slot::default();
+            slot.work = work;
+        }
+        slot.ckey = ckey;
+        slot.meta = meta;
+        let len = usize::from(slot.len);
+        if let Some(e) = slot.entries[..len]
             .iter_mut()
             .find(|e| e.gen == gen && e.deps_hash == deps_hash && e.deps == deps)
         {
             e.lower = e.lower.max(lower);
             e.upper = e.upper.min(upper);
             e.best = best;
-        } else {
-            if list.len() >= ENTRIES_PER_STATE {
-                list.remove(0);
-                self.table_len -= 1;
+            if let Some((b, d)) = open {
+                e.open_beta = b;
+                e.open_depth = d;
             }
-            list.push(Entry {
+        } else {
+            let (open_beta, open_depth) = open.unwrap_or((0, 0));
+            let at = if len < ENTRIES_PER_STATE {
+                slot.len += 1;
+                self.table_len += 1;
+                len
+            } else {
+                let at = usize::from(slot.next);
+                slot.next = ((at + 1) % ENTRIES_PER_STATE) as u8;
+                at
+            };
+            slot.entries[at] = Entry {
                 gen,
                 deps_hash,
                 deps,
                 lower,
                 upper,
                 best,
-            });
-            self.table_len += 1;
+                open_beta,
+                open_depth,
+            };
         }
+    }
+
+    /// The first of the two slots a state may take: by its canonical colouring, the player
+    /// to move and the passes (not the ko ban, so that a child's slot is known before the
+    /// child is set up).
+    #[inline]
+    fn slot_index(&self, ckey: u64, meta: u32) -> usize {
+        ((mix(ckey) ^ u64::from(meta & 3).wrapping_mul(0x9e37_79b9_7f4a_7c15)) as usize)
+            & (self.slots.len() - 1)
+    }
+
+    /// Doubles the table, keeping what it holds (of two states that meet in a slot, the one
+    /// moved first stays).
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        self.slots = std::iter::repeat_with(Slot::default)
+            .take(2 * old.len())
+            .collect();
+        self.used_slots = 0;
+        self.table_len = 0;
+        for slot in old.into_iter().filter(|s| s.len > 0) {
+            let index = self.slot_index(slot.ckey, slot.meta);
+            let index = if self.slots[index].len == 0 {
+                index
+            } else {
+                index ^ 1
+            };
+            if self.slots[index].len == 0 {
+                self.used_slots += 1;
+                self.table_len += usize::from(slot.len);
+                self.slots[index] = slot;
+            }
+        }
+    }
+
+    /// The points `player` keeps to the end of the game from `f` with this history, whatever
+    /// the opponent plays (see the crate documentation), and what that depends on in the
+    /// history: its pass-alive chains and single-point eyes (Benson), and under the superko
+    /// rules its two-point eyes of empty points as well, each where `player`'s answer to a
+    /// throw-in cannot repeat a position of the history. Under the long cycle rule: nothing
+    /// with suicide allowed, the chains and eyes where [`Search::pass_is_safe`] says so.
+    fn keeps(&self, f: &Frame, player: Color) -> (i32, Gen) {
+        let long_cycle = self.ko_rule == KoRule::LongCycle;
+        if long_cycle && (self.suicide_allowed || !self.pass_is_safe(f, player)) {
+            return (0, Gen::NONE);
+        }
+        let (own, opp) = match player {
+            Color::Black => (f.black, f.white),
+            Color::White => (f.white, f.black),
+        };
+        let safe = self.topo.pass_alive(own, opp, self.suicide_allowed);
+        let mut count = safe.count() as i32;
+        if long_cycle {
+            return (count, Gen::cone(player, f.black, f.white));
+        }
+        if safe.chains == 0 {
+            return (count, Gen::NONE);
+        }
+        let mut gen = Gen::NONE;
+        let empty = self.topo.all & !(own | opp);
+        for (a, b) in self.topo.two_point_eyes(safe.chains, empty) {
+            // After a throw-in at one point, `player` takes it back from the other: that
+            // position has the chains, a stone on one point and the other empty. The line
+            // from here makes none before the first throw-in; the history must hold none.
+            let answer_repeats = |stone: u32, hole: u32| {
+                let need = safe.chains | stone;
+                self.hist.iter().any(|i| {
+                    let (b, w) = (i.key as u32, (i.key >> 32) as u32);
+                    let i_own = if player == Color::Black { b } else { w };
+                    i_own & need == need && (b | w) & hole == 0
+                })
+            };
+            if !answer_repeats(b, a) && !answer_repeats(a, b) {
+                count += 2;
+                gen.pats[player.index()] = Some(safe.chains);
+            }
+        }
+        (count, gen)
+    }
+
+    /// Whether the Benson bound that `passer` gets by passing at every turn holds at `f` with
+    /// this history. Under the superko rules it always does (the opponent's plays may not
+    /// repeat a position; a pass is always legal). Under the long cycle rule the opponent
+    /// could recreate an earlier position and end the game by 001 §3.6 instead of two passes:
+    /// while `passer` only passes, `passer`'s stones only shrink and the opponent's only grow
+    /// (no suicide), strictly at each play, so that can happen only with an earlier position
+    /// whose `passer` stones are among `f`'s and whose opponent stones hold more than `f`'s.
+    /// If the history has none, the bound holds; the answer then depends on the history's
+    /// items in that cone.
+    fn pass_is_safe(&self, f: &Frame, passer: Color) -> bool {
+        if self.ko_rule != KoRule::LongCycle {
+            return true;
+        }
+        let (own, opp) = match passer {
+            Color::Black => (f.black, f.white),
+            Color::White => (f.white, f.black),
+        };
+        !self.hist.iter().any(|i| {
+            let (b, w) = (i.key as u32, (i.key >> 32) as u32);
+            let (i_own, i_opp) = match passer {
+                Color::Black => (b, w),
+                Color::White => (w, b),
+            };
+            i_own & !own == 0 && i_opp & opp == opp && i_opp != opp
+        })
     }
 
     /// A value for Black as a value for the player to move at `f`.
@@ -569,7 +986,7 @@ impl Search {
     /// The plays at `f` that are legal whatever the history (not suicide where it is illegal,
     /// not a basic-ko recapture), ordered, into `out`, less those the history forbids. Each
     /// carries its colouring's class: the history was consulted about it.
-    fn candidates(&self, f: &Frame, tt_best: u8, out: &mut Vec<Cand>) {
+    fn candidates(&self, f: &Frame, tt_best: u8, killer: [u8; 2], out: &mut Vec<Cand>) {
         let (own, opp) = match f.to_move {
             Color::Black => (f.black, f.white),
             Color::White => (f.white, f.black),
@@ -591,7 +1008,10 @@ impl Search {
             };
             let k = key(black, white);
             let level = (black | white).count_ones() as u8;
-            let class = self.class_of(k, f.to_move.opponent());
+            let least = (1..self.topo.syms.len())
+                .map(|s| self.topo.map_key(s, k))
+                .fold(k, u64::min);
+            let class = self.class(least, f.to_move.opponent());
             let mut terminal = None;
             if let Some(first) = self.repeats(k, f.to_move.opponent()) {
                 if self.ko_rule != KoRule::LongCycle {
@@ -607,6 +1027,7 @@ impl Search {
                         makes_ko: false,
                         level,
                         class,
+                        least,
                     });
                     continue;
                 }
@@ -621,10 +1042,15 @@ impl Search {
                 terminal = Some(self.relative(f, for_black));
             }
             let order = if p as u8 == tt_best {
-                1 << 20
+                1 << 30
+            } else if killer.contains(&(p as u8)) {
+                1 << 29
             } else {
-                (played.captured as i32) * 64 + (self.topo.nbr(p).count_ones() as i32)
-                    - (played.suicided as i32) * 128
+                let history = self.history[f.to_move.index()][p].min(1 << 20) as i32;
+                (played.captured as i32) * (1 << 22)
+                    + history * 8
+                    + (self.topo.nbr(p).count_ones() as i32)
+                    - (played.suicided as i32) * (1 << 25)
             };
             out.push(Cand {
                 order,
@@ -637,6 +1063,7 @@ impl Search {
                 makes_ko: played.makes_ko,
                 level,
                 class,
+                least,
             });
         }
         out.sort_by_key(|c| std::cmp::Reverse(c.order));
@@ -708,7 +1135,7 @@ impl Search {
             return None;
         }
         let mut cands = Vec::new();
-        self.candidates(&f, NO_MOVE, &mut cands);
+        self.candidates(&f, NO_MOVE, [NO_MOVE; 2], &mut cands);
         cands.retain(|c| c.terminal != Some(FORBIDDEN));
         let c = *cands.iter().find(|c| c.point == mv).expect("a legal move");
         if let Some(v) = c.terminal {
@@ -722,7 +1149,7 @@ impl Search {
     pub fn moves(&self) -> Vec<u8> {
         let f = *self.frames.last().expect("a node");
         let mut cands = Vec::new();
-        self.candidates(&f, NO_MOVE, &mut cands);
+        self.candidates(&f, NO_MOVE, [NO_MOVE; 2], &mut cands);
         cands.retain(|c| c.terminal != Some(FORBIDDEN));
         let mut moves: Vec<u8> = cands.iter().map(|c| c.point).collect();
         moves.push(PASS);

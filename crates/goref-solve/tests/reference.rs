@@ -225,6 +225,17 @@ fn geometries() -> Vec<Geometry> {
 /// A random start: stones set up at random (where every string keeps a liberty), then random
 /// legal moves that make a history.
 fn random_game(geometry: &Geometry, r: Ruleset, seed: u64, moves: usize) -> Game {
+    random_game_weighted(geometry, r, seed, moves, [1, 1, 3])
+}
+
+/// [`random_game`] with the points' odds of being Black, White and empty.
+fn random_game_weighted(
+    geometry: &Geometry,
+    r: Ruleset,
+    seed: u64,
+    moves: usize,
+    odds: [u64; 3],
+) -> Game {
     let mut rng = seed | 1;
     let mut next = move || {
         rng ^= rng << 13;
@@ -236,10 +247,15 @@ fn random_game(geometry: &Geometry, r: Ruleset, seed: u64, moves: usize) -> Game
     let n = geometry.len();
     let board = loop {
         let colors: Vec<Option<Color>> = (0..n)
-            .map(|_| match next() % 5 {
-                0 => Some(Color::Black),
-                1 => Some(Color::White),
-                _ => None,
+            .map(|_| {
+                let x = next() % odds.iter().sum::<u64>();
+                if x < odds[0] {
+                    Some(Color::Black)
+                } else if x < odds[0] + odds[1] {
+                    Some(Color::White)
+                } else {
+                    None
+                }
             })
             .collect();
         if let Ok(b) = Board::from_colors(Arc::clone(&geometry), &colors) {
@@ -283,6 +299,34 @@ proptest! {
     }
 }
 
+proptest! {
+    // The plain minimax is slow on these (whole states hashed): 40 cases take minutes.
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// Crowded 3×3 and 2×4 boards, where one colour often has pass-alive chains and eyes
+    /// (Benson's bounds decide nodes) while the history holds positions that may repeat.
+    #[test]
+    fn crowded_positions_agree_with_plain_minimax(
+        wide in any::<bool>(),
+        rule in 0usize..5,
+        seed in any::<u64>(),
+        moves in 0usize..10,
+        black_heavy in any::<bool>(),
+    ) {
+        let geometry = if wide {
+            Geometry::rect(4, 2).unwrap()
+        } else {
+            Geometry::rect(3, 3).unwrap()
+        };
+        let r = all_rules()[rule];
+        let odds = if black_heavy { [5, 1, 2] } else { [1, 5, 2] };
+        let game = random_game_weighted(&geometry, r, seed, moves, odds);
+        if let Some(expected) = reference(&game, 20_000) {
+            prop_assert_eq!(solved(&game), expected);
+        }
+    }
+}
+
 #[test]
 fn a_budget_too_small_leaves_the_value_undecided_with_true_bounds() {
     let game = Game::rect(2, 2, Ruleset::NSTT).unwrap();
@@ -315,13 +359,47 @@ fn values_print_and_read_in_sgf_form() {
 }
 
 /// The empty 3×3 board: Black wins the whole board (B+9 with komi 0, as published) under
-/// NSTT and Tromp-Taylor. Long in an unoptimised build: run with
-/// `cargo test --release -p goref-solve -- --ignored three_by_three`.
+/// NSTT, Tromp-Taylor and the Olympiad's rules. (Measured: under 1 s each in a release build;
+/// a few seconds in the test build.)
 #[test]
-#[ignore]
 fn three_by_three_is_black_by_nine() {
-    for r in [Ruleset::NSTT, Ruleset::TROMP_TAYLOR] {
+    for r in [
+        Ruleset::NSTT.with_komi(Komi::ZERO),
+        Ruleset::TROMP_TAYLOR.with_komi(Komi::ZERO),
+        Ruleset::OLYMPIAD.with_komi(Komi::ZERO),
+    ] {
         let game = Game::rect(3, 3, r).unwrap();
         assert_eq!(solved(&game).to_sgf(), "B+9", "{r}");
+    }
+}
+
+/// Benson's bounds decide a position at once: Black's chain is pass-alive with a
+/// single-point eye and a two-point eye, so the whole board is Black's (B+9) whatever White
+/// plays, and the search needs no node below the root.
+#[test]
+fn a_pass_alive_board_is_decided_without_search() {
+    let geometry = Arc::new(Geometry::rect(3, 3).unwrap());
+    let rows = ["..X", "XXX", "X.X"];
+    let colors: Vec<Option<Color>> = rows
+        .iter()
+        .rev() // row 1 (the bottom) first
+        .flat_map(|r| r.chars())
+        .map(|c| (c == 'X').then_some(Color::Black))
+        .collect();
+    for r in [
+        rules(Preset::Nstt, None),
+        rules(Preset::TrompTaylor, None),
+        rules(Preset::Nstt, Some(KoRule::SituationalSuperko)),
+    ] {
+        let board = Board::from_colors(Arc::clone(&geometry), &colors).unwrap();
+        let game = Game::from_position(board, Color::White, r);
+        let report = solve(&game, &Options::default()).unwrap();
+        assert_eq!(
+            report.verdict,
+            Verdict::Proven("B+9".parse().unwrap()),
+            "{r}"
+        );
+        assert!(report.nodes <= 2, "{} nodes under {r}", report.nodes);
+        assert_eq!(solved(&game).to_sgf(), "B+9");
     }
 }

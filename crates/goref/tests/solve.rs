@@ -92,3 +92,24 @@ fn solve_refuses_boards_too_large_and_bad_records() {
     assert_eq!(code, 1);
     assert!(err.contains("illegal"), "{err}");
 }
+
+/// `--progress` reports the bounds proved on standard error; the last report's bounds meet
+/// at the value printed.
+#[test]
+fn solve_progress_reports_the_bounds_as_they_are_proved() {
+    let (code, out, err) = run(
+        &["solve", "--size", "3x3", "--rules", "nstt", "--progress"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().next(), Some("B+9"));
+    let last = err
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("proved: "))
+        .unwrap_or_default();
+    assert!(
+        last.starts_with("proved: at least B+9, at most B+9 ("),
+        "{err}"
+    );
+}

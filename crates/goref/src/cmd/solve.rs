@@ -39,9 +39,13 @@ pub struct Args {
     /// Stop after this many nodes and print `undecided` with the bounds proved.
     #[arg(long)]
     budget: Option<u64>,
-    /// Positions the transposition table holds before it is emptied.
+    /// Results the transposition table may hold (about 130 bytes each); beyond that, new
+    /// results replace old ones.
     #[arg(long, default_value_t = 1 << 22)]
     table: usize,
+    /// Print the bounds proved on standard error as the search goes.
+    #[arg(long)]
+    progress: bool,
     /// Print one JSON object instead of lines.
     #[arg(long)]
     json: bool,
@@ -85,6 +89,16 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         budget: args.budget,
         table_entries: args.table.max(1),
         principal_variation: true,
+        progress: args.progress.then_some(|p: &goref_solve::Progress| {
+            let show = |v: Option<Value>| v.map_or("(none)".into(), |v| v.to_sgf());
+            eprintln!(
+                "proved: at least {}, at most {} ({} nodes, {:.1} s)",
+                show(p.lower),
+                show(p.upper),
+                p.nodes,
+                p.elapsed.as_secs_f64()
+            );
+        }),
     };
     let report = goref_solve::solve(&game, &options).map_err(|e| anyhow::anyhow!("{e}"))?;
     let json = json_report(&game, &report, preset, komi);
