@@ -11,7 +11,9 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use goref_tournament::rating::{fit, Anchor, FitOptions, Game as RatedGame, GameResult};
+use goref_rules::Outcome;
+use goref_tournament::pairing::Scored;
+use goref_tournament::rating::{fit, Anchor, FitOptions, RatedGame};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::bus::{BusEvent, GameEvent};
@@ -26,15 +28,14 @@ fn key(name: &str) -> String {
     name.to_ascii_lowercase()
 }
 
-/// The result of a game as ratings count it, from SGF `RE`; `None` for no result (void).
+/// The result of a game as ratings count it, from SGF `RE` (goref's [`Outcome`]); `None` for
+/// no result (`Void`) or a text that is no result.
 #[must_use]
-pub fn rated_result(re: &str) -> Option<GameResult> {
-    match re.chars().next()? {
-        'B' | 'b' => Some(GameResult::BlackWins),
-        'W' | 'w' => Some(GameResult::WhiteWins),
-        '0' | 'D' | 'd' => Some(GameResult::Draw),
-        _ => None,
-    }
+pub fn rated_result(re: &str) -> Option<Scored> {
+    re.parse::<Outcome>()
+        .ok()
+        .filter(Outcome::is_decided)
+        .map(Scored::from)
 }
 
 /// Every rating fitted from the rated results (Black, White, `RE`), best first.
@@ -282,10 +283,10 @@ mod tests {
 
     #[test]
     fn results_count_as_the_rating_fit_reads_them() {
-        assert_eq!(rated_result("B+R"), Some(GameResult::BlackWins));
-        assert_eq!(rated_result("W+3.5"), Some(GameResult::WhiteWins));
-        assert_eq!(rated_result("0"), Some(GameResult::Draw));
-        assert_eq!(rated_result("Draw"), Some(GameResult::Draw));
+        assert_eq!(rated_result("B+R"), Some(Scored::BlackWins));
+        assert_eq!(rated_result("W+3.5"), Some(Scored::WhiteWins));
+        assert_eq!(rated_result("0"), Some(Scored::Draw));
+        assert_eq!(rated_result("Draw"), Some(Scored::Draw));
         assert_eq!(rated_result("Void"), None);
         assert_eq!(rated_result("?"), None);
     }

@@ -15,6 +15,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use goref_referee::Ending;
+use goref_rules::{Color, Outcome, WinBy};
 use goref_tournament::pairing::Pairing;
 use goref_tournament::{Format, GameLine, Plan};
 use serde::{Deserialize, Serialize};
@@ -153,12 +154,14 @@ pub struct Tournament {
     pub log: Vec<LogLine>,
 }
 
-fn winner(result: &str) -> Option<char> {
-    match result.chars().next()? {
-        'B' | 'b' => Some('B'),
-        'W' | 'w' => Some('W'),
-        _ => None,
-    }
+/// A forfeit win for `winner`, in `RE` form (SGF `B+F`/`W+F`).
+fn forfeit(winner: Color) -> String {
+    Outcome::win(winner, WinBy::Forfeit).to_sgf()
+}
+
+/// A draw, in `RE` form (`0`).
+fn draw() -> String {
+    Outcome::Draw.to_sgf()
 }
 
 impl Tournament {
@@ -168,13 +171,17 @@ impl Tournament {
             white: g.white,
             round: g.round.saturating_sub(1),
         };
-        let result = g.result.clone().unwrap_or_default();
-        GameLine::new(
+        // A game without a result, or with one that does not read, counts as void.
+        let result = g
+            .result
+            .as_deref()
+            .and_then(|re| re.parse::<Outcome>().ok())
+            .unwrap_or(Outcome::Void);
+        GameLine::of(
             g.number,
             &pairing,
             [self.players[g.black].clone(), self.players[g.white].clone()],
-            result.clone(),
-            winner(&result),
+            result,
             Ending::TwoPasses,
         )
     }
@@ -449,9 +456,9 @@ impl Tournaments {
                             white: t.players[g.white].clone(),
                         },
                     )),
-                    (true, false) => g.result = Some("W+F".into()),
-                    (false, true) => g.result = Some("B+F".into()),
-                    (true, true) => g.result = Some("0".into()),
+                    (true, false) => g.result = Some(forfeit(Color::White)),
+                    (false, true) => g.result = Some(forfeit(Color::Black)),
+                    (true, true) => g.result = Some(draw()),
                 }
                 forfeits |= g.result.is_some();
             }
@@ -489,7 +496,7 @@ impl Tournaments {
                             format!("game {number} could not start ({e}): scored as a draw"),
                         );
                         if let Some(g) = t.games.iter_mut().find(|g| g.number == number) {
-                            g.result = Some("0".into());
+                            g.result = Some(draw());
                         }
                     }
                 }
@@ -792,7 +799,7 @@ async fn withdraw(
 ) -> Result<Response, ApiError> {
     let td = require_td(&ts, &headers).await?;
     let request: Withdraw = serde_json::from_slice(&body).map_err(|e| malformed(&e))?;
-    let live: Vec<(String, char)> = {
+    let live: Vec<(String, Color)> = {
         let _one = ts.changing.lock().await;
         let mut t = ts.one(&id).await?;
         let Some(k) = t.index_of(&request.player) else {
@@ -813,7 +820,12 @@ async fn withdraw(
             .filter(|g| g.result.is_none() && (g.black == k || g.white == k))
             .filter_map(|g| {
                 let id = g.id.clone()?;
-                Some((id, if g.black == k { 'W' } else { 'B' }))
+                let winner = if g.black == k {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                Some((id, winner))
             })
             .collect()
     };
@@ -821,7 +833,7 @@ async fn withdraw(
         let act = Act::Td {
             td: td.clone(),
             action: TdAction::Result {
-                result: format!("{winner}+F"),
+                result: forfeit(winner),
                 reason: format!("{} withdrawn", request.player),
             },
         };

@@ -488,57 +488,16 @@ fn describe(config: &tokio_postgres::Config) -> String {
 }
 
 /// Applies the versions of [`MIGRATIONS`] not yet applied, each in a transaction, under an
-/// advisory lock (servers starting together do not both apply one).
+/// advisory lock (servers starting together do not both apply one): goref-pg's one runner.
 async fn migrate(client: &mut Client) -> Result<()> {
-    client
-        .batch_execute(&format!(
-            "SELECT pg_advisory_lock({MIGRATION_LOCK});
-             CREATE TABLE IF NOT EXISTS goref_server_migrations (
-                 version INTEGER PRIMARY KEY,
-                 applied_at TIMESTAMPTZ NOT NULL DEFAULT now());"
-        ))
-        .await
-        .map_err(db)?;
-    let result = async {
-        let row = client
-            .query_one(
-                "SELECT COALESCE(MAX(version), 0) FROM goref_server_migrations",
-                &[],
-            )
-            .await
-            .map_err(db)?;
-        let applied: i32 = row.get(0);
-        if usize::try_from(applied).unwrap_or(usize::MAX) > MIGRATIONS.len() {
-            return Err(anyhow!(
-                "the schema is at version {applied}, newer than this goref knows ({}): \
-                 run a newer goref",
-                MIGRATIONS.len()
-            ));
-        }
-        for (version, sql) in (1..).zip(MIGRATIONS.iter()) {
-            if version <= applied {
-                continue;
-            }
-            let tx = client.transaction().await.map_err(db)?;
-            tx.batch_execute(sql)
-                .await
-                .map_err(db)
-                .with_context(|| format!("schema version {version}"))?;
-            tx.execute(
-                "INSERT INTO goref_server_migrations (version) VALUES ($1)",
-                &[&version],
-            )
-            .await
-            .map_err(db)?;
-            tx.commit().await.map_err(db)?;
-        }
-        Ok(())
-    }
-    .await;
-    let _ = client
-        .batch_execute(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"))
-        .await;
-    result
+    goref_pg::migrate(
+        client,
+        MIGRATION_LOCK,
+        "goref_server_migrations",
+        MIGRATIONS,
+    )
+    .await?;
+    Ok(())
 }
 
 const INSERT_GAME: &str = "INSERT INTO games (id, created_ms, config, black_secret, \
