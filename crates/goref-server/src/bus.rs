@@ -80,7 +80,14 @@ const CAPACITY: usize = 4096;
 
 /// The bus; see the [module](self).
 pub struct Bus {
+    /// Everything but games' `Changed` (a few a game).
     tx: broadcast::Sender<BusEvent>,
+    /// Games' `Changed` (one a move: many), apart, so that who listens to the rest never
+    /// falls behind because of them.
+    changes: broadcast::Sender<BusEvent>,
+    /// Shared store: the events other servers stored, `(game, version)` (an empty game: some
+    /// may have been missed), for the games service, which must not miss one.
+    appended: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<(String, u64)>>>,
     store: Arc<dyn Store>,
     shared: bool,
 }
@@ -91,9 +98,13 @@ impl Bus {
     #[must_use]
     pub fn new(store: Arc<dyn Store>) -> Arc<Bus> {
         let (tx, _) = broadcast::channel(CAPACITY);
+        let (changes, _) = broadcast::channel(CAPACITY);
         let notes = store.notes();
+        let (appended_tx, appended_rx) = tokio::sync::mpsc::unbounded_channel();
         let bus = Arc::new(Bus {
             tx,
+            changes,
+            appended: std::sync::Mutex::new(notes.is_some().then_some(appended_rx)),
             store,
             shared: notes.is_some(),
         });
@@ -104,7 +115,11 @@ impl Bus {
                     let Some(bus) = weak.upgrade() else { return };
                     let event = match note {
                         Note::Appended { id, seq } => {
-                            BusEvent::Game(GameEvent::Changed { id, version: seq })
+                            let _ = appended_tx.send((id.clone(), seq));
+                            let _ = bus
+                                .changes
+                                .send(BusEvent::Game(GameEvent::Changed { id, version: seq }));
+                            continue;
                         }
                         Note::Published(payload) => match serde_json::from_str(&payload) {
                             Ok(event) => event,
@@ -113,7 +128,10 @@ impl Bus {
                                 continue;
                             }
                         },
-                        Note::Missed => BusEvent::Missed,
+                        Note::Missed => {
+                            let _ = appended_tx.send((String::new(), 0));
+                            BusEvent::Missed
+                        }
                     };
                     let _ = bus.tx.send(event);
                 }
@@ -131,10 +149,13 @@ impl Bus {
     /// Tells every subscriber, here and (shared store) on the other servers. A game's
     /// `Changed` on a shared store was announced by the store already.
     pub async fn publish(&self, event: BusEvent) {
-        if self.shared {
-            if matches!(event, BusEvent::Game(GameEvent::Changed { .. })) {
-                return;
+        if matches!(event, BusEvent::Game(GameEvent::Changed { .. })) {
+            if !self.shared {
+                let _ = self.changes.send(event);
             }
+            return;
+        }
+        if self.shared {
             let payload = serde_json::to_string(&event).expect("bus events serialise");
             match self.store.publish(payload).await {
                 Ok(()) => return,
@@ -144,10 +165,24 @@ impl Bus {
         let _ = self.tx.send(event);
     }
 
-    /// Everything published from now on.
+    /// Everything published from now on but games' `Changed`.
     #[must_use]
     pub fn subscribe(&self) -> broadcast::Receiver<BusEvent> {
         self.tx.subscribe()
+    }
+
+    /// Games' `Changed` from now on (one a move stored, by any server).
+    #[must_use]
+    pub fn subscribe_changes(&self) -> broadcast::Receiver<BusEvent> {
+        self.changes.subscribe()
+    }
+
+    /// Shared store: the events other servers stored, every one, for the games service
+    /// (once).
+    pub(crate) fn take_appended(
+        &self,
+    ) -> Option<tokio::sync::mpsc::UnboundedReceiver<(String, u64)>> {
+        self.appended.lock().ok()?.take()
     }
 }
 

@@ -133,8 +133,12 @@ impl Games {
     /// servers' changes, resumes the started games when leading, and does the upkeep.
     pub async fn run(self: Arc<Games>) {
         tokio::spawn(follow_leadership(Arc::downgrade(&self)));
-        if self.bus.shared() {
-            tokio::spawn(follow_changes(Arc::downgrade(&self), self.bus.subscribe()));
+        if let Some(appended) = self.bus.take_appended() {
+            tokio::spawn(follow_changes(
+                Arc::downgrade(&self),
+                appended,
+                self.bus.subscribe(),
+            ));
         }
         upkeep::run(self).await;
     }
@@ -151,11 +155,17 @@ impl Games {
         &self.bus
     }
 
-    /// Everything published on the bus from now on: games started, changed, finished, and
-    /// the features' own news.
+    /// Everything published on the bus from now on: games started, finished, and the
+    /// features' own news (games' `Changed`: [`Games::subscribe_changes`]).
     #[must_use]
     pub fn subscribe(&self) -> broadcast::Receiver<BusEvent> {
         self.bus.subscribe()
+    }
+
+    /// Games' `Changed` from now on: one a move stored, by any server.
+    #[must_use]
+    pub fn subscribe_changes(&self) -> broadcast::Receiver<BusEvent> {
+        self.bus.subscribe_changes()
     }
 
     /// The server's settings.
@@ -588,22 +598,26 @@ async fn follow_leadership(state: std::sync::Weak<Games>) {
 /// held).
 async fn follow_changes(
     state: std::sync::Weak<Games>,
+    mut appended: tokio::sync::mpsc::UnboundedReceiver<(String, u64)>,
     mut bus: tokio::sync::broadcast::Receiver<BusEvent>,
 ) {
     loop {
-        let (id, seq) = match bus.recv().await {
-            Ok(BusEvent::Game(GameEvent::Changed { id, version })) => (id, version),
-            Ok(BusEvent::Resumed { at_ms }) => {
-                if let Some(state) = state.upgrade() {
-                    state.apply_resume(at_ms).await;
+        let (id, seq) = tokio::select! {
+            change = appended.recv() => match change {
+                Some(change) => change,
+                None => return,
+            },
+            event = bus.recv() => match event {
+                Ok(BusEvent::Resumed { at_ms }) => {
+                    if let Some(state) = state.upgrade() {
+                        state.apply_resume(at_ms).await;
+                    }
+                    continue;
                 }
-                continue;
-            }
-            Ok(BusEvent::Missed) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                (String::new(), 0)
-            }
-            Ok(_) => continue,
-            Err(broadcast::error::RecvError::Closed) => return,
+                Err(broadcast::error::RecvError::Closed) => return,
+                // Missed events come as an empty id on `appended`.
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            },
         };
         let Some(state) = state.upgrade() else { return };
         let held: Vec<Arc<RoomHandle>> = {
@@ -1143,6 +1157,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let games = games(&dir).await;
         let mut bus = games.subscribe();
+        let mut changes = games.subscribe_changes();
         let opened = games.open(clocked(2), "test".into()).await.unwrap();
         let id = opened.id.clone();
         assert!(matches!(
@@ -1161,7 +1176,7 @@ mod tests {
             .unwrap();
         assert_eq!(v, 1);
         assert_eq!(
-            bus.try_recv().unwrap(),
+            changes.try_recv().unwrap(),
             BusEvent::Game(GameEvent::Changed {
                 id: id.clone(),
                 version: 1
