@@ -279,6 +279,7 @@ impl Host for ServerHost {
     async fn watch(&self, id: &str) -> Option<watch::Receiver<Arc<GameView>>> {
         // Listening first: nothing published after the room is read is missed.
         let mut bus = self.games.subscribe();
+        let mut changes = self.games.subscribe_changes();
         let room = self.games.room(id).await.ok()??;
         let players = room.config().players.clone()?;
         room.config().cgos?;
@@ -303,6 +304,7 @@ impl Host for ServerHost {
                 let event = tokio::select! {
                     () = tx.closed() => break,
                     event = bus.recv() => event,
+                    event = changes.recv() => event,
                 };
                 let read_again = match event {
                     Ok(BusEvent::Game(
