@@ -192,6 +192,43 @@ impl Games {
         self.leader.as_ref().is_none_or(|l| *l.borrow())
     }
 
+    /// Drives `feature` from the bus until the server stops: each event goes to
+    /// [`Follower::on_event`]; the leading server calls [`Follower::catch_up`] at start, on
+    /// taking the lead, and when the feature fell behind the bus (events were lost to it).
+    pub async fn follow<F: Follower>(&self, feature: &F) {
+        let mut bus = self.subscribe();
+        if self.leads() {
+            feature.catch_up().await;
+        }
+        let mut leadership = self.leadership();
+        loop {
+            let lead_changed = async {
+                match leadership.as_mut() {
+                    Some(l) => l.changed().await.is_ok(),
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                event = bus.recv() => match event {
+                    Ok(event) => feature.on_event(&event).await,
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        if self.leads() {
+                            feature.catch_up().await;
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                },
+                changed = lead_changed => {
+                    if !changed {
+                        leadership = None;
+                    } else if self.leads() {
+                        feature.catch_up().await;
+                    }
+                }
+            }
+        }
+    }
+
     /// Follows the leadership: `None` when this server is the only one (it always leads).
     #[must_use]
     pub fn leadership(&self) -> Option<tokio::sync::watch::Receiver<bool>> {
@@ -1118,6 +1155,15 @@ async fn timer_due(state: Arc<Games>, id: String, version: u64) {
             eprintln!("goref serve: game {id}: timeout not stored: {e:#}");
         }
     }
+}
+
+/// A feature the bus drives (ratings, tournaments): what it does with each event, and what the
+/// leading server does to catch up with what it may have missed. See [`Games::follow`].
+pub trait Follower: Send + Sync {
+    /// One event of the bus.
+    fn on_event(&self, event: &BusEvent) -> impl std::future::Future<Output = ()> + Send;
+    /// The leader's catching up (at start, on taking the lead, after events were lost).
+    fn catch_up(&self) -> impl std::future::Future<Output = ()> + Send;
 }
 
 #[cfg(test)]

@@ -14,11 +14,10 @@ use axum::Router;
 use goref_rules::Outcome;
 use goref_tournament::pairing::Scored;
 use goref_tournament::rating::{fit, Anchor, FitOptions, RatedGame};
-use tokio::sync::broadcast::error::RecvError;
 
 use crate::bus::{BusEvent, GameEvent};
 use crate::error::{ApiError, Missing};
-use crate::games::Games;
+use crate::games::{Follower, Games};
 use crate::protocol::{check_name, MeAnswer, PlayerAnswer, PlayerLine, PlayerList, Rating};
 use crate::sessions::account_of_request;
 
@@ -144,37 +143,7 @@ impl Ratings {
     /// finishes, the leading server refits (and, on taking the lead, once, in case a result
     /// came while nobody led).
     pub async fn run(self: Arc<Ratings>) {
-        let mut bus = self.games.subscribe();
-        if self.games.leads() {
-            self.refit_logged().await;
-        }
-        let mut leadership = self.games.leadership();
-        loop {
-            let lead_changed = async {
-                match leadership.as_mut() {
-                    Some(l) => l.changed().await.is_ok(),
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                event = bus.recv() => match event {
-                    Ok(event) => self.on_event(&event).await,
-                    Err(RecvError::Lagged(_)) => {
-                        if self.games.leads() {
-                            self.refit_logged().await;
-                        }
-                    }
-                    Err(RecvError::Closed) => return,
-                },
-                changed = lead_changed => {
-                    if !changed {
-                        leadership = None;
-                    } else if self.games.leads() {
-                        self.refit_logged().await;
-                    }
-                }
-            }
-        }
+        self.games.follow(self.as_ref()).await;
     }
 
     /// What the ratings do with one event of the bus (the leader refits after a rated
@@ -275,6 +244,16 @@ async fn player(
         games,
     })
     .into_response())
+}
+
+impl Follower for Ratings {
+    fn on_event(&self, event: &BusEvent) -> impl std::future::Future<Output = ()> + Send {
+        Ratings::on_event(self, event)
+    }
+
+    fn catch_up(&self) -> impl std::future::Future<Output = ()> + Send {
+        self.refit_logged()
+    }
 }
 
 #[cfg(test)]

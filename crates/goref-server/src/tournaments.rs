@@ -22,11 +22,10 @@ use serde::{Deserialize, Serialize};
 
 use axum::routing::{get, post};
 use axum::Router;
-use tokio::sync::broadcast::error::RecvError;
 
 use crate::bus::{BusEvent, GameEvent};
 use crate::error::{ApiError, Missing, TournamentConflict};
-use crate::games::Games;
+use crate::games::{Follower, Games};
 use crate::room::{Act, CreateRequest, Players, TdAction};
 use crate::sessions::{account_of_request, random_hex};
 use crate::store::Store;
@@ -328,37 +327,7 @@ impl Tournaments {
     /// tournament game and goes on; on taking the lead (or at start) it catches up with
     /// games that finished while nobody led.
     pub async fn run(self: Arc<Tournaments>) {
-        let mut bus = self.games.subscribe();
-        if self.games.leads() {
-            self.catch_up().await;
-        }
-        let mut leadership = self.games.leadership();
-        loop {
-            let lead_changed = async {
-                match leadership.as_mut() {
-                    Some(l) => l.changed().await.is_ok(),
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                event = bus.recv() => match event {
-                    Ok(event) => self.on_event(&event).await,
-                    Err(RecvError::Lagged(_)) => {
-                        if self.games.leads() {
-                            self.catch_up().await;
-                        }
-                    }
-                    Err(RecvError::Closed) => return,
-                },
-                changed = lead_changed => {
-                    if !changed {
-                        leadership = None;
-                    } else if self.games.leads() {
-                        self.catch_up().await;
-                    }
-                }
-            }
-        }
+        self.games.follow(self.as_ref()).await;
     }
 
     /// What tournaments do with one event of the bus: the leader records a tournament game's
@@ -864,6 +833,16 @@ async fn td_act(
         version: u64,
     }
     Ok(axum::Json(Acted { version }).into_response())
+}
+
+impl Follower for Tournaments {
+    fn on_event(&self, event: &BusEvent) -> impl std::future::Future<Output = ()> + Send {
+        Tournaments::on_event(self, event)
+    }
+
+    fn catch_up(&self) -> impl std::future::Future<Output = ()> + Send {
+        Tournaments::catch_up(self)
+    }
 }
 
 #[cfg(test)]

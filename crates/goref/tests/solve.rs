@@ -42,7 +42,10 @@ fn solve_json_gives_the_value_and_a_principal_variation() {
     assert_eq!(v["margin"], 1.0);
     assert_eq!(v["ko"], "positional");
     let pv = v["pv"].as_array().unwrap();
-    assert_eq!(pv.first().unwrap(), "B A2");
+    // Black opens on a point (the four are one under the board's symmetry), and the line
+    // ends with Black's pass, the second in a row.
+    let first = pv.first().unwrap().as_str().unwrap();
+    assert!(["B A1", "B A2", "B B1", "B B2"].contains(&first), "{first}");
     assert_eq!(pv.last().unwrap(), "B pass");
     assert!(v["nodes"].as_u64().unwrap() > 0);
 }
