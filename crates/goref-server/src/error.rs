@@ -45,6 +45,9 @@ pub enum TournamentConflict {
     TooFew,
     /// The player is withdrawn already (`withdrawn`).
     Withdrawn,
+    /// Other servers kept changing it while this change was tried again and again
+    /// (`changed`): nothing was changed; ask again.
+    Changed,
 }
 
 /// Why an HTTP request is refused.
@@ -128,6 +131,7 @@ impl ApiError {
                 TournamentConflict::Full => "full",
                 TournamentConflict::TooFew => "too_few",
                 TournamentConflict::Withdrawn => "withdrawn",
+                TournamentConflict::Changed => "changed",
             },
             ApiError::TooManyTournaments => "too_many",
             ApiError::TooManyLobbyConnections { .. } => "too_many_connections",
@@ -161,6 +165,9 @@ impl std::fmt::Display for ApiError {
                 TournamentConflict::Full => "the tournament is full",
                 TournamentConflict::TooFew => "a tournament needs two players",
                 TournamentConflict::Withdrawn => "already withdrawn",
+                TournamentConflict::Changed => {
+                    "the tournament kept changing meanwhile: nothing was changed, ask again"
+                }
             }),
             ApiError::TooManyTournaments => f.write_str("too many tournaments under way"),
             ApiError::TooManyLobbyConnections { max } => {

@@ -236,8 +236,17 @@ pub trait Store: Send + Sync {
     fn games_of(&self, name: &str, limit: usize) -> StoreFuture<'_, Vec<GameSummary>>;
     /// The unfinished games account `name` plays.
     fn live_games_of(&self, name: &str) -> StoreFuture<'_, Vec<String>>;
-    /// Stores a tournament (its whole state as JSON), replacing what was stored under `id`.
-    fn save_tournament(&self, id: &str, created_ms: u64, body: String) -> StoreFuture<'_, ()>;
+    /// Stores a tournament (its whole state as JSON) if what is stored under `id` is still
+    /// `previous` (compare-and-swap): a new one when `previous` is `None` and none is stored
+    /// under `id`; else the body replaces `previous` (the creation time is kept). Answers
+    /// whether it was stored (`false`: another change came first; read it again).
+    fn save_tournament(
+        &self,
+        id: &str,
+        created_ms: u64,
+        body: String,
+        previous: Option<String>,
+    ) -> StoreFuture<'_, bool>;
     /// Every tournament's stored JSON, oldest first.
     fn tournaments(&self) -> StoreFuture<'_, Vec<String>>;
     /// Replaces every stored rating with `ratings` (the leader's refit).
@@ -926,16 +935,28 @@ impl Store for SqliteStore {
         })
     }
 
-    fn save_tournament(&self, id: &str, created_ms: u64, body: String) -> StoreFuture<'_, ()> {
+    fn save_tournament(
+        &self,
+        id: &str,
+        created_ms: u64,
+        body: String,
+        previous: Option<String>,
+    ) -> StoreFuture<'_, bool> {
         let id = id.to_string();
-        self.write(Box::new(move |conn| {
-            conn.execute(
-                "INSERT INTO tournaments (id, created_ms, body) VALUES (?1, ?2, ?3) \
-                 ON CONFLICT (id) DO UPDATE SET body = excluded.body",
-                params![id, created_ms as i64, body],
-            )?;
-            Ok(())
-        }))
+        self.write_value(move |conn| {
+            let stored = match previous {
+                None => conn.execute(
+                    "INSERT INTO tournaments (id, created_ms, body) VALUES (?1, ?2, ?3) \
+                     ON CONFLICT (id) DO NOTHING",
+                    params![id, created_ms as i64, body],
+                )?,
+                Some(previous) => conn.execute(
+                    "UPDATE tournaments SET body = ?2 WHERE id = ?1 AND body = ?3",
+                    params![id, body, previous],
+                )?,
+            };
+            Ok(stored == 1)
+        })
     }
 
     fn tournaments(&self) -> StoreFuture<'_, Vec<String>> {

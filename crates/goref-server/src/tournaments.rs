@@ -6,7 +6,11 @@
 //! record or the tournament's log.
 //!
 //! A tournament is stored whole, as JSON, after every change; its plan is rebuilt from the
-//! results (the pairings are a function of them).
+//! results (the pairings are a function of them). Servers sharing a database change one by
+//! compare-and-swap: a change is stored only over the body it was made from, else it is made
+//! again from a fresh read ([`Tournaments::update`]). Only the leading server advances a
+//! tournament (opens its games); a change made on another server is published on the bus,
+//! and the leader advances on it.
 
 use std::sync::Arc;
 
@@ -34,6 +38,9 @@ use crate::store::Store;
 pub const MAX_PLAYERS: usize = 64;
 /// The most tournaments not yet over.
 pub const MAX_OPEN: usize = 100;
+/// How many times a change is made again from a fresh read when another server's change
+/// came first.
+const TRIES: usize = 8;
 
 /// Where a tournament is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -281,39 +288,79 @@ impl Tournaments {
         self.games.store()
     }
 
-    /// Every tournament, oldest first.
-    async fn all(&self) -> Result<Vec<Tournament>, ApiError> {
+    /// Every tournament with the body it was read from, oldest first.
+    async fn all_read(&self) -> Result<Vec<(Tournament, String)>, ApiError> {
         let bodies = self
             .store()
             .tournaments()
             .await
             .map_err(|e| ApiError::storage(&e))?;
         bodies
-            .iter()
-            .map(|b| serde_json::from_str(b).map_err(|e| ApiError::storage(&e)))
+            .into_iter()
+            .map(|b| match serde_json::from_str(&b) {
+                Ok(t) => Ok((t, b)),
+                Err(e) => Err(ApiError::storage(&e)),
+            })
             .collect()
+    }
+
+    /// Every tournament, oldest first.
+    async fn all(&self) -> Result<Vec<Tournament>, ApiError> {
+        Ok(self.all_read().await?.into_iter().map(|(t, _)| t).collect())
+    }
+
+    /// Tournament `id` and the body it was read from (404 when none).
+    async fn read(&self, id: &str) -> Result<(Tournament, String), ApiError> {
+        self.all_read()
+            .await?
+            .into_iter()
+            .find(|(t, _)| t.id == id)
+            .ok_or(ApiError::NotFound(Missing::Tournament))
     }
 
     /// Tournament `id` (404 when none).
     async fn one(&self, id: &str) -> Result<Tournament, ApiError> {
-        self.all()
-            .await?
-            .into_iter()
-            .find(|t| t.id == id)
-            .ok_or(ApiError::NotFound(Missing::Tournament))
+        Ok(self.read(id).await?.0)
     }
 
-    async fn save(&self, t: &Tournament) -> Result<(), ApiError> {
+    /// Stores `t` if the stored body is still `previous` (`None`: a new tournament), and
+    /// publishes the change; `false` when another change came first (nothing stored).
+    async fn save(&self, t: &Tournament, previous: Option<String>) -> Result<bool, ApiError> {
         let body = serde_json::to_string(t).expect("serialisable");
-        self.store()
-            .save_tournament(&t.id, t.created_ms, body)
+        let stored = self
+            .store()
+            .save_tournament(&t.id, t.created_ms, body, previous)
             .await
             .map_err(|e| ApiError::storage(&e))?;
-        self.games
-            .bus()
-            .publish(BusEvent::Tournament { id: t.id.clone() })
-            .await;
-        Ok(())
+        if stored {
+            self.games
+                .bus()
+                .publish(BusEvent::Tournament { id: t.id.clone() })
+                .await;
+        }
+        Ok(stored)
+    }
+
+    /// A read-modify-write of tournament `id`: `edit` changes a fresh read, stored only over
+    /// the body read; when another change (another server's) came between, made again from a
+    /// new read, up to [`TRIES`] times (then 409 `changed`). Nothing is stored when `edit`
+    /// fails or changes nothing. Answers the tournament as stored and what `edit` answered.
+    async fn update<R>(
+        &self,
+        id: &str,
+        mut edit: impl FnMut(&mut Tournament) -> Result<R, ApiError> + Send,
+    ) -> Result<(Tournament, R), ApiError> {
+        let _one = self.changing.lock().await;
+        for _ in 0..TRIES {
+            let (mut t, before) = self.read(id).await?;
+            let answer = edit(&mut t)?;
+            if serde_json::to_string(&t).expect("serialisable") == before
+                || self.save(&t, Some(before)).await?
+            {
+                return Ok((t, answer));
+            }
+        }
+        Err(ApiError::Tournament(TournamentConflict::Changed))
     }
 
     fn log(&self, t: &mut Tournament, text: String) {
@@ -332,41 +379,45 @@ impl Tournaments {
 
     /// What tournaments do with one event of the bus: the leader records a tournament game's
     /// result and starts what can start.
+    /// A tournament changed (on any server: a TD's action) is advanced by the leader.
     pub async fn on_event(&self, event: &BusEvent) {
-        let BusEvent::Game(GameEvent::Finished { id, result, .. }) = event else {
-            return;
-        };
         if !self.games.leads() {
             return;
         }
-        if let Err(e) = self.record(id, result).await {
-            eprintln!("goref serve: tournament result of {id} not recorded: {e:?}");
+        match event {
+            BusEvent::Game(GameEvent::Finished { id, result, .. }) => {
+                if let Err(e) = self.record(id, result).await {
+                    eprintln!("goref serve: tournament result of {id} not recorded: {e:?}");
+                }
+            }
+            BusEvent::Tournament { id } => self.advance(id).await,
+            _ => {}
         }
     }
 
     /// Records `result` for server game `game` if it is a tournament's, and goes on.
+    /// (A game's first result stays; any server may record one.)
     async fn record(&self, game: &str, result: &str) -> Result<(), ApiError> {
-        let tid = {
-            let _one = self.changing.lock().await;
-            let mut all = self.all().await?;
-            let Some(t) = all
-                .iter_mut()
-                .find(|t| t.games.iter().any(|g| g.id.as_deref() == Some(game)))
-            else {
-                return Ok(());
-            };
-            let g = t
+        let Some(tid) = self
+            .all()
+            .await?
+            .into_iter()
+            .find(|t| t.games.iter().any(|g| g.id.as_deref() == Some(game)))
+            .map(|t| t.id)
+        else {
+            return Ok(());
+        };
+        self.update(&tid, |t| {
+            if let Some(g) = t
                 .games
                 .iter_mut()
-                .find(|g| g.id.as_deref() == Some(game))
-                .expect("found");
-            if g.result.is_some() {
-                return Ok(());
+                .find(|g| g.id.as_deref() == Some(game) && g.result.is_none())
+            {
+                g.result = Some(result.to_string());
             }
-            g.result = Some(result.to_string());
-            self.save(t).await?;
-            t.id.clone()
-        };
+            Ok(())
+        })
+        .await?;
         self.advance(&tid).await;
         Ok(())
     }
@@ -387,18 +438,69 @@ impl Tournaments {
     }
 
     /// Starts what can start: the next round's games when the last round is over (forfeits
-    /// for withdrawn players recorded at once), or ends the tournament.
+    /// for withdrawn players recorded at once), or ends the tournament. Only the leading
+    /// server advances (elsewhere this does nothing: the leader advances on the bus's news).
     async fn advance(&self, id: &str) {
-        let _one = self.changing.lock().await;
-        let Ok(mut t) = self.one(id).await else {
+        if !self.games.leads() {
             return;
+        }
+        let _one = self.changing.lock().await;
+        // Games opened by an attempt whose store lost to another change: the next attempt
+        // takes them instead of opening others.
+        let mut opened: Vec<(usize, String)> = Vec::new();
+        for _ in 0..TRIES {
+            let Ok((mut t, before)) = self.read(id).await else {
+                return;
+            };
+            let decide = self.step(&mut t, &mut opened).await;
+            if serde_json::to_string(&t).expect("serialisable") == before {
+                return;
+            }
+            match self.save(&t, Some(before)).await {
+                Ok(true) => {
+                    for (game, result) in decide {
+                        let act = Act::Td {
+                            td: t.td.clone(),
+                            action: TdAction::Result {
+                                result,
+                                reason: "a player was withdrawn".into(),
+                            },
+                        };
+                        let _ = self.games.act_as_server(&game, act).await;
+                    }
+                    return;
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    eprintln!("goref serve: tournament {id}: not stored: {e:?}");
+                    return;
+                }
+            }
+        }
+        eprintln!("goref serve: tournament {id}: not advanced: it kept changing meanwhile");
+    }
+
+    /// One attempt of [`Tournaments::advance`] on `t` as read; games in `opened` are taken
+    /// rather than opened again. Answers the games opened before a player of theirs was
+    /// withdrawn, with the result to decide them by.
+    async fn step(
+        &self,
+        t: &mut Tournament,
+        opened: &mut Vec<(usize, String)>,
+    ) -> Vec<(String, String)> {
+        let id = t.id.clone();
+        let taken = |number: usize, opened: &[(usize, String)]| {
+            opened
+                .iter()
+                .find(|(n, _)| *n == number)
+                .map(|(_, game)| game.clone())
         };
-        let before = serde_json::to_string(&t).expect("serialisable");
+        let mut decide = Vec::new();
         while t.stage == Stage::Running {
             let (_, batch) = t.current_batch();
             if batch.is_empty() {
                 t.stage = Stage::Over;
-                self.log(&mut t, "over".into());
+                self.log(t, "over".into());
                 break;
             }
             let open: Vec<&TournamentGame> = t
@@ -429,11 +531,16 @@ impl Tournaments {
                     (false, true) => g.result = Some(forfeit(Color::Black)),
                     (true, true) => g.result = Some(draw()),
                 }
+                if let (Some(result), Some(game)) = (&g.result, taken(g.number, opened)) {
+                    // Opened, then a player was withdrawn: the game is decided so.
+                    g.id = Some(game.clone());
+                    decide.push((game, result.clone()));
+                }
                 forfeits |= g.result.is_some();
             }
             if forfeits {
                 self.log(
-                    &mut t,
+                    t,
                     format!("round {round}: the games of withdrawn players are forfeited"),
                 );
             }
@@ -442,8 +549,14 @@ impl Tournaments {
             }
             let settings = t.game.clone();
             for (number, players) in to_start {
+                if let Some(game) = taken(number, opened) {
+                    if let Some(g) = t.games.iter_mut().find(|g| g.number == number) {
+                        g.id = Some(game);
+                    }
+                    continue;
+                }
                 let creator = format!("tournament:{id}");
-                let opened = match settings.config_between(&players, true) {
+                let made = match settings.config_between(&players, true) {
                     Ok(config) => self
                         .games
                         .open(config, creator)
@@ -451,17 +564,18 @@ impl Tournaments {
                         .map_err(|e| e.to_string()),
                     Err(e) => Err(e),
                 };
-                match opened {
-                    Ok(opened) => {
+                match made {
+                    Ok(game) => {
+                        opened.push((number, game.id.clone()));
                         if let Some(g) = t.games.iter_mut().find(|g| g.number == number) {
-                            g.id = Some(opened.id);
+                            g.id = Some(game.id);
                         }
                     }
                     Err(e) => {
                         // Not startable (should not happen: the settings were checked):
                         // recorded as a draw so that the tournament can go on.
                         self.log(
-                            &mut t,
+                            t,
                             format!("game {number} could not start ({e}): scored as a draw"),
                         );
                         if let Some(g) = t.games.iter_mut().find(|g| g.number == number) {
@@ -472,11 +586,7 @@ impl Tournaments {
             }
             break;
         }
-        if serde_json::to_string(&t).expect("serialisable") != before {
-            if let Err(e) = self.save(&t).await {
-                eprintln!("goref serve: tournament {id}: not stored: {e:?}");
-            }
-        }
+        decide
     }
 }
 
@@ -663,7 +773,10 @@ async fn create(
         log: Vec::new(),
     };
     ts.log(&mut t, format!("created by the TD ({td})"));
-    ts.save(&t).await?;
+    if !ts.save(&t, None).await? {
+        // Its random id was taken meanwhile.
+        return Err(ApiError::Tournament(TournamentConflict::Changed));
+    }
     #[derive(Serialize)]
     struct Made {
         id: String,
@@ -687,18 +800,20 @@ async fn join(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let account = account_of_request(ts.store().as_ref(), &headers).await?;
-    let _one = ts.changing.lock().await;
-    let mut t = ts.one(&id).await?;
-    still_open(&t)?;
-    if t.index_of(&account.name).is_none() {
-        if t.players.len() >= MAX_PLAYERS {
-            return Err(ApiError::Tournament(TournamentConflict::Full));
-        }
-        t.players.push(account.name.clone());
-        t.withdrawn.push(false);
-        ts.log(&mut t, format!("{} joins", account.name));
-        ts.save(&t).await?;
-    }
+    let (t, ()) = ts
+        .update(&id, |t| {
+            still_open(t)?;
+            if t.index_of(&account.name).is_none() {
+                if t.players.len() >= MAX_PLAYERS {
+                    return Err(ApiError::Tournament(TournamentConflict::Full));
+                }
+                t.players.push(account.name.clone());
+                t.withdrawn.push(false);
+                ts.log(t, format!("{} joins", account.name));
+            }
+            Ok(())
+        })
+        .await?;
     #[derive(Serialize)]
     struct Joined<'a> {
         joined: &'a str,
@@ -718,34 +833,31 @@ async fn start(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let td = require_td(&ts, &headers).await?;
-    {
-        let _one = ts.changing.lock().await;
-        let mut t = ts.one(&id).await?;
-        still_open(&t)?;
+    // Seeding: by rating, best first; equal ratings keep the order of joining.
+    let ratings = ts
+        .store()
+        .ratings()
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
+    let rating = |name: &String| {
+        ratings
+            .iter()
+            .find(|r| r.name.eq_ignore_ascii_case(name))
+            .map_or(crate::protocol::BASE_RATING, |r| r.rating)
+    };
+    ts.update(&id, |t| {
+        still_open(t)?;
         if t.players.len() < 2 {
             return Err(ApiError::Tournament(TournamentConflict::TooFew));
         }
-        // Seeding: by rating, best first; equal ratings keep the order of joining.
-        let ratings = ts
-            .store()
-            .ratings()
-            .await
-            .map_err(|e| ApiError::storage(&e))?;
-        let rating = |name: &String| {
-            ratings
-                .iter()
-                .find(|r| r.name.eq_ignore_ascii_case(name))
-                .map_or(crate::protocol::BASE_RATING, |r| r.rating)
-        };
         t.players.sort_by(|a, b| rating(b).total_cmp(&rating(a)));
         t.stage = Stage::Running;
         let seeding = t.players.join(", ");
-        ts.log(
-            &mut t,
-            format!("started by the TD ({td}); seeding: {seeding}"),
-        );
-        ts.save(&t).await?;
-    }
+        ts.log(t, format!("started by the TD ({td}); seeding: {seeding}"));
+        Ok(())
+    })
+    .await?;
+    // Round 1 is opened here when this server leads, else by the leader on the bus's news.
     ts.advance(&id).await;
     Ok(show(State(ts), Path(id)).await)
 }
@@ -768,36 +880,37 @@ async fn withdraw(
 ) -> Result<Response, ApiError> {
     let td = require_td(&ts, &headers).await?;
     let request: Withdraw = serde_json::from_slice(&body).map_err(|e| malformed(&e))?;
-    let live: Vec<(String, Color)> = {
-        let _one = ts.changing.lock().await;
-        let mut t = ts.one(&id).await?;
-        let Some(k) = t.index_of(&request.player) else {
-            return Err(ApiError::NotFound(Missing::TournamentPlayer));
-        };
-        if t.withdrawn[k] {
-            return Err(ApiError::Tournament(TournamentConflict::Withdrawn));
-        }
-        t.withdrawn[k] = true;
-        let name = t.players[k].clone();
-        ts.log(
-            &mut t,
-            format!("the TD ({td}) withdraws {name}: {}", request.reason),
-        );
-        ts.save(&t).await?;
-        t.games
-            .iter()
-            .filter(|g| g.result.is_none() && (g.black == k || g.white == k))
-            .filter_map(|g| {
-                let id = g.id.clone()?;
-                let winner = if g.black == k {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                Some((id, winner))
-            })
-            .collect()
-    };
+    let (_, live) = ts
+        .update(&id, |t| {
+            let Some(k) = t.index_of(&request.player) else {
+                return Err(ApiError::NotFound(Missing::TournamentPlayer));
+            };
+            if t.withdrawn[k] {
+                return Err(ApiError::Tournament(TournamentConflict::Withdrawn));
+            }
+            t.withdrawn[k] = true;
+            let name = t.players[k].clone();
+            ts.log(
+                t,
+                format!("the TD ({td}) withdraws {name}: {}", request.reason),
+            );
+            let live: Vec<(String, Color)> = t
+                .games
+                .iter()
+                .filter(|g| g.result.is_none() && (g.black == k || g.white == k))
+                .filter_map(|g| {
+                    let id = g.id.clone()?;
+                    let winner = if g.black == k {
+                        Color::White
+                    } else {
+                        Color::Black
+                    };
+                    Some((id, winner))
+                })
+                .collect();
+            Ok(live)
+        })
+        .await?;
     for (game, winner) in live {
         let act = Act::Td {
             td: td.clone(),
@@ -881,7 +994,7 @@ mod tests {
             games: Vec::new(),
             log: Vec::new(),
         };
-        ts.save(&t).await.unwrap();
+        assert!(ts.save(&t, None).await.unwrap());
         ts.advance("t1").await;
         let t = ts.one("t1").await.unwrap();
         let round1: Vec<&TournamentGame> = t.games.iter().filter(|g| g.round == 1).collect();
@@ -915,5 +1028,64 @@ mod tests {
         let t = ts.one("t1").await.unwrap();
         assert_eq!(t.stage, Stage::Over);
         assert_eq!(t.log.last().unwrap().text, "over");
+    }
+
+    /// Issue 23: two servers on one database change the same tournament at once (their
+    /// `changing` locks are their own): no change is lost, each made again from a fresh read
+    /// when the other's came first.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn changes_made_at_once_on_two_servers_are_all_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let mut servers = Vec::new();
+        for _ in 0..2 {
+            let store = Arc::new(SqliteStore::open(&path).unwrap());
+            servers.push(App::new(store, Options::default()).await.unwrap());
+        }
+        let t = Tournament {
+            id: "t1".into(),
+            name: "Open".into(),
+            td: "td".into(),
+            created_ms: 1,
+            format: FormatSpec::RoundRobin { games_per_pair: 1 },
+            game: CreateRequest::default(),
+            stage: Stage::Open,
+            players: Vec::new(),
+            withdrawn: Vec::new(),
+            games: Vec::new(),
+            log: Vec::new(),
+        };
+        assert!(servers[0].tournaments.save(&t, None).await.unwrap());
+        assert!(
+            !servers[1].tournaments.save(&t, None).await.unwrap(),
+            "created once"
+        );
+        // Five changes a server (fewer than TRIES: each failed swap is a change of the
+        // other server's, so none runs out of tries).
+        let mut joins = Vec::new();
+        for (s, server) in servers.iter().enumerate() {
+            for k in 0..5 {
+                let ts = server.tournaments.clone();
+                joins.push(tokio::spawn(async move {
+                    let name = format!("p{s}{k}");
+                    ts.update("t1", |t| {
+                        t.players.push(name.clone());
+                        t.withdrawn.push(false);
+                        Ok(())
+                    })
+                    .await
+                }));
+            }
+        }
+        for j in joins {
+            j.await.unwrap().unwrap();
+        }
+        let mut players = servers[1].tournaments.one("t1").await.unwrap().players;
+        players.sort();
+        let mut all: Vec<String> = (0..2)
+            .flat_map(|s| (0..5).map(move |k| format!("p{s}{k}")))
+            .collect();
+        all.sort();
+        assert_eq!(players, all, "every server's changes kept");
     }
 }

@@ -1025,19 +1025,36 @@ impl Store for PgStore {
         })
     }
 
-    fn save_tournament(&self, id: &str, created_ms: u64, body: String) -> StoreFuture<'_, ()> {
+    fn save_tournament(
+        &self,
+        id: &str,
+        created_ms: u64,
+        body: String,
+        previous: Option<String>,
+    ) -> StoreFuture<'_, bool> {
         let id = id.to_string();
         boxed(async move {
             let created_ms = int(created_ms, "tournament creation time")?;
             let mut conn = self.pool.get().await?;
-            conn.execute(
-                "INSERT INTO tournaments (id, created_ms, body) VALUES ($1, $2, $3) \
-                 ON CONFLICT (id) DO UPDATE SET body = excluded.body",
-                &[&id, &created_ms, &body],
-            )
-            .await
+            let stored = match previous {
+                None => {
+                    conn.execute(
+                        "INSERT INTO tournaments (id, created_ms, body) VALUES ($1, $2, $3) \
+                         ON CONFLICT (id) DO NOTHING",
+                        &[&id, &created_ms, &body],
+                    )
+                    .await
+                }
+                Some(previous) => {
+                    conn.execute(
+                        "UPDATE tournaments SET body = $2 WHERE id = $1 AND body = $3",
+                        &[&id, &body, &previous],
+                    )
+                    .await
+                }
+            }
             .with_context(|| format!("storing tournament {id}"))?;
-            Ok(())
+            Ok(stored == 1)
         })
     }
 

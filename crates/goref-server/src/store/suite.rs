@@ -315,23 +315,89 @@ async fn one_first_account_among_simultaneous_ones(store: Arc<dyn Store>) {
 
 async fn tournaments_are_replaced_by_id(store: Arc<dyn Store>) {
     assert!(store.tournaments().await.unwrap().is_empty());
-    store
-        .save_tournament("t1", 10, "{\"v\":1}".into())
+    let v1 = "{\"v\":1}".to_string();
+    assert!(store
+        .save_tournament("t1", 10, v1.clone(), None)
         .await
-        .unwrap();
-    store
-        .save_tournament("t2", 5, "{\"w\":1}".into())
+        .unwrap());
+    assert!(store
+        .save_tournament("t2", 5, "{\"w\":1}".into(), None)
         .await
-        .unwrap();
-    store
-        .save_tournament("t1", 99, "{\"v\":2}".into())
+        .unwrap());
+    assert!(
+        !store
+            .save_tournament("t1", 10, "{\"other\":1}".into(), None)
+            .await
+            .unwrap(),
+        "a new tournament never replaces one stored under its id"
+    );
+    assert!(store
+        .save_tournament("t1", 99, "{\"v\":2}".into(), Some(v1.clone()))
         .await
-        .unwrap();
+        .unwrap());
+    assert!(
+        !store
+            .save_tournament("t1", 99, "{\"v\":3}".into(), Some(v1))
+            .await
+            .unwrap(),
+        "replacing a body no longer stored is refused"
+    );
+    assert!(
+        !store
+            .save_tournament("t9", 1, "{}".into(), Some("{}".into()))
+            .await
+            .unwrap(),
+        "nothing to replace"
+    );
     assert_eq!(
         store.tournaments().await.unwrap(),
         ["{\"w\":1}", "{\"v\":2}"],
         "oldest first; saving again replaces the body and keeps the creation time"
     );
+}
+
+/// Changes made from the same read (two servers' read-modify-write): exactly one is stored.
+async fn one_of_two_racing_tournament_changes_wins(store: Arc<dyn Store>) {
+    let read = "{\"n\":0}".to_string();
+    assert!(store
+        .save_tournament("t", 1, read.clone(), None)
+        .await
+        .unwrap());
+    let racing: Vec<_> = (1..=4)
+        .map(|n| {
+            let (store, read) = (store.clone(), read.clone());
+            tokio::spawn(async move {
+                let body = format!("{{\"n\":{n}}}");
+                let stored = store
+                    .save_tournament("t", 1, body.clone(), Some(read))
+                    .await
+                    .unwrap();
+                stored.then_some(body)
+            })
+        })
+        .collect();
+    let mut won = Vec::new();
+    for t in racing {
+        won.extend(t.await.unwrap());
+    }
+    assert_eq!(won.len(), 1, "one change stored: {won:?}");
+    assert_eq!(store.tournaments().await.unwrap(), won);
+    let fresh: Vec<_> = (0..4)
+        .map(|n| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                store
+                    .save_tournament("new", 2, format!("{{\"m\":{n}}}"), None)
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut created = 0;
+    for t in fresh {
+        created += usize::from(t.await.unwrap());
+    }
+    assert_eq!(created, 1, "one id, one tournament");
 }
 
 async fn lists_of_games_and_of_players(store: Arc<dyn Store>) {
@@ -686,6 +752,7 @@ suite!(
     accounts_and_sessions,
     one_first_account_among_simultaneous_ones,
     tournaments_are_replaced_by_id,
+    one_of_two_racing_tournament_changes_wins,
     lists_of_games_and_of_players,
     lobby_presences_live_by_their_lease,
     challenges_are_shared_and_taken_once,
