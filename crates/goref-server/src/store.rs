@@ -1254,4 +1254,4 @@ fn summaries(
 }
 
 #[cfg(test)]
-mod suite;
+pub(crate) mod suite;

@@ -1088,4 +1088,57 @@ mod tests {
         all.sort();
         assert_eq!(players, all, "every server's changes kept");
     }
+
+    /// Issue 23: of two servers on one PostgreSQL, only the leader opens a tournament's
+    /// games; a change made on the other is advanced by the leader on the bus's news, once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn only_the_leading_server_opens_a_tournaments_games() {
+        if !goref_pg::testing::postgres_there() {
+            return;
+        }
+        let (first, schema) = crate::store::suite::pg_store().await;
+        let one = App::new(first, Options::default()).await.unwrap();
+        let waited = std::time::Instant::now();
+        while !one.games.leads() {
+            assert!(waited.elapsed().as_secs() < 5, "the first server leads");
+            // Real time: the lead is PostgreSQL's advisory lock, tried every 0.5 s.
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let second = crate::store::suite::pg_store_in(&schema).await;
+        let two = App::new(second, Options::default()).await.unwrap();
+        assert!(!two.games.leads());
+        let players: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        let t = Tournament {
+            id: "t1".into(),
+            name: "Swiss".into(),
+            td: "td".into(),
+            created_ms: 1,
+            format: FormatSpec::Swiss { rounds: 2 },
+            game: CreateRequest {
+                width: Some(5),
+                ..CreateRequest::default()
+            },
+            stage: Stage::Running,
+            withdrawn: vec![false; players.len()],
+            players,
+            games: Vec::new(),
+            log: Vec::new(),
+        };
+        // Started on the second server: it stores and tells, and opens nothing.
+        assert!(two.tournaments.save(&t, None).await.unwrap());
+        two.tournaments.advance("t1").await;
+        let news = BusEvent::Tournament { id: "t1".into() };
+        two.tournaments.on_event(&news).await;
+        assert!(two.tournaments.one("t1").await.unwrap().games.is_empty());
+        // The leader opens round 1, once however often it is told.
+        one.tournaments.on_event(&news).await;
+        one.tournaments.on_event(&news).await;
+        let t = two.tournaments.one("t1").await.unwrap();
+        let ids: Vec<&str> = t.games.iter().filter_map(|g| g.id.as_deref()).collect();
+        assert_eq!((t.games.len(), ids.len()), (2, 2), "{:?}", t.games);
+        let stored = one.games.store().unfinished().await.unwrap();
+        assert_eq!(stored.len(), 2, "two games opened, not more");
+        drop((one, two));
+        crate::store::suite::drop_schema(&schema).await;
+    }
 }

@@ -685,7 +685,7 @@ async fn ratings_are_replaced_whole(store: Arc<dyn Store>) {
 }
 
 /// A fresh [`PgStore`] in a schema of its own, and the schema's name.
-async fn pg_store() -> (Arc<dyn Store>, String) {
+pub(crate) async fn pg_store() -> (Arc<dyn Store>, String) {
     let config = pg::pg_config("").unwrap();
     let schema = format!(
         "goref_test_{}_{}",
@@ -700,13 +700,17 @@ async fn pg_store() -> (Arc<dyn Store>, String) {
         ))
         .await
         .unwrap();
-    let mut config = config;
-    config.options(format!("-c search_path={schema}"));
-    let store = PgStore::connect_config(config).await.unwrap();
-    (Arc::new(store), schema)
+    (pg_store_in(&schema).await, schema)
 }
 
-async fn drop_schema(schema: &str) {
+/// Another [`PgStore`] on `schema` (another server on the same database).
+pub(crate) async fn pg_store_in(schema: &str) -> Arc<dyn Store> {
+    let mut config = pg::pg_config("").unwrap();
+    config.options(format!("-c search_path={schema}"));
+    Arc::new(PgStore::connect_config(config).await.unwrap())
+}
+
+pub(crate) async fn drop_schema(schema: &str) {
     let config = pg::pg_config("").unwrap();
     let (client, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
     tokio::spawn(connection);
