@@ -628,6 +628,17 @@ proptest! {
     }
 }
 
+/// Found by the property test above: a message's `id` that is a tiny float comes back exactly
+/// (serde_json's `float_roundtrip`; without it the last digit could differ).
+#[test]
+fn a_tiny_float_id_round_trips_exactly() {
+    let text = r#"{"type": "sync", "id": -6.019437756647596e-233}"#;
+    let m = ClientMessage::parse(text).unwrap();
+    let again = serde_json::to_value(&m).unwrap();
+    assert_eq!(ClientMessage::parse(&again.to_string()).unwrap(), m);
+    assert_eq!(again["id"].as_f64(), Some(-6.019437756647596e-233));
+}
+
 #[test]
 fn the_kind_of_a_lobby_message_is_its_type_on_the_wire() {
     let account: crate::accounts::Account = serde_json::from_value(
