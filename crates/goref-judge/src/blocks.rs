@@ -1,9 +1,10 @@
 //! Blocks (Olympiad 3.3: an intersection and all connected intersections of its colour) of a
 //! colouring, labelled once so that the judgement can name them, and a diagram reader.
 
+use std::fmt;
 use std::sync::Arc;
 
-use goref_rules::{Board, Color, Geometry, Point};
+use goref_rules::{Board, Color, Geometry, GeometryError, Point, SetupError};
 
 /// No block: the point is empty.
 pub const NO_BLOCK: u32 = u32::MAX;
@@ -71,9 +72,35 @@ impl Blocks {
     }
 }
 
+/// Why a diagram is not a board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DiagramError {
+    /// A character that is neither a stone, an empty point, a space nor `|`.
+    Unexpected(char),
+    /// Rows of different lengths.
+    RaggedRows,
+    /// A size the rules do not support (an empty diagram, or a side above 25).
+    Size(GeometryError),
+    /// A position no game can reach (a string without liberties).
+    Setup(SetupError),
+}
+
+impl fmt::Display for DiagramError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DiagramError::Unexpected(c) => write!(f, "unexpected '{c}' in diagram"),
+            DiagramError::RaggedRows => f.write_str("diagram rows differ in length"),
+            DiagramError::Size(e) => e.fmt(f),
+            DiagramError::Setup(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for DiagramError {}
+
 /// Reads a board diagram: one line a row, top row first, `X` or `#` Black, `O` or `@` White,
 /// `.` or `+` empty; spaces and a leading `|` are ignored. Every row must have the same length.
-pub fn board_from_diagram(text: &str) -> Result<Board, String> {
+pub fn board_from_diagram(text: &str) -> Result<Board, DiagramError> {
     let rows: Vec<Vec<Option<Color>>> = text
         .lines()
         .map(|l| l.trim())
@@ -85,7 +112,7 @@ pub fn board_from_diagram(text: &str) -> Result<Board, String> {
                     'X' | 'x' | '#' => Ok(Some(Color::Black)),
                     'O' | 'o' | '@' => Ok(Some(Color::White)),
                     '.' | '+' => Ok(None),
-                    other => Err(format!("unexpected '{other}' in diagram")),
+                    other => Err(DiagramError::Unexpected(other)),
                 })
                 .collect()
         })
@@ -93,11 +120,11 @@ pub fn board_from_diagram(text: &str) -> Result<Board, String> {
     let height = rows.len();
     let width = rows.first().map_or(0, Vec::len);
     if rows.iter().any(|r| r.len() != width) {
-        return Err("diagram rows differ in length".into());
+        return Err(DiagramError::RaggedRows);
     }
-    let geometry = Geometry::rect(width, height).map_err(|e| e.to_string())?;
+    let geometry = Geometry::rect(width, height).map_err(DiagramError::Size)?;
     let colors: Vec<Option<Color>> = rows.into_iter().flatten().collect();
-    Board::from_colors(Arc::new(geometry), &colors).map_err(|e| e.to_string())
+    Board::from_colors(Arc::new(geometry), &colors).map_err(DiagramError::Setup)
 }
 
 #[cfg(test)]
@@ -118,5 +145,26 @@ mod tests {
         assert_eq!(blocks.list[1].color, Color::White);
         assert_eq!(blocks.list[1].stones.len(), 3);
         assert_eq!(blocks.at(Point::new(2)), None);
+    }
+
+    #[test]
+    fn a_bad_diagram_says_why() {
+        assert_eq!(
+            board_from_diagram("X ? .").unwrap_err(),
+            DiagramError::Unexpected('?')
+        );
+        assert_eq!(
+            board_from_diagram("X X .\n. O").unwrap_err(),
+            DiagramError::RaggedRows
+        );
+        assert!(matches!(
+            board_from_diagram("").unwrap_err(),
+            DiagramError::Size(GeometryError::BadSide { width: 0, height: 0 })
+        ));
+        // A black stone with no liberty: no game reaches it.
+        assert!(matches!(
+            board_from_diagram("X O\nO .").unwrap_err(),
+            DiagramError::Setup(SetupError::NoLiberties(_))
+        ));
     }
 }

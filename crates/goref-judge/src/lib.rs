@@ -77,7 +77,7 @@ use std::sync::Mutex;
 use goref_rules::{Board, ByColor, Color, Game, Move, Point};
 
 pub use benson::{pass_alive, pass_alive_beside, PassAlive};
-pub use blocks::{board_from_diagram, Block, Blocks};
+pub use blocks::{board_from_diagram, Block, Blocks, DiagramError};
 pub use region::{maximal_local_region, LocalRegion};
 pub use removal::{default_removal, Disputes, Removal};
 pub use search::{
