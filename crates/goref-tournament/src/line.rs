@@ -115,27 +115,6 @@ impl GameLine {
         }
     }
 
-    /// The old constructor, with the result as SGF `RE` text and the winner as a letter:
-    /// the text is read as an [`Outcome`] (one that does not read is [`Outcome::Void`]) and
-    /// the letter is not used.
-    ///
-    /// To be removed: kept only until goref-server passes an [`Outcome`] ([`GameLine::of`]).
-    /// It is not marked `#[deprecated]` so that the workspace stays clean under
-    /// `clippy -D warnings` meanwhile.
-    #[doc(hidden)]
-    #[must_use]
-    pub fn new(
-        number: usize,
-        pairing: &Pairing,
-        names: [String; 2],
-        result: String,
-        _winner: Option<char>,
-        end: Ending,
-    ) -> GameLine {
-        let outcome = result.parse().unwrap_or(Outcome::Void);
-        GameLine::of(number, pairing, names, outcome, end)
-    }
-
     /// The colour that won, if any.
     #[must_use]
     pub fn winner(&self) -> Option<Color> {

@@ -102,15 +102,6 @@ const ELO_TO_NATURAL: f64 = std::f64::consts::LN_10 / 400.0;
 /// The two-sided 95% quantile of the standard normal distribution.
 pub(crate) const Z95: f64 = 1.959_963_984_540_054;
 
-/// The result of a game as ratings count it: [`crate::pairing::Scored`] under its old name,
-/// kept for goref-server until it names it `Scored`.
-#[doc(hidden)]
-pub use crate::pairing::Scored as GameResult;
-
-/// [`RatedGame`] under its old name, kept for goref-server until it names it `RatedGame`.
-#[doc(hidden)]
-pub use RatedGame as Game;
-
 /// One game between two players, named by their index (`0..players`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RatedGame {
