@@ -143,6 +143,29 @@ pub trait Entry: Send + 'static {
     fn next_game(&mut self) -> impl Future<Output = Option<String>> + Send;
 }
 
+/// Why a [`Host`] refused a login, an entry or a move: CGOS tells a refusal in words, and
+/// these are the words the client is sent (`Error: ...`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{text}")]
+pub struct Refused {
+    /// What the client is told.
+    pub text: String,
+}
+
+impl From<String> for Refused {
+    fn from(text: String) -> Refused {
+        Refused { text }
+    }
+}
+
+impl From<&str> for Refused {
+    fn from(text: &str) -> Refused {
+        Refused {
+            text: text.to_string(),
+        }
+    }
+}
+
 /// What the door needs of the server: the narrow interface it acts through.
 pub trait Host: Send + Sync + 'static {
     /// A logged-in account.
@@ -151,20 +174,20 @@ pub trait Host: Send + Sync + 'static {
     type Entry: Entry;
 
     /// Logs `name` in with `password` from `peer` (the account is created when nobody has the
-    /// name, as CGOS does); `Err` holds the refusal's text.
+    /// name, as CGOS does); `Err` holds the refusal the client is told.
     fn login(
         &self,
         name: &str,
         password: &str,
         peer: IpAddr,
-    ) -> impl Future<Output = Result<Self::Login, String>> + Send;
+    ) -> impl Future<Output = Result<Self::Login, Refused>> + Send;
     /// The account's name as the server spells it.
     fn name(login: &Self::Login) -> &str;
     /// Puts the account in the lobby, not yet waiting; `Err` holds why not.
     fn enter(
         &self,
         login: &Self::Login,
-    ) -> impl Future<Output = Result<Self::Entry, String>> + Send;
+    ) -> impl Future<Output = Result<Self::Entry, Refused>> + Send;
     /// The game the account is playing, if any.
     fn live_game(&self, login: &Self::Login) -> impl Future<Output = Option<String>> + Send;
     /// The game's view, sent again each time the game changes; `None` when there is no such
@@ -183,7 +206,7 @@ pub trait Host: Send + Sync + 'static {
         answer: Submitted,
         sent: &str,
         analysis: Option<String>,
-    ) -> impl Future<Output = Result<(), String>> + Send;
+    ) -> impl Future<Output = Result<(), Refused>> + Send;
     /// The host's clock, in ms (the same as [`GameView::at_ms`]).
     fn now_ms(&self) -> u64;
 }
@@ -405,7 +428,7 @@ impl<H: Host> Door<H> {
         }
         match self.host.login(&name, &password, peer).await {
             Ok(login) => Ok((login, analyze)),
-            Err(text) => Err(self.refuse(line, &text).await),
+            Err(why) => Err(self.refuse(line, &why.text).await),
         }
     }
 
@@ -423,7 +446,7 @@ impl<H: Host> Door<H> {
     {
         let mut entry = match self.host.enter(login).await {
             Ok(entry) => entry,
-            Err(text) => return self.refuse(line, &text).await,
+            Err(why) => return self.refuse(line, &why.text).await,
         };
         let mut game = self.host.live_game(login).await;
         let mut unasked = 0u32;

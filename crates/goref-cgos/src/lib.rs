@@ -55,8 +55,6 @@
 //! of a kill file; an engine reply that is no vertex is answered `resign` (CGOS would count it
 //! illegal); analysis only from `cgos-genmove_analyze` (not `kata-`/`lz-genmove_analyze`).
 
-#![deny(missing_docs)]
-
 pub mod client;
 pub mod door;
 pub mod protocol;
@@ -65,7 +63,7 @@ pub use client::{
     play_session, run, stop_on_signals, ClientConfig, ClientError, GameRecord, Progress,
     SessionEnd, MAX_ANALYSIS,
 };
-pub use door::{Door, DoorConfig, Ended, Entry, GameView, Host, Submitted};
+pub use door::{Door, DoorConfig, Ended, Entry, GameView, Host, Refused, Submitted};
 pub use protocol::{
     Answer, CgosError, CgosMove, CgosResult, CgosWin, ClientKind, ClientMessage, Date, Expect,
     Gameover, IllegalReason, LineReader, Rating, ReadError, Seat, ServerMessage, Setup, TimedMove,

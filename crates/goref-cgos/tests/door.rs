@@ -9,7 +9,7 @@ use goref_cgos::door::{DoorConfig, Ended, Submitted, REPLACED_TEXT};
 use goref_cgos::protocol::{
     Answer, CgosMove, CgosResult, CgosWin, Date, Gameover, Seat, TimedMove, Vertex,
 };
-use goref_cgos::{Door, Entry, GameView, Host};
+use goref_cgos::{Door, Entry, GameView, Host, Refused};
 use goref_rules::{ByColor, Color, Komi};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 use tokio::sync::{mpsc, watch};
@@ -57,7 +57,7 @@ impl Host for Scripted {
     type Login = String;
     type Entry = ScriptedEntry;
 
-    async fn login(&self, name: &str, password: &str, _peer: IpAddr) -> Result<String, String> {
+    async fn login(&self, name: &str, password: &str, _peer: IpAddr) -> Result<String, Refused> {
         if password == format!("pw-{name}") {
             Ok(name.to_string())
         } else {
@@ -69,7 +69,7 @@ impl Host for Scripted {
         login
     }
 
-    async fn enter(&self, login: &String) -> Result<ScriptedEntry, String> {
+    async fn enter(&self, login: &String) -> Result<ScriptedEntry, Refused> {
         let (tx, games) = mpsc::unbounded_channel();
         self.starts.lock().unwrap().push((login.clone(), tx));
         Ok(ScriptedEntry {
@@ -98,7 +98,7 @@ impl Host for Scripted {
         answer: Submitted,
         sent: &str,
         analysis: Option<String>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refused> {
         let _ = self
             .seen
             .send(Seen::Play(color, answer, sent.to_string(), analysis));

@@ -23,7 +23,7 @@ use goref_cgos::protocol::{
     compact_analysis, CgosMove, CgosResult, Date, Gameover, IllegalReason, Rating as CgosRating,
     Seat, TimedMove, RESIGNATION_TEXT,
 };
-use goref_cgos::{Answer, Door, Entry, GameView, Host};
+use goref_cgos::{Answer, Door, Entry, GameView, Host, Refused};
 use goref_clock::TimeControl;
 use goref_referee::{Ending, Need};
 use goref_rules::{ByColor, Color, Komi, Move};
@@ -237,14 +237,14 @@ impl Host for ServerHost {
     type Login = Account;
     type Entry = DoorEntry;
 
-    async fn login(&self, name: &str, password: &str, peer: IpAddr) -> Result<Account, String> {
+    async fn login(&self, name: &str, password: &str, peer: IpAddr) -> Result<Account, Refused> {
         let address = crate::limits::address_key(peer);
         if self
             .logins
             .check(&address, std::time::Instant::now())
             .is_err()
         {
-            return Err(login_refusal(&LoginError::TooManyAttempts));
+            return Err(login_refusal(&LoginError::TooManyAttempts).into());
         }
         let request = LoginRequest {
             name: name.to_string(),
@@ -256,19 +256,19 @@ impl Host for ServerHost {
             .log_in(request, &address)
             .await
             .map(|(_, account)| account)
-            .map_err(|e| login_refusal(&e))
+            .map_err(|e| login_refusal(&e).into())
     }
 
     fn name(login: &Account) -> &str {
         &login.name
     }
 
-    async fn enter(&self, login: &Account) -> Result<DoorEntry, String> {
+    async fn enter(&self, login: &Account) -> Result<DoorEntry, Refused> {
         self.lobby
             .join_cgos(login.clone())
             .await
             .map(|member| DoorEntry { member })
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string().into())
     }
 
     async fn live_game(&self, login: &Account) -> Option<String> {
@@ -344,7 +344,7 @@ impl Host for ServerHost {
         answer: Submitted,
         sent: &str,
         analysis: Option<String>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refused> {
         let room = self
             .games
             .room(id)
@@ -396,7 +396,7 @@ impl Host for ServerHost {
             .act_commented(id, Some(color), act, Some(room.version()), Some(0), comment)
             .await
             .map(|_| ())
-            .map_err(|(refusal, _)| refusal.to_string())
+            .map_err(|(refusal, _)| refusal.to_string().into())
     }
 
     fn now_ms(&self) -> u64 {

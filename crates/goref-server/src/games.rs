@@ -257,7 +257,7 @@ impl Games {
         let created_ms = self.now_ms();
         // Checked here; the room is made when someone opens the game.
         Room::new(config.clone(), created_ms, self.opts.lag_allowance_ms)
-            .map_err(ApiError::Invalid)?;
+            .map_err(|e| ApiError::Invalid(e.to_string()))?;
         let id = random_hex(6);
         let secrets = ByColor::new(random_hex(16), random_hex(16));
         let stored = StoredGame {
@@ -527,7 +527,9 @@ async fn create_game(
     }
     let request: CreateRequest =
         serde_json::from_slice(&body).map_err(|e| ApiError::Malformed(e.to_string()))?;
-    let config = request.config().map_err(ApiError::Invalid)?;
+    let config = request
+        .config()
+        .map_err(|e| ApiError::Invalid(e.to_string()))?;
     let max = state.opts.max_unfinished_per_creator;
     let Opened { id, secrets } = state.create(config, creator, Some(max)).await?;
     let seat = |secret: &str| SeatLink {

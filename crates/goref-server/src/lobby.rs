@@ -47,7 +47,7 @@ use crate::protocol::{
     Account, ChallengeView, ColorChoice, GameStart, LobbyAck, LobbyClientMessage,
     LobbyServerMessage, OnlinePlayer, Rating, BASE_RATING,
 };
-use crate::room::{CreateRequest, GameConfig, Players, Side};
+use crate::room::{ConfigError, CreateRequest, GameConfig, Players, Side};
 use crate::sessions::{account_of_token, random_hex};
 use crate::store::{Presence, Store, StoredChallenge, Taken};
 
@@ -72,6 +72,17 @@ const CGOS_CONN: &str = "cgos";
 fn is_cgos_conn(conn: &str) -> bool {
     conn.split_once('-')
         .is_some_and(|(_, n)| n.starts_with(CGOS_CONN))
+}
+
+/// Why [`Lobby::start_game`] started no game.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The settings are not a game's.
+    #[error("{0}")]
+    Settings(#[from] ConfigError),
+    /// The game could not be stored.
+    #[error("the game could not be created")]
+    NotCreated,
 }
 
 /// Whether two games fit: the same board, rules, komi, clock, handicap and end (a CGOS
@@ -316,13 +327,13 @@ impl Lobby {
         players: Players,
         rated: bool,
         creator: &str,
-    ) -> Result<String, String> {
+    ) -> Result<String, StartError> {
         let config = request.config_between(&players, rated)?;
         let opened = self
             .games
             .open(config, creator.to_string())
             .await
-            .map_err(|_| "the game could not be created".to_string())?;
+            .map_err(|_| StartError::NotCreated)?;
         if let Err(e) = self
             .store()
             .stop_waiting(vec![players.black.clone(), players.white.clone()])
@@ -558,7 +569,7 @@ impl Lobby {
                     );
                 }
                 if let Err(e) = request.config() {
-                    return refusal("invalid", e);
+                    return refusal("invalid", e.to_string());
                 }
                 let id = random_hex(6);
                 let body = ChallengeBody {
@@ -643,7 +654,7 @@ impl Lobby {
                     .await
                 {
                     Ok(id) => LobbyServerMessage::Ack(LobbyAck::Game { game: id }),
-                    Err(e) => refusal("invalid", e),
+                    Err(e) => refusal("invalid", e.to_string()),
                 }
             }
         }

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::clock::Clock;
-use crate::room::CreateRequest;
+use crate::room::{ConfigError, CreateRequest};
 
 /// Server settings.
 #[derive(Clone, Debug)]
@@ -156,6 +156,25 @@ pub struct CgosOptions {
 /// The largest board CGOS's coordinates name.
 const MAX_CGOS_SIZE: usize = 25;
 
+/// Why the CGOS door cannot be opened with the pairing game.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CgosError {
+    /// A board that is not square or larger than 25×25.
+    #[error("CGOS plays on square boards of at most {MAX_CGOS_SIZE}x{MAX_CGOS_SIZE}, not {width}x{height}")]
+    Board {
+        /// Columns.
+        width: usize,
+        /// Rows.
+        height: usize,
+    },
+    /// A clock that is not sudden death.
+    #[error("CGOS plays sudden death: give --pairing-time as a duration (5m)")]
+    NotSuddenDeath,
+    /// Settings the server refuses.
+    #[error("{0}")]
+    Settings(#[from] ConfigError),
+}
+
 impl CgosOptions {
     /// The door on `listen`, its game made from the server's pairing game (its board, komi and
     /// clock), with `rules`, the end `all-alive` (no dead-stone phase: two passes score the
@@ -170,19 +189,17 @@ impl CgosOptions {
         pairing: &CreateRequest,
         rules: &str,
         time_gift: Duration,
-    ) -> Result<CgosOptions, String> {
+    ) -> Result<CgosOptions, CgosError> {
         let width = pairing.width.unwrap_or(19);
         let height = pairing.height.unwrap_or(width);
         if width != height || width > MAX_CGOS_SIZE {
-            return Err(format!(
-                "CGOS plays on square boards of at most {MAX_CGOS_SIZE}x{MAX_CGOS_SIZE}, not {width}x{height}"
-            ));
+            return Err(CgosError::Board { width, height });
         }
         if !matches!(
             pairing.time,
             Some(goref_clock::TimeControl::SuddenDeath { .. })
         ) {
-            return Err("CGOS plays sudden death: give --pairing-time as a duration (5m)".into());
+            return Err(CgosError::NotSuddenDeath);
         }
         let game = CreateRequest {
             width: Some(width),

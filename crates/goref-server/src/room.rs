@@ -9,15 +9,19 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use goref_clock::TimeError;
 use goref_clock::{PlayerClock, TimeControl};
+use goref_referee::handicap::HandicapError;
 use goref_referee::handicap::{fixed_handicap, HANDICAP_KOMI};
 use goref_referee::marking::Dead;
 pub use goref_referee::Phase;
 use goref_referee::{
     ClockStart, Ending, IllegalPolicy, Input, Moment, Need, PlayerInfo, RecordInfo, Referee,
-    Refusal as RefereeRefusal, Settings,
+    Refusal as RefereeRefusal, SettingError, Settings,
 };
-use goref_rules::{Board, ByColor, Color, Geometry, Komi, Move, Point, Preset, Ruleset};
+use goref_rules::{
+    Board, ByColor, Color, Geometry, GeometryError, Komi, Move, ParseError, Point, Preset, Ruleset,
+};
 use serde::{Deserialize, Serialize};
 
 pub use crate::protocol::{
@@ -28,6 +32,62 @@ use crate::protocol::{
     ClockView, ClocksView, CopyView, MoveView, Need as NeedView, NoteView, ScoreView, StateView, Xy,
 };
 
+/// Why a game's settings are refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// A side outside 2 to 25.
+    #[error("board {width}x{height}: sides must be 2 to {}", goref_rules::MAX_SIDE)]
+    Board {
+        /// Columns asked for.
+        width: usize,
+        /// Rows asked for.
+        height: usize,
+    },
+    /// A board the rules cannot build.
+    #[error("{0}")]
+    Geometry(#[from] GeometryError),
+    /// A handicap this board has no fixed placement for.
+    #[error("{0}")]
+    Handicap(#[from] HandicapError),
+    /// Rules that are not a preset's name.
+    #[error("{0}")]
+    Rules(ParseError),
+    /// A komi that is not a whole or half number.
+    #[error("{0}")]
+    Komi(ParseError),
+    /// A komi beyond ±1000.
+    #[error("komi {0} is outside -1000 to 1000")]
+    KomiRange(f64),
+    /// A clock the server does not run.
+    #[error("{0}")]
+    Time(#[from] TimeError),
+    /// A player's name longer than [`MAX_NAME`].
+    #[error("player names are at most {MAX_NAME} characters")]
+    NameTooLong,
+    /// A player's name with a control character.
+    #[error("player names may not hold control characters")]
+    NameControl,
+    /// Settings the referee refuses.
+    #[error("{0}")]
+    Referee(#[from] SettingError),
+}
+
+/// Why a stored event cannot be replayed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    /// The event's number is not the next version.
+    #[error("event {seq} does not follow version {version}")]
+    OutOfOrder {
+        /// The event's number.
+        seq: u64,
+        /// The room's version.
+        version: u64,
+    },
+    /// The room refuses the event.
+    #[error("{0}")]
+    Refused(Refusal),
+}
+
 impl CreateRequest {
     /// The settings of a game between the accounts `players` (their names filled in),
     /// rated or not.
@@ -35,7 +95,11 @@ impl CreateRequest {
     /// # Errors
     ///
     /// As [`CreateRequest::config`].
-    pub fn config_between(&self, players: &Players, rated: bool) -> Result<GameConfig, String> {
+    pub fn config_between(
+        &self,
+        players: &Players,
+        rated: bool,
+    ) -> Result<GameConfig, ConfigError> {
         let mut request = self.clone();
         request.black = Some(players.black.clone());
         request.white = Some(players.white.clone());
@@ -46,29 +110,31 @@ impl CreateRequest {
     }
 
     /// The configuration, or why it is refused.
-    pub fn config(&self) -> Result<GameConfig, String> {
+    ///
+    /// # Errors
+    ///
+    /// A board side outside 2 to 25, a handicap the board cannot place, unknown rules, a komi
+    /// that is not a half point or beyond ±1000, a clock over the limits, a bad player name.
+    pub fn config(&self) -> Result<GameConfig, ConfigError> {
         let width = self.width.unwrap_or(19);
         let height = self.height.unwrap_or(width);
         if !(2..=goref_rules::MAX_SIDE).contains(&width)
             || !(2..=goref_rules::MAX_SIDE).contains(&height)
         {
-            return Err(format!(
-                "board {width}x{height}: sides must be 2 to {}",
-                goref_rules::MAX_SIDE
-            ));
+            return Err(ConfigError::Board { width, height });
         }
         let handicap = self.handicap.unwrap_or(0);
         if handicap > 0 {
-            let g = Geometry::rect(width, height).map_err(|e| e.to_string())?;
-            fixed_handicap(&g, handicap).map_err(|e| e.to_string())?;
+            let g = Geometry::rect(width, height)?;
+            fixed_handicap(&g, handicap)?;
         }
         let rules_name = self.rules.as_deref().unwrap_or("tromp-taylor");
-        let preset: Preset = rules_name.parse().map_err(|e| format!("{e}"))?;
+        let preset: Preset = rules_name.parse().map_err(ConfigError::Rules)?;
         let komi = match self.komi {
             Some(k) => {
-                let komi = Komi::from_f64(k).map_err(|e| e.to_string())?;
+                let komi = Komi::from_f64(k).map_err(ConfigError::Komi)?;
                 if komi.half_points().abs() > 2 * 1000 {
-                    return Err(format!("komi {k} is outside -1000 to 1000"));
+                    return Err(ConfigError::KomiRange(k));
                 }
                 komi
             }
@@ -76,15 +142,14 @@ impl CreateRequest {
             None => Ruleset::preset(preset).komi,
         };
         let time = self.time.unwrap_or(TimeControl::None);
-        time.validate(Duration::from_secs(MAX_SECONDS))
-            .map_err(|e| e.to_string())?;
-        let name = |given: &Option<String>, default: &str| -> Result<String, String> {
+        time.validate(Duration::from_secs(MAX_SECONDS))?;
+        let name = |given: &Option<String>, default: &str| -> Result<String, ConfigError> {
             let name = given.as_deref().unwrap_or(default).trim().to_string();
             if name.chars().count() > MAX_NAME {
-                return Err(format!("player names are at most {MAX_NAME} characters"));
+                return Err(ConfigError::NameTooLong);
             }
             if name.chars().any(char::is_control) {
-                return Err("player names may not hold control characters".into());
+                return Err(ConfigError::NameControl);
             }
             Ok(if name.is_empty() {
                 default.to_string()
@@ -111,9 +176,14 @@ impl CreateRequest {
 
 impl GameConfig {
     /// The ruleset: the preset with this komi.
-    pub fn ruleset(&self) -> Result<Ruleset, String> {
-        let preset: Preset = self.rules.parse().map_err(|e| format!("{e}"))?;
-        let komi = Komi::from_f64(self.komi).map_err(|e| e.to_string())?;
+    ///
+    /// # Errors
+    ///
+    /// Unknown rules or a komi that is not a half point (a configuration
+    /// [`CreateRequest::config`] did not make).
+    pub fn ruleset(&self) -> Result<Ruleset, ConfigError> {
+        let preset: Preset = self.rules.parse().map_err(ConfigError::Rules)?;
+        let komi = Komi::from_f64(self.komi).map_err(ConfigError::Komi)?;
         Ok(Ruleset::preset(preset).with_komi(komi))
     }
 }
@@ -127,6 +197,7 @@ pub struct Event {
     pub at_ms: u64,
     /// Who acted; `None` for the server.
     pub by: Option<Side>,
+    /// What happened.
     pub act: Act,
     /// How long the player thought, by its own measure (for the lag credit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -278,10 +349,13 @@ pub struct Room {
 impl Room {
     /// A new game (the configuration must have passed [`CreateRequest::config`]); `lag_ms` is
     /// the lag allowance of each turn.
-    pub fn new(config: GameConfig, created_ms: u64, lag_ms: u64) -> Result<Room, String> {
+    ///
+    /// # Errors
+    ///
+    /// Settings [`CreateRequest::config`] would refuse.
+    pub fn new(config: GameConfig, created_ms: u64, lag_ms: u64) -> Result<Room, ConfigError> {
         let rules = config.ruleset()?;
-        let geometry =
-            Arc::new(Geometry::rect(config.width, config.height).map_err(|e| e.to_string())?);
+        let geometry = Arc::new(Geometry::rect(config.width, config.height)?);
         let mut settings = Settings::new(rules);
         settings.protocol = config.end;
         settings.illegal = IllegalPolicy::Refuse;
@@ -294,11 +368,9 @@ impl Room {
             settings.clock_start = ClockStart::AtOnce;
         }
         if config.handicap > 0 {
-            settings.handicap =
-                fixed_handicap(&geometry, config.handicap).map_err(|e| e.to_string())?;
+            settings.handicap = fixed_handicap(&geometry, config.handicap)?;
         }
-        let referee = Referee::new(geometry, settings, Duration::from_millis(created_ms))
-            .map_err(|e| e.to_string())?;
+        let referee = Referee::new(geometry, settings, Duration::from_millis(created_ms))?;
         Ok(Room {
             config,
             created_ms,
@@ -668,12 +740,16 @@ impl Room {
     }
 
     /// Applies a stored event (replaying the log after a restart).
-    pub fn commit(&mut self, event: &Event) -> Result<(), String> {
+    ///
+    /// # Errors
+    ///
+    /// The event is not the next one, or the room refuses it.
+    pub fn commit(&mut self, event: &Event) -> Result<(), ReplayError> {
         if event.seq != self.version + 1 {
-            return Err(format!(
-                "event {} does not follow version {}",
-                event.seq, self.version
-            ));
+            return Err(ReplayError::OutOfOrder {
+                seq: event.seq,
+                version: self.version,
+            });
         }
         let (_, next) = self
             .prepare_commented(
@@ -683,7 +759,7 @@ impl Room {
                 event.think_ms,
                 event.comment.clone(),
             )
-            .map_err(|r| r.to_string())?;
+            .map_err(ReplayError::Refused)?;
         *self = next;
         Ok(())
     }

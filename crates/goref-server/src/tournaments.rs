@@ -58,20 +58,29 @@ pub enum Stage {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "format", rename_all = "kebab-case")]
 pub enum FormatSpec {
+    /// Everyone plays everyone.
     RoundRobin {
+        /// Games each pair plays.
         #[serde(default = "one")]
         games_per_pair: usize,
     },
+    /// The seeds play everyone else.
     Gauntlet {
+        /// How many seeds.
         #[serde(default = "one")]
         seeds: usize,
+        /// Games each pair plays.
         #[serde(default = "one")]
         games_per_pair: usize,
     },
+    /// Rounds paired from the standings.
     Swiss {
+        /// How many rounds.
         rounds: usize,
     },
+    /// A single-elimination bracket.
     Knockout {
+        /// Games a match.
         #[serde(default = "one")]
         games: usize,
     },
@@ -125,8 +134,9 @@ pub struct TournamentGame {
     pub number: usize,
     /// Round, from 1.
     pub round: usize,
-    /// Players (indices in `players`).
+    /// Black (an index in `players`).
     pub black: usize,
+    /// White (an index in `players`).
     pub white: usize,
     /// The server's game, once started (none for a game forfeited before it began).
     pub id: Option<String>,
@@ -137,26 +147,37 @@ pub struct TournamentGame {
 /// One line of the TD's log.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LogLine {
+    /// When (unix ms).
     pub at_ms: u64,
+    /// What happened.
     pub text: String,
 }
 
 /// A tournament as stored.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Tournament {
+    /// Its id.
     pub id: String,
+    /// Its name.
     pub name: String,
+    /// The tournament director's account.
     pub td: String,
+    /// When it was created (unix ms).
     pub created_ms: u64,
+    /// Its format.
     #[serde(flatten)]
     pub format: FormatSpec,
     /// The settings of every game (players' names filled in).
     pub game: CreateRequest,
+    /// Where it stands.
     pub stage: Stage,
-    /// In seeding order once started.
+    /// The players' accounts, in seeding order once started.
     pub players: Vec<String>,
+    /// Whether each player has withdrawn.
     pub withdrawn: Vec<bool>,
+    /// Its games, once paired.
     pub games: Vec<TournamentGame>,
+    /// The director's log.
     pub log: Vec<LogLine>,
 }
 
@@ -562,7 +583,7 @@ impl Tournaments {
                         .open(config, creator)
                         .await
                         .map_err(|e| e.to_string()),
-                    Err(e) => Err(e),
+                    Err(e) => Err(e.to_string()),
                 };
                 match made {
                     Ok(game) => {
@@ -753,7 +774,10 @@ async fn create(
     if request.game.black.is_some() || request.game.white.is_some() {
         return Err(ApiError::Invalid("the players are the tournament's".into()));
     }
-    request.game.config().map_err(ApiError::Invalid)?;
+    request
+        .game
+        .config()
+        .map_err(|e| ApiError::Invalid(e.to_string()))?;
     let _one = ts.changing.lock().await;
     let all = ts.all().await?;
     if all.iter().filter(|t| t.stage != Stage::Over).count() >= MAX_OPEN {

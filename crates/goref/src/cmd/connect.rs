@@ -555,7 +555,7 @@ impl Table<'_> {
             let rules = self.config.ruleset().map_err(|message| GtpError::Failure {
                 engine: self.engine.label().to_string(),
                 command: "rules".into(),
-                message,
+                message: message.to_string(),
             })?;
             goref_match::game::setup_engine(
                 &mut self.engine,
