@@ -1,3 +1,5 @@
+// criterion_group! writes a public function it cannot document.
+#![allow(missing_docs)]
 //! The judge's speed (reference 001 §3.9) on three sets:
 //!
 //! - `hard`: the life-and-death positions built for goref in `tests/hard` (classic seki, bent

@@ -12,7 +12,9 @@ pub const NO_BLOCK: u32 = u32::MAX;
 /// One block: its colour and its stones (in point order).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Block {
+    /// The colour of its stones.
     pub color: Color,
+    /// Its stones, in point order.
     pub stones: Vec<Point>,
 }
 
@@ -159,7 +161,10 @@ mod tests {
         );
         assert!(matches!(
             board_from_diagram("").unwrap_err(),
-            DiagramError::Size(GeometryError::BadSide { width: 0, height: 0 })
+            DiagramError::Size(GeometryError::BadSide {
+                width: 0,
+                height: 0
+            })
         ));
         // A black stone with no liberty: no game reaches it.
         assert!(matches!(

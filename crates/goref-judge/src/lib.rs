@@ -10,7 +10,11 @@
 //! - [`search`]: "locally capturable" and "has at most one eye", exact searches with a node
 //!   budget whose answer is *undecided* (with the reason) when the budget runs out;
 //! - [`removal`]: the default removal of 3.9.2 given both sides' dead lists, or treating every
-//!   block as disputed, and the area score afterwards (3.8).
+//!   block as disputed, and the area score afterwards (3.8);
+//! - [`testing`]: legal positions from arbitrary cells and the brute force the definitions are
+//!   checked against, for tests;
+//! - inside: `blocks` (blocks, and [`board_from_diagram`]), `dfpn` (the proof-number search
+//!   of "locally capturable") and `eyes` ("at most one eye").
 //!
 //! # Reading of the text
 //!
@@ -89,7 +93,10 @@ pub use search::{
 pub enum Keep {
     /// It does not have at most one eye: its colour, moving alone, makes it pass-alive with
     /// these plays.
-    CanBecomePassAlive { plays: Vec<Point> },
+    CanBecomePassAlive {
+        /// The plays of its colour that make it pass-alive.
+        plays: Vec<Point>,
+    },
     /// It is not locally capturable.
     NotLocallyCapturable,
 }
@@ -101,12 +108,18 @@ pub enum Verdict {
     PassAlive,
     /// Has at most one eye and is locally capturable: removed when disputed (3.9.2). `line`
     /// is a line of local alternate moving, the block's colour first, that removes it.
-    DeadBy39 { line: Vec<(Color, Move)> },
+    DeadBy39 {
+        /// The capturing line, the block's colour first.
+        line: Vec<(Color, Move)>,
+    },
     /// Not removed by 3.9.2, for this reason.
     AliveByDefault(Keep),
     /// A search ran out of budget; the block stays on the board (3.9: remove only the most
     /// obvious blocks).
-    Undecided { reason: String },
+    Undecided {
+        /// Which search ran out, and where (for people).
+        reason: String,
+    },
 }
 
 impl Verdict {
@@ -131,12 +144,14 @@ impl Verdict {
 /// One block and its verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockVerdict {
+    /// The block judged.
     pub block: Block,
     /// Points in the block's maximal local region (0 when it was not needed: pass-alive
     /// blocks and blocks that can become pass-alive).
     pub region_points: usize,
     /// Search nodes the judgement visited (see [`nodes_visited`]).
     pub nodes: u64,
+    /// The judgement.
     pub verdict: Verdict,
 }
 

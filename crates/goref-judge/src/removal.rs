@@ -21,7 +21,9 @@ use crate::{BlockVerdict, Judge, Verdict};
 pub enum Disputes<'a> {
     /// The stones each program considers removable (3.7.2): Black's list, White's list.
     Lists {
+        /// The stones Black's program lists as dead.
         black: &'a [Point],
+        /// The stones White's program lists as dead.
         white: &'a [Point],
     },
     /// Every block is disputed.

@@ -54,6 +54,7 @@ pub(crate) fn count_node() {
 /// and the long cycle rule), and the basic-ko ban in force.
 #[derive(Clone, Copy, Debug)]
 pub struct Context<'a> {
+    /// The game's rules (suicide, ko, superko, the long cycle rule).
     pub rules: Ruleset,
     /// The game's positions so far; `None` for a position without history (a diagram).
     pub history: Option<&'a History>,

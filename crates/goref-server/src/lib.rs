@@ -1,6 +1,35 @@
 //! `goref serve`: games of Go served to people and programs over HTTP and WebSocket, by one
 //! server or several on one PostgreSQL database.
 //!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use goref_server::client::{create_game, Player};
+//! use goref_server::{start, Options, SqliteStore};
+//! use serde_json::json;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> anyhow::Result<()> {
+//! // A server on a fresh SQLite database, on a free port.
+//! let dir = tempfile::tempdir()?;
+//! let store = Arc::new(SqliteStore::open(&dir.path().join("goref.db"))?);
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let server = start(listener, store, Options::default()).await?;
+//!
+//! // A 9×9 game: the answer holds each seat's secret (its link) and the spectators' page.
+//! let created = create_game(server.addr, &json!({"width": 9, "komi": 7})).await?;
+//! let id = created["id"].as_str().unwrap();
+//! let mut black = Player::connect(server.addr, id, created["black"]["secret"].as_str()).await?;
+//! // Black plays C7 (columns and rows from the top-left corner): the game's first event.
+//! assert_eq!(black.must(json!({"type": "play", "x": 2, "y": 2})).await?, 1);
+//! // Playing again out of turn is refused, and nothing changes.
+//! let refused = black.act(json!({"type": "play", "x": 3, "y": 3})).await?;
+//! assert_eq!(refused["type"], "error");
+//! server.task.abort();
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! The modules, bottom up (each imports only those below it):
 //! - [`protocol`]: the wire, typed: every message of the game and lobby WebSockets, both
 //!   directions, the game's state ([`protocol::StateView`]) and the HTTP bodies programs read;

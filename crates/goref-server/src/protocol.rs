@@ -72,19 +72,37 @@ pub type Xy = [usize; 2];
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Command {
     /// A stone at column `x` from the left, row `y` from the top.
-    Play { x: usize, y: usize },
+    Play {
+        /// Column, from the left (0 first).
+        x: usize,
+        /// Row, from the top (0 first).
+        y: usize,
+    },
     /// A pass.
     Pass,
     /// Resigning.
     Resign,
     /// Reference 003: mark the string through this stone dead.
-    Mark { x: usize, y: usize },
+    Mark {
+        /// Column, from the left.
+        x: usize,
+        /// Row, from the top.
+        y: usize,
+    },
     /// Reference 003: dispute the marked string through this stone.
-    Dispute { x: usize, y: usize },
+    Dispute {
+        /// Column, from the left.
+        x: usize,
+        /// Row, from the top.
+        y: usize,
+    },
     /// Reference 003: done.
     Done,
     /// The stones this player considers dead.
-    DeadList { points: Vec<Xy> },
+    DeadList {
+        /// The dead stones, as `[x, y]`.
+        points: Vec<Xy>,
+    },
     /// Send the whole state again (no action).
     Sync,
 }
@@ -320,8 +338,11 @@ pub enum ServerMessage {
     /// The greeting: the seat of this connection (`null`: a spectator), the game's version,
     /// the time forgiven per turn for network lag.
     Hello {
+        /// The seat of this connection; `None` for a spectator.
         seat: Option<Side>,
+        /// The game's version.
         version: u64,
+        /// The time forgiven per turn for network lag, in ms.
         lag_allowance_ms: u64,
     },
     /// The whole state, on connecting and after every change (also the body of
@@ -330,19 +351,31 @@ pub enum ServerMessage {
     /// Who is connected: Black's and White's connections, and spectators.
     Presence {
         #[serde(rename = "B")]
+        /// Connections on Black's seat.
         black: usize,
         #[serde(rename = "W")]
+        /// Connections on White's seat.
         white: usize,
+        /// Spectators' connections.
         spectators: usize,
     },
     /// The message with this `id` is stored: the game is at `version`.
-    Ack { id: Option<Value>, version: u64 },
+    Ack {
+        /// The message's `id`, as the client sent it.
+        id: Option<Value>,
+        /// The game's version after it.
+        version: u64,
+    },
     /// The message with this `id` is refused, nothing changed: a stable `code` for programs,
     /// a `message` for people, the game's `version`.
     Error {
+        /// A stable code for programs.
         code: String,
+        /// Words for people.
         message: String,
+        /// The message's `id`, as the client sent it.
         id: Option<Value>,
+        /// The game's version (unchanged).
         version: u64,
     },
 }
@@ -424,16 +457,28 @@ pub enum Need {
     /// A move of `color`; `resumed` after the end protocol sent the game back to play,
     /// `cleanup` when dead stones must now be captured.
     Move {
+        /// The colour to move.
         color: Side,
+        /// Whether the end protocol sent the game back to play.
         resumed: bool,
+        /// Whether dead stones must now be captured.
         cleanup: bool,
     },
     /// A move of `color` on the play-out copy.
-    PlayOut { color: Side },
+    PlayOut {
+        /// The colour to move on the copy.
+        color: Side,
+    },
     /// The dead lists still missing.
-    DeadLists { missing: PerSide<bool> },
+    DeadLists {
+        /// Which lists are missing, by side.
+        missing: PerSide<bool>,
+    },
     /// A mark, dispute or done of `color`.
-    Marking { color: Side },
+    Marking {
+        /// The colour to act.
+        color: Side,
+    },
     /// The third party's decision.
     Adjudication,
     /// Nothing: the game is over.
@@ -524,9 +569,12 @@ pub struct NoteView {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ColorChoice {
+    /// The challenger takes Black.
     Black,
+    /// The challenger takes White.
     White,
     #[default]
+    /// Drawn at random when the challenge is accepted.
     Random,
 }
 
@@ -539,26 +587,38 @@ pub enum LobbyClientMessage {
     /// `invalid` when they are not settings), the challenger's colour (default `random`),
     /// whether it is rated (default yes).
     Challenge {
+        /// The game's settings, as given.
         game: Value,
         #[serde(
             default,
             deserialize_with = "present",
             skip_serializing_if = "Option::is_none"
         )]
+        /// The challenger's colour (default random).
         color: Option<ColorChoice>,
         #[serde(
             default,
             deserialize_with = "present",
             skip_serializing_if = "Option::is_none"
         )]
+        /// Whether the game is rated (default yes).
         rated: Option<bool>,
     },
     /// Withdraw one of your challenges.
-    Cancel { challenge: String },
+    Cancel {
+        /// The challenge's id.
+        challenge: String,
+    },
     /// Accept someone's challenge: the game starts.
-    Accept { challenge: String },
+    Accept {
+        /// The challenge's id.
+        challenge: String,
+    },
     /// Wait to be paired (or stop waiting).
-    Wait { on: bool },
+    Wait {
+        /// Whether to wait.
+        on: bool,
+    },
 }
 
 /// A field that may be left out but not be `null`.
@@ -598,24 +658,37 @@ impl LobbyClientMessage {
 #[allow(clippy::large_enum_variant)]
 pub enum LobbyServerMessage {
     /// The greeting: the account of the session.
-    Hello { account: Account },
+    Hello {
+        /// The session's account.
+        account: Account,
+    },
     /// A game of the account has started (or is still on when it connects).
     Game(GameStart),
     /// The whole lobby, each time it changes.
     Lobby {
+        /// The players online.
         online: Vec<OnlinePlayer>,
+        /// The open challenges.
         challenges: Vec<ChallengeView>,
     },
     /// A game of the account has ended.
     GameOver {
+        /// Black's name.
         black: String,
+        /// White's name.
         white: String,
+        /// The result, in SGF `RE` form.
         result: String,
     },
     /// A message was taken.
     Ack(LobbyAck),
     /// A message was refused: a stable `code`, a `message` for people.
-    Error { code: String, message: String },
+    Error {
+        /// A stable code for programs.
+        code: String,
+        /// Words for people.
+        message: String,
+    },
 }
 
 impl LobbyServerMessage {
@@ -696,13 +769,25 @@ pub struct ChallengeView {
 #[serde(untagged)]
 pub enum LobbyAck {
     /// Now waiting (or not).
-    Waiting { waiting: bool },
+    Waiting {
+        /// Whether the account now waits.
+        waiting: bool,
+    },
     /// The challenge is open, with this id.
-    Challenge { challenge: String },
+    Challenge {
+        /// The challenge's id.
+        challenge: String,
+    },
     /// The challenge is withdrawn.
-    Cancelled { cancelled: String },
+    Cancelled {
+        /// The withdrawn challenge's id.
+        cancelled: String,
+    },
     /// The challenge is accepted: the game.
-    Game { game: String },
+    Game {
+        /// The game's id.
+        game: String,
+    },
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -942,7 +1027,9 @@ pub const MAX_SECONDS: u64 = 86_400;
 /// A side, as messages and stored events name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Side {
+    /// Black.
     B,
+    /// White.
     W,
 }
 
@@ -968,15 +1055,21 @@ impl From<Side> for Color {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameConfig {
+    /// Columns.
     pub width: usize,
+    /// Rows.
     pub height: usize,
     /// Preset name: `tromp-taylor`, `nstt`, `olympiad`.
     pub rules: String,
+    /// Komi, in points (a whole or half number).
     pub komi: f64,
+    /// The clock.
     pub time: TimeControl,
     /// The end-of-game protocol (all seven of goref-referee).
     pub end: Protocol,
+    /// Black's name.
     pub black: String,
+    /// White's name.
     pub white: String,
     /// Black's handicap stones on GTP's fixed points (0: none); White then moves first.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -1047,14 +1140,23 @@ pub const MAX_NAME: usize = 40;
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateRequest {
+    /// Columns (default 19).
     pub width: Option<usize>,
+    /// Rows (default: as many as columns).
     pub height: Option<usize>,
+    /// Preset name (default `tromp-taylor`).
     pub rules: Option<String>,
+    /// Komi (default: the preset's, or ½ with a handicap).
     pub komi: Option<f64>,
+    /// The clock (default none).
     pub time: Option<TimeControl>,
+    /// The end-of-game protocol (default `tromp`: reference 003)
     pub end: Option<Protocol>,
+    /// Black's name (default `Black`).
     pub black: Option<String>,
+    /// White's name (default `White`).
     pub white: Option<String>,
+    /// Black's handicap stones (default 0).
     pub handicap: Option<usize>,
     /// CGOS's terms ([`CgosTerms`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1067,47 +1169,63 @@ pub struct CreateRequest {
 pub enum Act {
     /// A stone at column `x` from the left, row `y` from the top.
     Play {
+        /// Column, from the left.
         x: usize,
+        /// Row, from the top.
         y: usize,
     },
+    /// A pass.
     Pass,
+    /// Resigning.
     Resign,
     /// A program's answer that is no move on this board (it loses under the strict policy).
     Unreadable {
+        /// The reply as the program sent it.
         reply: String,
     },
     /// Reference 003: mark the string through this stone dead.
     Mark {
+        /// Column, from the left.
         x: usize,
+        /// Row, from the top.
         y: usize,
     },
     /// Reference 003: dispute the marked string through this stone.
     Dispute {
+        /// Column, from the left.
         x: usize,
+        /// Row, from the top.
         y: usize,
     },
     /// Reference 003: done.
     Done,
     /// The stones this player considers dead (001 3.7.2; reference 000).
     DeadList {
+        /// The dead stones, as `[x, y]`.
         points: Vec<[usize; 2]>,
     },
     /// The server: the player whose clock runs is out of time.
     Timeout,
     /// The server: its third party (Olympiad 3.9's default removal) names the dead stones.
     Adjudicate {
+        /// The dead stones, as `[x, y]`.
         points: Vec<[usize; 2]>,
+        /// How they were found, for the record.
         note: String,
     },
     /// The tournament director (account `td`) acts.
     Td {
+        /// The director's account.
         td: String,
+        /// What the director does.
         action: TdAction,
     },
     /// The server closes a game nobody plays, without a result (SGF `RE[Void]`); `note` says
     /// why, for the record.
     Close {
+        /// Why the game is closed.
         why: Closing,
+        /// Why, in words, for the record.
         note: String,
     },
 }
@@ -1118,16 +1236,27 @@ pub enum Act {
 pub enum TdAction {
     /// Decides the game: `result` in SGF `RE` form (`B+R`, `W+T`, `B+F`, `W+3.5`, `0`), for
     /// `reason` (a timing dispute, 001 §1; an illegal move, 3.10.2; any dispute).
-    Result { result: String, reason: String },
+    Result {
+        /// The result, in SGF `RE` form.
+        result: String,
+        /// Why, for the record.
+        reason: String,
+    },
     /// Grants `color` `seconds` more (001 3.10.3).
     Time {
+        /// Whose clock gets the time.
         color: Side,
+        /// How many seconds more.
         seconds: u64,
+        /// Why, for the record.
         reason: String,
     },
     /// Passes for the player to move, in place of its illegal move or long-cycle play
     /// (001 3.10.2: the TD may let the move be undone and a pass made instead).
-    Pass { reason: String },
+    Pass {
+        /// Why, for the record.
+        reason: String,
+    },
 }
 
 /// The longest reason a TD may give, in characters.
@@ -1163,19 +1292,29 @@ pub const VOID: &str = "Void";
 /// One line of the list of games.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameSummary {
+    /// The game's id.
     pub id: String,
+    /// When it was created (unix ms).
     pub created_ms: u64,
+    /// Columns.
     pub width: usize,
+    /// Rows.
     pub height: usize,
+    /// Preset name.
     pub rules: String,
+    /// The end-of-game protocol's name.
     pub end: String,
+    /// Black's name.
     pub black: String,
+    /// White's name.
     pub white: String,
     /// Whether it counts for ratings.
     pub rated: bool,
     /// Whether Black and White are accounts (else guests' names).
     pub accounts: bool,
+    /// Moves played.
     pub moves: u64,
+    /// The result in SGF `RE` form; `None` while it is played.
     pub result: Option<String>,
 }
 

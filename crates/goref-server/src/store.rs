@@ -90,8 +90,11 @@ database_errors!(
 /// A game as stored: its configuration and the hashes of the seat secrets.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StoredGame {
+    /// The game's id.
     pub id: String,
+    /// When it was created (unix ms).
     pub created_ms: u64,
+    /// Its settings.
     pub config: GameConfig,
     /// SHA-256 (hex) of Black's and White's secrets.
     pub secret_hashes: ByColor<String>,
