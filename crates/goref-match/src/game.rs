@@ -1176,6 +1176,7 @@ pub fn sgf_path(out: &Path, line: &GameLine) -> Option<PathBuf> {
 mod tests {
     use super::*;
     use goref_rules::Preset;
+    use goref_tournament::pairing::Round;
     use std::io::Write as _;
 
     use goref_gtp::testing::{gnugo_there as have_gnugo, GNUGO};
@@ -1209,13 +1210,13 @@ mod tests {
         settings.time = TimeControl::None;
         settings.protocol = Protocol::AllAlive;
         let out = out_dir("record");
-        // Game 3, round 2 (from 0: 1), engine 1 has Black.
-        let pairing = Pairing::new(1, 1, 0);
+        // Game 3, round 2, engine 1 has Black.
+        let pairing = Pairing::new(Round::new(2).unwrap(), 1, 0);
         let line = play_game(3, &pairing, &b, &a, &settings, &out)
             .await
             .unwrap();
         assert_eq!(
-            (line.game, line.round, line.black, line.white),
+            (line.game, line.round.number(), line.black, line.white),
             (3, 2, 1, 0)
         );
         assert_eq!(
@@ -1243,7 +1244,7 @@ mod tests {
         let out = out_dir("culprit");
         let err = play_game(
             1,
-            &Pairing::new(0, 0, 1),
+            &Pairing::new(Round::FIRST, 0, 1),
             &missing,
             &other,
             &GameSettings::new(9, 9),

@@ -39,9 +39,9 @@
 //! ```no_run
 //! # async fn demo(settings: goref_match::GameSettings, a: goref_match::Contestant,
 //! #               b: goref_match::Contestant) -> Result<(), goref_match::game::StartError> {
-//! use goref_tournament::pairing::Pairing;
+//! use goref_tournament::pairing::{Pairing, Round};
 //!
-//! let line = goref_match::play_game(1, &Pairing::new(0, 0, 1), &a, &b, &settings,
+//! let line = goref_match::play_game(1, &Pairing::new(Round::FIRST, 0, 1), &a, &b, &settings,
 //!                                   std::path::Path::new("games")).await?;
 //! println!("{} in {} moves", line.result, line.moves);
 //! # Ok(()) }

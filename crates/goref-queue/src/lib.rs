@@ -750,7 +750,7 @@ mod tests {
     use super::*;
     use goref_referee::Ending;
     use goref_rules::{Color, Outcome, WinBy};
-    use goref_tournament::pairing::Pairing;
+    use goref_tournament::pairing::{Pairing, Round};
 
     async fn fresh(name: &str) -> Option<Connection> {
         let url = goref_pg::testing::fresh_database("goref_queue_test", name)?;
@@ -769,7 +769,7 @@ mod tests {
     fn job(number: usize) -> Job {
         Job {
             number,
-            pairing: Pairing::new(0, (number + 1) % 2, number % 2),
+            pairing: Pairing::new(Round::FIRST, (number + 1) % 2, number % 2),
             opening: None,
         }
     }

@@ -3,7 +3,7 @@
 
 use goref_match::Ending;
 use goref_runner::report::{report_html, write_report, REPORT_FILE};
-use goref_tournament::pairing::Pairing;
+use goref_tournament::pairing::{Pairing, Round};
 use goref_tournament::GameLine;
 
 fn names() -> Vec<String> {
@@ -20,7 +20,7 @@ fn game(number: usize) -> GameLine {
     let names = names();
     let pairs = [(0, 1), (1, 2), (2, 0), (1, 0), (2, 1), (0, 2)];
     let (black, white) = pairs[(number - 1) % pairs.len()];
-    let pairing = Pairing::new((number - 1) / 3, black, white);
+    let pairing = Pairing::new(Round::from_index((number - 1) / 3), black, white);
     let line = |result: &str, end: Ending, detail: Option<&str>| GameLine {
         black_version: Some("1.0".to_string()),
         detail: detail.map(str::to_string),

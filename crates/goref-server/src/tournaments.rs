@@ -20,7 +20,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use goref_referee::Ending;
 use goref_rules::{Color, Outcome, WinBy};
-use goref_tournament::pairing::Pairing;
+use goref_tournament::pairing::{Pairing, Round};
 use goref_tournament::{Format, GameLine, Plan};
 use serde::{Deserialize, Serialize};
 
@@ -132,8 +132,8 @@ impl FormatSpec {
 pub struct TournamentGame {
     /// Its number in the plan, from 1.
     pub number: usize,
-    /// Round, from 1.
-    pub round: usize,
+    /// The round (stored as its number, from 1).
+    pub round: Round,
     /// Black (an index in `players`).
     pub black: usize,
     /// White (an index in `players`).
@@ -196,7 +196,7 @@ impl Tournament {
         let pairing = Pairing {
             black: g.black,
             white: g.white,
-            round: g.round.saturating_sub(1),
+            round: g.round,
         };
         // A game without a result, or with one that does not read, counts as void.
         let result = g
@@ -226,7 +226,7 @@ impl Tournament {
                 if !self.games.iter().any(|g| g.number == number) {
                     self.games.push(TournamentGame {
                         number,
-                        round: p.round + 1,
+                        round: p.round,
                         black: p.black,
                         white: p.white,
                         id: None,
@@ -648,7 +648,7 @@ fn summary(t: &Tournament) -> Summary<'_> {
             .games
             .iter()
             .filter(|g| g.id.is_some() || g.result.is_some())
-            .map(|g| g.round)
+            .map(|g| g.round.number())
             .max()
             .unwrap_or(0),
     }
@@ -714,7 +714,7 @@ fn shown(mut t: Tournament) -> Response {
         .iter()
         .map(|g| ShownGame {
             number: g.number,
-            round: g.round,
+            round: g.round.number(),
             id: g.id.as_deref(),
             black: &t.players[g.black],
             white: &t.players[g.white],
@@ -1021,7 +1021,8 @@ mod tests {
         assert!(ts.save(&t, None).await.unwrap());
         ts.advance("t1").await;
         let t = ts.one("t1").await.unwrap();
-        let round1: Vec<&TournamentGame> = t.games.iter().filter(|g| g.round == 1).collect();
+        let round1: Vec<&TournamentGame> =
+            t.games.iter().filter(|g| g.round.number() == 1).collect();
         assert_eq!(round1.len(), 2);
         assert!(round1.iter().all(|g| g.id.is_some() && g.result.is_none()));
         // One game ends: the round goes on.
@@ -1035,7 +1036,7 @@ mod tests {
         let (first, second) = (round1[0].clone(), round1[1].clone());
         ts.on_event(&finished(&first, "B+R")).await;
         let t = ts.one("t1").await.unwrap();
-        assert!(t.games.iter().all(|g| g.round == 1));
+        assert!(t.games.iter().all(|g| g.round.number() == 1));
         // The same end told twice (two servers' notes) counts once; the other game ends:
         // round 2 is paired and started.
         ts.on_event(&finished(&first, "W+R")).await;
@@ -1043,7 +1044,8 @@ mod tests {
         let t = ts.one("t1").await.unwrap();
         let g = t.games.iter().find(|g| g.number == first.number).unwrap();
         assert_eq!(g.result.as_deref(), Some("B+R"), "the first result stays");
-        let round2: Vec<&TournamentGame> = t.games.iter().filter(|g| g.round == 2).collect();
+        let round2: Vec<&TournamentGame> =
+            t.games.iter().filter(|g| g.round.number() == 2).collect();
         assert_eq!(round2.len(), 2);
         assert!(round2.iter().all(|g| g.id.is_some()));
         for g in round2.clone() {

@@ -8,13 +8,14 @@
 //! ```
 //! use goref_referee::Ending;
 //! use goref_rules::{Color, Outcome, WinBy};
-//! use goref_tournament::pairing::Pairing;
+//! use goref_tournament::pairing::{Pairing, Round};
 //! use goref_tournament::GameLine;
 //!
 //! let names = ["gnugo".to_string(), "random".to_string()];
 //! let won = Outcome::win(Color::White, WinBy::Resignation);
-//! let line = GameLine::of(1, &Pairing::new(0, 1, 0), names, won, Ending::Resignation);
+//! let line = GameLine::of(1, &Pairing::new(Round::FIRST, 1, 0), names, won, Ending::Resignation);
 //! let json = serde_json::to_string(&line).unwrap();
+//! assert!(json.contains(r#""round":1,"#)); // rounds are written from 1
 //! assert!(json.contains(r#""result":"W+R","winner":"W""#));
 //! let back: GameLine = serde_json::from_str(&json).unwrap();
 //! assert_eq!(back, line);
@@ -25,7 +26,7 @@ use goref_referee::Ending;
 use goref_rules::{Color, Outcome};
 use serde::{Deserialize, Serialize};
 
-use crate::pairing::{Pairing, Scored};
+use crate::pairing::{Pairing, Round, Scored};
 
 /// One finished game: one line of `results.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,8 +34,8 @@ use crate::pairing::{Pairing, Scored};
 pub struct GameLine {
     /// Game number, from 1.
     pub game: usize,
-    /// Round, from 1 (a [`Pairing`]'s round is from 0: [`GameLine::pairing`] converts).
-    pub round: usize,
+    /// The round (written as its number, from 1).
+    pub round: Round,
     /// The engines (indices in seeding order; a match's engine 0 and 1) that had Black and
     /// White.
     pub black: usize,
@@ -92,7 +93,7 @@ impl GameLine {
         let [black_name, white_name] = names;
         GameLine {
             game: number,
-            round: pairing.round + 1,
+            round: pairing.round,
             black: pairing.black,
             white: pairing.white,
             black_name,
@@ -136,10 +137,10 @@ impl GameLine {
         }
     }
 
-    /// Who played whom, in which round (from 0).
+    /// Who played whom, in which round.
     #[must_use]
     pub fn pairing(&self) -> Pairing {
-        Pairing::new(self.round.saturating_sub(1), self.black, self.white)
+        Pairing::new(self.round, self.black, self.white)
     }
 
     /// The result as pairings and standings count it: a void game counts as a draw (as it
@@ -155,7 +156,7 @@ impl GameLine {
 #[derive(Serialize, Deserialize)]
 struct Wire {
     game: usize,
-    round: usize,
+    round: Round,
     black: usize,
     white: usize,
     black_name: String,

@@ -20,7 +20,7 @@
 //! // Four engines, two games per pair: three rounds per cycle, two cycles, 12 games.
 //! let schedule = round_robin(4, 2);
 //! assert_eq!(schedule.len(), 12);
-//! assert_eq!(schedule.last().map(|p| p.round), Some(5));
+//! assert_eq!(schedule.last().map(|p| p.round.number()), Some(6));
 //!
 //! // A Swiss tournament of five engines, in which the better seed always wins.
 //! let better_seed_wins = |black: usize, white: usize| {
@@ -37,7 +37,7 @@
 //! let standings = swiss.standings();
 //! assert_eq!((standings[0].engine, standings[0].points), (0, Points::from_whole(3)));
 //!
-//! // A knockout of three engines, two games a match: the top seed has a bye in round 0.
+//! // A knockout of three engines, two games a match: the top seed has a bye in round 1.
 //! let mut knockout = Knockout::new(3, 2, 1);
 //! while let Some(&game) = knockout.pending().first() {
 //!     knockout.record(game, better_seed_wins(game.black, game.white)).unwrap();
@@ -49,6 +49,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::HashSet;
 use std::fmt;
 use std::iter::Sum;
+use std::num::NonZeroUsize;
 use std::ops::{Add, AddAssign};
 
 use goref_rules::Color;
@@ -58,11 +59,132 @@ use serde::{Deserialize, Serialize};
 // Common types
 // ---------------------------------------------------------------------------------------------
 
+/// A round of a tournament, numbered from 1 as people count rounds: results.jsonl, reports and
+/// the server's tournaments show [`Round::number`]. [`Round::index`] is the same round counted
+/// from 0, for a schedule's arithmetic and as an index into a list of rounds; the conversion
+/// between the two is made here and nowhere else.
+///
+/// Its serde form is the number (from 1); a [`Pairing`]'s keeps the index (see there).
+///
+/// ```
+/// use goref_tournament::pairing::Round;
+///
+/// let third = Round::from_index(2);
+/// assert_eq!((third.number(), third.index()), (3, 2));
+/// assert_eq!(third.to_string(), "3");
+/// assert_eq!(Round::new(3), Some(third));
+/// assert_eq!(Round::new(0), None);
+/// assert_eq!(Round::FIRST.next(), Round::from_index(1));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "usize", into = "usize")]
+pub struct Round(NonZeroUsize);
+
+impl Round {
+    /// The first round (number 1, index 0).
+    pub const FIRST: Round = Round(NonZeroUsize::MIN);
+
+    /// Round `number`, counted from 1; `None` for 0.
+    #[must_use]
+    pub const fn new(number: usize) -> Option<Round> {
+        match NonZeroUsize::new(number) {
+            Some(n) => Some(Round(n)),
+            None => None,
+        }
+    }
+
+    /// The round at `index`, counted from 0.
+    ///
+    /// # Panics
+    ///
+    /// For `usize::MAX` (no round has that index).
+    #[must_use]
+    pub const fn from_index(index: usize) -> Round {
+        match Round::new(index.wrapping_add(1)) {
+            Some(round) => round,
+            None => panic!("round index out of range"),
+        }
+    }
+
+    /// The round's number, from 1.
+    #[must_use]
+    pub const fn number(self) -> usize {
+        self.0.get()
+    }
+
+    /// The round's index, from 0.
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self.0.get() - 1
+    }
+
+    /// The round after this one.
+    #[must_use]
+    pub const fn next(self) -> Round {
+        Round::from_index(self.number())
+    }
+}
+
+impl fmt::Display for Round {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.number().fmt(f)
+    }
+}
+
+/// Why a number is not a round: rounds are numbered from 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoRoundZero;
+
+impl fmt::Display for NoRoundZero {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("rounds are numbered from 1: there is no round 0")
+    }
+}
+
+impl std::error::Error for NoRoundZero {}
+
+impl TryFrom<usize> for Round {
+    type Error = NoRoundZero;
+
+    fn try_from(number: usize) -> Result<Round, NoRoundZero> {
+        Round::new(number).ok_or(NoRoundZero)
+    }
+}
+
+impl From<Round> for usize {
+    fn from(round: Round) -> usize {
+        round.number()
+    }
+}
+
+/// A [`Pairing`]'s round in its serde form, the index (from 0), as the queue's stored jobs
+/// hold it.
+mod round_index {
+    use super::Round;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(round: &Round, s: S) -> Result<S::Ok, S::Error> {
+        round.index().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Round, D::Error> {
+        let index = usize::deserialize(d)?;
+        if index == usize::MAX {
+            return Err(serde::de::Error::custom("round index out of range"));
+        }
+        Ok(Round::from_index(index))
+    }
+}
+
 /// One game to play: in which round, and which engine takes which colour.
+///
+/// Its serde form gives the round's index (from 0) as `round`, the form goref-queue's stored
+/// jobs have always had.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Pairing {
-    /// The round, counted from 0.
-    pub round: usize,
+    /// The round.
+    #[serde(with = "round_index")]
+    pub round: Round,
     /// The engine playing Black (moving first).
     pub black: usize,
     /// The engine playing White.
@@ -72,7 +194,7 @@ pub struct Pairing {
 impl Pairing {
     /// A game of `round` between `black` and `white`.
     #[must_use]
-    pub const fn new(round: usize, black: usize, white: usize) -> Pairing {
+    pub const fn new(round: Round, black: usize, white: usize) -> Pairing {
         Pairing {
             round,
             black,
@@ -269,9 +391,9 @@ pub enum PairingError {
     /// Results for round `found` while round `expected` is the next to record.
     WrongRound {
         /// The round the tournament expects.
-        expected: usize,
+        expected: Round,
         /// The round named by the results.
-        found: usize,
+        found: Round,
     },
     /// Not one outcome per pairing.
     OutcomeCount {
@@ -314,7 +436,7 @@ impl std::error::Error for PairingError {}
 
 /// The game `game` (counted from 0) of the pair `a`, `b`, in `round`: the lower index has Black
 /// in the pair's even-numbered games, White in its odd-numbered ones.
-fn alternating(round: usize, a: usize, b: usize, game: usize) -> Pairing {
+fn alternating(round: Round, a: usize, b: usize, game: usize) -> Pairing {
     let (low, high) = (a.min(b), a.max(b));
     if game.is_multiple_of(2) {
         Pairing::new(round, low, high)
@@ -350,19 +472,20 @@ fn circle_rounds(n: usize) -> Vec<Vec<(usize, usize)>> {
 ///
 /// One cycle of the circle method takes `R` rounds (`R = n - 1` for an even `n`; `R = n` for an
 /// odd `n`, each round one engine sitting out). The cycle is played `games_per_pair` times:
-/// rounds `k·R .. (k+1)·R` hold game `k` of every pair, so an engine plays at most once a round.
+/// the rounds of index `k·R .. (k+1)·R` hold game `k` of every pair, so an engine plays at most once a round.
 /// Colours alternate within a pair: in its games 0, 2, 4... the lower index has Black, in its
 /// games 1, 3, 5... White. The list is ordered by round, then board.
 ///
 /// Fewer than two engines, or `games_per_pair == 0`, make an empty schedule.
 ///
 /// ```
-/// use goref_tournament::pairing::{round_robin, Pairing};
+/// use goref_tournament::pairing::{round_robin, Pairing, Round};
 ///
 /// let schedule = round_robin(3, 2);
 /// assert_eq!(schedule.len(), 6);
-/// assert_eq!(schedule[0], Pairing::new(0, 1, 2)); // engine 0 sits out round 0
-/// assert_eq!(schedule[3], Pairing::new(3, 2, 1)); // the pair's second game: colours swapped
+/// assert_eq!(schedule[0], Pairing::new(Round::FIRST, 1, 2)); // engine 0 sits out round 1
+/// // The pair's second game, in round 4: colours swapped.
+/// assert_eq!(schedule[3], Pairing::new(Round::new(4).unwrap(), 2, 1));
 /// ```
 #[must_use]
 pub fn round_robin(n: usize, games_per_pair: usize) -> Vec<Pairing> {
@@ -373,7 +496,7 @@ pub fn round_robin(n: usize, games_per_pair: usize) -> Vec<Pairing> {
     let mut schedule = Vec::new();
     for game in 0..games_per_pair {
         for (r, pairs) in cycle.iter().enumerate() {
-            let round = game * cycle.len() + r;
+            let round = Round::from_index(game * cycle.len() + r);
             schedule.extend(pairs.iter().map(|&(a, b)| alternating(round, a, b, game)));
         }
     }
@@ -384,22 +507,22 @@ pub fn round_robin(n: usize, games_per_pair: usize) -> Vec<Pairing> {
 /// the other `n - seeds` engines. Seeds do not play each other, nor do the others (as in
 /// cutechess's gauntlet).
 ///
-/// With `L = max(seeds, n - seeds)`, one cycle takes `L` rounds: in round `r` seed `i` meets
+/// With `L = max(seeds, n - seeds)`, one cycle takes `L` rounds: in the round of index `r` seed `i` meets
 /// opponent `seeds + (i + r) mod L` (if there is one), so an engine plays at most once a round.
-/// Cycle `k` (rounds `k·L .. (k+1)·L`) holds game `k` of every pair, and colours alternate within
+/// Cycle `k` (the rounds of index `k·L .. (k+1)·L`) holds game `k` of every pair, and colours alternate within
 /// a pair: in its even-numbered games the seed has Black. Ordered by round, then seed.
 ///
 /// No seeds, no other engines, or `games_per_pair == 0` make an empty schedule; `seeds` larger
 /// than `n` counts as `n`.
 ///
 /// ```
-/// use goref_tournament::pairing::{gauntlet, Pairing};
+/// use goref_tournament::pairing::{gauntlet, Pairing, Round};
 ///
 /// // Engine 0 against engines 1, 2 and 3, twice each.
 /// let schedule = gauntlet(4, 1, 2);
 /// assert_eq!(schedule.len(), 6);
-/// assert_eq!(schedule[0], Pairing::new(0, 0, 1));
-/// assert_eq!(schedule[3], Pairing::new(3, 1, 0));
+/// assert_eq!(schedule[0], Pairing::new(Round::FIRST, 0, 1));
+/// assert_eq!(schedule[3], Pairing::new(Round::new(4).unwrap(), 1, 0));
 /// ```
 #[must_use]
 pub fn gauntlet(n: usize, seeds: usize, games_per_pair: usize) -> Vec<Pairing> {
@@ -412,7 +535,7 @@ pub fn gauntlet(n: usize, seeds: usize, games_per_pair: usize) -> Vec<Pairing> {
     let mut schedule = Vec::new();
     for game in 0..games_per_pair {
         for r in 0..cycle {
-            let round = game * cycle + r;
+            let round = Round::from_index(game * cycle + r);
             for seed in 0..seeds {
                 let other = (seed + r) % cycle;
                 if other < others {
@@ -430,9 +553,9 @@ pub fn gauntlet(n: usize, seeds: usize, games_per_pair: usize) -> Vec<Pairing> {
 
 /// The pairings of one round of a [`Swiss`] tournament.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Round {
-    /// The round, counted from 0.
-    pub number: usize,
+pub struct RoundPairings {
+    /// The round.
+    pub number: Round,
     /// The games, best-ranked board first; every `round` field equals `number`.
     pub pairings: Vec<Pairing>,
     /// The engine that sits out and scores a win, if the number of engines is odd.
@@ -442,8 +565,8 @@ pub struct Round {
 /// A recorded round of a [`Swiss`] tournament.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayedRound {
-    /// The round, counted from 0.
-    pub number: usize,
+    /// The round.
+    pub number: Round,
     /// The games and their outcomes.
     pub games: Vec<PairingResult>,
     /// The engine that had the bye, if any.
@@ -552,7 +675,7 @@ pub fn standings_of(engines: usize, games: &[PairingResult], byes: &[usize]) -> 
 ///   matrix modulo a prime, and falls back on the plain search if that test ever fails). When
 ///   none exists it pairs with the fewest previous meetings.
 ///   Moreover, among repeat-free pairings it looks ahead and prefers one after which every later
-///   round up to the last possible one (round `n - 2` for an even `n`, `n - 1` for an odd one)
+///   round up to the last possible one (index `n - 2` for an even `n`, `n - 1` for an odd one)
 ///   can still be paired without repeats; this makes a Swiss of up to `n - 1` rounds a complete
 ///   round-robin without ever repeating a pairing. (The look-ahead is a bounded search: it is
 ///   skipped above 63 engines, or after rounds recorded with repeats or absentees, and gives up
@@ -571,7 +694,7 @@ pub fn standings_of(engines: usize, games: &[PairingResult], byes: &[usize]) -> 
 /// assert_eq!(round.pairings.len(), 2);
 /// assert_eq!(round.bye, None);
 /// swiss.record(&round, &[Scored::BlackWins, Scored::Draw]).unwrap();
-/// assert_eq!(swiss.next_round().number, 1);
+/// assert_eq!(swiss.next_round().number.number(), 2);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Swiss {
@@ -634,11 +757,11 @@ impl Swiss {
     /// The pairings of the next round (see [`Swiss`] for the rules). Without engines the round is
     /// empty; a single engine gets the bye.
     #[must_use]
-    pub fn next_round(&self) -> Round {
-        let number = self.history.len();
+    pub fn next_round(&self) -> RoundPairings {
+        let number = Round::from_index(self.history.len());
         let n = self.engines;
         if n == 0 {
-            return Round {
+            return RoundPairings {
                 number,
                 pairings: Vec::new(),
                 bye: None,
@@ -694,7 +817,7 @@ impl Swiss {
             boards.push(Pairing::new(number, black, white));
         }
         boards.sort_by_key(|p| place[p.black].min(place[p.white]));
-        Round {
+        RoundPairings {
             number,
             pairings: boards,
             bye,
@@ -714,8 +837,12 @@ impl Swiss {
     /// [`PairingError::OutcomeCount`] if there is not one outcome per pairing,
     /// [`PairingError::UnknownEngine`] for an index out of `0..n`, and
     /// [`PairingError::EngineTwice`] for an engine that appears twice.
-    pub fn record(&mut self, round: &Round, outcomes: &[Scored]) -> Result<(), PairingError> {
-        let expected = self.history.len();
+    pub fn record(
+        &mut self,
+        round: &RoundPairings,
+        outcomes: &[Scored],
+    ) -> Result<(), PairingError> {
+        let expected = Round::from_index(self.history.len());
         if let Some(found) = std::iter::once(round.number)
             .chain(round.pairings.iter().map(|p| p.round))
             .find(|&r| r != expected)
@@ -1193,7 +1320,7 @@ impl Factorizer {
 pub enum Slot {
     /// This engine.
     Engine(usize),
-    /// Nobody: the other side advances without playing (round 0 only, for the top seeds when
+    /// Nobody: the other side advances without playing (the first round only, for the top seeds when
     /// the number of engines is not a power of two).
     Bye,
     /// The winner of a match of the previous round, not decided yet.
@@ -1239,9 +1366,9 @@ pub struct MatchGame {
 /// A mini-match of a [`Knockout`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Match {
-    /// The round, counted from 0.
-    pub round: usize,
-    /// The two sides: in round 0 the better seed first; later, the winner of the upper match
+    /// The round.
+    pub round: Round,
+    /// The two sides: in the first round the better seed first; later, the winner of the upper match
     /// of the previous round first.
     pub slots: [Slot; 2],
     /// The games scheduled so far, in order: the first games, then the replay blocks.
@@ -1255,7 +1382,7 @@ pub struct Match {
 /// A seeded single-elimination tournament of mini-matches between engines `0..n`.
 ///
 /// **Bracket.** The bracket has `P` places, `P` the smallest power of two at least `n`; the
-/// places of round 0 pair seed `s` with seed `P - 1 - s`, arranged as usual (for 8: 0–7, 3–4,
+/// places of the first round pair seed `s` with seed `P - 1 - s`, arranged as usual (for 8: 0–7, 3–4,
 /// 1–6, 2–5) so that seeds 0 and 1 can only meet in the final, seeds 0 to 3 only in the
 /// semi-finals, and so on. Seeds `n..P` do not exist: their opponents, the top seeds, have a bye
 /// and advance without playing. The winners of matches `2j` and `2j + 1` of a round meet in match
@@ -1276,14 +1403,15 @@ pub struct Match {
 /// winner; a single engine wins without playing.
 ///
 /// ```
-/// use goref_tournament::pairing::{Knockout, Scored, Pairing};
+/// use goref_tournament::pairing::{Knockout, Pairing, Round, Scored};
 ///
+/// let (semi, last) = (Round::FIRST, Round::FIRST.next());
 /// let mut knockout = Knockout::new(4, 1, 0);
-/// assert_eq!(knockout.pending(), [Pairing::new(0, 0, 3), Pairing::new(0, 1, 2)]);
-/// knockout.record(Pairing::new(0, 0, 3), Scored::WhiteWins).unwrap();
-/// knockout.record(Pairing::new(0, 1, 2), Scored::BlackWins).unwrap();
-/// assert_eq!(knockout.pending(), [Pairing::new(1, 1, 3)]);
-/// knockout.record(Pairing::new(1, 1, 3), Scored::WhiteWins).unwrap();
+/// assert_eq!(knockout.pending(), [Pairing::new(semi, 0, 3), Pairing::new(semi, 1, 2)]);
+/// knockout.record(Pairing::new(semi, 0, 3), Scored::WhiteWins).unwrap();
+/// knockout.record(Pairing::new(semi, 1, 2), Scored::BlackWins).unwrap();
+/// assert_eq!(knockout.pending(), [Pairing::new(last, 1, 3)]);
+/// knockout.record(Pairing::new(last, 1, 3), Scored::WhiteWins).unwrap();
 /// assert_eq!(knockout.winner(), Some(3));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -1294,8 +1422,8 @@ pub struct Knockout {
     rounds: Vec<Vec<Match>>,
 }
 
-/// The seeds in bracket order: consecutive pairs meet in round 0, consecutive quadruples make up
-/// the matches of round 1, and so on. `size` is a power of two.
+/// The seeds in bracket order: consecutive pairs meet in the first round, consecutive quadruples
+/// make up the matches of the second, and so on. `size` is a power of two.
 fn bracket_order(size: usize) -> Vec<usize> {
     let mut order = vec![0];
     while order.len() < size {
@@ -1442,7 +1570,7 @@ impl Knockout {
         let first = order
             .chunks(2)
             .map(|pair| Match {
-                round: 0,
+                round: Round::FIRST,
                 slots: [slot(pair[0]), slot(pair[1])],
                 games: Vec::new(),
                 replay_blocks: 0,
@@ -1452,7 +1580,7 @@ impl Knockout {
         knockout.rounds.push(first);
         let mut matches = places / 4;
         while matches > 0 {
-            let round = knockout.rounds.len();
+            let round = Round::from_index(knockout.rounds.len());
             let empty = Match {
                 round,
                 slots: [Slot::Undecided; 2],
@@ -1502,7 +1630,7 @@ impl Knockout {
     pub fn record(&mut self, pairing: Pairing, outcome: Scored) -> Result<(), PairingError> {
         let round = self
             .rounds
-            .get_mut(pairing.round)
+            .get_mut(pairing.round.index())
             .ok_or(PairingError::NotPending(pairing))?;
         for (j, m) in round.iter_mut().enumerate() {
             if let Some(game) = m
@@ -1511,7 +1639,7 @@ impl Knockout {
                 .find(|g| g.outcome.is_none() && g.pairing == pairing)
             {
                 game.outcome = Some(outcome);
-                self.resolve(pairing.round, j);
+                self.resolve(pairing.round.index(), j);
                 return Ok(());
             }
         }
@@ -1527,13 +1655,13 @@ impl Knockout {
         Some(self.rounds.last()?.first()?.result?.winner)
     }
 
-    /// The bracket, round by round: round `r` has `P / 2^(r+1)` matches (see [`Knockout`]).
+    /// The bracket, round by round: the round of index `r` has `P / 2^(r+1)` matches (see [`Knockout`]).
     #[must_use]
     pub fn rounds(&self) -> &[Vec<Match>] {
         &self.rounds
     }
 
-    /// Decides match `j` of round `r` if it can be, and carries its winner forward.
+    /// Decides match `j` of the round of index `r` if it can be, and carries its winner forward.
     fn resolve(&mut self, r: usize, j: usize) {
         let max_replays = self.max_replays;
         let m = &mut self.rounds[r][j];
@@ -1603,6 +1731,30 @@ mod tests {
         (p.black.min(p.white), p.black.max(p.white))
     }
 
+    #[test]
+    fn a_pairing_keeps_its_round_index_on_the_wire_and_a_round_its_number() {
+        // goref-queue's stored jobs hold a pairing with its round from 0: they still read.
+        let stored = r#"{"round":2,"black":1,"white":0}"#;
+        let pairing: Pairing = serde_json::from_str(stored).unwrap();
+        assert_eq!(pairing, Pairing::new(Round::new(3).unwrap(), 1, 0));
+        assert_eq!(serde_json::to_string(&pairing).unwrap(), stored);
+        // A round alone is its number, from 1; there is no round 0.
+        assert_eq!(serde_json::to_string(&Round::FIRST).unwrap(), "1");
+        assert_eq!(serde_json::from_str::<Round>("3").unwrap().index(), 2);
+        assert!(serde_json::from_str::<Round>("0").is_err());
+        assert!(serde_json::from_str::<Pairing>(&format!(
+            r#"{{"round":{},"black":1,"white":0}}"#,
+            usize::MAX
+        ))
+        .is_err());
+        // The refusals name rounds as people count them.
+        let mut swiss = Swiss::new(2);
+        let mut wrong = swiss.next_round();
+        wrong.number = Round::from_index(1);
+        let err = swiss.record(&wrong, &[Scored::Draw]).unwrap_err();
+        assert_eq!(err.to_string(), "results for round 2, expected round 1");
+    }
+
     /// Asserts that no engine plays twice in a round and the list is ordered by round.
     fn assert_once_per_round(schedule: &[Pairing]) {
         assert!(schedule.windows(2).all(|w| w[0].round <= w[1].round));
@@ -1642,7 +1794,7 @@ mod tests {
                 }
                 if pairs > 0 {
                     let per_cycle = if n % 2 == 0 { n - 1 } else { n };
-                    assert_eq!(schedule.last().unwrap().round + 1, games * per_cycle);
+                    assert_eq!(schedule.last().unwrap().round.number(), games * per_cycle);
                     // With an odd n, exactly one engine sits out each round.
                     let per_round = n / 2;
                     assert!(schedule
@@ -1677,7 +1829,7 @@ mod tests {
                     }
                     if expected > 0 {
                         let per_cycle = seeds.max(n - seeds);
-                        assert_eq!(schedule.last().unwrap().round + 1, games * per_cycle);
+                        assert_eq!(schedule.last().unwrap().round.number(), games * per_cycle);
                     }
                 }
             }
@@ -1690,7 +1842,7 @@ mod tests {
         let mut swiss = Swiss::new(n);
         for number in 0..rounds {
             let round = swiss.next_round();
-            assert_eq!(round.number, number);
+            assert_eq!(round.number.index(), number);
             assert_eq!(round.bye.is_some(), n % 2 == 1);
             assert_eq!(round.pairings.len(), n / 2);
             let mut engines: Vec<usize> = round
@@ -1789,7 +1941,7 @@ mod tests {
         // Black equally often (never), so the lower-ranked, 1, has Black.
         let round = swiss.next_round();
         assert_eq!(round.bye, Some(2));
-        assert_eq!(round.pairings, [Pairing::new(0, 1, 0)]);
+        assert_eq!(round.pairings, [Pairing::new(Round::from_index(0), 1, 0)]);
         swiss.record(&round, &[Scored::BlackWins]).unwrap();
         // Engines 1 and 2 on 1 point, equal SOS (the bye adds nothing): 1 before 2 by seed.
         let order: Vec<usize> = swiss.standings().iter().map(|s| s.engine).collect();
@@ -1797,7 +1949,7 @@ mod tests {
         // The bye goes to 0, the lowest-ranked without one; 2 has had Black fewer times.
         let round = swiss.next_round();
         assert_eq!(round.bye, Some(0));
-        assert_eq!(round.pairings, [Pairing::new(1, 2, 1)]);
+        assert_eq!(round.pairings, [Pairing::new(Round::from_index(1), 2, 1)]);
         swiss.record(&round, &[Scored::WhiteWins]).unwrap();
         // 1 leads with 2 points, but the bye goes to 1: the only engine that has not had one.
         let round = swiss.next_round();
@@ -1817,11 +1969,11 @@ mod tests {
             vec![(0, 3, Scored::Draw), (1, 2, Scored::WhiteWins)],
         ];
         for (number, games) in rounds.iter().enumerate() {
-            let round = Round {
-                number,
+            let round = RoundPairings {
+                number: Round::from_index(number),
                 pairings: games
                     .iter()
-                    .map(|&(b, w, _)| Pairing::new(number, b, w))
+                    .map(|&(b, w, _)| Pairing::new(Round::from_index(number), b, w))
                     .collect(),
                 bye: None,
             };
@@ -1866,21 +2018,21 @@ mod tests {
     fn swiss_sosos_and_bye_by_hand() {
         let mut swiss = Swiss::new(6);
         // Round 0: 0 beats 3, 1 beats 2, 4 and 5 draw.
-        let round = Round {
-            number: 0,
+        let round = RoundPairings {
+            number: Round::from_index(0),
             pairings: vec![
-                Pairing::new(0, 0, 3),
-                Pairing::new(0, 1, 2),
-                Pairing::new(0, 4, 5),
+                Pairing::new(Round::from_index(0), 0, 3),
+                Pairing::new(Round::from_index(0), 1, 2),
+                Pairing::new(Round::from_index(0), 4, 5),
             ],
             bye: None,
         };
         let outcomes = [Scored::BlackWins, Scored::BlackWins, Scored::Draw];
         swiss.record(&round, &outcomes).unwrap();
         // Round 1: 2 beats 4, 3 has the bye; 0, 1 and 5 are absent.
-        let round = Round {
-            number: 1,
-            pairings: vec![Pairing::new(1, 2, 4)],
+        let round = RoundPairings {
+            number: Round::from_index(1),
+            pairings: vec![Pairing::new(Round::from_index(1), 2, 4)],
             bye: Some(3),
         };
         swiss.record(&round, &[Scored::BlackWins]).unwrap();
@@ -1914,8 +2066,8 @@ mod tests {
         let empty = Swiss::new(0);
         assert_eq!(
             empty.next_round(),
-            Round {
-                number: 0,
+            RoundPairings {
+                number: Round::from_index(0),
                 pairings: Vec::new(),
                 bye: None
             }
@@ -1935,12 +2087,12 @@ mod tests {
         let round = swiss.next_round();
         let two = [Scored::Draw, Scored::Draw];
         let mut wrong = round.clone();
-        wrong.number = 1;
+        wrong.number = Round::from_index(1);
         assert_eq!(
             swiss.record(&wrong, &two),
             Err(PairingError::WrongRound {
-                expected: 0,
-                found: 1
+                expected: Round::from_index(0),
+                found: Round::from_index(1)
             })
         );
         assert_eq!(
@@ -2066,10 +2218,10 @@ mod tests {
         assert_eq!(
             knockout.pending(),
             [
-                Pairing::new(0, 0, 3),
-                Pairing::new(0, 3, 0),
-                Pairing::new(0, 1, 2),
-                Pairing::new(0, 2, 1),
+                Pairing::new(Round::from_index(0), 0, 3),
+                Pairing::new(Round::from_index(0), 3, 0),
+                Pairing::new(Round::from_index(0), 1, 2),
+                Pairing::new(Round::from_index(0), 2, 1),
             ]
         );
         assert_eq!(knockout.winner(), None);
@@ -2108,22 +2260,31 @@ mod tests {
         // 3-4 in round 0, and 1-2 of round 1 already.
         assert_eq!(
             knockout.pending(),
-            [Pairing::new(0, 3, 4), Pairing::new(1, 1, 2)]
+            [
+                Pairing::new(Round::from_index(0), 3, 4),
+                Pairing::new(Round::from_index(1), 1, 2)
+            ]
         );
         // Upsets: 4 beats 3, then 0; 2 beats 1; 4 beats 2.
         knockout
-            .record(Pairing::new(0, 3, 4), Scored::WhiteWins)
+            .record(Pairing::new(Round::from_index(0), 3, 4), Scored::WhiteWins)
             .unwrap();
         knockout
-            .record(Pairing::new(1, 1, 2), Scored::WhiteWins)
+            .record(Pairing::new(Round::from_index(1), 1, 2), Scored::WhiteWins)
             .unwrap();
-        assert_eq!(knockout.pending(), [Pairing::new(1, 0, 4)]);
+        assert_eq!(
+            knockout.pending(),
+            [Pairing::new(Round::from_index(1), 0, 4)]
+        );
         knockout
-            .record(Pairing::new(1, 0, 4), Scored::WhiteWins)
+            .record(Pairing::new(Round::from_index(1), 0, 4), Scored::WhiteWins)
             .unwrap();
-        assert_eq!(knockout.pending(), [Pairing::new(2, 2, 4)]);
+        assert_eq!(
+            knockout.pending(),
+            [Pairing::new(Round::from_index(2), 2, 4)]
+        );
         knockout
-            .record(Pairing::new(2, 2, 4), Scored::WhiteWins)
+            .record(Pairing::new(Round::from_index(2), 2, 4), Scored::WhiteWins)
             .unwrap();
         assert_eq!(knockout.winner(), Some(4));
     }
@@ -2136,7 +2297,10 @@ mod tests {
         // One block, colours swapped: the worse seed has Black first.
         assert_eq!(
             knockout.pending(),
-            [Pairing::new(0, 1, 0), Pairing::new(0, 0, 1)]
+            [
+                Pairing::new(Round::from_index(0), 1, 0),
+                Pairing::new(Round::from_index(0), 0, 1)
+            ]
         );
         play_out(&mut knockout, |p| {
             if p.black == 1 {
@@ -2263,8 +2427,12 @@ mod tests {
         assert!(empty.rounds().is_empty() && empty.pending().is_empty());
         assert_eq!(empty.winner(), None);
         assert_eq!(
-            empty.record(Pairing::new(0, 0, 1), Scored::Draw),
-            Err(PairingError::NotPending(Pairing::new(0, 0, 1)))
+            empty.record(Pairing::new(Round::from_index(0), 0, 1), Scored::Draw),
+            Err(PairingError::NotPending(Pairing::new(
+                Round::from_index(0),
+                0,
+                1
+            )))
         );
         assert_eq!(Knockout::new(1, 2, 1).winner(), Some(0));
         // No games, no replays: the better seed advances at once.
@@ -2273,8 +2441,12 @@ mod tests {
         let mut knockout = Knockout::new(2, 1, 0);
         let before = knockout.clone();
         assert_eq!(
-            knockout.record(Pairing::new(0, 1, 0), Scored::Draw),
-            Err(PairingError::NotPending(Pairing::new(0, 1, 0)))
+            knockout.record(Pairing::new(Round::from_index(0), 1, 0), Scored::Draw),
+            Err(PairingError::NotPending(Pairing::new(
+                Round::from_index(0),
+                1,
+                0
+            )))
         );
         assert_eq!(knockout, before);
     }
@@ -2288,7 +2460,7 @@ mod tests {
         assert_eq!(Points(5).to_string(), "2.5");
         assert_eq!(Points(4).to_string(), "2");
         let game = PairingResult {
-            pairing: Pairing::new(0, 3, 5),
+            pairing: Pairing::new(Round::from_index(0), 3, 5),
             outcome: Scored::WhiteWins,
         };
         assert_eq!(game.points_of(5), Some(Points::ONE));

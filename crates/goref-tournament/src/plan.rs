@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::line::GameLine;
-use crate::pairing::{self, Knockout, Pairing, Round, Scored, Swiss};
+use crate::pairing::{self, Knockout, Pairing, RoundPairings, Scored, Swiss};
 
 /// Who plays whom: one type from the command line (its name, [`Format::named`]), the TOML
 /// file and the server's API (serde, tagged by `format`: `{"format": "swiss", "rounds": 5}`,
@@ -160,7 +160,7 @@ enum State {
     Swiss {
         swiss: Swiss,
         rounds: usize,
-        current: Option<(Round, Vec<Option<Scored>>)>,
+        current: Option<(RoundPairings, Vec<Option<Scored>>)>,
     },
     Knockout {
         knockout: Knockout,
