@@ -69,9 +69,10 @@ pub struct GameSettings {
     pub grace: Duration,
     /// Bytes of an engine's output logged per game, at most.
     pub log_cap: u64,
-    /// How a game ends after two passes (the referee's protocol; `--end` and `end` in the
-    /// command line and the TOML file).
-    pub protocol: Protocol,
+    /// How a game ends after two passes: the end-of-game protocol, the referee's
+    /// [`Settings::end`](goref_referee::Settings::end) (`--end` and `end` in the command line
+    /// and the TOML file, `end` in the server's API).
+    pub end: Protocol,
     /// Who settles disputed stones under the `olympiad` and `referee` protocols, and decides
     /// games sent to the tournament director by `min_moves`.
     pub referee: RefereeSpec,
@@ -106,7 +107,7 @@ impl GameSettings {
             hang_timeout: None,
             grace: Duration::from_secs(1),
             log_cap: 16 << 20,
-            protocol: Protocol::Olympiad,
+            end: Protocol::Olympiad,
             referee: RefereeSpec::Builtin,
             handicap: 0,
             handicap_style: HandicapStyle::Fixed,
@@ -121,7 +122,7 @@ impl GameSettings {
     #[must_use]
     pub fn referee_settings(&self, handicap: Vec<Point>) -> goref_referee::Settings {
         let mut s = goref_referee::Settings::new(self.rules);
-        s.protocol = self.protocol;
+        s.end = self.end;
         s.illegal = self.illegal;
         s.time = self.time;
         s.own_time = self.own_time;
@@ -1208,7 +1209,7 @@ mod tests {
         let mut settings = GameSettings::new(7, 7);
         settings.rules = Ruleset::preset(Preset::TrompTaylor);
         settings.time = TimeControl::None;
-        settings.protocol = Protocol::AllAlive;
+        settings.end = Protocol::AllAlive;
         let out = out_dir("record");
         // Game 3, round 2, engine 1 has Black.
         let pairing = Pairing::new(Round::new(2).unwrap(), 1, 0);

@@ -2,7 +2,7 @@
 //!
 //! - [`game`]: one game: the seats (engines started, checked, kept between games), set-up,
 //!   `genmove`/`play` with every move checked, clocks, faults (Olympiad 3.10.2 for illegal
-//!   moves), the dead-stone settlement after two passes (the [`Protocol`] of `GameSettings::protocol`,
+//!   moves), the dead-stone settlement after two passes (the [`Protocol`] of `GameSettings::end`,
 //!   refereed by [`goref_referee::Referee`]: dead lists by `final_status_list dead`, resumed
 //!   play, KGS clean-up, play-out on a copy, Tromp's marking, a referee engine or the
 //!   Olympiad 3.9 default removal of crate goref-judge; the clocks stop during the agreement
@@ -24,10 +24,10 @@
 //! let mut settings = GameSettings::new(9, 9);
 //! settings.rules = Ruleset::preset(Preset::TrompTaylor);
 //! settings.time = TimeControl::None;
-//! settings.protocol = Protocol::AllAlive;
+//! settings.end = Protocol::AllAlive;
 //! // What the referee is told for each game (no handicap stones here).
 //! let referee = settings.referee_settings(Vec::new());
-//! assert_eq!(referee.protocol, Protocol::AllAlive);
+//! assert_eq!(referee.end, Protocol::AllAlive);
 //! let spec = EngineSpec::parse("gnugo --mode gtp --level 0").unwrap();
 //! let gnugo = Contestant { id: 0, name: "gnugo".into(), spec };
 //! assert_eq!(gnugo.spec.to_string(), "gnugo --mode gtp --level 0");

@@ -14,7 +14,7 @@
 //! use goref_rules::{Color, Geometry, Move, Ruleset};
 //!
 //! let mut settings = Settings::new(Ruleset::TROMP_TAYLOR);
-//! settings.protocol = Protocol::Chinese;
+//! settings.end = Protocol::Chinese;
 //! let geometry = Arc::new(Geometry::rect(5, 5).unwrap());
 //! let t = Duration::from_secs;
 //! let mut referee = Referee::new(geometry.clone(), settings, t(0)).unwrap();

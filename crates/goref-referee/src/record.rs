@@ -157,11 +157,7 @@ impl Referee {
             Some(r) => {
                 let mut c = format!("{} ({}", r.outcome.to_sgf(), r.ending.name());
                 if let Some(settled) = r.settled {
-                    c.push_str(&format!(
-                        ", {} by {}",
-                        self.settings().protocol,
-                        settled.name()
-                    ));
+                    c.push_str(&format!(", {} by {}", self.settings().end, settled.name()));
                 }
                 c.push(')');
                 if let Some(d) = &r.detail {

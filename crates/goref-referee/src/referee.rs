@@ -110,8 +110,9 @@ impl std::error::Error for SettingError {}
 pub struct Settings {
     /// The rules, komi included.
     pub rules: Ruleset,
-    /// How the game ends after two passes.
-    pub protocol: Protocol,
+    /// How the game ends after two passes: the end-of-game protocol (`end` in goref's command
+    /// line, TOML files and the server's API).
+    pub end: Protocol,
     /// What an illegal move does.
     pub illegal: IllegalPolicy,
     /// The clocks.
@@ -143,7 +144,7 @@ impl Settings {
     pub fn new(rules: Ruleset) -> Settings {
         Settings {
             rules,
-            protocol: Protocol::default(),
+            end: Protocol::default(),
             illegal: IllegalPolicy::default(),
             time: TimeControl::None,
             own_time: None,
@@ -678,7 +679,7 @@ impl Referee {
             .unwrap_or(ByColor::new(settings.time, settings.time));
         let clock = GameClock::with_controls(controls, settings.lag);
         let mut referee = Referee {
-            settlement: Settlement::new(settings.protocol),
+            settlement: Settlement::new(settings.end),
             settings,
             game,
             clock,
@@ -1361,7 +1362,7 @@ impl Referee {
                 self.note(format!(
                     "game ends by {} ({} protocol): removed {}; Black {}, White {} + komi {}: {}",
                     ending.name(),
-                    self.settings.protocol,
+                    self.settings.end,
                     names(&g, &dead),
                     score.black,
                     score.white,

@@ -44,7 +44,7 @@ fn play(r: &mut Referee, by: Color, name: &str) -> Result<Applied, Refusal> {
 /// The position above, then two passes, Black passing first.
 fn passed(protocol: Protocol) -> Referee {
     let mut settings = Settings::new(Ruleset::NSTT);
-    settings.protocol = protocol;
+    settings.end = protocol;
     let mut r = Referee::new(geometry(), settings, t(0)).unwrap();
     // White passes first while Black has more stones to place, so that the last moves are
     // stones and Black passes first at the end.
@@ -492,7 +492,7 @@ fn clocks_charge_the_mover_with_lag_and_flag_late_moves() {
 fn clocks_stop_while_dead_lists_are_collected() {
     // Olympiad 3.10.3.
     let mut settings = Settings::new(Ruleset::NSTT);
-    settings.protocol = Protocol::Chinese;
+    settings.end = Protocol::Chinese;
     settings.time = TimeControl::SuddenDeath { main: t(60) };
     let mut r = Referee::new(geometry(), settings, t(0)).unwrap();
     play(&mut r, B, "c3").unwrap();

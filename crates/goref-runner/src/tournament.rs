@@ -273,7 +273,7 @@ pub fn described(config: &TournamentConfig) -> Vec<(String, String)> {
         ("board", format!("{}x{}", s.width, s.height)),
         ("rules", s.rules.to_string()),
         ("clock", s.time.to_string()),
-        ("end", s.protocol.to_string()),
+        ("end", s.end.to_string()),
         (
             "format",
             match config.format {
@@ -373,7 +373,7 @@ impl Fingerprint {
             size: format!("{}x{}", s.width, s.height),
             rules: s.rules.to_string(),
             time: s.time.to_string(),
-            end: s.protocol.to_string(),
+            end: s.end.to_string(),
             format,
             grows,
             openings: config

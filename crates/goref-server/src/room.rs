@@ -357,7 +357,7 @@ impl Room {
         let rules = config.ruleset()?;
         let geometry = Arc::new(Geometry::rect(config.width, config.height)?);
         let mut settings = Settings::new(rules);
-        settings.protocol = config.end;
+        settings.end = config.end;
         settings.illegal = IllegalPolicy::Refuse;
         settings.time = config.time;
         settings.lag = Duration::from_millis(lag_ms);

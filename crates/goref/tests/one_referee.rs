@@ -130,7 +130,7 @@ fn check(protocol: Protocol, preset: Preset, seeds: &[u32]) -> BTreeSet<&'static
     let mut match_settings = goref_match::GameSettings::new(SIZE, SIZE);
     match_settings.rules = rules;
     match_settings.time = TimeControl::None;
-    match_settings.protocol = protocol;
+    match_settings.end = protocol;
     let geometry = Arc::new(Geometry::rect(SIZE, SIZE).unwrap());
     let mut referee = Referee::new(
         geometry.clone(),

@@ -281,7 +281,7 @@ pub fn game_settings(
         settings.long_cycle = policy.parse().map_err(|e| anyhow!("--long-cycle: {e}"))?;
     }
     settings.rules = Ruleset::preset(preset).with_komi(komi);
-    settings.protocol = match args.end.clone().or(file.end) {
+    settings.end = match args.end.clone().or(file.end) {
         Some(name) => name
             .parse::<goref_match::Protocol>()
             .map_err(|e| anyhow!("{e}"))?,
