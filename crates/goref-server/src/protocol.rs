@@ -1286,9 +1286,6 @@ impl Closing {
     }
 }
 
-/// The result of a game the server closed: SGF's "no result or suspended play".
-pub const VOID: &str = "Void";
-
 /// One line of the list of games.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameSummary {

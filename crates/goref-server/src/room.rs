@@ -20,13 +20,14 @@ use goref_referee::{
     Refusal as RefereeRefusal, SettingError, Settings,
 };
 use goref_rules::{
-    Board, ByColor, Color, Geometry, GeometryError, Komi, Move, ParseError, Point, Preset, Ruleset,
+    Board, ByColor, Color, Geometry, GeometryError, Komi, Move, Outcome, ParseError, Point, Preset,
+    Ruleset,
 };
 use serde::{Deserialize, Serialize};
 
 pub use crate::protocol::{
     Act, CgosTerms, Closing, CreateRequest, GameConfig, Players, Side, TdAction, MAX_COMMENT,
-    MAX_NAME, MAX_REASON, MAX_SECONDS, VOID,
+    MAX_NAME, MAX_REASON, MAX_SECONDS,
 };
 use crate::protocol::{
     ClockView, ClocksView, CopyView, MoveView, Need as NeedView, NoteView, ScoreView, StateView, Xy,
@@ -437,7 +438,7 @@ impl Room {
     pub fn finished(&self) -> Option<Finished> {
         if let Some(why) = self.closed {
             return Some(Finished {
-                result: VOID.to_string(),
+                result: Outcome::Void.to_sgf(),
                 ending: why.name().to_string(),
                 dead: Dead::new(),
             });
@@ -911,13 +912,14 @@ impl Room {
             date: Some(goref_referee::sgf_date(self.created_ms / 1000)),
         });
         if let Some(why) = self.closed {
-            record.result = Some(VOID.to_string());
+            let void = Outcome::Void.to_sgf();
+            record.result = Some(void.clone());
             let rest = record
                 .comment
                 .as_deref()
                 .and_then(|c| c.strip_prefix("unfinished"))
                 .unwrap_or_default();
-            record.comment = Some(format!("{VOID} ({}){rest}", why.name()));
+            record.comment = Some(format!("{void} ({}){rest}", why.name()));
         }
         goref_sgf::write(&record)
     }

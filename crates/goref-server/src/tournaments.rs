@@ -54,76 +54,17 @@ pub enum Stage {
     Over,
 }
 
-/// The format as the API names it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "format", rename_all = "kebab-case")]
-pub enum FormatSpec {
-    /// Everyone plays everyone.
-    RoundRobin {
-        /// Games each pair plays.
-        #[serde(default = "one")]
-        games_per_pair: usize,
-    },
-    /// The seeds play everyone else.
-    Gauntlet {
-        /// How many seeds.
-        #[serde(default = "one")]
-        seeds: usize,
-        /// Games each pair plays.
-        #[serde(default = "one")]
-        games_per_pair: usize,
-    },
-    /// Rounds paired from the standings.
-    Swiss {
-        /// How many rounds.
-        rounds: usize,
-    },
-    /// A single-elimination bracket.
-    Knockout {
-        /// Games a match.
-        #[serde(default = "one")]
-        games: usize,
-    },
-}
-
-fn one() -> usize {
-    1
-}
-
-impl FormatSpec {
-    fn format(&self) -> Format {
-        match *self {
-            FormatSpec::RoundRobin { games_per_pair } => Format::RoundRobin { games_per_pair },
-            FormatSpec::Gauntlet {
-                seeds,
-                games_per_pair,
-            } => Format::Gauntlet {
-                seeds,
-                games_per_pair,
-            },
-            FormatSpec::Swiss { rounds } => Format::Swiss { rounds },
-            FormatSpec::Knockout { games } => Format::Knockout {
-                games,
-                max_replays: 1,
-            },
-        }
-    }
-
-    fn check(&self) -> Result<(), String> {
-        let ok = match *self {
-            FormatSpec::RoundRobin { games_per_pair } => (1..=10).contains(&games_per_pair),
-            FormatSpec::Gauntlet {
-                seeds,
-                games_per_pair,
-            } => seeds >= 1 && (1..=10).contains(&games_per_pair),
-            FormatSpec::Swiss { rounds } => (1..=20).contains(&rounds),
-            FormatSpec::Knockout { games } => (1..=9).contains(&games),
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err("games per pair 1-10, Swiss rounds 1-20, knockout games 1-9".into())
-        }
+/// Whether the server runs a tournament of `format`: 1 to 10 games a pair, 1 to 20 Swiss
+/// rounds, knockout matches of 1 to 9 games with at most 5 replay blocks.
+fn allowed(format: &Format) -> bool {
+    match *format {
+        Format::RoundRobin { games_per_pair } => (1..=10).contains(&games_per_pair),
+        Format::Gauntlet {
+            seeds,
+            games_per_pair,
+        } => seeds >= 1 && (1..=10).contains(&games_per_pair),
+        Format::Swiss { rounds } => (1..=20).contains(&rounds),
+        Format::Knockout { games, max_replays } => (1..=9).contains(&games) && max_replays <= 5,
     }
 }
 
@@ -164,9 +105,10 @@ pub struct Tournament {
     pub td: String,
     /// When it was created (unix ms).
     pub created_ms: u64,
-    /// Its format.
+    /// Its format (stored flattened: `"format": "knockout", "games": 3, "max_replays": 1`; a
+    /// knockout stored before `max_replays` was written has 1, as the server then played).
     #[serde(flatten)]
-    pub format: FormatSpec,
+    pub format: Format,
     /// The settings of every game (players' names filled in).
     pub game: CreateRequest,
     /// Where it stands.
@@ -216,7 +158,7 @@ impl Tournament {
     /// Replays the plan over the results: the games of the batch not all decided yet (empty
     /// when the tournament is over), adding the batch's games to `games` when new.
     fn current_batch(&mut self) -> (Plan, Vec<usize>) {
-        let mut plan = Plan::new(&self.format.format(), self.players.len());
+        let mut plan = Plan::new(&self.format, self.players.len());
         loop {
             let batch = plan.next_batch();
             if batch.is_empty() {
@@ -260,7 +202,7 @@ impl Tournament {
             .map(|g| self.line(g))
             .collect();
         goref_tournament::standings::standings(
-            self.format.format().name(),
+            self.format.name(),
             &self.players,
             &lines,
             plan.byes(),
@@ -641,7 +583,7 @@ fn summary(t: &Tournament) -> Summary<'_> {
     Summary {
         id: &t.id,
         name: &t.name,
-        format: t.format.format().name(),
+        format: t.format.name(),
         state: t.stage,
         players: t.players.len(),
         round: t
@@ -672,7 +614,7 @@ struct Shown<'a> {
     /// The players' names, in seeding order once started.
     players: &'a [String],
     withdrawn: &'a [bool],
-    settings: &'a FormatSpec,
+    settings: &'a Format,
     games: Vec<ShownGame<'a>>,
     standings: goref_tournament::standings::Standings,
     log: &'a [LogLine],
@@ -752,13 +694,13 @@ fn shown(mut t: Tournament) -> Response {
 struct CreateTournament {
     name: String,
     #[serde(flatten)]
-    format: FormatSpec,
+    format: Format,
     #[serde(default)]
     game: CreateRequest,
 }
 
-/// `POST /api/tournaments` (the TD): `{name, format, rounds | games_per_pair | seeds | games,
-/// game: {settings}}`.
+/// `POST /api/tournaments` (the TD): `{name, format, rounds | games_per_pair | seeds |
+/// games [, max_replays], game: {settings}}` (the format as [`Format`] reads it).
 async fn create(
     State(ts): State<Arc<Tournaments>>,
     headers: HeaderMap,
@@ -770,7 +712,11 @@ async fn create(
     if name.is_empty() || name.chars().count() > 80 || name.chars().any(char::is_control) {
         return Err(ApiError::Invalid("a name of 1 to 80 characters".into()));
     }
-    request.format.check().map_err(ApiError::Invalid)?;
+    if !allowed(&request.format) {
+        return Err(ApiError::Invalid(
+            "games per pair 1-10, Swiss rounds 1-20, knockout games 1-9 and replays 0-5".into(),
+        ));
+    }
     if request.game.black.is_some() || request.game.white.is_some() {
         return Err(ApiError::Invalid("the players are the tournament's".into()));
     }
@@ -991,6 +937,49 @@ mod tests {
     use crate::options::Options;
     use crate::store::SqliteStore;
 
+    #[test]
+    fn a_tournament_stored_before_max_replays_loads_with_one_replay() {
+        // As goref-server stored a gauntlet and a knockout before it used goref-tournament's
+        // Format: no `max_replays` (a knockout then allowed one replay block).
+        let stored = |format: &str| {
+            format!(
+                r#"{{"id":"t1","name":"K","td":"td","created_ms":1,{format},"game":{{"width":5}},
+                "stage":"open","players":["a","b"],"withdrawn":[false,false],"games":[],"log":[]}}"#
+            )
+        };
+        let t: Tournament = serde_json::from_str(&stored(r#""format":"knockout""#)).unwrap();
+        assert_eq!(
+            t.format,
+            Format::Knockout {
+                games: 1,
+                max_replays: 1
+            }
+        );
+        let t: Tournament = serde_json::from_str(&stored(
+            r#""format":"gauntlet","seeds":2,"games_per_pair":3"#,
+        ))
+        .unwrap();
+        assert_eq!(
+            t.format,
+            Format::Gauntlet {
+                seeds: 2,
+                games_per_pair: 3
+            }
+        );
+        // Written again, it says `max_replays`; read back, it is the same.
+        let knockout = Tournament {
+            format: Format::Knockout {
+                games: 1,
+                max_replays: 1,
+            },
+            ..t
+        };
+        let json = serde_json::to_value(&knockout).unwrap();
+        assert_eq!(json["max_replays"], 1);
+        let back: Tournament = serde_json::from_value(json).unwrap();
+        assert_eq!(back.format, knockout.format);
+    }
+
     #[tokio::test(start_paused = true)]
     async fn the_leader_records_a_finished_game_and_starts_the_next_round() {
         let dir = tempfile::tempdir().unwrap();
@@ -1007,7 +996,7 @@ mod tests {
             name: "Swiss".into(),
             td: "td".into(),
             created_ms: 1,
-            format: FormatSpec::Swiss { rounds: 2 },
+            format: Format::Swiss { rounds: 2 },
             game: CreateRequest {
                 width: Some(5),
                 ..CreateRequest::default()
@@ -1073,7 +1062,7 @@ mod tests {
             name: "Open".into(),
             td: "td".into(),
             created_ms: 1,
-            format: FormatSpec::RoundRobin { games_per_pair: 1 },
+            format: Format::RoundRobin { games_per_pair: 1 },
             game: CreateRequest::default(),
             stage: Stage::Open,
             players: Vec::new(),
@@ -1139,7 +1128,7 @@ mod tests {
             name: "Swiss".into(),
             td: "td".into(),
             created_ms: 1,
-            format: FormatSpec::Swiss { rounds: 2 },
+            format: Format::Swiss { rounds: 2 },
             game: CreateRequest {
                 width: Some(5),
                 ..CreateRequest::default()
