@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use crate::limits::Limited;
 use crate::protocol::ErrorBody;
 pub use crate::protocol::LoginError;
-use crate::room::Refusal;
+use crate::room::MessageRefusal;
 
 /// What a request asked for that does not exist (404 `not_found`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,8 +67,8 @@ pub enum ApiError {
     NotTd,
     /// 404 `not_found`.
     NotFound(Missing),
-    /// 409: the game refuses the action (the code of the [`Refusal`]).
-    Refused(Refusal),
+    /// 409: the game refuses the action (the code of the [`MessageRefusal`]).
+    Refused(MessageRefusal),
     /// 409: the tournament refuses it now.
     Tournament(TournamentConflict),
     /// 429 `too_many`: too many tournaments under way.
@@ -205,8 +205,8 @@ impl From<LoginError> for ApiError {
     }
 }
 
-impl From<Refusal> for ApiError {
-    fn from(r: Refusal) -> ApiError {
+impl From<MessageRefusal> for ApiError {
+    fn from(r: MessageRefusal) -> ApiError {
         ApiError::Refused(r)
     }
 }
@@ -239,7 +239,7 @@ mod tests {
                 "wrong password for this account",
             ),
             (
-                ApiError::Refused(Refusal::Spectator),
+                ApiError::Refused(MessageRefusal::Spectator),
                 409,
                 "spectator",
                 "spectators cannot play: open a seat link to play",

@@ -40,7 +40,7 @@ use crate::options::Options;
 use crate::protocol::{
     ClientMessage, GameCreated, GameList, ProtocolError, ProtocolErrorKind, SeatLink, ServerMessage,
 };
-use crate::room::{Act, CreateRequest, Event, GameConfig, Phase, Refusal, Room, Side};
+use crate::room::{Act, CreateRequest, Event, GameConfig, MessageRefusal, Phase, Room, Side};
 use crate::sessions::{hash_secret, random_hex, same};
 use crate::store::{Created, Store, StoreError, StoredGame};
 
@@ -304,7 +304,7 @@ impl Games {
         act: Act,
         version: Option<u64>,
         think_ms: Option<u64>,
-    ) -> Result<u64, (Refusal, u64)> {
+    ) -> Result<u64, (MessageRefusal, u64)> {
         self.act_commented(id, seat, act, version, think_ms, None)
             .await
     }
@@ -323,11 +323,11 @@ impl Games {
         version: Option<u64>,
         think_ms: Option<u64>,
         comment: Option<String>,
-    ) -> Result<u64, (Refusal, u64)> {
+    ) -> Result<u64, (MessageRefusal, u64)> {
         let handle = match load_room(self, id).await {
             Ok(Some(h)) => h,
-            Ok(None) => return Err((Refusal::Malformed("no such game".into()), 0)),
-            Err(e) => return Err((Refusal::Storage(format!("{e:#}")), 0)),
+            Ok(None) => return Err((MessageRefusal::Malformed("no such game".into()), 0)),
+            Err(e) => return Err((MessageRefusal::Storage(format!("{e:#}")), 0)),
         };
         act_on(self, &handle, seat, act, version, think_ms, comment).await
     }
@@ -817,7 +817,7 @@ fn state_text(room: &Room, id: &str, now_ms: u64) -> String {
 }
 
 /// The answer refusing a message.
-fn refusal_text(r: &Refusal, id: Option<Value>, version: u64) -> String {
+fn refusal_text(r: &MessageRefusal, id: Option<Value>, version: u64) -> String {
     ServerMessage::Error {
         code: r.code().to_string(),
         message: r.to_string(),
@@ -881,13 +881,13 @@ async fn connection(
                 ping.reset();
                 let reply = match msg {
                     Message::Text(_) | Message::Binary(_) if !bucket.take() => Some(refusal_text(
-                        &Refusal::RateLimited,
+                        &MessageRefusal::RateLimited,
                         None,
                         current_version(&handle).await,
                     )),
                     Message::Text(text) => Some(handle_text(&state, &handle, seat, text.as_str()).await),
                     Message::Binary(_) => Some(refusal_text(
-                        &Refusal::Malformed(ProtocolError { kind: ProtocolErrorKind::Binary, id: None }.to_string()),
+                        &MessageRefusal::Malformed(ProtocolError { kind: ProtocolErrorKind::Binary, id: None }.to_string()),
                         None,
                         current_version(&handle).await,
                     )),
@@ -961,7 +961,7 @@ async fn handle_text(
 ) -> String {
     if text.len() > state.opts.max_message_bytes {
         return refusal_text(
-            &Refusal::TooLarge {
+            &MessageRefusal::TooLarge {
                 bytes: text.len(),
                 max: state.opts.max_message_bytes,
             },
@@ -972,7 +972,7 @@ async fn handle_text(
     let msg = match ClientMessage::parse(text) {
         Ok(m) => m,
         Err(e) => {
-            let refusal = Refusal::Malformed(e.to_string());
+            let refusal = MessageRefusal::Malformed(e.to_string());
             return refusal_text(&refusal, e.id, current_version(handle).await);
         }
     };
@@ -1000,20 +1000,22 @@ async fn act_on(
     version: Option<u64>,
     think_ms: Option<u64>,
     comment: Option<String>,
-) -> Result<u64, (Refusal, u64)> {
+) -> Result<u64, (MessageRefusal, u64)> {
     let mut inner = handle.inner.lock().await;
     let current = inner.room.version();
     let Some(by) = seat else {
-        return Err((Refusal::Spectator, current));
+        return Err((MessageRefusal::Spectator, current));
     };
     let Some(version) = version else {
         return Err((
-            Refusal::Malformed("every action carries the version of the game it answers".into()),
+            MessageRefusal::Malformed(
+                "every action carries the version of the game it answers".into(),
+            ),
             current,
         ));
     };
     if version != current {
-        return Err((Refusal::Stale { version, current }, current));
+        return Err((MessageRefusal::Stale { version, current }, current));
     }
     let now = state.now_ms();
     let turn = matches!(
@@ -1030,14 +1032,14 @@ async fn act_on(
     let late = turn && next.lost_on_time(by);
     match store_and_apply(state, handle, &mut inner, event, next).await {
         // The flag fell before the move arrived: the loss is recorded, the move refused.
-        Ok(v) if late => Err((Refusal::OutOfTime, v)),
+        Ok(v) if late => Err((MessageRefusal::OutOfTime, v)),
         Ok(v) => Ok(v),
         // The game went on elsewhere: this answers an older state (now read again).
         Err(StoreError::SeqTaken(_)) => {
             let current = inner.room.version();
-            Err((Refusal::Stale { version, current }, current))
+            Err((MessageRefusal::Stale { version, current }, current))
         }
-        Err(e) => Err((Refusal::Storage(format!("{e:#}")), current)),
+        Err(e) => Err((MessageRefusal::Storage(format!("{e:#}")), current)),
     }
 }
 

@@ -86,7 +86,7 @@ pub enum ReplayError {
     },
     /// The room refuses the event.
     #[error("{0}")]
-    Refused(Refusal),
+    Refused(MessageRefusal),
 }
 
 impl CreateRequest {
@@ -211,9 +211,10 @@ pub struct Event {
     pub clocks: [PlayerClock; 2],
 }
 
-/// Why a message was refused. Nothing changed.
+/// Why the server refused a player's message to a game (the referee's [`RefereeRefusal`] among
+/// others: off the board, stale, too large, ...). Nothing changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Refusal {
+pub enum MessageRefusal {
     /// The referee refused the action.
     Referee(RefereeRefusal),
     /// A point off the board.
@@ -253,56 +254,58 @@ pub enum Refusal {
     Storage(String),
 }
 
-impl Refusal {
+impl MessageRefusal {
     /// A stable code for programs (the wire format).
     #[must_use]
     pub fn code(&self) -> &'static str {
         match self {
-            Refusal::Referee(r) => r.code(),
-            Refusal::OffBoard { .. } => "off_board",
-            Refusal::Malformed(_) => "malformed",
-            Refusal::TooLarge { .. } => "too_large",
-            Refusal::Spectator => "spectator",
-            Refusal::Stale { .. } => "stale",
-            Refusal::OutOfTime => "out_of_time",
-            Refusal::RateLimited => "rate_limited",
-            Refusal::Storage(_) => "storage",
+            MessageRefusal::Referee(r) => r.code(),
+            MessageRefusal::OffBoard { .. } => "off_board",
+            MessageRefusal::Malformed(_) => "malformed",
+            MessageRefusal::TooLarge { .. } => "too_large",
+            MessageRefusal::Spectator => "spectator",
+            MessageRefusal::Stale { .. } => "stale",
+            MessageRefusal::OutOfTime => "out_of_time",
+            MessageRefusal::RateLimited => "rate_limited",
+            MessageRefusal::Storage(_) => "storage",
         }
     }
 }
 
-impl std::fmt::Display for Refusal {
+impl std::fmt::Display for MessageRefusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Refusal::Referee(r) => write!(f, "{r}"),
-            Refusal::OffBoard {
+            MessageRefusal::Referee(r) => write!(f, "{r}"),
+            MessageRefusal::OffBoard {
                 x,
                 y,
                 width,
                 height,
             } => write!(f, "({x}, {y}) is off the {width}x{height} board"),
-            Refusal::Malformed(m) => f.write_str(m),
-            Refusal::TooLarge { bytes, max } => {
+            MessageRefusal::Malformed(m) => f.write_str(m),
+            MessageRefusal::TooLarge { bytes, max } => {
                 write!(f, "message of {bytes} bytes refused: at most {max} bytes")
             }
-            Refusal::Spectator => f.write_str("spectators cannot play: open a seat link to play"),
-            Refusal::Stale { version, current } => write!(
+            MessageRefusal::Spectator => {
+                f.write_str("spectators cannot play: open a seat link to play")
+            }
+            MessageRefusal::Stale { version, current } => write!(
                 f,
                 "this message answers version {version} but the game is at version {current}: \
                  refused (old or repeated message)"
             ),
-            Refusal::OutOfTime => f.write_str("your time ran out before this arrived"),
-            Refusal::RateLimited => f.write_str("too many messages: slow down"),
-            Refusal::Storage(e) => {
+            MessageRefusal::OutOfTime => f.write_str("your time ran out before this arrived"),
+            MessageRefusal::RateLimited => f.write_str("too many messages: slow down"),
+            MessageRefusal::Storage(e) => {
                 write!(f, "the move could not be stored, nothing changed: {e}")
             }
         }
     }
 }
 
-impl From<RefereeRefusal> for Refusal {
-    fn from(r: RefereeRefusal) -> Refusal {
-        Refusal::Referee(r)
+impl From<RefereeRefusal> for MessageRefusal {
+    fn from(r: RefereeRefusal) -> MessageRefusal {
+        MessageRefusal::Referee(r)
     }
 }
 
@@ -467,12 +470,12 @@ impl Room {
         self.referee.clock().deadline().map(ms)
     }
 
-    fn point(&self, x: usize, y: usize) -> Result<Point, Refusal> {
+    fn point(&self, x: usize, y: usize) -> Result<Point, MessageRefusal> {
         self.referee
             .game()
             .geometry()
             .at(x, y)
-            .ok_or(Refusal::OffBoard {
+            .ok_or(MessageRefusal::OffBoard {
                 x,
                 y,
                 width: self.config.width,
@@ -481,11 +484,13 @@ impl Room {
     }
 
     /// The referee's input for an act.
-    fn input(&self, by: Option<Color>, act: &Act) -> Result<Input, Refusal> {
-        let seat = || by.ok_or_else(|| Refusal::Malformed("players act from a seat".into()));
-        let points = |points: &[[usize; 2]]| -> Result<Vec<Point>, Refusal> {
+    fn input(&self, by: Option<Color>, act: &Act) -> Result<Input, MessageRefusal> {
+        let seat = || by.ok_or_else(|| MessageRefusal::Malformed("players act from a seat".into()));
+        let points = |points: &[[usize; 2]]| -> Result<Vec<Point>, MessageRefusal> {
             if points.len() > self.referee.game().geometry().len() {
-                return Err(Refusal::Malformed("more points than the board has".into()));
+                return Err(MessageRefusal::Malformed(
+                    "more points than the board has".into(),
+                ));
             }
             points.iter().map(|&[x, y]| self.point(x, y)).collect()
         };
@@ -519,7 +524,9 @@ impl Room {
             Act::Timeout | Act::Adjudicate { .. } | Act::Td { .. } | Act::Close { .. }
                 if by.is_some() =>
             {
-                return Err(Refusal::Malformed("only the server does that".into()))
+                return Err(MessageRefusal::Malformed(
+                    "only the server does that".into(),
+                ))
             }
             Act::Timeout => Input::Timeout,
             Act::Adjudicate { points: p, note } => Input::Adjudicate {
@@ -528,21 +535,21 @@ impl Room {
             },
             Act::Td { td, action } => self.td_input(td, action)?,
             Act::Close { .. } => {
-                return Err(Refusal::Malformed(
+                return Err(MessageRefusal::Malformed(
                     "closing is the server's, not the referee's".into(),
                 ))
             }
         })
     }
 
-    fn td_input(&self, td: &str, action: &TdAction) -> Result<Input, Refusal> {
+    fn td_input(&self, td: &str, action: &TdAction) -> Result<Input, MessageRefusal> {
         let reason = match action {
             TdAction::Result { reason, .. }
             | TdAction::Time { reason, .. }
             | TdAction::Pass { reason } => reason,
         };
         if reason.chars().count() > MAX_REASON || reason.chars().any(char::is_control) {
-            return Err(Refusal::Malformed(format!(
+            return Err(MessageRefusal::Malformed(format!(
                 "a reason is at most {MAX_REASON} characters on one line"
             )));
         }
@@ -553,14 +560,14 @@ impl Room {
         };
         Ok(match action {
             TdAction::Result { result, .. } => Input::Decide {
-                outcome: result
-                    .parse()
-                    .map_err(|e: goref_rules::ParseError| Refusal::Malformed(e.to_string()))?,
+                outcome: result.parse().map_err(|e: goref_rules::ParseError| {
+                    MessageRefusal::Malformed(e.to_string())
+                })?,
                 note: format!("decided by the TD ({td}){why}"),
             },
             TdAction::Time { color, seconds, .. } => {
                 if *seconds == 0 || *seconds > MAX_SECONDS {
-                    return Err(Refusal::Malformed(format!(
+                    return Err(MessageRefusal::Malformed(format!(
                         "time granted is 1 to {MAX_SECONDS} seconds"
                     )));
                 }
@@ -586,7 +593,7 @@ impl Room {
         act: Act,
         now_ms: u64,
         think_ms: Option<u64>,
-    ) -> Result<(Event, Room), Refusal> {
+    ) -> Result<(Event, Room), MessageRefusal> {
         self.prepare_commented(by, act, now_ms, think_ms, None)
     }
 
@@ -599,26 +606,28 @@ impl Room {
         now_ms: u64,
         think_ms: Option<u64>,
         comment: Option<String>,
-    ) -> Result<(Event, Room), Refusal> {
+    ) -> Result<(Event, Room), MessageRefusal> {
         if let Some(text) = &comment {
             if text.len() > MAX_COMMENT {
-                return Err(Refusal::TooLarge {
+                return Err(MessageRefusal::TooLarge {
                     bytes: text.len(),
                     max: MAX_COMMENT,
                 });
             }
         }
         if self.closed.is_some() {
-            return Err(Refusal::Referee(RefereeRefusal::Over));
+            return Err(MessageRefusal::Referee(RefereeRefusal::Over));
         }
         let mut next = self.clone();
         match &act {
             Act::Close { .. } if by.is_some() => {
-                return Err(Refusal::Malformed("only the server does that".into()))
+                return Err(MessageRefusal::Malformed(
+                    "only the server does that".into(),
+                ))
             }
             Act::Close { why, note } => {
                 if self.phase() == Phase::Over {
-                    return Err(Refusal::Referee(RefereeRefusal::Over));
+                    return Err(MessageRefusal::Referee(RefereeRefusal::Over));
                 }
                 next.closed = Some(*why);
                 next.referee.note(note.clone());
@@ -1033,7 +1042,7 @@ mod tests {
         let long = "x".repeat(MAX_COMMENT + 1);
         assert!(matches!(
             r.prepare_commented(Some(Color::White), Act::Pass, 1_200, Some(0), Some(long)),
-            Err(Refusal::TooLarge { .. })
+            Err(MessageRefusal::TooLarge { .. })
         ));
     }
 
