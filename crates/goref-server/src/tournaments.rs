@@ -54,6 +54,39 @@ pub enum Stage {
     Over,
 }
 
+/// A tournament's [`Format`] as the store keeps it, flattened into the tournament: as
+/// [`Format`]'s serde form, except a knockout's `games` (the games of a match), written
+/// `match_games` so that it does not meet the tournament's own `games` (its list of games).
+mod stored_format {
+    use goref_tournament::Format;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::{Map, Value};
+
+    const WIRE: &str = "games";
+    const STORED: &str = "match_games";
+
+    pub fn serialize<S: Serializer>(format: &Format, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = match serde_json::to_value(format).map_err(serde::ser::Error::custom)? {
+            Value::Object(map) => map,
+            _ => return Err(serde::ser::Error::custom("a format is a map")),
+        };
+        if matches!(format, Format::Knockout { .. }) {
+            if let Some(games) = map.remove(WIRE) {
+                map.insert(STORED.to_string(), games);
+            }
+        }
+        map.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Format, D::Error> {
+        let mut map = Map::deserialize(d)?;
+        if let Some(games) = map.remove(STORED) {
+            map.insert(WIRE.to_string(), games);
+        }
+        Format::deserialize(Value::Object(map)).map_err(serde::de::Error::custom)
+    }
+}
+
 /// Whether the server runs a tournament of `format`: 1 to 10 games a pair, 1 to 20 Swiss
 /// rounds, knockout matches of 1 to 9 games with at most 5 replay blocks.
 fn allowed(format: &Format) -> bool {
@@ -105,9 +138,11 @@ pub struct Tournament {
     pub td: String,
     /// When it was created (unix ms).
     pub created_ms: u64,
-    /// Its format (stored flattened: `"format": "knockout", "games": 3, "max_replays": 1`; a
-    /// knockout stored before `max_replays` was written has 1, as the server then played).
-    #[serde(flatten)]
+    /// Its format, stored flattened beside the other fields (`"format": "swiss", "rounds": 5`);
+    /// a knockout's count of games as `match_games`, which the list of `games` cannot take
+    /// (see [`stored_format`]). A knockout stored without `max_replays` has 1, as the server
+    /// then played.
+    #[serde(flatten, with = "stored_format")]
     pub format: Format,
     /// The settings of every game (players' names filled in).
     pub game: CreateRequest,
@@ -978,6 +1013,33 @@ mod tests {
         assert_eq!(json["max_replays"], 1);
         let back: Tournament = serde_json::from_value(json).unwrap();
         assert_eq!(back.format, knockout.format);
+    }
+
+    #[test]
+    fn a_knockout_is_stored_beside_its_list_of_games() {
+        // A knockout's count of games would meet the tournament's list of games under one
+        // key: it is stored as `match_games`, and the tournament reads back whole.
+        let t: Tournament = serde_json::from_str(
+            r#"{"id":"t1","name":"K","td":"td","created_ms":1,"format":"swiss","rounds":2,
+            "game":{"width":5},"stage":"open","players":["a","b"],"withdrawn":[false,false],
+            "games":[{"number":1,"round":1,"black":0,"white":1,"id":null,"result":null}],
+            "log":[]}"#,
+        )
+        .unwrap();
+        assert_eq!(t.format, Format::Swiss { rounds: 2 });
+        let knockout = Tournament {
+            format: Format::Knockout {
+                games: 3,
+                max_replays: 2,
+            },
+            ..t
+        };
+        let text = serde_json::to_string(&knockout).unwrap();
+        assert!(text.contains(r#""match_games":3"#), "{text}");
+        let back: Tournament = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.format, knockout.format);
+        assert_eq!(back.games.len(), 1);
+        assert_eq!(back.games[0].round, Round::FIRST);
     }
 
     #[tokio::test(start_paused = true)]
