@@ -1001,24 +1001,13 @@ mod tests {
                 games_per_pair: 3
             }
         );
-        // Written again, it says `max_replays`; read back, it is the same.
-        let knockout = Tournament {
-            format: Format::Knockout {
-                games: 1,
-                max_replays: 1,
-            },
-            ..t
-        };
-        let json = serde_json::to_value(&knockout).unwrap();
-        assert_eq!(json["max_replays"], 1);
-        let back: Tournament = serde_json::from_value(json).unwrap();
-        assert_eq!(back.format, knockout.format);
     }
 
     #[test]
     fn a_knockout_is_stored_beside_its_list_of_games() {
         // A knockout's count of games would meet the tournament's list of games under one
-        // key: it is stored as `match_games`, and the tournament reads back whole.
+        // key: it is stored as `match_games` (with `max_replays`), and the tournament reads
+        // back whole.
         let t: Tournament = serde_json::from_str(
             r#"{"id":"t1","name":"K","td":"td","created_ms":1,"format":"swiss","rounds":2,
             "game":{"width":5},"stage":"open","players":["a","b"],"withdrawn":[false,false],
@@ -1035,7 +1024,10 @@ mod tests {
             ..t
         };
         let text = serde_json::to_string(&knockout).unwrap();
-        assert!(text.contains(r#""match_games":3"#), "{text}");
+        assert!(
+            text.contains(r#""match_games":3,"max_replays":2"#),
+            "{text}"
+        );
         let back: Tournament = serde_json::from_str(&text).unwrap();
         assert_eq!(back.format, knockout.format);
         assert_eq!(back.games.len(), 1);
