@@ -1024,10 +1024,8 @@ mod tests {
             ..t
         };
         let text = serde_json::to_string(&knockout).unwrap();
-        assert!(
-            text.contains(r#""match_games":3,"max_replays":2"#),
-            "{text}"
-        );
+        assert!(text.contains(r#""match_games":3"#), "{text}");
+        assert!(text.contains(r#""max_replays":2"#), "{text}");
         let back: Tournament = serde_json::from_str(&text).unwrap();
         assert_eq!(back.format, knockout.format);
         assert_eq!(back.games.len(), 1);
