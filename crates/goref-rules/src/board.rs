@@ -88,6 +88,8 @@ enum Write {
     EmptyAt(u16, u16),
     /// A point pushed on the list of empty points.
     EmptyPushed,
+    /// The string of head `small` joined to that of head `big`.
+    Merged(u16, u16),
     /// The empty point at this place removed (the last one moved there).
     EmptyRemoved(u16, u16),
 }
@@ -562,6 +564,7 @@ impl Board {
                 Write::Cell(i, c) => self.cells[i as usize] = c,
                 Write::Head(i, v) => self.head[i as usize] = v,
                 Write::Next(i, v) => self.next[i as usize] = v,
+                Write::Merged(big, small) => self.unmerge(big as usize, small as usize),
                 Write::Liberties(i, v) => self.liberties[i as usize] = v,
                 Write::Stones(i, v) => self.stones[i as usize] = v,
                 Write::StringHash(i, v) => self.string_hash[i as usize] = v,
@@ -661,24 +664,37 @@ impl Board {
         } else {
             (b, a)
         };
-        let mut s = small;
+        self.set_head(small, big);
+        self.next.swap(big, small);
+        self.stones[big] += self.stones[small];
+        self.liberties[big] += self.liberties[small];
+        self.string_hash[big] ^= self.string_hash[small];
+        // Taken back from what is left of `small` (see `Board::unmerge`).
+        log.write(Write::Merged(big as u16, small as u16));
+    }
+
+    /// Sets the head of every stone of the ring through `start` to `head`.
+    #[inline]
+    fn set_head(&mut self, start: usize, head: usize) {
+        let mut s = start;
         loop {
-            log.write(Write::Head(s as u16, self.head[s]));
-            self.head[s] = big as u16;
+            self.head[s] = head as u16;
             s = self.next[s] as usize;
-            if s == small {
+            if s == start {
                 break;
             }
         }
-        log.write(Write::Next(big as u16, self.next[big]));
-        log.write(Write::Next(small as u16, self.next[small]));
-        self.next.swap(big, small);
-        log.write(Write::Stones(big as u16, self.stones[big]));
-        self.stones[big] += self.stones[small];
-        log.write(Write::Liberties(big as u16, self.liberties[big]));
-        self.liberties[big] += self.liberties[small];
-        log.write(Write::StringHash(big as u16, self.string_hash[big]));
+    }
+
+    /// Takes back `merge(big, small)` when nothing else of the play after it is left: the
+    /// head `small` keeps its string's count, liberties and hash (its stones' later changes
+    /// went to `big`), and swapping the two links again splits the rings.
+    fn unmerge(&mut self, big: usize, small: usize) {
+        self.stones[big] -= self.stones[small];
+        self.liberties[big] -= self.liberties[small];
         self.string_hash[big] ^= self.string_hash[small];
+        self.next.swap(big, small);
+        self.set_head(small, small);
     }
 
     fn remove_string<L: Log>(&mut self, p: Point, log: &mut L) -> u32 {
