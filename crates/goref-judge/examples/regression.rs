@@ -365,12 +365,16 @@ fn main() {
     }
 }
 
-/// The CPU time this thread has run, in seconds (Linux's `/proc/thread-self/schedstat`), or
-/// `None` where it cannot be read.
+/// The CPU time this thread has run, in seconds (`CLOCK_THREAD_CPUTIME_ID`: exact, where
+/// `/proc`'s counters advance by scheduler ticks), or `None` where it cannot be read.
 fn thread_cpu() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
-    Some(nanos as f64 / 1e9)
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec for the call to fill.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    (r == 0).then(|| t.tv_sec as f64 + t.tv_nsec as f64 / 1e9)
 }
 
 /// Plays a capturing line (the block's colour first) on a game of the position under the

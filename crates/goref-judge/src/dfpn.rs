@@ -60,7 +60,7 @@ use std::hash::Hasher;
 use std::rc::Rc;
 
 use goref_rules::history::KeyHasher;
-use goref_rules::{Board, Color, Effect, KoBan, KoRule, Move, Point};
+use goref_rules::{Board, Color, Effect, KoBan, KoRule, Move, Point, Undo};
 
 use crate::benson::Benson;
 use crate::search::{count_node, Answer, Context, MAX_LINE};
@@ -381,6 +381,11 @@ pub(crate) struct Search<'c, 'h> {
     /// A scratch stack for flood fills, and a scratch region.
     stack: Vec<Point>,
     region_buf: Vec<Point>,
+    /// Scratch for [`Search::territory_leaf`]: the attacking blocks around the region, those
+    /// of them that must be pass-alive, and the region's points marked.
+    border_buf: Vec<Point>,
+    need_benson_buf: Vec<Point>,
+    in_r: Vec<bool>,
     /// Scratch for [`Search::enclosed_in`]: attacking blocks met and whether each has a
     /// liberty outside the region.
     outside_buf: Vec<(Point, bool)>,
@@ -390,8 +395,12 @@ pub(crate) struct Search<'c, 'h> {
     touch_generation: u32,
     /// What the block's simple liberties are computed from (see [`Simple`]).
     simple: Simple,
-    /// Boards to reuse for the children searched.
+    /// Boards to reuse for the models of simulations.
     spare: Vec<Board>,
+    /// The plays made on the searched board along the line (see [`Search::descend`]), and on
+    /// a simulation's model board (see [`Search::simulate_child`]), to take back.
+    undo: Undo,
+    model_undo: Undo,
     /// How many positions of `path` and states of `states` fall in each bucket of their
     /// hashes ([`bucket`]): a position or state is looked for only when its bucket is used.
     on_path: Box<[u16; BUCKETS]>,
@@ -542,12 +551,17 @@ fn search(
         mark: Vec::new(),
         stack: Vec::new(),
         region_buf: Vec::new(),
+        border_buf: Vec::new(),
+        need_benson_buf: Vec::new(),
+        in_r: Vec::new(),
         outside_buf: Vec::new(),
         generation: 0,
         touch: Vec::new(),
         touch_generation: 0,
         simple,
         spare: Vec::new(),
+        undo: Undo::default(),
+        model_undo: Undo::default(),
         on_path: Box::new([0; BUCKETS]),
         on_line: Box::new([0; BUCKETS]),
         child_lists: RefCell::new(Vec::new()),
@@ -573,7 +587,9 @@ fn search(
         ko: ctx.ko,
         passed: false,
     };
-    let answer = match search.mid(board, key, INF - 1, INF - 1, 0) {
+    // The search plays and takes back moves on its own copy (see [`Search::descend`]).
+    let mut work = board.clone();
+    let answer = match search.mid(&mut work, key, INF - 1, INF - 1, 0) {
         Ok(out) if out.pn == 0 => Answer::Yes(search.real_line(board, out.line.to_vec())),
         Ok(out) if out.dn == 0 => Answer::No,
         Ok(_) => Answer::Undecided("locally capturable: the proof search stopped".into()),
@@ -944,13 +960,6 @@ impl Search<'_, '_> {
             .iter()
             .enumerate()
             .all(|(i, y)| dep_positions.contains(&i) || !solved.summary.may_hold(y.hash, y.counts))
-    }
-
-    /// The block's liberties.
-    fn liberty_points(&self, board: &Board) -> Vec<Point> {
-        let mut libs: Vec<Point> = Vec::with_capacity(16);
-        self.liberties_into(board, &mut libs);
-        libs
     }
 
     /// The scratch marks, sized for `n` points, with a mark no point has yet.
@@ -1375,10 +1384,44 @@ impl Search<'_, '_> {
     ///   `X`, and the argument stands with only the empty points of `R` counted.
     ///
     /// Returns the capturing line with the defender passing (replayed here, so it is legal).
-    fn territory_leaf(&mut self, board: &Board, key: &Key) -> Option<(Line, Option<Rc<[u32]>>)> {
+    fn territory_leaf(
+        &mut self,
+        board: &mut Board,
+        key: &Key,
+    ) -> Option<(Line, Option<Rc<[u32]>>)> {
+        let mut r = std::mem::take(&mut self.region_buf);
+        let mut border = std::mem::take(&mut self.border_buf);
+        let mut need_benson = std::mem::take(&mut self.need_benson_buf);
+        let mut in_r = std::mem::take(&mut self.in_r);
+        let out = if self.enclosed_in(board, &mut r, &mut border, &mut need_benson) {
+            in_r.resize(board.geometry().len(), false);
+            let out = self.territory_leaf_in(board, key, (&r, &border, &need_benson), &mut in_r);
+            for p in &r {
+                in_r[p.index()] = false;
+            }
+            out
+        } else {
+            None
+        };
+        self.region_buf = r;
+        self.border_buf = border;
+        self.need_benson_buf = need_benson;
+        self.in_r = in_r;
+        out
+    }
+
+    /// [`Search::territory_leaf`] once [`Search::enclosed_in`] found the region `r`, its
+    /// attacking blocks `border` and those that must be pass-alive; `in_r` (all false) marks
+    /// `r`'s points as it goes.
+    fn territory_leaf_in(
+        &mut self,
+        board: &mut Board,
+        key: &Key,
+        (r, border, need_benson): (&[Point], &[Point], &[Point]),
+        in_r: &mut [bool],
+    ) -> Option<(Line, Option<Rc<[u32]>>)> {
         let geometry = board.geometry();
         let attacker = self.attacker();
-        let (r, border, need_benson) = self.enclosed_by_attacker(board)?;
         let benson_run = !need_benson.is_empty();
         if benson_run {
             self.benson.run(
@@ -1402,11 +1445,10 @@ impl Search<'_, '_> {
                         .any(|&q| board.same_string(q, x))
             })
         });
-        if !vital && !self.inner_points_allow_capture(board, &r) {
+        if !vital && !self.inner_points_allow_capture(board, r) {
             return None;
         }
-        let mut in_r = vec![false; geometry.len()];
-        for &p in &r {
+        for &p in r {
             in_r[p.index()] = true;
             if board.get(p).is_none() && !self.in_region[p.index()] {
                 return None;
@@ -1421,18 +1463,23 @@ impl Search<'_, '_> {
             Some(self.no_repetition_possible(board, key, benson_run)?)
         };
         // The line: the attacker fills the block's liberties, the defender passes.
-        let mut b = self.copy(board);
-        let line = self.fill_line(&mut b, key, &in_r);
-        self.spare.push(b);
+        let mut undo = std::mem::take(&mut self.undo);
+        let depth = undo.len();
+        let line = self.fill_line(board, key, in_r, &mut undo);
+        while undo.len() > depth {
+            board.undo(&mut undo);
+        }
+        self.undo = undo;
         line.map(|line| (line, fixed))
     }
 
     /// The territory leaf's line on `b`: the attacker fills the block's liberties in `R`
-    /// (`in_r`), the defender passes; `None` if no fill is left before the block goes.
-    fn fill_line(&self, b: &mut Board, key: &Key, in_r: &[bool]) -> Option<Line> {
+    /// (`in_r`), the defender passes; `None` if no fill is left before the block goes. The
+    /// fills are recorded in `undo`, for the caller to take back.
+    fn fill_line(&self, b: &mut Board, key: &Key, in_r: &[bool], undo: &mut Undo) -> Option<Line> {
         let attacker = self.attacker();
         let mut to_move = key.to_move;
-        let mut line = Vec::new();
+        let mut line = Vec::with_capacity(16);
         let mut ban = key.ko;
         for _ in 0..2 * b.geometry().len() + 2 {
             if to_move == self.color {
@@ -1443,7 +1490,9 @@ impl Search<'_, '_> {
                 to_move = attacker;
                 continue;
             }
-            let l = self.liberty_points(b).into_iter().find(|&l| {
+            let mut libs = std::mem::take(&mut *self.libs.borrow_mut());
+            self.liberties_into(b, &mut libs);
+            let l = libs.iter().copied().find(|&l| {
                 let effect = b.effect(l, attacker);
                 in_r[l.index()]
                     && self.in_region[l.index()]
@@ -1451,8 +1500,10 @@ impl Search<'_, '_> {
                     && !ban.is_some_and(|k| {
                         k.point == l && k.forbidden == attacker && effect.captured == 1
                     })
-            })?;
-            b.play_unchecked(l, attacker);
+            });
+            *self.libs.borrow_mut() = libs;
+            let l = l?;
+            b.play_undoable(l, attacker, undo);
             line.push((attacker, Move::Play(l)));
             if b.get(self.stone) != Some(self.color) {
                 return Some(line);
@@ -1540,26 +1591,16 @@ impl Search<'_, '_> {
     /// points lie in the local region, at most two of them touch no attacking stone, and
     /// every attacking block next to an
     /// empty point of it has a liberty outside the region (a pass-alive block has a vital
-    /// region other than this one, hence such a liberty).
-    fn enclosed_by_attacker(
-        &mut self,
-        board: &Board,
-    ) -> Option<(Vec<Point>, Vec<Point>, Vec<Point>)> {
-        let mut stack = std::mem::take(&mut self.stack);
-        let mut region = std::mem::take(&mut self.region_buf);
-        let out = self.enclosed_in(board, &mut stack, &mut region);
-        self.stack = stack;
-        self.region_buf = region;
-        out
-    }
-
-    /// [`Search::enclosed_by_attacker`] with buffers for the flood and the region.
+    /// region other than this one, hence such a liberty). When it holds, gives the region in
+    /// `region`, the attacking blocks next to it in `border` and those of them that must be
+    /// pass-alive in `need_benson`.
     fn enclosed_in(
         &mut self,
         board: &Board,
-        stack: &mut Vec<Point>,
         region: &mut Vec<Point>,
-    ) -> Option<(Vec<Point>, Vec<Point>, Vec<Point>)> {
+        border: &mut Vec<Point>,
+        need_benson: &mut Vec<Point>,
+    ) -> bool {
         let geometry = board.geometry();
         let n = geometry.len();
         if self.mark.len() != n {
@@ -1569,8 +1610,9 @@ impl Search<'_, '_> {
         let g = self.generation;
         let attacker = Some(self.attacker());
         let colors = board.colors();
-        stack.clear();
         region.clear();
+        border.clear();
+        need_benson.clear();
         region.push(self.stone);
         self.mark[self.stone.index()] = g;
         // Empty points touching no attacking stone: none (case a) or at most two (case b);
@@ -1588,19 +1630,19 @@ impl Search<'_, '_> {
                 } else if self.mark[q.index()] != g {
                     if c.is_none() && !self.in_region[q.index()] {
                         // Every empty point of the region must be in the local region.
-                        return None;
+                        return false;
                     }
                     self.mark[q.index()] = g;
                     region.push(q);
                 }
             }
             if region.len() > 128 {
-                return None;
+                return false;
             }
             if !touches_attacker && colors[p.index()].is_none() {
                 inner += 1;
                 if inner > 2 {
-                    return None;
+                    return false;
                 }
             }
         }
@@ -1657,14 +1699,12 @@ impl Search<'_, '_> {
         };
         self.outside_buf = outside_liberty;
         if !all_free {
-            return None;
+            return false;
         }
         // Every attacking block next to the region must never be captured: it has an empty
         // liberty outside the local region (which local moving never fills), or it is
         // pass-alive, for which it needs two regions that look vital (Benson's algorithm
         // decides those afterwards).
-        let mut border: Vec<Point> = Vec::new();
-        let mut need_benson: Vec<Point> = Vec::new();
         for &p in region.iter() {
             for &q in geometry.neighbors(p) {
                 if board.get(q) == attacker && !border.iter().any(|&b| board.same_string(b, q)) {
@@ -1672,7 +1712,7 @@ impl Search<'_, '_> {
                 }
             }
         }
-        for &b in &border {
+        for &b in border.iter() {
             let living = self.outside.anchored[b.index()]
                 || board.string_stones(b).any(|s| {
                     geometry
@@ -1682,12 +1722,12 @@ impl Search<'_, '_> {
                 });
             if !living {
                 if !self.two_vital_candidates(board, b) {
-                    return None;
+                    return false;
                 }
                 need_benson.push(b);
             }
         }
-        Some((region.clone(), border, need_benson))
+        true
     }
 
     /// Case (b) of [`Search::territory_leaf`]: the points of `region` that touch no attacking
@@ -1695,23 +1735,23 @@ impl Search<'_, '_> {
     fn inner_points_allow_capture(&self, board: &Board, region: &[Point]) -> bool {
         let geometry = board.geometry();
         let attacker = Some(self.attacker());
-        let block = board.string(self.stone);
-        let inner: Vec<Point> = region
-            .iter()
-            .copied()
-            .filter(|p| {
-                !block.contains(p)
-                    && !geometry
-                        .neighbors(*p)
-                        .iter()
-                        .any(|&q| board.get(q) == attacker)
-            })
-            .collect();
-        match inner.as_slice() {
-            [] | [_] => true,
-            [a, b] => geometry.neighbors(*a).contains(b),
-            _ => false,
+        let mut inner = [Point::new(0); 2];
+        let mut count = 0;
+        for &p in region {
+            if !board.same_string(p, self.stone)
+                && !geometry
+                    .neighbors(p)
+                    .iter()
+                    .any(|&q| board.get(q) == attacker)
+            {
+                if count == 2 {
+                    return false;
+                }
+                inner[count] = p;
+                count += 1;
+            }
         }
+        count < 2 || geometry.neighbors(inner[0]).contains(&inner[1])
     }
 
     /// Whether every earlier position of the game and of the line differs from `board` on a
@@ -1730,10 +1770,10 @@ impl Search<'_, '_> {
         // so they are never compared.
         let geometry = board.geometry();
         let attacker = Some(self.attacker());
-        let mut fixed: Vec<u32> = Vec::new();
+        let mut fixed: Vec<u32> = Vec::with_capacity(self.points.len() + self.outside.mortal.len());
         // The strings met so far that are not anchored, and whether each has an empty
         // liberty outside the local region (an anchored one has: see [`Outside::anchored`]).
-        let mut strings: Vec<(Point, bool)> = Vec::new();
+        let mut strings: Vec<(Point, bool)> = Vec::with_capacity(16);
         for &p in &self.points {
             let Some(color) = board.get(p) else { continue };
             let free = self.outside.anchored[p.index()]
@@ -1810,7 +1850,7 @@ impl Search<'_, '_> {
     /// completed by the attacker's fill, so that test is made where the defender is to move.
     /// A test not made only leaves the node to be searched (on GNU Go's regression positions
     /// the nodes stay within 0.1% and the work falls by about a tenth).
-    fn leaf(&mut self, board: &Board, key: &Key) -> Option<Out> {
+    fn leaf(&mut self, board: &mut Board, key: &Key) -> Option<Out> {
         if self.tt_get(&key.as_ref()).is_some_and(|e| e.searched) {
             return None;
         }
@@ -1858,7 +1898,7 @@ impl Search<'_, '_> {
     /// `th_pn` or its disproof number `th_dn`.
     fn mid(
         &mut self,
-        board: &Board,
+        board: &mut Board,
         key: Key,
         th_pn: u64,
         th_dn: u64,
@@ -1955,7 +1995,7 @@ impl Search<'_, '_> {
 
     fn mid_loop(
         &mut self,
-        board: &Board,
+        board: &mut Board,
         children: &mut [Child],
         attacker: bool,
         th_pn: u64,
@@ -2013,14 +2053,15 @@ impl Search<'_, '_> {
     }
 
     /// Plays the open child `i` and searches it with `search`; a result (`None` when the
-    /// search gave none) updates the child.
+    /// search gave none) updates the child. The move is played on `board` itself and taken
+    /// back after (no copy of the board per node).
     fn descend(
         &mut self,
-        board: &Board,
+        board: &mut Board,
         children: &mut [Child],
         i: usize,
         attacker: bool,
-        search: impl FnOnce(&mut Self, &Board, Key) -> Result<Option<Out>, String>,
+        search: impl FnOnce(&mut Self, &mut Board, Key) -> Result<Option<Out>, String>,
     ) -> Result<bool, String> {
         let c = &children[i];
         let next = c.next.as_ref().expect("an open child");
@@ -2028,13 +2069,19 @@ impl Search<'_, '_> {
             (next.hash, next.to_move, next.ko, next.passed);
         let records = next.records;
         let child_counts = next.counts;
-        // A pass leaves the board as it is: no copy.
-        let copied = match c.mv {
-            Move::Pass => None,
-            mv => Some(self.board_after(board, mv, attacker)),
+        let played = match c.mv {
+            Move::Pass => false,
+            Move::Play(p) => {
+                let to_move = if attacker {
+                    self.attacker()
+                } else {
+                    self.color
+                };
+                board.play_undoable(p, to_move, &mut self.undo);
+                true
+            }
         };
-        let after = copied.as_ref().unwrap_or(board);
-        let (hash, packed) = self.canonical(after.hash(), after.packed());
+        let (hash, packed) = self.canonical(board.hash(), board.packed());
         debug_assert_eq!(
             hash, next_hash,
             "the child's key is rebuilt as it was found"
@@ -2053,9 +2100,9 @@ impl Search<'_, '_> {
                 counts: child_counts,
             });
         }
-        let r = search(self, after, key);
-        if let Some(after) = copied {
-            self.spare.push(after);
+        let r = search(self, board, key);
+        if played {
+            board.undo(&mut self.undo);
         }
         if records {
             self.pop_path();
@@ -2094,20 +2141,6 @@ impl Search<'_, '_> {
         }
     }
 
-    /// The board after the move of the attacker (or the defender) on a board to reuse.
-    fn board_after(&mut self, board: &Board, mv: Move, attacker: bool) -> Board {
-        let mut after = self.copy(board);
-        if let Move::Play(p) = mv {
-            let to_move = if attacker {
-                self.attacker()
-            } else {
-                self.color
-            };
-            after.play_unchecked(p, to_move);
-        }
-        after
-    }
-
     /// Kawano's simulation: once the defender's move `proven` at an AND node is refuted,
     /// tries to refute each open sibling with the same answers, the attacker playing at each
     /// node only what it played in the corresponding position after `proven`. A refutation
@@ -2115,7 +2148,7 @@ impl Search<'_, '_> {
     /// failure says nothing, and only the simulation's proofs are kept.
     fn simulate_siblings(
         &mut self,
-        board: &Board,
+        board: &mut Board,
         children: &mut [Child],
         proven: usize,
         depth: usize,
@@ -2133,12 +2166,14 @@ impl Search<'_, '_> {
             return Ok(());
         }
         let here = self.states.last().expect("the node's state").clone();
-        let Some((model_copy, model_key)) =
-            self.model_after(board, &here, children[proven].mv, false)
+        // The model is a board of its own: the siblings are played on `board`.
+        let mut model_board = self.copy(board);
+        let Some((played, model_key)) =
+            self.model_play(&mut model_board, &here, children[proven].mv, false)
         else {
+            self.spare.push(model_board);
             return Ok(());
         };
-        let model_board = model_copy.as_ref().unwrap_or(board);
         let mut result = Ok(());
         for i in 0..children.len() {
             if !open(&children[i]) {
@@ -2147,7 +2182,14 @@ impl Search<'_, '_> {
             children[i].simulated |= model;
             let mut left = SIMULATION_NODES;
             if let Err(why) = self.descend(board, children, i, false, |search, after, key| {
-                search.simulate(after, key, model_board, &model_key, depth + 1, &mut left)
+                search.simulate(
+                    after,
+                    key,
+                    &mut model_board,
+                    &model_key,
+                    depth + 1,
+                    &mut left,
+                )
             }) {
                 result = Err(why);
                 break;
@@ -2157,22 +2199,23 @@ impl Search<'_, '_> {
                 self.simulations.proven += 1;
             }
         }
-        if let Some(copy) = model_copy {
-            self.spare.push(copy);
+        if played {
+            model_board.undo(&mut self.model_undo);
         }
+        self.spare.push(model_board);
         result
     }
 
-    /// The board and key after a move on a model board (for a simulation's hints), or
-    /// `None` when the move cannot be played there. The board is given only when a play
-    /// changed it (after a pass it is `board` itself); give it back to `spare`.
-    fn model_after(
+    /// Plays a move on a model board (for a simulation's hints) and gives the key after it,
+    /// or `None` when the move cannot be played there. With `true`, a play was made, recorded
+    /// in `model_undo`: take it back after.
+    fn model_play(
         &mut self,
-        board: &Board,
+        model: &mut Board,
         key: &Key,
         mv: Move,
         attacker: bool,
-    ) -> Option<(Option<Board>, Key)> {
+    ) -> Option<(bool, Key)> {
         let to_move = if attacker {
             self.attacker()
         } else {
@@ -2181,7 +2224,7 @@ impl Search<'_, '_> {
         let rules = self.ctx.rules;
         match mv {
             Move::Pass => {
-                let (hash, packed) = self.canonical(board.hash(), board.packed());
+                let (hash, packed) = self.canonical(model.hash(), model.packed());
                 let key = Key {
                     hash,
                     packed,
@@ -2193,19 +2236,18 @@ impl Search<'_, '_> {
                     },
                     passed: !attacker,
                 };
-                Some((None, key))
+                Some((false, key))
             }
             Move::Play(p) => {
-                if board.get(p).is_some() {
+                if model.get(p).is_some() {
                     return None;
                 }
-                let effect = board.effect(p, to_move);
+                let effect = model.effect(p, to_move);
                 if effect.suicided > 0 {
                     return None;
                 }
-                let mut after = self.copy(board);
-                after.play_unchecked(p, to_move);
-                let (hash, packed) = self.canonical(after.hash(), after.packed());
+                model.play_undoable(p, to_move, &mut self.model_undo);
+                let (hash, packed) = self.canonical(model.hash(), model.packed());
                 let ko = if rules.ko.has_basic_ko() && effect.makes_ko {
                     effect.single_capture.map(|point| KoBan {
                         point,
@@ -2221,7 +2263,7 @@ impl Search<'_, '_> {
                     ko,
                     passed: false,
                 };
-                Some((Some(after), key))
+                Some((true, key))
             }
         }
     }
@@ -2254,9 +2296,9 @@ impl Search<'_, '_> {
     /// `None`.
     fn simulate(
         &mut self,
-        board: &Board,
+        board: &mut Board,
         key: Key,
-        model: &Board,
+        model: &mut Board,
         model_key: &Key,
         depth: usize,
         left: &mut u64,
@@ -2317,11 +2359,11 @@ impl Search<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     fn simulate_children(
         &mut self,
-        board: &Board,
+        board: &mut Board,
         key: &Key,
         children: &mut [Child],
         attacker: bool,
-        model: &Board,
+        model: &mut Board,
         model_key: &Key,
         depth: usize,
         left: &mut u64,
@@ -2364,7 +2406,7 @@ impl Search<'_, '_> {
                 } else {
                     mv
                 };
-                let model = (model, model_key, model_mv);
+                let model = (&mut *model, model_key, model_mv);
                 if !self.simulate_child(board, children, i, false, model, depth, left)? {
                     return Ok(false);
                 }
@@ -2387,23 +2429,22 @@ impl Search<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     fn simulate_child(
         &mut self,
-        board: &Board,
+        board: &mut Board,
         children: &mut [Child],
         i: usize,
         attacker: bool,
-        (model, model_key, model_mv): (&Board, &Key, Move),
+        (model, model_key, model_mv): (&mut Board, &Key, Move),
         depth: usize,
         left: &mut u64,
     ) -> Result<bool, String> {
-        let Some(next_model) = self.model_after(model, model_key, model_mv, attacker) else {
+        let Some((played, next_key)) = self.model_play(model, model_key, model_mv, attacker) else {
             return Ok(false);
         };
-        let next_board = next_model.0.as_ref().unwrap_or(model);
         let r = self.descend(board, children, i, attacker, |search, after, key| {
-            search.simulate(after, key, next_board, &next_model.1, depth + 1, left)
+            search.simulate(after, key, model, &next_key, depth + 1, left)
         });
-        if let Some(copy) = next_model.0 {
-            self.spare.push(copy);
+        if played {
+            model.undo(&mut self.model_undo);
         }
         r?;
         Ok(children[i].pn == 0)

@@ -37,11 +37,83 @@ pub struct StringStones<'a> {
 impl Iterator for StringStones<'_> {
     type Item = Point;
 
+    #[inline]
     fn next(&mut self) -> Option<Point> {
         let at = self.at?;
         let following = self.next[at] as usize;
         self.at = (following != self.start).then_some(following);
         Some(Point::new(at))
+    }
+}
+
+/// The plays recorded by [`Board::play_undoable`], to take back with [`Board::undo`].
+#[derive(Clone, Debug, Default)]
+pub struct Undo {
+    writes: Vec<Write>,
+    frames: Vec<Frame>,
+}
+
+impl Undo {
+    /// How many recorded plays are left to take back.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Whether no recorded play is left to take back.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+}
+
+/// Where one recorded play starts, and what it changed outside the per-point lists.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    writes: usize,
+    hash: u64,
+    counts: [u32; 2],
+}
+
+/// One change of a play, with the value it overwrote.
+#[derive(Clone, Copy, Debug)]
+enum Write {
+    Cell(u16, Option<Color>),
+    Head(u16, u16),
+    Next(u16, u16),
+    Liberties(u16, u32),
+    Stones(u16, u32),
+    StringHash(u16, u64),
+    Packed(u16, u64),
+    EmptyAt(u16, u16),
+    /// A point pushed on the list of empty points.
+    EmptyPushed,
+    /// The string of head `small` joined to that of head `big`.
+    Merged(u16, u16),
+    /// The empty point at this place removed (the last one moved there).
+    EmptyRemoved(u16, u16),
+}
+
+/// Where a play's changes go: nowhere for [`Board::play_unchecked`], a list for
+/// [`Board::play_undoable`].
+trait Log {
+    fn write(&mut self, write: Write);
+
+    #[inline(always)]
+    fn cell(&mut self, i: usize, old: Option<Color>) {
+        self.write(Write::Cell(i as u16, old));
+    }
+}
+
+impl Log for () {
+    #[inline(always)]
+    fn write(&mut self, _: Write) {}
+}
+
+impl Log for Vec<Write> {
+    #[inline(always)]
+    fn write(&mut self, write: Write) {
+        self.push(write);
     }
 }
 
@@ -187,7 +259,7 @@ impl Board {
         let mut board = Board::new(geometry);
         for (i, c) in colors.iter().enumerate() {
             if let Some(c) = *c {
-                board.place(Point::new(i), c);
+                board.place(Point::new(i), c, &mut ());
             }
         }
         for i in 0..colors.len() {
@@ -222,6 +294,7 @@ impl Board {
 
     /// The board's points and adjacency.
     #[must_use]
+    #[inline]
     pub fn geometry(&self) -> &Arc<Geometry> {
         &self.geometry
     }
@@ -235,6 +308,7 @@ impl Board {
 
     /// The whole colouring, indexed by point.
     #[must_use]
+    #[inline]
     pub fn colors(&self) -> &[Option<Color>] {
         &self.cells
     }
@@ -248,6 +322,7 @@ impl Board {
 
     /// Number of stones of `color` on the board.
     #[must_use]
+    #[inline]
     pub fn stone_count(&self, color: Color) -> u32 {
         self.counts[color.index()]
     }
@@ -261,6 +336,7 @@ impl Board {
     /// The stones of the string through `p`, `p` first, without allocating (none when `p`
     /// is empty).
     #[must_use]
+    #[inline]
     pub fn string_stones(&self, p: Point) -> StringStones<'_> {
         StringStones {
             next: &self.next,
@@ -271,6 +347,7 @@ impl Board {
 
     /// Whether `a` and `b` are stones of the same string.
     #[must_use]
+    #[inline]
     pub fn same_string(&self, a: Point, b: Point) -> bool {
         self.cells[a.index()].is_some()
             && self.cells[b.index()].is_some()
@@ -311,6 +388,64 @@ impl Board {
     pub fn effect(&self, p: Point, color: Color) -> Effect {
         debug_assert!(self.cells[p.index()].is_none());
         let neighbors = self.geometry.neighbors(p);
+        // The strings next to `p` (by head), each with its first neighbour of `p` and how many
+        // neighbours of `p` it holds: found in one pass on boards of degree up to 8.
+        const MAX: usize = 8;
+        let mut heads = [0u16; MAX];
+        let mut first = [p; MAX];
+        let mut touching = [0u32; MAX];
+        let mut strings = 0;
+        let mut empty_neighbors = 0;
+        if neighbors.len() <= MAX {
+            for &n in neighbors {
+                if self.cells[n.index()].is_none() {
+                    empty_neighbors += 1;
+                    continue;
+                }
+                let h = self.head[n.index()];
+                match heads[..strings].iter().position(|&x| x == h) {
+                    Some(j) => touching[j] += 1,
+                    None => {
+                        heads[strings] = h;
+                        first[strings] = n;
+                        touching[strings] = 1;
+                        strings += 1;
+                    }
+                }
+            }
+        } else {
+            return self.effect_any_degree(p, color);
+        }
+        let mut captured = 0;
+        let mut captured_hash = 0;
+        let mut single_capture = None;
+        let mut own_keeps_liberty = false;
+        let mut own_stones = 0;
+        let mut own_hash = 0;
+        for j in 0..strings {
+            let h = heads[j] as usize;
+            let last_liberty = self.liberties[h] == touching[j];
+            if self.cells[h] == Some(color) {
+                own_keeps_liberty |= !last_liberty;
+                own_stones += self.stones[h];
+                own_hash ^= self.string_hash[h];
+            } else if last_liberty {
+                captured += self.stones[h];
+                captured_hash ^= self.string_hash[h];
+                single_capture = (self.stones[h] == 1).then_some(first[j]);
+            }
+        }
+        self.effect_from(
+            p,
+            color,
+            (captured, captured_hash, single_capture),
+            (empty_neighbors, own_keeps_liberty, own_stones, own_hash),
+        )
+    }
+
+    /// [`Board::effect`] on a board of any degree.
+    fn effect_any_degree(&self, p: Point, color: Color) -> Effect {
+        let neighbors = self.geometry.neighbors(p);
         let mut captured = 0;
         let mut captured_hash = 0;
         let mut single_capture = None;
@@ -346,6 +481,25 @@ impl Board {
                 single_capture = (self.stones[h] == 1).then_some(n);
             }
         }
+        self.effect_from(
+            p,
+            color,
+            (captured, captured_hash, single_capture),
+            (empty_neighbors, own_keeps_liberty, own_stones, own_hash),
+        )
+    }
+
+    /// The effect from what the strings next to `p` do: the stones captured (their number,
+    /// hash and the point of a single one), the empty neighbours and the own strings (whether
+    /// one keeps a liberty, their stones and hash).
+    #[inline]
+    fn effect_from(
+        &self,
+        p: Point,
+        color: Color,
+        (captured, captured_hash, single_capture): (u32, u64, Option<Point>),
+        (empty_neighbors, own_keeps_liberty, own_stones, own_hash): (u32, bool, u32, u64),
+    ) -> Effect {
         let key = self.geometry.key(p, color);
         let suicide = captured == 0 && empty_neighbors == 0 && !own_keeps_liberty;
         let single_capture = if captured == 1 { single_capture } else { None };
@@ -377,61 +531,131 @@ impl Board {
     /// from then on (and a later call may panic on an index out of range). `p` must be a
     /// point of this board's geometry, or the call panics on an index out of range.
     pub fn play_unchecked(&mut self, p: Point, color: Color) -> (u32, u32) {
+        self.play_logged(p, color, &mut ())
+    }
+
+    /// [`Board::play_unchecked`], recording what it changes in `undo` so that
+    /// [`Board::undo`] takes it back exactly (a search that plays and takes back moves on one
+    /// board instead of copying it at every node). Plays recorded in one `Undo` are taken back
+    /// last first; an `Undo` serves one board only.
+    ///
+    /// # Panics
+    ///
+    /// As [`Board::play_unchecked`].
+    pub fn play_undoable(&mut self, p: Point, color: Color, undo: &mut Undo) -> (u32, u32) {
+        undo.frames.push(Frame {
+            writes: undo.writes.len(),
+            hash: self.hash,
+            counts: self.counts,
+        });
+        self.play_logged(p, color, &mut undo.writes)
+    }
+
+    /// Takes back the last play recorded in `undo` (see [`Board::play_undoable`]): the board is
+    /// then exactly as before it, strings, hash and list of empty points included.
+    ///
+    /// # Panics
+    ///
+    /// When `undo` records no play.
+    pub fn undo(&mut self, undo: &mut Undo) {
+        let frame = undo.frames.pop().expect("a play to take back");
+        for write in undo.writes.drain(frame.writes..).rev() {
+            match write {
+                Write::Cell(i, c) => self.cells[i as usize] = c,
+                Write::Head(i, v) => self.head[i as usize] = v,
+                Write::Next(i, v) => self.next[i as usize] = v,
+                Write::Merged(big, small) => self.unmerge(big as usize, small as usize),
+                Write::Liberties(i, v) => self.liberties[i as usize] = v,
+                Write::Stones(i, v) => self.stones[i as usize] = v,
+                Write::StringHash(i, v) => self.string_hash[i as usize] = v,
+                Write::Packed(i, v) => self.packed[i as usize] = v,
+                Write::EmptyAt(i, v) => self.empty_at[i as usize] = v,
+                Write::EmptyPushed => {
+                    self.empties.pop();
+                }
+                Write::EmptyRemoved(at, value) => {
+                    let at = at as usize;
+                    if at == self.empties.len() {
+                        self.empties.push(value);
+                    } else {
+                        let moved = self.empties[at];
+                        self.empties.push(moved);
+                        self.empties[at] = value;
+                    }
+                }
+            }
+        }
+        self.hash = frame.hash;
+        self.counts = frame.counts;
+    }
+
+    fn play_logged<L: Log>(&mut self, p: Point, color: Color, log: &mut L) -> (u32, u32) {
         debug_assert!(self.cells[p.index()].is_none());
-        self.place(p, color);
+        self.place(p, color, log);
         let geometry = Arc::clone(&self.geometry);
         let mut captured = 0;
         for &n in geometry.neighbors(p) {
             if self.cells[n.index()] == Some(color.opponent())
                 && self.liberties[self.head[n.index()] as usize] == 0
             {
-                captured += self.remove_string(n);
+                captured += self.remove_string(n, log);
             }
         }
         let mut suicided = 0;
         if captured == 0 && self.liberties[self.head[p.index()] as usize] == 0 {
-            suicided = self.remove_string(p);
+            suicided = self.remove_string(p, log);
         }
         (captured, suicided)
     }
 
     /// Colours `p` and joins it to its neighbouring strings, without clearing anything.
-    fn place(&mut self, p: Point, color: Color) {
+    fn place<L: Log>(&mut self, p: Point, color: Color, log: &mut L) {
         let i = p.index();
         let key = self.geometry.key(p, color);
+        log.cell(i, self.cells[i]);
         self.cells[i] = Some(color);
+        log.write(Write::Packed((i / 32) as u16, self.packed[i / 32]));
         self.packed[i / 32] |= (1 + color.index() as u64) << (2 * (i % 32));
         let at = self.empty_at[i] as usize;
         let last = *self.empties.last().expect("placing on an empty point");
+        log.write(Write::EmptyRemoved(at as u16, self.empties[at]));
         self.empties.swap_remove(at);
         if at < self.empties.len() {
+            log.write(Write::EmptyAt(last, self.empty_at[last as usize]));
             self.empty_at[last as usize] = at as u16;
         }
+        log.write(Write::Head(i as u16, self.head[i]));
         self.head[i] = i as u16;
+        log.write(Write::Next(i as u16, self.next[i]));
         self.next[i] = i as u16;
+        log.write(Write::Stones(i as u16, self.stones[i]));
         self.stones[i] = 1;
+        log.write(Write::StringHash(i as u16, self.string_hash[i]));
         self.string_hash[i] = key;
-        self.liberties[i] = 0;
-        self.hash ^= key;
-        self.counts[color.index()] += 1;
         let geometry = Arc::clone(&self.geometry);
+        let mut liberties = 0;
         for &n in geometry.neighbors(p) {
             match self.cells[n.index()] {
-                None => self.liberties[i] += 1,
+                None => liberties += 1,
                 Some(_) => {
                     let h = self.head[n.index()] as usize;
+                    log.write(Write::Liberties(h as u16, self.liberties[h]));
                     self.liberties[h] -= 1;
                 }
             }
         }
+        log.write(Write::Liberties(i as u16, self.liberties[i]));
+        self.liberties[i] = liberties;
+        self.hash ^= key;
+        self.counts[color.index()] += 1;
         for &n in geometry.neighbors(p) {
             if self.cells[n.index()] == Some(color) {
-                self.merge(self.head[i] as usize, self.head[n.index()] as usize);
+                self.merge(self.head[i] as usize, self.head[n.index()] as usize, log);
             }
         }
     }
 
-    fn merge(&mut self, a: usize, b: usize) {
+    fn merge<L: Log>(&mut self, a: usize, b: usize, log: &mut L) {
         if a == b {
             return;
         }
@@ -440,21 +664,40 @@ impl Board {
         } else {
             (b, a)
         };
-        let mut s = small;
-        loop {
-            self.head[s] = big as u16;
-            s = self.next[s] as usize;
-            if s == small {
-                break;
-            }
-        }
+        self.set_head(small, big);
         self.next.swap(big, small);
         self.stones[big] += self.stones[small];
         self.liberties[big] += self.liberties[small];
         self.string_hash[big] ^= self.string_hash[small];
+        // Taken back from what is left of `small` (see `Board::unmerge`).
+        log.write(Write::Merged(big as u16, small as u16));
     }
 
-    fn remove_string(&mut self, p: Point) -> u32 {
+    /// Sets the head of every stone of the ring through `start` to `head`.
+    #[inline]
+    fn set_head(&mut self, start: usize, head: usize) {
+        let mut s = start;
+        loop {
+            self.head[s] = head as u16;
+            s = self.next[s] as usize;
+            if s == start {
+                break;
+            }
+        }
+    }
+
+    /// Takes back `merge(big, small)` when nothing else of the play after it is left: the
+    /// head `small` keeps its string's count, liberties and hash (its stones' later changes
+    /// went to `big`), and swapping the two links again splits the rings.
+    fn unmerge(&mut self, big: usize, small: usize) {
+        self.stones[big] -= self.stones[small];
+        self.liberties[big] -= self.liberties[small];
+        self.string_hash[big] ^= self.string_hash[small];
+        self.next.swap(big, small);
+        self.set_head(small, small);
+    }
+
+    fn remove_string<L: Log>(&mut self, p: Point, log: &mut L) -> u32 {
         let h = self.head[p.index()] as usize;
         let color = self.cells[h].expect("removing a stone");
         let count = self.stones[h];
@@ -463,13 +706,18 @@ impl Board {
         let geometry = Arc::clone(&self.geometry);
         let mut s = h;
         loop {
+            log.cell(s, self.cells[s]);
             self.cells[s] = None;
+            log.write(Write::Packed((s / 32) as u16, self.packed[s / 32]));
             self.packed[s / 32] &= !(3 << (2 * (s % 32)));
+            log.write(Write::EmptyAt(s as u16, self.empty_at[s]));
             self.empty_at[s] = self.empties.len() as u16;
+            log.write(Write::EmptyPushed);
             self.empties.push(s as u16);
             for &n in geometry.neighbors(Point::new(s)) {
                 if self.cells[n.index()].is_some() {
                     let hn = self.head[n.index()] as usize;
+                    log.write(Write::Liberties(hn as u16, self.liberties[hn]));
                     self.liberties[hn] += 1;
                 }
             }
@@ -484,6 +732,7 @@ impl Board {
     /// The colouring packed two bits a point (empty 0, black 1, white 2), for exact
     /// comparison of positions.
     #[must_use]
+    #[inline]
     pub fn packed(&self) -> &[u64] {
         &self.packed
     }
@@ -640,6 +889,102 @@ mod tests {
         assert_eq!(target.play_unchecked(p, Color::Black), (1, 0));
         assert!(a == target);
         assert_eq!(a.packed(), target.packed());
+    }
+
+    /// Every field of two boards, the strings' lists and the list of empty points included.
+    fn assert_same_state(a: &Board, b: &Board) {
+        assert_eq!(a.cells, b.cells);
+        assert_eq!(a.hash, b.hash);
+        assert_eq!(a.counts, b.counts);
+        assert_eq!(a.packed, b.packed);
+        assert_eq!(a.empties, b.empties);
+        for (i, c) in a.cells.iter().enumerate() {
+            if c.is_some() {
+                // Strings are compared where they hold meaning: on stones.
+                assert_eq!(a.head[i], b.head[i]);
+                assert_eq!(a.next[i], b.next[i]);
+                let h = a.head[i] as usize;
+                assert_eq!(a.liberties[h], b.liberties[h]);
+                assert_eq!(a.stones[h], b.stones[h]);
+                assert_eq!(a.string_hash[h], b.string_hash[h]);
+            } else {
+                assert_eq!(a.empty_at[i], b.empty_at[i]);
+            }
+        }
+    }
+
+    /// `effect` (one pass over the neighbours) agrees with the general form and with the
+    /// play itself (TT rule 7: captures, suicide, the hash after) on random positions.
+    #[test]
+    fn effect_agrees_with_the_play() {
+        let mut rng = Rng::new(5);
+        for size in [2, 3, 5, 9] {
+            for _ in 0..30 {
+                let mut game = Game::rect(size, size, Ruleset::TROMP_TAYLOR).unwrap();
+                let moves = rng.below(size * size * 3) + 1;
+                playout(&mut game, &mut rng, moves);
+                let board = game.board();
+                for p in board.empty_points() {
+                    for color in Color::ALL {
+                        let effect = board.effect(p, color);
+                        assert_eq!(effect, board.effect_any_degree(p, color));
+                        let mut after = board.clone();
+                        let (captured, suicided) = after.play_unchecked(p, color);
+                        assert_eq!((effect.captured, effect.suicided), (captured, suicided));
+                        assert_eq!(effect.hash_after, after.hash());
+                    }
+                }
+            }
+        }
+    }
+
+    /// `undo` takes back `play_undoable` exactly, nested plays last first, on random lines
+    /// with captures and suicides (TT rule 7), and `play_undoable` plays as `play_unchecked`.
+    #[test]
+    fn undo_takes_back_plays_exactly() {
+        let mut rng = Rng::new(11);
+        for size in [2, 3, 5, 9] {
+            for _ in 0..40 {
+                let mut game = Game::rect(size, size, Ruleset::TROMP_TAYLOR).unwrap();
+                let moves = rng.below(size * size * 2) + 1;
+                playout(&mut game, &mut rng, moves);
+                let start = game.board().clone();
+                let mut board = start.clone();
+                let mut undo = Undo::default();
+                let mut before: Vec<Board> = Vec::new();
+                for _ in 0..rng.below(3 * size * size) + 1 {
+                    let empty: Vec<Point> = board.empty_points().collect();
+                    if empty.is_empty() {
+                        break;
+                    }
+                    let p = empty[rng.below(empty.len())];
+                    let color = if rng.below(2) == 0 {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    let mut plain = board.clone();
+                    let effect = board.effect(p, color);
+                    before.push(board.clone());
+                    let counts = board.play_undoable(p, color, &mut undo);
+                    assert_eq!(counts, plain.play_unchecked(p, color));
+                    assert_same_state(&board, &plain);
+                    assert_eq!(board.hash(), effect.hash_after);
+                    // Now and then take back a few plays.
+                    if rng.below(4) == 0 {
+                        for _ in 0..rng.below(before.len()) + 1 {
+                            board.undo(&mut undo);
+                            assert_same_state(&board, &before.pop().unwrap());
+                        }
+                    }
+                }
+                assert_eq!(undo.len(), before.len());
+                while !undo.is_empty() {
+                    board.undo(&mut undo);
+                }
+                assert_same_state(&board, &start);
+            }
+        }
     }
 
     /// Reference 004, rule 9 example (3×2, after 1.B[b1] 2.W[a2] 3.B[b2]): the empty points a1

@@ -18,6 +18,7 @@ pub struct Point(u16);
 impl Point {
     /// The point with this index. Panics if `index` exceeds [`MAX_POINTS`].
     #[must_use]
+    #[inline]
     pub fn new(index: usize) -> Point {
         assert!(index < MAX_POINTS, "point index {index} out of range");
         Point(index as u16)
@@ -200,6 +201,7 @@ impl Geometry {
 
     /// Number of points.
     #[must_use]
+    #[inline]
     pub fn len(&self) -> usize {
         self.zobrist.len()
     }

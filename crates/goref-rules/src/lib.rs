@@ -35,7 +35,7 @@ pub mod playout;
 mod ruleset;
 pub mod words;
 
-pub use board::{Board, Effect, SetupError, StringStones};
+pub use board::{Board, Effect, SetupError, StringStones, Undo};
 pub use color::{ByColor, Color};
 pub use game::{End, Game, Illegal, IllegalMove, KoBan, Move, Played};
 pub use geometry::{Geometry, GeometryError, Point, Shape, MAX_POINTS, MAX_SIDE};
