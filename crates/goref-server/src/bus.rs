@@ -64,12 +64,6 @@ pub enum BusEvent {
         /// Its id.
         id: String,
     },
-    /// The leading server resumed the clocks at `at_ms` (after a restart or a failover): the
-    /// running turn of every unfinished game is charged from then (or from its last event).
-    Resumed {
-        /// Unix ms.
-        at_ms: u64,
-    },
     /// Events may have been missed (the database's listener connected again): read again
     /// whatever is held.
     Missed,
@@ -210,7 +204,6 @@ mod tests {
             BusEvent::Lobby,
             BusEvent::Ratings,
             BusEvent::Tournament { id: "t".into() },
-            BusEvent::Resumed { at_ms: 12 },
             BusEvent::Missed,
         ] {
             let text = serde_json::to_string(&event).unwrap();

@@ -403,9 +403,7 @@ impl Lobby {
                 }
             }
             BusEvent::Lobby | BusEvent::Ratings | BusEvent::Missed => self.broadcast().await,
-            BusEvent::Game(GameEvent::Changed { .. })
-            | BusEvent::Tournament { .. }
-            | BusEvent::Resumed { .. } => {}
+            BusEvent::Game(GameEvent::Changed { .. }) | BusEvent::Tournament { .. } => {}
         }
     }
 

@@ -139,6 +139,15 @@ pub struct Event {
     pub clocks: [PlayerClock; 2],
 }
 
+impl Event {
+    /// When the game last saw activity after this event (unix ms): its time, except for a
+    /// resume of the clocks (`None`), which no player made.
+    #[must_use]
+    pub fn activity_ms(&self) -> Option<u64> {
+        (!matches!(self.act, Act::Resume)).then_some(self.at_ms)
+    }
+}
+
 /// Why a message was refused. Nothing changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
@@ -269,7 +278,11 @@ pub struct Room {
     created_ms: u64,
     referee: Referee,
     version: u64,
-    /// When the last event happened (unix ms); `None` before the first.
+    /// The version after the last event that was not a resume of the clocks ([`Act::Resume`]):
+    /// a message answering any version from it on answers the game as it is.
+    acted_version: u64,
+    /// When the last event happened (unix ms), resumes of the clocks left out; `None` before
+    /// the first.
     last_event_ms: Option<u64>,
     /// Set when the server closed the game without a result.
     closed: Option<Closing>,
@@ -304,6 +317,7 @@ impl Room {
             created_ms,
             referee,
             version: 0,
+            acted_version: 0,
             last_event_ms: None,
             closed: None,
         })
@@ -336,7 +350,16 @@ impl Room {
         self.created_ms
     }
 
-    /// When the last event happened (unix ms); `None` before the first.
+    /// Whether a message answering `version` answers the game as it is: `version` is the
+    /// current one, or older by resumes of the clocks only (they change no position, no
+    /// phase: a player's move that crossed one is not stale).
+    #[must_use]
+    pub fn answers(&self, version: u64) -> bool {
+        (self.acted_version..=self.version).contains(&version)
+    }
+
+    /// When the last event happened (unix ms), resumes of the clocks left out; `None` before
+    /// the first.
     #[must_use]
     pub fn last_event_ms(&self) -> Option<u64> {
         self.last_event_ms
@@ -380,7 +403,8 @@ impl Room {
         })
     }
 
-    /// After a restart: the clock that runs starts again now.
+    /// The clock that runs starts again at `now_ms` (replaying a database from before resumes
+    /// were events of the games' logs: [`crate::store::Store::legacy_resumes`]).
     pub fn restart_turn_at(&mut self, now_ms: u64) {
         self.referee.restart_clock(Duration::from_millis(now_ms));
     }
@@ -443,7 +467,11 @@ impl Room {
                 by: seat()?,
                 stones: Some(points(p)?),
             },
-            Act::Timeout | Act::Adjudicate { .. } | Act::Td { .. } | Act::Close { .. }
+            Act::Timeout
+            | Act::Adjudicate { .. }
+            | Act::Td { .. }
+            | Act::Close { .. }
+            | Act::Resume
                 if by.is_some() =>
             {
                 return Err(Refusal::Malformed("only the server does that".into()))
@@ -454,9 +482,9 @@ impl Room {
                 note: note.clone(),
             },
             Act::Td { td, action } => self.td_input(td, action)?,
-            Act::Close { .. } => {
+            Act::Close { .. } | Act::Resume => {
                 return Err(Refusal::Malformed(
-                    "closing is the server's, not the referee's".into(),
+                    "closing and resuming are the server's, not the referee's".into(),
                 ))
             }
         })
@@ -540,8 +568,18 @@ impl Room {
         }
         let mut next = self.clone();
         match &act {
-            Act::Close { .. } if by.is_some() => {
+            Act::Close { .. } | Act::Resume if by.is_some() => {
                 return Err(Refusal::Malformed("only the server does that".into()))
+            }
+            Act::Resume => {
+                if self.phase() == Phase::Over {
+                    return Err(Refusal::Referee(RefereeRefusal::Over));
+                }
+                // The running turn is charged from the resume, never from later than it was.
+                let since = self.referee.clock().since().map(ms);
+                if since.is_some_and(|since| now_ms > since) {
+                    next.referee.restart_clock(Duration::from_millis(now_ms));
+                }
             }
             Act::Close { why, note } => {
                 if self.phase() == Phase::Over {
@@ -580,7 +618,10 @@ impl Room {
             next.referee.note(text.clone());
         }
         next.version += 1;
-        next.last_event_ms = Some(now_ms);
+        if !matches!(act, Act::Resume) {
+            next.acted_version = next.version;
+            next.last_event_ms = Some(now_ms);
+        }
         let clocks = next.referee.clock().both().into_array();
         let event = Event {
             seq: next.version,
@@ -602,6 +643,18 @@ impl Room {
             return None;
         }
         self.prepare(None, Act::Timeout, now_ms, None).ok()
+    }
+
+    /// The server's resume of the clocks at `now_ms` (the leading server started or took
+    /// over): `None` when no clock runs, or the running turn began at or after `now_ms`
+    /// (nothing to forgive).
+    #[must_use]
+    pub fn prepare_resume(&self, now_ms: u64) -> Option<(Event, Room)> {
+        let since = ms(self.referee.clock().since()?);
+        if self.phase() == Phase::Over || now_ms <= since {
+            return None;
+        }
+        self.prepare(None, Act::Resume, now_ms, None).ok()
     }
 
     /// The server's adjudication (Olympiad 3.9's default removal) when the referee needs one.

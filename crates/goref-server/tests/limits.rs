@@ -482,14 +482,15 @@ async fn a_restart_closes_what_is_due_at_once_and_resumes_started_clocks_in_the_
         },
     )
     .await;
-    // Nobody asks for the clocked game: it is resumed by the server itself and flagged
-    // about 2 s (plus the lag allowance) after the restart, not before.
+    // Nobody asks for the clocked game: it is resumed by the server itself (version 2, the
+    // resume in its log) and flagged about 2 s (plus the lag allowance) after the restart
+    // (version 3), not before.
     let id = never["id"].as_str().unwrap();
     let mut spectator = Player::connect(addr, &clocked_id, None).await.unwrap();
     let st = if spectator.state["phase"] == "over" {
         spectator.state.clone()
     } else {
-        spectator.wait_version(2).await.unwrap()
+        spectator.wait_version(3).await.unwrap()
     };
     let flagged_after = restarted.elapsed();
     assert_eq!(st["result"], "B+T");

@@ -428,7 +428,11 @@ async fn a_restarted_server_resumes_unfinished_games_from_the_database() {
         .await
         .unwrap();
     let st = white.state.clone();
-    assert_eq!(st["version"], v);
+    assert_eq!(
+        st["version"],
+        v + 1,
+        "the moves, then the resume of the clocks at the restart"
+    );
     assert_eq!(st["board"], before["board"]);
     assert_eq!(st["moves"], before["moves"]);
     // Clocks as at the last stored move: the time the server was down is not charged.

@@ -675,7 +675,10 @@ impl Store for PgStore {
         let event_seq = event.seq;
         let event = (
             int(event.seq, "sequence number"),
-            int(event.at_ms, "event time"),
+            event
+                .activity_ms()
+                .map(|ms| int(ms, "event time"))
+                .transpose(),
             serde_json::to_string(event),
         );
         Box::pin(async move {
@@ -686,7 +689,7 @@ impl Store for PgStore {
                 .prepare(
                     "WITH e AS (INSERT INTO events (game_id, seq, body) VALUES ($1, $2, $3) \
                      RETURNING game_id, seq), \
-                     g AS (UPDATE games SET moves = $4, last_ms = $5 \
+                     g AS (UPDATE games SET moves = $4, last_ms = COALESCE($5, last_ms) \
                      WHERE id = (SELECT game_id FROM e)) \
                      SELECT pg_notify('goref_events', game_id || ':' || seq) FROM e",
                 )
@@ -1321,7 +1324,7 @@ impl Store for PgStore {
         })
     }
 
-    fn resumes(&self) -> StoreFuture<'_, Vec<u64>> {
+    fn legacy_resumes(&self) -> StoreFuture<'_, Vec<u64>> {
         boxed(async move {
             let mut conn = self.pool.get().await?;
             let rows = conn
@@ -1330,32 +1333,6 @@ impl Store for PgStore {
             rows.iter()
                 .map(|r| uint(r.try_get(0)?, "resume time"))
                 .collect()
-        })
-    }
-
-    fn resume_clocks(&self, at_ms: u64) -> StoreFuture<'_, u64> {
-        boxed(async move {
-            let at = int(at_ms, "resume time")?;
-            let mut conn = self.pool.get().await?;
-            let tx = conn.client.transaction().await.map_err(db)?;
-            // One resume recorded at a time: each later than all before.
-            tx.execute("LOCK TABLE clock_resumes IN EXCLUSIVE MODE", &[])
-                .await
-                .map_err(db)?;
-            tx.execute(
-                "INSERT INTO clock_resumes (at_ms) SELECT $1 WHERE $1 > \
-                 (SELECT COALESCE(MAX(at_ms), -1) FROM clock_resumes)",
-                &[&at],
-            )
-            .await
-            .map_err(db)?;
-            let latest: i64 = tx
-                .query_one("SELECT MAX(at_ms) FROM clock_resumes", &[])
-                .await
-                .map_err(db)?
-                .get(0);
-            tx.commit().await.map_err(db)?;
-            uint(latest, "resume time")
         })
     }
 }
