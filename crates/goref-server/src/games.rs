@@ -236,22 +236,71 @@ impl Games {
     ///
     /// 400 for settings no room can have, 500 when it cannot be stored.
     pub async fn open(&self, config: GameConfig, creator: String) -> Result<Opened, ApiError> {
-        self.create(config, creator, None).await
+        self.create(config, creator, None, None).await
     }
 
-    /// Stores a new game (refused when `max_unfinished` is given and its creator has that
-    /// many unfinished games), then publishes it.
+    /// Opens the game the server makes under `id` (as [`Games::open`]) unless a game is
+    /// stored under it already: then that one is taken as it is (a leader that died opened it,
+    /// and its successor opens it again) and told again — started, or finished — so that
+    /// whoever missed it hears of it. Idempotent: of servers opening it at once, one stores
+    /// it. The game's id (its players play it from their accounts, not by secrets).
+    ///
+    /// # Errors
+    ///
+    /// 400 for settings no room can have or an id that is not 1-64 letters and digits, 500
+    /// when it cannot be stored or read.
+    pub async fn open_once(
+        self: &Arc<Games>,
+        id: &str,
+        config: GameConfig,
+        creator: String,
+    ) -> Result<String, ApiError> {
+        if id.is_empty() || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Err(ApiError::Invalid(format!("{id:?} is no game id")));
+        }
+        let mut refused = None;
+        for _ in 0..2 {
+            if let Some(room) = self.room(id).await.map_err(|e| ApiError::storage(&e))? {
+                let event = match room.finished() {
+                    Some(f) => GameEvent::Finished {
+                        id: id.to_string(),
+                        config: Box::new(room.config().clone()),
+                        result: f.result,
+                    },
+                    None => GameEvent::Started {
+                        id: id.to_string(),
+                        config: Box::new(room.config().clone()),
+                    },
+                };
+                self.bus.publish(BusEvent::Game(event)).await;
+                return Ok(id.to_string());
+            }
+            // Not stored: stored now, unless another server stores it first (then taken).
+            match self
+                .create(config.clone(), creator.clone(), None, Some(id.to_string()))
+                .await
+            {
+                Ok(_) => return Ok(id.to_string()),
+                Err(e) => refused = Some(e),
+            }
+        }
+        Err(refused.expect("tried"))
+    }
+
+    /// Stores a new game under `id` (a fresh one when `None`), refused when `max_unfinished`
+    /// is given and its creator has that many unfinished games, then publishes it.
     async fn create(
         &self,
         config: GameConfig,
         creator: String,
         max_unfinished: Option<usize>,
+        id: Option<String>,
     ) -> Result<Opened, ApiError> {
         let created_ms = self.now_ms();
         // Checked here; the room is made when someone opens the game.
         Room::new(config.clone(), created_ms, self.opts.lag_allowance_ms)
             .map_err(ApiError::Invalid)?;
-        let id = random_hex(6);
+        let id = id.unwrap_or_else(|| random_hex(6));
         let secrets = ByColor::new(random_hex(16), random_hex(16));
         let stored = StoredGame {
             id: id.clone(),
@@ -510,7 +559,7 @@ async fn create_game(
         serde_json::from_slice(&body).map_err(|e| ApiError::Malformed(e.to_string()))?;
     let config = request.config().map_err(ApiError::Invalid)?;
     let max = state.opts.max_unfinished_per_creator;
-    let Opened { id, secrets } = state.create(config, creator, Some(max)).await?;
+    let Opened { id, secrets } = state.create(config, creator, Some(max), None).await?;
     let seat = |secret: &str| SeatLink {
         secret: secret.to_string(),
         link: format!("/g/{id}#seat={secret}"),
