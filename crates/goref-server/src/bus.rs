@@ -10,7 +10,7 @@
 //! shared one (PostgreSQL) an event is published through the database (`NOTIFY`, delivered at
 //! commit to every server listening, this one included), and each server's listener passes
 //! what arrives to its local subscribers; a game's `Changed` is announced by the store's
-//! `append` itself, in the event's own transaction.
+//! `append` itself, once the event is committed.
 
 use std::sync::Arc;
 
