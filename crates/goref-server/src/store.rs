@@ -668,10 +668,10 @@ impl Store for SqliteStore {
         let at_ms = event.activity_ms().map(|ms| ms as i64);
         let body = serde_json::to_string(event);
         self.write_typed(Box::new(move |conn| {
-            let inserted = conn.execute(
-                "INSERT INTO events (game_id, seq, body) VALUES (?1, ?2, ?3)",
-                params![id, seq, body?],
-            );
+            // Cached: a statement parsed once, not once a move.
+            let inserted = conn
+                .prepare_cached("INSERT INTO events (game_id, seq, body) VALUES (?1, ?2, ?3)")?
+                .execute(params![id, seq, body?]);
             if let Err(rusqlite::Error::SqliteFailure(f, _)) = &inserted {
                 if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY {
                     return Err(StoreError::SeqTaken(SeqTaken {
@@ -681,10 +681,10 @@ impl Store for SqliteStore {
                 }
             }
             inserted?;
-            conn.execute(
+            conn.prepare_cached(
                 "UPDATE games SET moves = ?2, last_ms = COALESCE(?3, last_ms) WHERE id = ?1",
-                params![id, moves as i64, at_ms],
-            )?;
+            )?
+            .execute(params![id, moves as i64, at_ms])?;
             Ok(())
         }))
     }
