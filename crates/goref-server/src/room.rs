@@ -912,6 +912,48 @@ mod tests {
         Room::new(request.config().unwrap(), 1_000, 0).unwrap()
     }
 
+    /// Issue 23 §5: a resume of the clocks is the server's event: the running turn is
+    /// charged from it (never from later), it moves no position (a message answering the
+    /// version before it is not stale) and is no activity; replayed, the same.
+    #[test]
+    fn a_resume_charges_the_running_turn_from_it_and_changes_nothing_else() {
+        let request = CreateRequest {
+            width: Some(5),
+            time: Some(TimeControl::SuddenDeath {
+                main: Duration::from_secs(60),
+            }),
+            ..CreateRequest::default()
+        };
+        let room = Room::new(request.config().unwrap(), 1_000, 0).unwrap();
+        assert!(room.prepare_resume(5_000).is_none(), "no clock runs yet");
+        let (e1, room) = room
+            .prepare(Some(Color::Black), Act::Play { x: 2, y: 2 }, 2_000, None)
+            .unwrap();
+        assert!(
+            room.prepare(Some(Color::White), Act::Resume, 7_000, None)
+                .is_err(),
+            "the server's only"
+        );
+        assert!(room.prepare_resume(2_000).is_none(), "nothing to forgive");
+        let (e2, room) = room.prepare_resume(7_000).unwrap();
+        assert_eq!((e2.act.clone(), e2.activity_ms()), (Act::Resume, None));
+        assert_eq!(room.version(), 2);
+        assert_eq!(room.last_event_ms(), Some(2_000), "no activity");
+        assert!(room.answers(1) && room.answers(2) && !room.answers(0));
+        assert!(room.prepare_resume(6_000).is_none(), "never back");
+        assert_eq!(room.view("g", 10_000).clocks.white.main_ms, 57_000);
+        let (e3, room) = room
+            .prepare(Some(Color::White), Act::Play { x: 1, y: 1 }, 10_000, None)
+            .unwrap();
+        assert_eq!(e3.clocks[1].main, Duration::from_secs(57));
+        assert!(!room.answers(2), "a move came since");
+        let mut replayed = Room::new(request.config().unwrap(), 1_000, 0).unwrap();
+        for e in [&e1, &e2, &e3] {
+            replayed.commit(e).unwrap();
+        }
+        assert_eq!(replayed.view("g", 12_000), room.view("g", 12_000));
+    }
+
     /// A 9x9 game under CGOS's terms, 10 s each, a 250 ms gift, created at 1 s.
     fn cgos_room() -> Room {
         let request = CreateRequest {
