@@ -218,9 +218,9 @@ async fn no_acknowledged_move_lost(db: &OsStr) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_postgres_killing_the_server_that_fires_clocks_lets_the_other_fire_them() {
     let Some(db) = pg_db("leader") else { return };
+    // The first server takes the leader's lock at once (it answers once it knows); the
+    // second waits for it.
     let first = serve(&db);
-    // The first server takes the leader's lock at once; the second waits for it.
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     let second = serve(&db);
     let created = create_game(
         first.addr,
