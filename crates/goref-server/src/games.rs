@@ -78,8 +78,6 @@ pub struct Games {
     /// games, pairs the lobby, refits ratings and runs tournaments (see [`Store::leader`]);
     /// `None`: it is the only one.
     leader: Option<tokio::sync::watch::Receiver<bool>>,
-    /// The clocks were resumed as the server started (the first take-over does not again).
-    pub(super) resumed_at_start: std::sync::atomic::AtomicBool,
 }
 
 impl Games {
@@ -112,21 +110,14 @@ impl Games {
             rooms: Mutex::new(HashMap::new()),
             timers: Mutex::new(HashMap::new()),
             leader,
-            resumed_at_start: std::sync::atomic::AtomicBool::new(false),
         });
         // Before answering anyone: whether this server leads (the first answer of the
-        // leader's lock, at most 2 s), and if so the clocks of the started games resume now
-        // (an event in each one's log), so that no view is given that charges the time
-        // nobody fired the clocks.
+        // leader's lock, at most 2 s). If so, the clocks of the started games resume as of
+        // its start in the background ([`Games::run`]), each game by an event of its log: the
+        // server answers at once, whatever the number of games (a view given meanwhile
+        // charges the time nobody fired the clocks, as the log then says, on every server).
         if let Some(mut leader) = games.leader.clone() {
             let _ = tokio::time::timeout(Duration::from_secs(2), leader.changed()).await;
-        }
-        if games.leads() {
-            let at = games.now_ms();
-            games.resume_clocks(at).await;
-            games
-                .resumed_at_start
-                .store(true, std::sync::atomic::Ordering::SeqCst);
         }
         Ok(games)
     }
@@ -645,10 +636,6 @@ async fn follow_leadership(state: std::sync::Weak<Games>) {
             }
             upkeep::take_over(&state).await;
         } else {
-            // A take-over later is a take-over: its clocks resume then.
-            state
-                .resumed_at_start
-                .store(false, std::sync::atomic::Ordering::SeqCst);
             for (_, t) in state.timers.lock().expect("timers").drain() {
                 t.abort();
             }

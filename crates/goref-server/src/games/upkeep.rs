@@ -43,15 +43,7 @@ pub(super) async fn take_over(state: &Arc<Games>) {
     let t = std::time::Instant::now();
     let at = state.now_ms();
     let closed = close_due(state).await;
-    // At start, the clocks resumed before the server answered anyone (`Games::new`).
-    let resumed = if state
-        .resumed_at_start
-        .swap(false, std::sync::atomic::Ordering::SeqCst)
-    {
-        0
-    } else {
-        resume_started(state, at).await
-    };
+    let resumed = state.resume_clocks(at).await;
     if closed + resumed > 0 {
         eprintln!(
             "goref serve: {closed} games closed, {resumed} started games resumed in {:.1} s",
