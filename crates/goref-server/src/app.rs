@@ -109,10 +109,9 @@ impl App {
 }
 
 /// Starts answering requests on `listener` at once; in the background (when it leads),
-/// resumes the clocks, closes the games of `store` due to close, then resumes the started ones
-/// (clocks as at the last stored event, the running one charged from the resume), and keeps
-/// doing the upkeep. Other games are read
-/// from the store when asked for.
+/// closes the games of `store` due to close, then resumes the started ones as of its start (a
+/// resume in each one's log: the running clock charged from it), and keeps doing the upkeep.
+/// Other games are read from the store when asked for.
 ///
 /// # Errors
 ///

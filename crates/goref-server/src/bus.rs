@@ -10,7 +10,7 @@
 //! shared one (PostgreSQL) an event is published through the database (`NOTIFY`, delivered at
 //! commit to every server listening, this one included), and each server's listener passes
 //! what arrives to its local subscribers; a game's `Changed` is announced by the store's
-//! `append` itself, in the event's own transaction.
+//! `append` itself, once the event is committed.
 
 use std::sync::Arc;
 
@@ -63,12 +63,6 @@ pub enum BusEvent {
     Tournament {
         /// Its id.
         id: String,
-    },
-    /// The leading server resumed the clocks at `at_ms` (after a restart or a failover): the
-    /// running turn of every unfinished game is charged from then (or from its last event).
-    Resumed {
-        /// Unix ms.
-        at_ms: u64,
     },
     /// Events may have been missed (the database's listener connected again): read again
     /// whatever is held.
@@ -210,7 +204,6 @@ mod tests {
             BusEvent::Lobby,
             BusEvent::Ratings,
             BusEvent::Tournament { id: "t".into() },
-            BusEvent::Resumed { at_ms: 12 },
             BusEvent::Missed,
         ] {
             let text = serde_json::to_string(&event).unwrap();

@@ -311,9 +311,7 @@ impl Host for ServerHost {
                         GameEvent::Changed { id: changed, .. }
                         | GameEvent::Finished { id: changed, .. },
                     )) => changed == id,
-                    Ok(BusEvent::Resumed { .. } | BusEvent::Missed) | Err(RecvError::Lagged(_)) => {
-                        true
-                    }
+                    Ok(BusEvent::Missed) | Err(RecvError::Lagged(_)) => true,
                     Ok(_) => false,
                     Err(RecvError::Closed) => break,
                 };

@@ -65,10 +65,10 @@ pub struct Games {
     clock: Clock,
     opts: Options,
     rooms: Mutex<HashMap<String, Arc<RoomHandle>>>,
-    /// When the clocks were resumed (unix ms, oldest first; [`Store::resumes`]): every
-    /// server charges a turn that ran across a resume from the resume, so that all show,
-    /// store, replay and flag the same time.
-    resumes: Mutex<Vec<u64>>,
+    /// When the clocks were resumed before resumes were events of the games' logs (unix ms,
+    /// oldest first; [`Store::legacy_resumes`]): replaying an old game, a turn that ran
+    /// across one is charged from it, as it was when played. Nothing adds to them.
+    legacy_resumes: Vec<u64>,
     /// Games created over HTTP, by client address.
     creations: RateLimiter,
     /// The clock timer of each game whose clock runs, by game id. A timer holds the game's
@@ -78,8 +78,6 @@ pub struct Games {
     /// games, pairs the lobby, refits ratings and runs tournaments (see [`Store::leader`]);
     /// `None`: it is the only one.
     leader: Option<tokio::sync::watch::Receiver<bool>>,
-    /// The clocks were resumed as the server started (the first take-over does not again).
-    resumed_at_start: std::sync::atomic::AtomicBool,
 }
 
 impl Games {
@@ -97,14 +95,14 @@ impl Games {
     ) -> Result<Arc<Games>, StoreError> {
         let leader = store.leader();
         let clock = opts.clock.clone();
-        let resumes = store.resumes().await?;
+        let legacy_resumes = store.legacy_resumes().await?;
         let games = Arc::new(Games {
             creations: RateLimiter::new(
                 opts.create_burst,
                 opts.create_per_minute,
                 MAX_LIMITER_KEYS,
             ),
-            resumes: Mutex::new(resumes),
+            legacy_resumes,
             store,
             bus,
             clock,
@@ -112,19 +110,14 @@ impl Games {
             rooms: Mutex::new(HashMap::new()),
             timers: Mutex::new(HashMap::new()),
             leader,
-            resumed_at_start: std::sync::atomic::AtomicBool::new(false),
         });
         // Before answering anyone: whether this server leads (the first answer of the
-        // leader's lock, at most 2 s), and if so the clocks resume now, so that no view is
-        // given that charges the time nobody fired the clocks.
+        // leader's lock, at most 2 s). If so, the clocks of the started games resume as of
+        // its start in the background ([`Games::run`]), each game by an event of its log: the
+        // server answers at once, whatever the number of games (a view given meanwhile
+        // charges the time nobody fired the clocks, as the log then says, on every server).
         if let Some(mut leader) = games.leader.clone() {
             let _ = tokio::time::timeout(Duration::from_secs(2), leader.changed()).await;
-        }
-        if games.leads() {
-            games.resume_clocks().await;
-            games
-                .resumed_at_start
-                .store(true, std::sync::atomic::Ordering::SeqCst);
         }
         Ok(games)
     }
@@ -134,11 +127,7 @@ impl Games {
     pub async fn run(self: Arc<Games>) {
         tokio::spawn(follow_leadership(Arc::downgrade(&self)));
         if let Some(appended) = self.bus.take_appended() {
-            tokio::spawn(follow_changes(
-                Arc::downgrade(&self),
-                appended,
-                self.bus.subscribe(),
-            ));
+            tokio::spawn(follow_changes(Arc::downgrade(&self), appended));
         }
         upkeep::run(self).await;
     }
@@ -174,15 +163,10 @@ impl Games {
         &self.opts
     }
 
-    /// Unix ms now, by the injected clock; always after the clocks' latest resume known here
-    /// (an event is never at the same ms as a resume: replaying puts it after).
+    /// Unix ms now, by the injected clock.
     #[must_use]
     pub fn now_ms(&self) -> u64 {
-        let now = self.clock.now_ms();
-        match self.resumes.lock().expect("resumes").last() {
-            Some(&r) => now.max(r + 1),
-            None => now,
-        }
+        self.clock.now_ms()
     }
 
     /// Whether this server leads: fires the clocks' timers, closes expired games, and (the
@@ -243,22 +227,71 @@ impl Games {
     ///
     /// 400 for settings no room can have, 500 when it cannot be stored.
     pub async fn open(&self, config: GameConfig, creator: String) -> Result<Opened, ApiError> {
-        self.create(config, creator, None).await
+        self.create(config, creator, None, None).await
     }
 
-    /// Stores a new game (refused when `max_unfinished` is given and its creator has that
-    /// many unfinished games), then publishes it.
+    /// Opens the game the server makes under `id` (as [`Games::open`]) unless a game is
+    /// stored under it already: then that one is taken as it is (a leader that died opened it,
+    /// and its successor opens it again) and told again — started, or finished — so that
+    /// whoever missed it hears of it. Idempotent: of servers opening it at once, one stores
+    /// it. The game's id (its players play it from their accounts, not by secrets).
+    ///
+    /// # Errors
+    ///
+    /// 400 for settings no room can have or an id that is not 1-64 letters and digits, 500
+    /// when it cannot be stored or read.
+    pub async fn open_once(
+        self: &Arc<Games>,
+        id: &str,
+        config: GameConfig,
+        creator: String,
+    ) -> Result<String, ApiError> {
+        if id.is_empty() || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Err(ApiError::Invalid(format!("{id:?} is no game id")));
+        }
+        let mut refused = None;
+        for _ in 0..2 {
+            if let Some(room) = self.room(id).await.map_err(|e| ApiError::storage(&e))? {
+                let event = match room.finished() {
+                    Some(f) => GameEvent::Finished {
+                        id: id.to_string(),
+                        config: Box::new(room.config().clone()),
+                        result: f.result,
+                    },
+                    None => GameEvent::Started {
+                        id: id.to_string(),
+                        config: Box::new(room.config().clone()),
+                    },
+                };
+                self.bus.publish(BusEvent::Game(event)).await;
+                return Ok(id.to_string());
+            }
+            // Not stored: stored now, unless another server stores it first (then taken).
+            match self
+                .create(config.clone(), creator.clone(), None, Some(id.to_string()))
+                .await
+            {
+                Ok(_) => return Ok(id.to_string()),
+                Err(e) => refused = Some(e),
+            }
+        }
+        Err(refused.expect("tried"))
+    }
+
+    /// Stores a new game under `id` (a fresh one when `None`), refused when `max_unfinished`
+    /// is given and its creator has that many unfinished games, then publishes it.
     async fn create(
         &self,
         config: GameConfig,
         creator: String,
         max_unfinished: Option<usize>,
+        id: Option<String>,
     ) -> Result<Opened, ApiError> {
         let created_ms = self.now_ms();
         // Checked here; the room is made when someone opens the game.
         Room::new(config.clone(), created_ms, self.opts.lag_allowance_ms)
             .map_err(|e| ApiError::Invalid(e.to_string()))?;
-        let id = random_hex(6);
+        let id = id.unwrap_or_else(|| random_hex(6));
         let secrets = ByColor::new(random_hex(16), random_hex(16));
         let stored = StoredGame {
             id: id.clone(),
@@ -375,49 +408,34 @@ impl Games {
         Ok(inner.room.finished().map(|f| f.result))
     }
 
-    /// The leading server resumes the clocks now (it starts, or takes over from a server that
-    /// died): stored, told to every server, applied to the rooms held here.
-    pub(crate) async fn resume_clocks(self: &Arc<Games>) {
-        let at = match self.store.resume_clocks(self.now_ms()).await {
-            Ok(at) => at,
-            Err(e) => {
-                eprintln!("goref serve: the clocks' resume not stored: {e:#}");
-                return;
-            }
-        };
-        self.bus.publish(BusEvent::Resumed { at_ms: at }).await;
-        self.apply_resume(at).await;
+    /// The leading server resumes the clocks at `at` (it starts, or takes over from a server
+    /// that died): an [`Act::Resume`] event at `at` in the log of every started game whose
+    /// clock runs (unless a later event is there already), ordered with its moves by the
+    /// log's sequence, so that every server shows, stores and flags from that log alone. Each
+    /// game's timer is armed. How many games it resumed.
+    pub(crate) async fn resume_clocks(self: &Arc<Games>, at: u64) -> usize {
+        upkeep::resume_started(self, at).await
     }
 
-    /// The clocks were resumed at `at` (here or by another server): every unfinished room held
-    /// charges its running turn from then (or its last event), its timer re-armed, its
-    /// connections told.
-    async fn apply_resume(self: &Arc<Games>, at: u64) {
-        {
-            let mut resumes = self.resumes.lock().expect("resumes");
-            if resumes.last().is_some_and(|&last| last >= at) {
-                return;
+    /// Resumes the clock of game `id` at `at` (see [`Games::resume_clocks`]); whether an
+    /// event was stored. A move stored first by another server is read, and the resume made
+    /// on it when still due.
+    async fn resume_game(self: &Arc<Games>, handle: &Arc<RoomHandle>, at: u64) -> bool {
+        let mut inner = handle.inner.lock().await;
+        for _ in 0..MAX_TRIES {
+            let Some((event, next)) = inner.room.prepare_resume(at) else {
+                return false;
+            };
+            match store_and_apply(self, handle, &mut inner, event, next).await {
+                Ok(_) => return true,
+                Err(StoreError::SeqTaken(_)) => continue,
+                Err(e) => {
+                    eprintln!("goref serve: game {}: resume not stored: {e:#}", handle.id);
+                    return false;
+                }
             }
-            resumes.push(at);
         }
-        let held: Vec<Arc<RoomHandle>> = self
-            .rooms
-            .lock()
-            .expect("rooms")
-            .values()
-            .cloned()
-            .collect();
-        for handle in held {
-            let mut inner = handle.inner.lock().await;
-            if inner.room.phase() == Phase::Over {
-                continue;
-            }
-            let since = at.max(inner.room.last_event_ms().unwrap_or(0));
-            inner.room.restart_turn_at(since);
-            schedule_timer(self, &handle, &mut inner);
-            let view: Arc<str> = state_text(&inner.room, &handle.id, self.now_ms()).into();
-            let _ = handle.tx.send(view);
-        }
+        false
     }
 
     /// The routes of games: the list, creating one, a game's state, record and WebSocket.
@@ -430,6 +448,9 @@ impl Games {
             .with_state(self)
     }
 }
+
+/// Times an event is prepared again after another server stored one first (then read).
+const MAX_TRIES: usize = 8;
 
 /// Frames larger than this close the connection (before any JSON is read).
 const MAX_FRAME: usize = 64 * 1024;
@@ -531,7 +552,7 @@ async fn create_game(
         .config()
         .map_err(|e| ApiError::Invalid(e.to_string()))?;
     let max = state.opts.max_unfinished_per_creator;
-    let Opened { id, secrets } = state.create(config, creator, Some(max)).await?;
+    let Opened { id, secrets } = state.create(config, creator, Some(max), None).await?;
     let seat = |secret: &str| SeatLink {
         secret: secret.to_string(),
         link: format!("/g/{id}#seat={secret}"),
@@ -556,10 +577,10 @@ fn new_handle(stored: StoredGame, room: Room) -> Arc<RoomHandle> {
     })
 }
 
-/// Game `id` as stored, its events replayed into a room; the clocks as they were at the last
-/// stored event, the running one charged from then or from the clocks' last resume
-/// ([`Store::resumes`]), whichever is later; a turn that ran across a resume is charged from
-/// it, as when it was played — the same on every server.
+/// Game `id` as stored, its events replayed into a room: the clocks as the log says, the
+/// running one charged from its last event or resume ([`Act::Resume`]) — the same on every
+/// server. An old database's resumes ([`Store::legacy_resumes`]) are replayed as they were
+/// played: a turn that ran across one is charged from it.
 async fn replay(state: &Arc<Games>, id: &str) -> Result<Option<(StoredGame, Room)>> {
     let Some((stored, events)) = state.store.load(id).await? else {
         return Ok(None);
@@ -570,12 +591,9 @@ async fn replay(state: &Arc<Games>, id: &str) -> Result<Option<(StoredGame, Room
         state.opts.lag_allowance_ms,
     )
     .map_err(anyhow::Error::msg)?;
-    let resumes: Vec<u64> = {
-        let all = state.resumes.lock().expect("resumes");
-        let from = all.partition_point(|&r| r <= stored.created_ms);
-        all[from..].to_vec()
-    };
-    let mut resumes = resumes.into_iter().peekable();
+    let legacy = &state.legacy_resumes;
+    let from = legacy.partition_point(|&r| r <= stored.created_ms);
+    let mut resumes = legacy[from..].iter().copied().peekable();
     for event in &events {
         // A turn that ran across a resume is charged from it, as it was when played.
         while let Some(r) = resumes.next_if(|&r| r < event.at_ms) {
@@ -638,26 +656,9 @@ async fn follow_leadership(state: std::sync::Weak<Games>) {
 async fn follow_changes(
     state: std::sync::Weak<Games>,
     mut appended: tokio::sync::mpsc::UnboundedReceiver<(String, u64)>,
-    mut bus: tokio::sync::broadcast::Receiver<BusEvent>,
 ) {
-    loop {
-        let (id, seq) = tokio::select! {
-            change = appended.recv() => match change {
-                Some(change) => change,
-                None => return,
-            },
-            event = bus.recv() => match event {
-                Ok(BusEvent::Resumed { at_ms }) => {
-                    if let Some(state) = state.upgrade() {
-                        state.apply_resume(at_ms).await;
-                    }
-                    continue;
-                }
-                Err(broadcast::error::RecvError::Closed) => return,
-                // Missed events come as an empty id on `appended`.
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
-            },
-        };
+    // Missed events come as an empty id.
+    while let Some((id, seq)) = appended.recv().await {
         let Some(state) = state.upgrade() else { return };
         let held: Vec<Arc<RoomHandle>> = {
             let rooms = state.rooms.lock().expect("rooms");
@@ -1014,33 +1015,40 @@ async fn act_on(
             current,
         ));
     };
-    if version != current {
-        return Err((MessageRefusal::Stale { version, current }, current));
-    }
-    let now = state.now_ms();
     let turn = matches!(
         act,
         Act::Play { .. } | Act::Pass | Act::Mark { .. } | Act::Dispute { .. } | Act::Done
     );
-    let (event, next) = match inner
-        .room
-        .prepare_commented(Some(by), act, now, think_ms, comment)
-    {
-        Ok(prepared) => prepared,
-        Err(r) => return Err((r, current)),
-    };
-    let late = turn && next.lost_on_time(by);
-    match store_and_apply(state, handle, &mut inner, event, next).await {
-        // The flag fell before the move arrived: the loss is recorded, the move refused.
-        Ok(v) if late => Err((MessageRefusal::OutOfTime, v)),
-        Ok(v) => Ok(v),
-        // The game went on elsewhere: this answers an older state (now read again).
-        Err(StoreError::SeqTaken(_)) => {
-            let current = inner.room.version();
-            Err((MessageRefusal::Stale { version, current }, current))
+    for _ in 0..MAX_TRIES {
+        let current = inner.room.version();
+        // Older by resumes of the clocks only, it answers the game as it is.
+        if !inner.room.answers(version) {
+            return Err((MessageRefusal::Stale { version, current }, current));
         }
-        Err(e) => Err((MessageRefusal::Storage(format!("{e:#}")), current)),
+        let now = state.now_ms();
+        let (event, next) = match inner.room.prepare_commented(
+            Some(by),
+            act.clone(),
+            now,
+            think_ms,
+            comment.clone(),
+        ) {
+            Ok(prepared) => prepared,
+            Err(r) => return Err((r, current)),
+        };
+        let late = turn && next.lost_on_time(by);
+        match store_and_apply(state, handle, &mut inner, event, next).await {
+            // The flag fell before the move arrived: the loss is recorded, the move refused.
+            Ok(v) if late => return Err((MessageRefusal::OutOfTime, v)),
+            Ok(v) => return Ok(v),
+            // The game went on elsewhere (now read again): a resume of the clocks came first
+            // (the move is made after it), or this answers an older state.
+            Err(StoreError::SeqTaken(_)) => continue,
+            Err(e) => return Err((MessageRefusal::Storage(format!("{e:#}")), current)),
+        }
     }
+    let current = inner.room.version();
+    Err((MessageRefusal::Stale { version, current }, current))
 }
 
 /// Stores `event`, then takes `next` (the room with the event applied), then tells everyone.
@@ -1261,21 +1269,36 @@ mod tests {
         );
     }
 
-    /// On a manual clock: with tokio's paused clock, every wait for the store's thread would
-    /// let tokio jump to White's timer.
-    #[tokio::test]
-    async fn a_resume_of_the_clocks_is_charged_alike_live_and_replayed() {
-        let dir = tempfile::tempdir().unwrap();
-        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
-        let clock = Clock::manual(1_000_000);
+    /// White's main time left as game `id`'s room on `games` shows it now.
+    async fn white_left(games: &Arc<Games>, id: &str) -> u64 {
+        let handle = load_room(games, id).await.unwrap().unwrap();
+        let inner = handle.inner.lock().await;
+        inner.room.view(id, games.now_ms()).clocks.white.main_ms
+    }
+
+    /// A server on `store` whose time is `clock` (moved by hand).
+    async fn on_manual(store: Arc<dyn Store>, clock: &Clock) -> Arc<Games> {
         let opts = Options {
             clock: clock.clone(),
             lag_allowance_ms: 100,
             ..Options::default()
         };
-        let games = Games::new(store.clone(), Bus::new(store), opts)
+        Games::new(store.clone(), Bus::new(store), opts)
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    /// Issue 23 §5: a resume of the clocks is an event of the game's own log; live and
+    /// replayed, a turn that ran across it is charged from it. On a manual clock: with
+    /// tokio's paused clock, every wait for the store's thread would let tokio jump to
+    /// White's timer.
+    #[tokio::test]
+    async fn a_resume_of_the_clocks_is_an_event_of_the_log_charged_alike_live_and_replayed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
+        let clock = Clock::manual(1_000_000);
+        let games = on_manual(store, &clock).await;
+        let mut changes = games.subscribe_changes();
         let id = games.open(clocked(60), "test".into()).await.unwrap().id;
         games
             .act(
@@ -1287,20 +1310,99 @@ mod tests {
             )
             .await
             .unwrap();
-        // White thinks 5 s, the clocks are resumed (a failover), White thinks 3 s more and plays:
-        // charged 3 s.
+        // White thinks 5 s, the clocks are resumed (a failover), White thinks 3 s more and
+        // plays: charged 3 s.
         clock.advance(5_000);
-        games.resume_clocks().await;
+        assert_eq!(games.resume_clocks(games.now_ms()).await, 1);
+        assert_eq!(
+            games.resume_clocks(games.now_ms()).await,
+            0,
+            "resumed once at that time"
+        );
         clock.advance(3_000);
-        let shown = |games: &Arc<Games>, id: &str| {
-            let (games, id) = (games.clone(), id.to_string());
-            async move {
-                let handle = load_room(&games, &id).await.unwrap().unwrap();
-                let inner = handle.inner.lock().await;
-                inner.room.view(&id, games.now_ms()).clocks.white.main_ms
-            }
-        };
-        assert_eq!(shown(&games, &id).await, 57_000);
+        assert_eq!(white_left(&games, &id).await, 57_000);
+        let changed: Vec<BusEvent> = std::iter::from_fn(|| changes.try_recv().ok()).collect();
+        assert_eq!(
+            changed.last(),
+            Some(&BusEvent::Game(GameEvent::Changed {
+                id: id.clone(),
+                version: 2
+            })),
+            "the resume is published as the game's change: {changed:?}"
+        );
+        // White's move answers version 1, the position it saw: the resume (version 2)
+        // changed no position, so the move is not stale.
+        let v = games
+            .act(
+                &id,
+                Some(Color::White),
+                Act::Play { x: 1, y: 1 },
+                Some(1),
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(v, 3);
+        assert_eq!(white_left(&games, &id).await, 57_000);
+        // A move answering version 1 now is stale: a move came since.
+        let stale = games
+            .act(&id, Some(Color::Black), Act::Pass, Some(1), None)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(stale.0, MessageRefusal::Stale { current: 3, .. }),
+            "{stale:?}"
+        );
+        // Another server (or this one restarted) replays the stored game: the same clocks.
+        let store = games.store().clone();
+        let other = on_manual(store, &clock).await;
+        assert_eq!(white_left(&other, &id).await, 57_000);
+        let (_, events) = other.store().load(&id).await.unwrap().unwrap();
+        let acts: Vec<&Act> = events.iter().map(|e| &e.act).collect();
+        assert_eq!(
+            acts,
+            [
+                &Act::Play { x: 2, y: 2 },
+                &Act::Resume,
+                &Act::Play { x: 1, y: 1 }
+            ],
+            "the restart resumed nothing: Black's turn began at White's move"
+        );
+        assert_eq!(events[1].at_ms, 1_005_000);
+        assert_eq!(events[2].clocks[1].main, Duration::from_secs(57));
+    }
+
+    /// A database from before resumes were events: the resumes an older server stored in
+    /// `clock_resumes` still charge the turns that ran across them, as when played.
+    #[tokio::test]
+    async fn an_old_databases_resumes_still_charge_its_games() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).unwrap());
+        let clock = Clock::manual(1_000_000);
+        let games = on_manual(store.clone(), &clock).await;
+        let id = games.open(clocked(60), "test".into()).await.unwrap().id;
+        games
+            .act(
+                &id,
+                Some(Color::Black),
+                Act::Play { x: 2, y: 2 },
+                Some(0),
+                None,
+            )
+            .await
+            .unwrap();
+        drop(games);
+        // An older server restarted 5 s later and recorded its resume in the table.
+        clock.advance(5_000);
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute("INSERT INTO clock_resumes (at_ms) VALUES (1005000)", [])
+            .unwrap();
+        assert_eq!(store.legacy_resumes().await.unwrap(), [1_005_000]);
+        let games = on_manual(store.clone(), &clock).await;
+        clock.advance(3_000);
+        assert_eq!(white_left(&games, &id).await, 57_000);
         games
             .act(
                 &id,
@@ -1311,14 +1413,114 @@ mod tests {
             )
             .await
             .unwrap();
-        assert_eq!(shown(&games, &id).await, 57_000);
-        // Another server (or this one restarted) replays the stored game: the same clocks.
-        let store = games.store().clone();
-        let other = Games::new(store.clone(), Bus::new(store), games.options().clone())
-            .await
-            .unwrap();
-        assert_eq!(shown(&other, &id).await, 57_000);
-        let (_, events) = other.store().load(&id).await.unwrap().unwrap();
+        let (_, events) = store.load(&id).await.unwrap().unwrap();
+        assert_eq!(events.len(), 2, "no resume event: the old one covers it");
         assert_eq!(events[1].clocks[1].main, Duration::from_secs(57));
+    }
+
+    /// Issue 23 §5, the race: on two servers sharing one PostgreSQL database, one server's
+    /// resume of the clocks and a player's move on the other come at once, turn after turn.
+    /// Whichever the log puts first, both servers then show the same time left and the same
+    /// deadline as the stored events alone give. Both read one manual clock. Skipped without
+    /// PostgreSQL, unless GOREF_REQUIRE_PG is set.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_resume_racing_a_move_on_another_server_leaves_one_clock_truth() {
+        if !goref_pg::testing::postgres_there() {
+            return;
+        }
+        let (first, schema) = crate::store::suite::pg_store().await;
+        let second = crate::store::suite::pg_store_in(&schema).await;
+        let clock = Clock::manual(1_000_000);
+        let one = on_manual(first.clone(), &clock).await;
+        let two = on_manual(second, &clock).await;
+        for games in [&one, &two] {
+            tokio::spawn(games.clone().run());
+        }
+        let id = one.open(clocked(600), "test".into()).await.unwrap().id;
+        let (mut resumes_first, mut moves_first) = (0, 0);
+        for turn in 0..12usize {
+            let color = if turn % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            clock.advance(1_000 + 37 * turn as u64);
+            let at = one.now_ms();
+            // The move answers the version the second server shows its player.
+            let seen = two.room(&id).await.unwrap().unwrap().version();
+            let play = Act::Play {
+                x: turn % 5,
+                y: turn / 5,
+            };
+            let (resumed, moved) = if turn % 3 == 1 {
+                // The resume stored just before: the move reaches a server that has (or has
+                // not yet) heard of it, and is made after it either way.
+                let resumed = one.resume_clocks(at).await;
+                (
+                    resumed,
+                    two.act(&id, Some(color), play, Some(seen), None).await,
+                )
+            } else {
+                tokio::join!(
+                    one.resume_clocks(at),
+                    two.act(&id, Some(color), play, Some(seen), None)
+                )
+            };
+            let moved = moved.unwrap_or_else(|e| panic!("turn {turn}: {e:?}"));
+            let (stored, events) = first.load(&id).await.unwrap().unwrap();
+            assert_eq!(
+                moved,
+                events.len() as u64,
+                "the move is the log's last event"
+            );
+            match events
+                .iter()
+                .position(|e| e.act == Act::Resume && e.at_ms == at)
+            {
+                Some(r) => {
+                    assert_eq!(r + 2, events.len(), "the resume, then the move");
+                    assert_eq!(resumed, 1);
+                    resumes_first += 1;
+                }
+                None => {
+                    assert_eq!(resumed, 0, "the move came first: nothing left to resume");
+                    moves_first += 1;
+                }
+            }
+            // What the stored events alone give.
+            let mut replayed = Room::new(stored.config, stored.created_ms, 100).unwrap();
+            for e in &events {
+                replayed.commit(e).unwrap();
+            }
+            // Both servers read the log to its end (the other one is told by NOTIFY).
+            for games in [&one, &two] {
+                let handle = load_room(games, &id).await.unwrap().unwrap();
+                let mut told = handle.tx.subscribe();
+                tokio::time::timeout(Duration::from_secs(10), async {
+                    while handle.inner.lock().await.room.version() < moved {
+                        let _ = told.recv().await;
+                    }
+                })
+                .await
+                .expect("the server read the log within 10 s");
+            }
+            clock.advance(250);
+            let now = one.now_ms();
+            let shown = |room: &Room| {
+                let view = room.view(&id, now);
+                (
+                    view.clocks.black.main_ms,
+                    view.clocks.white.main_ms,
+                    room.deadline_ms(),
+                )
+            };
+            let on_one = one.room(&id).await.unwrap().unwrap();
+            let on_two = two.room(&id).await.unwrap().unwrap();
+            assert_eq!(shown(&on_one), shown(&replayed), "turn {turn}: one server");
+            assert_eq!(shown(&on_two), shown(&replayed), "turn {turn}: the other");
+        }
+        eprintln!("resumes stored first: {resumes_first}; moves first: {moves_first}");
+        assert!(resumes_first >= 4, "turns 1, 4, 7 and 10 at least");
+        crate::store::suite::drop_schema(&schema).await;
     }
 }

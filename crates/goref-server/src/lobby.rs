@@ -129,7 +129,12 @@ pub struct Lobby {
     lease: Duration,
     messages_per_second: u32,
     allowed_origins: Vec<String>,
+    /// Games not begun whose players were told of them again ([`Lobby::pair_round`]): once.
+    told_again: Mutex<std::collections::HashSet<String>>,
 }
+
+/// Games [`Lobby::told_again`] remembers at most (then it forgets them all).
+const TOLD_AGAIN: usize = 10_000;
 
 impl Lobby {
     /// The feature over the games service, with the server's settings.
@@ -150,6 +155,7 @@ impl Lobby {
             lease: opts.presence_lease.max(Duration::from_millis(30)),
             messages_per_second: opts.messages_per_second,
             allowed_origins: opts.allowed_origins.clone(),
+            told_again: Mutex::new(std::collections::HashSet::new()),
         })
     }
 
@@ -414,9 +420,7 @@ impl Lobby {
                 }
             }
             BusEvent::Lobby | BusEvent::Ratings | BusEvent::Missed => self.broadcast().await,
-            BusEvent::Game(GameEvent::Changed { .. })
-            | BusEvent::Tournament { .. }
-            | BusEvent::Resumed { .. } => {}
+            BusEvent::Game(GameEvent::Changed { .. }) | BusEvent::Tournament { .. } => {}
         }
     }
 
@@ -457,11 +461,15 @@ impl Lobby {
         if candidates.len() < 2 {
             return;
         }
-        // One game at a time: a player whose game is still on waits.
+        // One game at a time: a player whose game is still on waits. One who waits while a
+        // game of theirs has not begun is told of it again, once: its start may have gone
+        // unheard (a leader that died between storing it and telling of it).
         let mut free = Vec::with_capacity(candidates.len());
         for (name, cgos) in candidates {
-            if store.live_games_of(&name).await.is_ok_and(|g| g.is_empty()) {
-                free.push((name, cgos));
+            match store.live_games_of(&name).await {
+                Ok(games) if games.is_empty() => free.push((name, cgos)),
+                Ok(games) => self.tell_again(games).await,
+                Err(_) => {}
             }
         }
         let cgos_fits = self
@@ -477,6 +485,31 @@ impl Lobby {
         } else {
             self.pair_among(&others, &[]).await;
             self.pair_among(&cgos, &cgos).await;
+        }
+    }
+
+    /// Tells the players of those of `games` that have not begun of them again (a game's
+    /// start, on the bus), once each.
+    async fn tell_again(&self, games: Vec<String>) {
+        for id in games {
+            {
+                let mut told = self.told_again.lock().expect("told again");
+                if told.len() >= TOLD_AGAIN {
+                    told.clear();
+                }
+                if !told.insert(id.clone()) {
+                    continue;
+                }
+            }
+            if let Ok(Some((stored, events))) = self.store().load(&id).await {
+                if events.is_empty() {
+                    let started = GameEvent::Started {
+                        id,
+                        config: Box::new(stored.config),
+                    };
+                    self.games.bus().publish(BusEvent::Game(started)).await;
+                }
+            }
         }
     }
 
@@ -1026,14 +1059,29 @@ mod tests {
             .collect();
         assert_eq!(still.len(), 1, "the paired stop waiting: {still:?}");
         assert!(!still.contains(&started[0].black.as_str()));
-        // The paired wait again while their game is on: not paired again.
+        // The paired wait again while their game is on: not paired again; their game, not
+        // begun, is told again (once: its start may have gone unheard, its leader dead).
         for m in &members {
             m.handle(LobbyClientMessage::Wait { on: true }).await;
         }
-        lobby.pair_round().await;
-        let again = std::iter::from_fn(|| bus.try_recv().ok())
-            .filter(|e| matches!(e, BusEvent::Game(GameEvent::Started { .. })))
-            .count();
-        assert_eq!(again, 0, "one game at a time");
+        let first = {
+            let live = app.games.store().live_games_of(&started[0].black).await;
+            live.unwrap().pop().unwrap()
+        };
+        for round in 0..2 {
+            lobby.pair_round().await;
+            let again: Vec<String> = std::iter::from_fn(|| bus.try_recv().ok())
+                .filter_map(|e| match e {
+                    BusEvent::Game(GameEvent::Started { id, .. }) => Some(id),
+                    _ => None,
+                })
+                .collect();
+            let told: &[String] = if round == 0 {
+                std::slice::from_ref(&first)
+            } else {
+                &[]
+            };
+            assert_eq!(again, told, "one game at a time, told again once");
+        }
     }
 }

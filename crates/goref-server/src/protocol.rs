@@ -1228,6 +1228,11 @@ pub enum Act {
         /// Why, in words, for the record.
         note: String,
     },
+    /// The server: the clocks resume at this event's time (the leading server started, or
+    /// took over from one that died): the running turn is charged from then, not from
+    /// before (that time was the servers', not the player's). An event of the game's own log,
+    /// ordered with its moves; it changes nothing else.
+    Resume,
 }
 
 /// What a tournament director does to a game.

@@ -211,6 +211,15 @@ pub struct Event {
     pub clocks: [PlayerClock; 2],
 }
 
+impl Event {
+    /// When the game last saw activity after this event (unix ms): its time, except for a
+    /// resume of the clocks (`None`), which no player made.
+    #[must_use]
+    pub fn activity_ms(&self) -> Option<u64> {
+        (!matches!(self.act, Act::Resume)).then_some(self.at_ms)
+    }
+}
+
 /// Why the server refused a player's message to a game (the referee's [`RefereeRefusal`] among
 /// others: off the board, stale, too large, ...). Nothing changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -344,7 +353,11 @@ pub struct Room {
     created_ms: u64,
     referee: Referee,
     version: u64,
-    /// When the last event happened (unix ms); `None` before the first.
+    /// The version after the last event that was not a resume of the clocks ([`Act::Resume`]):
+    /// a message answering any version from it on answers the game as it is.
+    acted_version: u64,
+    /// When the last event happened (unix ms), resumes of the clocks left out; `None` before
+    /// the first.
     last_event_ms: Option<u64>,
     /// Set when the server closed the game without a result.
     closed: Option<Closing>,
@@ -380,6 +393,7 @@ impl Room {
             created_ms,
             referee,
             version: 0,
+            acted_version: 0,
             last_event_ms: None,
             closed: None,
         })
@@ -412,7 +426,16 @@ impl Room {
         self.created_ms
     }
 
-    /// When the last event happened (unix ms); `None` before the first.
+    /// Whether a message answering `version` answers the game as it is: `version` is the
+    /// current one, or older by resumes of the clocks only (they change no position, no
+    /// phase: a player's move that crossed one is not stale).
+    #[must_use]
+    pub fn answers(&self, version: u64) -> bool {
+        (self.acted_version..=self.version).contains(&version)
+    }
+
+    /// When the last event happened (unix ms), resumes of the clocks left out; `None` before
+    /// the first.
     #[must_use]
     pub fn last_event_ms(&self) -> Option<u64> {
         self.last_event_ms
@@ -456,7 +479,8 @@ impl Room {
         })
     }
 
-    /// After a restart: the clock that runs starts again now.
+    /// The clock that runs starts again at `now_ms` (replaying a database from before resumes
+    /// were events of the games' logs: [`crate::store::Store::legacy_resumes`]).
     pub fn restart_turn_at(&mut self, now_ms: u64) {
         self.referee.restart_clock(Duration::from_millis(now_ms));
     }
@@ -521,7 +545,11 @@ impl Room {
                 by: seat()?,
                 stones: Some(points(p)?),
             },
-            Act::Timeout | Act::Adjudicate { .. } | Act::Td { .. } | Act::Close { .. }
+            Act::Timeout
+            | Act::Adjudicate { .. }
+            | Act::Td { .. }
+            | Act::Close { .. }
+            | Act::Resume
                 if by.is_some() =>
             {
                 return Err(MessageRefusal::Malformed(
@@ -534,9 +562,9 @@ impl Room {
                 note: note.clone(),
             },
             Act::Td { td, action } => self.td_input(td, action)?,
-            Act::Close { .. } => {
+            Act::Close { .. } | Act::Resume => {
                 return Err(MessageRefusal::Malformed(
-                    "closing is the server's, not the referee's".into(),
+                    "closing and resuming are the server's, not the referee's".into(),
                 ))
             }
         })
@@ -620,10 +648,20 @@ impl Room {
         }
         let mut next = self.clone();
         match &act {
-            Act::Close { .. } if by.is_some() => {
+            Act::Close { .. } | Act::Resume if by.is_some() => {
                 return Err(MessageRefusal::Malformed(
                     "only the server does that".into(),
                 ))
+            }
+            Act::Resume => {
+                if self.phase() == Phase::Over {
+                    return Err(MessageRefusal::Referee(RefereeRefusal::Over));
+                }
+                // The running turn is charged from the resume, never from later than it was.
+                let since = self.referee.clock().since().map(ms);
+                if since.is_some_and(|since| now_ms > since) {
+                    next.referee.restart_clock(Duration::from_millis(now_ms));
+                }
             }
             Act::Close { why, note } => {
                 if self.phase() == Phase::Over {
@@ -662,7 +700,10 @@ impl Room {
             next.referee.note(text.clone());
         }
         next.version += 1;
-        next.last_event_ms = Some(now_ms);
+        if !matches!(act, Act::Resume) {
+            next.acted_version = next.version;
+            next.last_event_ms = Some(now_ms);
+        }
         let clocks = next.referee.clock().both().into_array();
         let event = Event {
             seq: next.version,
@@ -684,6 +725,18 @@ impl Room {
             return None;
         }
         self.prepare(None, Act::Timeout, now_ms, None).ok()
+    }
+
+    /// The server's resume of the clocks at `now_ms` (the leading server started or took
+    /// over): `None` when no clock runs, or the running turn began at or after `now_ms`
+    /// (nothing to forgive).
+    #[must_use]
+    pub fn prepare_resume(&self, now_ms: u64) -> Option<(Event, Room)> {
+        let since = ms(self.referee.clock().since()?);
+        if self.phase() == Phase::Over || now_ms <= since {
+            return None;
+        }
+        self.prepare(None, Act::Resume, now_ms, None).ok()
     }
 
     /// The server's adjudication (Olympiad 3.9's default removal) when the referee needs one.
@@ -944,6 +997,48 @@ mod tests {
             ..CreateRequest::default()
         };
         Room::new(request.config().unwrap(), 1_000, 0).unwrap()
+    }
+
+    /// Issue 23 §5: a resume of the clocks is the server's event: the running turn is
+    /// charged from it (never from later), it moves no position (a message answering the
+    /// version before it is not stale) and is no activity; replayed, the same.
+    #[test]
+    fn a_resume_charges_the_running_turn_from_it_and_changes_nothing_else() {
+        let request = CreateRequest {
+            width: Some(5),
+            time: Some(TimeControl::SuddenDeath {
+                main: Duration::from_secs(60),
+            }),
+            ..CreateRequest::default()
+        };
+        let room = Room::new(request.config().unwrap(), 1_000, 0).unwrap();
+        assert!(room.prepare_resume(5_000).is_none(), "no clock runs yet");
+        let (e1, room) = room
+            .prepare(Some(Color::Black), Act::Play { x: 2, y: 2 }, 2_000, None)
+            .unwrap();
+        assert!(
+            room.prepare(Some(Color::White), Act::Resume, 7_000, None)
+                .is_err(),
+            "the server's only"
+        );
+        assert!(room.prepare_resume(2_000).is_none(), "nothing to forgive");
+        let (e2, room) = room.prepare_resume(7_000).unwrap();
+        assert_eq!((e2.act.clone(), e2.activity_ms()), (Act::Resume, None));
+        assert_eq!(room.version(), 2);
+        assert_eq!(room.last_event_ms(), Some(2_000), "no activity");
+        assert!(room.answers(1) && room.answers(2) && !room.answers(0));
+        assert!(room.prepare_resume(6_000).is_none(), "never back");
+        assert_eq!(room.view("g", 10_000).clocks.white.main_ms, 57_000);
+        let (e3, room) = room
+            .prepare(Some(Color::White), Act::Play { x: 1, y: 1 }, 10_000, None)
+            .unwrap();
+        assert_eq!(e3.clocks[1].main, Duration::from_secs(57));
+        assert!(!room.answers(2), "a move came since");
+        let mut replayed = Room::new(request.config().unwrap(), 1_000, 0).unwrap();
+        for e in [&e1, &e2, &e3] {
+            replayed.commit(e).unwrap();
+        }
+        assert_eq!(replayed.view("g", 12_000), room.view("g", 12_000));
     }
 
     /// A 9x9 game under CGOS's terms, 10 s each, a 250 ms gift, created at 1 s.

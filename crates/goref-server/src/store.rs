@@ -193,7 +193,9 @@ pub trait Store: Send + Sync {
     /// (checked and stored in one step, so that simultaneous requests cannot overshoot).
     fn create_limited(&self, game: StoredGame, max_unfinished: usize) -> StoreFuture<'_, Created>;
     /// Appends an event durably, with the number of moves after it (for the list). Fails when
-    /// the event's `seq` is taken, with [`StoreError::SeqTaken`].
+    /// the event's `seq` is taken, with [`StoreError::SeqTaken`]. A resume of the clocks
+    /// ([`Act::Resume`](crate::room::Act::Resume)) leaves the game's last activity as it was
+    /// (an abandoned game is closed as if it had not come).
     fn append(&self, id: &str, event: &Event, moves: u64) -> StoreFuture<'_, ()>;
     /// Records the result of a game that is over (the events say so already; this is the
     /// index the list and the restart read).
@@ -257,13 +259,11 @@ pub trait Store: Send + Sync {
     /// Every stored rating, best first (equal ones by name).
     fn ratings(&self) -> StoreFuture<'_, Vec<Rating>>;
 
-    /// When the clocks were resumed (unix ms, oldest first): a turn that ran across a resume
-    /// is charged from it (the time before was the servers', not the player's).
-    fn resumes(&self) -> StoreFuture<'_, Vec<u64>>;
-    /// The leading server resumes the clocks at `at_ms` (after a restart or a failover: the
-    /// time nobody fired the clocks is not charged); recorded only when later than every
-    /// resume before. The latest resume.
-    fn resume_clocks(&self, at_ms: u64) -> StoreFuture<'_, u64>;
+    /// When the clocks were resumed before resumes were events of the games' own logs
+    /// ([`Act::Resume`](crate::room::Act::Resume)): unix ms, oldest first, from the table
+    /// `clock_resumes` that older servers wrote and no server writes any more. Replaying a
+    /// game, a turn that ran across one of them is charged from it, as it was when played.
+    fn legacy_resumes(&self) -> StoreFuture<'_, Vec<u64>>;
 
     /// A lobby connection enters, its lease running until `lease_ms` (unix ms).
     fn enter_lobby(&self, presence: Presence, lease_ms: u64) -> StoreFuture<'_, ()>;
@@ -668,13 +668,13 @@ impl Store for SqliteStore {
     fn append(&self, id: &str, event: &Event, moves: u64) -> StoreFuture<'_, ()> {
         let id = id.to_string();
         let seq = event.seq as i64;
-        let at_ms = event.at_ms;
+        let at_ms = event.activity_ms().map(|ms| ms as i64);
         let body = serde_json::to_string(event);
         self.write_typed(Box::new(move |conn| {
-            let inserted = conn.execute(
-                "INSERT INTO events (game_id, seq, body) VALUES (?1, ?2, ?3)",
-                params![id, seq, body?],
-            );
+            // Cached: a statement parsed once, not once a move.
+            let inserted = conn
+                .prepare_cached("INSERT INTO events (game_id, seq, body) VALUES (?1, ?2, ?3)")?
+                .execute(params![id, seq, body?]);
             if let Err(rusqlite::Error::SqliteFailure(f, _)) = &inserted {
                 if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY {
                     return Err(StoreError::SeqTaken(SeqTaken {
@@ -684,10 +684,10 @@ impl Store for SqliteStore {
                 }
             }
             inserted?;
-            conn.execute(
-                "UPDATE games SET moves = ?2, last_ms = ?3 WHERE id = ?1",
-                params![id, moves as i64, at_ms as i64],
-            )?;
+            conn.prepare_cached(
+                "UPDATE games SET moves = ?2, last_ms = COALESCE(?3, last_ms) WHERE id = ?1",
+            )?
+            .execute(params![id, moves as i64, at_ms])?;
             Ok(())
         }))
     }
@@ -1187,7 +1187,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn resumes(&self) -> StoreFuture<'_, Vec<u64>> {
+    fn legacy_resumes(&self) -> StoreFuture<'_, Vec<u64>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached("SELECT at_ms FROM clock_resumes ORDER BY at_ms")?;
             let rows = stmt
@@ -1195,19 +1195,6 @@ impl Store for SqliteStore {
                 .map(|r| r.map(|v| v as u64))
                 .collect::<rusqlite::Result<Vec<u64>>>()?;
             Ok(rows)
-        })
-    }
-
-    fn resume_clocks(&self, at_ms: u64) -> StoreFuture<'_, u64> {
-        self.write_value(move |conn| {
-            conn.execute(
-                "INSERT INTO clock_resumes (at_ms) SELECT ?1 WHERE ?1 > \
-                 (SELECT COALESCE(MAX(at_ms), -1) FROM clock_resumes)",
-                params![at_ms as i64],
-            )?;
-            let latest: i64 =
-                conn.query_row("SELECT MAX(at_ms) FROM clock_resumes", [], |r| r.get(0))?;
-            Ok(latest as u64)
         })
     }
 }

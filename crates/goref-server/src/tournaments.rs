@@ -554,19 +554,21 @@ impl Tournaments {
                     continue;
                 }
                 let creator = format!("tournament:{id}");
+                // Under an id of its own: a leader that takes over from one that died
+                // while opening the round takes the games it opened (no orphan, none twice).
                 let made = match settings.config_between(&players, true) {
                     Ok(config) => self
                         .games
-                        .open(config, creator)
+                        .open_once(&game_id(&id, number), config, creator)
                         .await
                         .map_err(|e| e.to_string()),
                     Err(e) => Err(e.to_string()),
                 };
                 match made {
                     Ok(game) => {
-                        opened.push((number, game.id.clone()));
+                        opened.push((number, game.clone()));
                         if let Some(g) = t.games.iter_mut().find(|g| g.number == number) {
-                            g.id = Some(game.id);
+                            g.id = Some(game);
                         }
                     }
                     Err(e) => {
@@ -586,6 +588,12 @@ impl Tournaments {
         }
         decide
     }
+}
+
+/// The id of game `number` of tournament `tournament`: the same whichever server opens it.
+fn game_id(tournament: &str, number: usize) -> String {
+    crate::sessions::hash_secret(&format!("tournament {tournament} game {number}"))[..12]
+        .to_string()
 }
 
 fn malformed(e: &serde_json::Error) -> ApiError {
@@ -1095,6 +1103,81 @@ mod tests {
         let t = ts.one("t1").await.unwrap();
         assert_eq!(t.stage, Stage::Over);
         assert_eq!(t.log.last().unwrap().text, "over");
+    }
+
+    /// Issue 23: the leader dies while opening a round (its games stored, the tournament not
+    /// yet): the next leader takes those games (the same ids: none left an orphan, none opened
+    /// twice), tells their players again, and records the one already played to its end.
+    #[tokio::test(start_paused = true)]
+    async fn a_new_leader_takes_the_games_a_dead_leader_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
+        let opts = Options {
+            clock: Clock::tokio(),
+            ..Options::default()
+        };
+        let dead = App::new(store.clone(), opts.clone()).await.unwrap();
+        let players: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        let t = Tournament {
+            id: "t1".into(),
+            name: "Swiss".into(),
+            td: "td".into(),
+            created_ms: 1,
+            format: Format::Swiss { rounds: 2 },
+            game: CreateRequest {
+                width: Some(5),
+                ..CreateRequest::default()
+            },
+            stage: Stage::Running,
+            withdrawn: vec![false; players.len()],
+            players,
+            games: Vec::new(),
+            log: Vec::new(),
+        };
+        assert!(dead.tournaments.save(&t, None).await.unwrap());
+        // The dying leader opens round 1 and is gone before it stores the tournament; one of
+        // the games is played to its end meanwhile (its players were told).
+        let mut unsaved = t.clone();
+        dead.tournaments.step(&mut unsaved, &mut Vec::new()).await;
+        let opened: Vec<String> = unsaved.games.iter().filter_map(|g| g.id.clone()).collect();
+        assert_eq!(opened.len(), 2);
+        let decide = Act::Td {
+            td: "td".into(),
+            action: TdAction::Result {
+                result: "B+R".into(),
+                reason: String::new(),
+            },
+        };
+        dead.games.act_as_server(&opened[0], decide).await.unwrap();
+        drop(dead);
+        // The next leader.
+        let next = App::new(store.clone(), opts).await.unwrap();
+        let mut bus = next.games.subscribe();
+        next.tournaments.advance("t1").await;
+        let told: Vec<BusEvent> = std::iter::from_fn(|| bus.try_recv().ok()).collect();
+        let t = next.tournaments.one("t1").await.unwrap();
+        let ids: Vec<String> = t.games.iter().filter_map(|g| g.id.clone()).collect();
+        assert_eq!(ids, opened, "the same games");
+        assert_eq!(
+            store.unfinished().await.unwrap(),
+            [opened[1].clone()],
+            "no other game opened"
+        );
+        assert!(
+            told.iter().any(|e| matches!(e,
+                BusEvent::Game(GameEvent::Started { id, .. }) if *id == opened[1])),
+            "the game still to play is told again: {told:?}"
+        );
+        for event in &told {
+            next.tournaments.on_event(event).await;
+        }
+        let t = next.tournaments.one("t1").await.unwrap();
+        let played = t.games.iter().find(|g| g.id.as_ref() == Some(&opened[0]));
+        assert_eq!(
+            played.and_then(|g| g.result.as_deref()),
+            Some("B+R"),
+            "the game played meanwhile is recorded"
+        );
     }
 
     /// Issue 23: two servers on one database change the same tournament at once (their

@@ -482,14 +482,15 @@ async fn a_restart_closes_what_is_due_at_once_and_resumes_started_clocks_in_the_
         },
     )
     .await;
-    // Nobody asks for the clocked game: it is resumed by the server itself and flagged
-    // about 2 s (plus the lag allowance) after the restart, not before.
+    // Nobody asks for the clocked game: it is resumed by the server itself (version 2, the
+    // resume in its log) and flagged about 2 s (plus the lag allowance) after the restart
+    // (version 3), not before.
     let id = never["id"].as_str().unwrap();
     let mut spectator = Player::connect(addr, &clocked_id, None).await.unwrap();
     let st = if spectator.state["phase"] == "over" {
         spectator.state.clone()
     } else {
-        spectator.wait_version(2).await.unwrap()
+        spectator.wait_version(3).await.unwrap()
     };
     let flagged_after = restarted.elapsed();
     assert_eq!(st["result"], "B+T");
@@ -625,8 +626,16 @@ async fn stalled_bodies_are_cut_by_the_idle_timeout_and_trickled_ones_get_408() 
     probe.steps(3).await;
 }
 
+/// Pings every 200 ms of silence, closed after two missed in a row: a connection that never
+/// answers is closed (after about 600 ms), one that answers stays through more pings than
+/// that. Event-driven: the live connection counts the pings it answers (it
+/// used to stop reading after a fixed 2 s and be checked 500 ms later, when the server could
+/// have closed it for those very pings: the test's own race).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_websocket_that_misses_pings_is_closed_and_a_live_one_stays() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    const PINGS: usize = 5;
     let s = server_with(Options {
         ping_interval: Duration::from_millis(200),
         missed_pings: 2,
@@ -649,26 +658,31 @@ async fn a_websocket_that_misses_pings_is_closed_and_a_live_one_stays() {
         )
         .await
         .unwrap();
-    // A spectator that reads (its library answers pings as it reads).
-    let mut live = Player::connect(s.addr, &id, None).await.unwrap();
+    let closed =
+        tokio::spawn(async move { read_until_closed(&mut silent, Duration::from_secs(5)).await });
+    // A spectator that reads, counting the pings (its library answers each as it reads on).
+    let (mut live, _) =
+        tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws", s.addr))
+            .await
+            .unwrap();
     let live_task = tokio::spawn(async move {
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_millis(2000) {
-            let read = tokio::time::timeout(Duration::from_millis(100), live.recv()).await;
-            if let Ok(Err(e)) = read {
-                return Err(e.to_string());
+        let mut pings = 0;
+        while pings < PINGS {
+            match live.next().await {
+                Some(Ok(Message::Ping(_))) => pings += 1,
+                Some(Ok(Message::Close(frame))) => return Err(format!("closed: {frame:?}")),
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(e.to_string()),
+                None => return Err("ended".into()),
             }
         }
         Ok(live)
     });
-    // The probe's players answer pings only as they read, so they play on meanwhile.
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_millis(2500) {
-        probe.step().await;
-        tokio::time::sleep(Duration::from_millis(30)).await;
-    }
-    let sent = read_until_closed(&mut silent, Duration::from_secs(3))
+    // The probe plays on meanwhile (a few moves: a player flooding moves is rate limited).
+    probe.steps(4).await;
+    let sent = closed
         .await
+        .unwrap()
         .expect("the silent WebSocket is closed");
     let sent = String::from_utf8_lossy(&sent);
     assert!(sent.starts_with("HTTP/1.1 101"), "{sent}");
@@ -676,10 +690,29 @@ async fn a_websocket_that_misses_pings_is_closed_and_a_live_one_stays() {
         sent.contains("no answer to pings"),
         "closed for missed pings: {sent}"
     );
-    let mut live = live_task.await.unwrap().expect("the live WebSocket stays");
-    live.send_text(r#"{"type": "sync"}"#).await.unwrap();
-    assert_eq!(live.recv().await.unwrap()["type"], "state");
-    probe.steps(2).await;
+    let mut live = tokio::time::timeout(Duration::from_secs(10), live_task)
+        .await
+        .expect("the live WebSocket saw its pings")
+        .unwrap()
+        .expect("the live WebSocket stays");
+    // Still open, and answered.
+    live.send(Message::text(r#"{"type": "sync"}"#))
+        .await
+        .unwrap();
+    loop {
+        match live.next().await {
+            Some(Ok(Message::Text(text))) => {
+                let message: Value = serde_json::from_str(text.as_str()).unwrap();
+                if message["type"] == "state" {
+                    break;
+                }
+            }
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+            other => panic!("the live WebSocket answers: {other:?}"),
+        }
+    }
+    // (The probe's players read only as they play: idle since, they are closed for missed
+    // pings too, rightly.)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -326,19 +326,14 @@ async fn a_program_whose_network_drops_for_3_s_connects_again_and_finishes_its_g
     let mut a = connect(&dir, proxy.addr, "far", &["--games", "1"]);
     let mut b = connect(&dir, addr, "near", &["--games", "1"]);
     // Cut the far program's network once its game is under way.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let moves_at_cut = loop {
-        assert!(Instant::now() < deadline, "no game got under way");
+    let moves_at_cut = until(Duration::from_secs(120), "a game under way", || async {
         let list = games(addr).await;
-        if let Some(g) = list.first() {
-            let moves = g["moves"].as_u64().unwrap_or(0);
-            assert!(g["result"].is_null(), "the game ended before the cut: {g}");
-            if moves >= 6 {
-                break moves;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+        let g = list.first()?;
+        let moves = g["moves"].as_u64().unwrap_or(0);
+        assert!(g["result"].is_null(), "the game ended before the cut: {g}");
+        (moves >= 6).then_some(moves)
+    })
+    .await;
     proxy.cut_for(Duration::from_secs(3)).await;
     let (a_done, b_done) = tokio::task::spawn_blocking({
         let dir = dir.clone();
@@ -407,22 +402,12 @@ async fn four_gnugo_programs_play_a_round_robin_on_the_server_with_the_td_decidi
         .iter()
         .map(|n| connect(&dir, addr, n, &["--no-pairing", "--join", &id]))
         .collect();
-    let show = |addr, id: String| async move {
-        let (_, t) = http(addr, "GET", &format!("/api/tournaments/{id}"), None)
-            .await
-            .unwrap();
-        serde_json::from_str::<Value>(&t).unwrap()
-    };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while show(addr, id.clone()).await["players"]
-        .as_array()
-        .unwrap()
-        .len()
-        < 4
-    {
-        assert!(Instant::now() < deadline, "the programs did not join");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let show = |addr, id: String| async move { tournament(addr, &id).await };
+    until(Duration::from_secs(60), "the programs join", || async {
+        let t = show(addr, id.clone()).await;
+        (t["players"].as_array().unwrap().len() == 4).then_some(())
+    })
+    .await;
     let (status, _) = http_as(
         addr,
         "POST",
@@ -434,34 +419,7 @@ async fn four_gnugo_programs_play_a_round_robin_on_the_server_with_the_td_decidi
     .unwrap();
     assert_eq!(status, 200);
     // The TD decides the first game it finds still on.
-    let mut decided: Option<String> = None;
-    let deadline = Instant::now() + Duration::from_secs(300);
-    let t = loop {
-        let t = show(addr, id.clone()).await;
-        if t["state"] == "over" {
-            break t;
-        }
-        assert!(Instant::now() < deadline, "the tournament did not end: {t}");
-        if decided.is_none() {
-            for g in t["games"].as_array().unwrap() {
-                let (Some(gid), true) = (g["id"].as_str(), g["result"].is_null()) else {
-                    continue;
-                };
-                let act = json!({"action": "result", "result": "B+R",
-                                 "reason": "the TD's decision, for the test"})
-                .to_string();
-                let path = format!("/api/games/{gid}/td");
-                let (status, _) = http_as(addr, "POST", &path, Some(&act), Some(&td))
-                    .await
-                    .unwrap();
-                if status == 200 {
-                    decided = Some(gid.to_string());
-                    break;
-                }
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let (t, decided) = td_decides_a_game_until_the_end(addr, &id, &td).await;
     let games = t["games"].as_array().unwrap();
     assert_eq!(games.len(), 6, "{t}");
     assert!(games
@@ -472,7 +430,6 @@ async fn four_gnugo_programs_play_a_round_robin_on_the_server_with_the_td_decidi
         (rounds.iter().min(), rounds.iter().max()),
         (Some(&1), Some(&3))
     );
-    let decided = decided.expect("the TD decided a game");
     let (_, state) = http(addr, "GET", &format!("/api/games/{decided}"), None)
         .await
         .unwrap();
@@ -599,9 +556,9 @@ async fn on_postgres_connect_fails_over_to_the_next_instance_and_finishes_its_ga
         "--pairing-end",
         "all-alive",
     ];
-    // The first takes the leader's role (pairing, clocks); both programs start there.
+    // The first takes the leader's role (pairing, clocks): it answers once it knows; both
+    // programs start there.
     let first = common::serve(&db, &pairing);
-    tokio::time::sleep(Duration::from_millis(500)).await;
     let second = common::serve(&db, &pairing);
     let urls = format!("http://{},http://{}", first.addr, second.addr);
     // A random engine that takes 100 ms a move: the game lasts long enough to be cut.
@@ -620,18 +577,14 @@ async fn on_postgres_connect_fails_over_to_the_next_instance_and_finishes_its_ga
     let mut a = start("fail-a");
     let mut b = start("fail-b");
     // Wait for their game to be under way (seen from the second instance).
-    let started = Instant::now();
-    let id = loop {
+    let id = until(Duration::from_secs(60), "a game under way", || async {
         let list = games(second.addr).await;
-        if let Some(g) = list.iter().find(|g| g["moves"].as_u64().unwrap_or(0) >= 6) {
-            break g["id"].as_str().unwrap().to_string();
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "no game: {list:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+        let g = list
+            .iter()
+            .find(|g| g["moves"].as_u64().unwrap_or(0) >= 6)?;
+        Some(g["id"].as_str().unwrap().to_string())
+    })
+    .await;
     first.kill();
     wait_exit(&mut a, &dir, "fail-a", Duration::from_secs(180));
     wait_exit(&mut b, &dir, "fail-b", Duration::from_secs(180));
@@ -672,6 +625,62 @@ async fn get_json(addr: SocketAddr, path: &str) -> Value {
     let (status, body) = http(addr, "GET", path, None).await.unwrap();
     assert_eq!(status, 200, "{path}: {body}");
     serde_json::from_str(&body).unwrap()
+}
+
+/// Asks `poll` again (every 50 ms: the servers and programs are other processes, which tell
+/// nothing) until it answers, at most `within`: the answer.
+async fn until<T, F>(within: Duration, what: &str, mut poll: impl FnMut() -> F) -> T
+where
+    F: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(answer) = poll().await {
+            return answer;
+        }
+        assert!(Instant::now() < deadline, "not within {within:?}: {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The tournament director (session `td`) on `addr` decides the first game of tournament
+/// `id` it finds still on (`B+R`), then lets the tournament go on to its end (at most 300 s):
+/// the tournament at its end, and the game decided.
+async fn td_decides_a_game_until_the_end(addr: SocketAddr, id: &str, td: &str) -> (Value, String) {
+    use goref_server::client::http_as;
+    let mut decided: Option<String> = None;
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let t = tournament(addr, id).await;
+        if t["state"] == "over" {
+            return (t, decided.expect("the TD decided a game"));
+        }
+        assert!(Instant::now() < deadline, "the tournament did not end: {t}");
+        if decided.is_none() {
+            for g in t["games"].as_array().unwrap() {
+                let (Some(gid), true) = (g["id"].as_str(), g["result"].is_null()) else {
+                    continue;
+                };
+                let act = json!({"action": "result", "result": "B+R",
+                                 "reason": "the TD's decision, for the test"})
+                .to_string();
+                let path = format!("/api/games/{gid}/td");
+                let (status, _) = http_as(addr, "POST", &path, Some(&act), Some(td))
+                    .await
+                    .unwrap();
+                if status == 200 {
+                    decided = Some(gid.to_string());
+                    break;
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The tournament `id` as `addr` shows it.
+async fn tournament(addr: SocketAddr, id: &str) -> Value {
+    get_json(addr, &format!("/api/tournaments/{id}")).await
 }
 
 /// Issue 23 §4: two `goref serve` on one PostgreSQL database, a GNU Go program connected to
@@ -724,16 +733,12 @@ async fn on_postgres_programs_on_two_instances_are_paired_and_rated_the_same_on_
         result
     );
     // The same ratings on both instances (refitted by the leader, read from the store).
-    let deadline = Instant::now() + Duration::from_secs(2);
-    let (one, two) = loop {
+    let (one, two) = until(Duration::from_secs(2), "the same ratings", || async {
         let one = get_json(first.addr, "/api/players").await;
         let two = get_json(second.addr, "/api/players").await;
-        if one == two && one["players"][0]["rating"].is_number() {
-            break (one, two);
-        }
-        assert!(Instant::now() < deadline, "{one} / {two}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+        (one == two && one["players"][0]["rating"].is_number()).then_some((one, two))
+    })
+    .await;
     assert_eq!(one, two);
     if !result.starts_with('0') {
         let winner = if result.starts_with('B') {
@@ -761,9 +766,8 @@ async fn on_postgres_a_swiss_across_two_instances_survives_the_leaders_death_in_
     use goref_server::client::http_as;
     let dir = temp_dir("across-swiss");
     let off = ["--pairing-interval", "off"];
+    // The first takes the leader's role (it answers once it knows).
     let first = common::serve(&db, &off);
-    // The first takes the leader's role.
-    tokio::time::sleep(Duration::from_millis(500)).await;
     let second = common::serve(&db, &off);
     let (one, two) = (first.addr, second.addr);
     let td = login(two, "director", "pw-director", false, true)
@@ -792,12 +796,12 @@ async fn on_postgres_a_swiss_across_two_instances_survives_the_leaders_death_in_
             connect_to(&dir, urls, n, &["--no-pairing", "--join", &id])
         })
         .collect();
-    let show = |id: String| async move { get_json(two, &format!("/api/tournaments/{id}")).await };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while show(id.clone()).await["players"].as_array().unwrap().len() < 4 {
-        assert!(Instant::now() < deadline, "the programs did not join");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let show = |id: String| async move { tournament(two, &id).await };
+    until(Duration::from_secs(60), "the programs join", || async {
+        let t = show(id.clone()).await;
+        (t["players"].as_array().unwrap().len() == 4).then_some(())
+    })
+    .await;
     let (status, _) = http_as(
         one,
         "POST",
@@ -809,27 +813,20 @@ async fn on_postgres_a_swiss_across_two_instances_survives_the_leaders_death_in_
     .unwrap();
     assert_eq!(status, 200);
     // Round 2 under way: the leader dies, and comes back a little later.
-    let deadline = Instant::now() + Duration::from_secs(300);
-    loop {
+    until(Duration::from_secs(300), "round 2 starts", || async {
         let t = show(id.clone()).await;
-        if t["round"].as_u64() >= Some(2) {
-            break;
-        }
-        assert!(Instant::now() < deadline, "round 2 did not start: {t}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        (t["round"].as_u64() >= Some(2)).then_some(())
+    })
+    .await;
     first.kill();
     let killed = Instant::now();
     tokio::time::sleep(Duration::from_millis(1_000)).await;
     let again = common::serve(&db, &off);
-    let t = loop {
+    let t = until(Duration::from_secs(300), "the tournament ends", || async {
         let t = show(id.clone()).await;
-        if t["state"] == "over" {
-            break t;
-        }
-        assert!(Instant::now() < deadline, "the tournament did not end: {t}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+        (t["state"] == "over").then_some(t)
+    })
+    .await;
     eprintln!("over {:?} after the leader's death", killed.elapsed());
     let games = t["games"].as_array().unwrap();
     assert_eq!(games.len(), 6, "three rounds of two games: {t}");
@@ -854,6 +851,102 @@ async fn on_postgres_a_swiss_across_two_instances_survives_the_leaders_death_in_
         get_json(again.addr, &format!("/api/tournaments/{id}")).await,
         t
     );
+    drop(programs.drain(..));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 23: the tournament director acts only on the instance that does not lead (two
+/// `goref serve` on one PostgreSQL database): creates a round robin there, starts it there and
+/// decides one of its games there; four GNU Go programs, two on each instance, play it to its
+/// end. The leader (the other instance) opens the games on the bus's news of the TD's changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_the_td_runs_a_tournament_from_the_instance_that_does_not_lead() {
+    let Some(db) = common::pg_database("across_td") else {
+        return;
+    };
+    if !have_gnugo() {
+        return;
+    }
+    use goref_server::client::http_as;
+    let dir = temp_dir("across-td");
+    let off = ["--pairing-interval", "off"];
+    // The first takes the leader's role (it answers once it knows).
+    let first = common::serve(&db, &off);
+    let second = common::serve(&db, &off);
+    let (one, two) = (first.addr, second.addr);
+    until(
+        Duration::from_secs(5),
+        "the first instance leads",
+        || async { first.leads().then_some(()) },
+    )
+    .await;
+    assert!(!second.leads(), "the second instance does not lead");
+    let td = login(two, "director", "pw-director", false, true)
+        .await
+        .unwrap();
+    let body = json!({"name": "From afar", "format": "round-robin",
+                      "game": {"width": 5, "rules": "tromp-taylor", "end": "tromp", "komi": 0.5}})
+    .to_string();
+    let (status, v) = http_as(two, "POST", "/api/tournaments", Some(&body), Some(&td))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{v}");
+    let id = serde_json::from_str::<Value>(&v).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let to_one = format!("http://{one},http://{two}");
+    let to_two = format!("http://{two},http://{one}");
+    let mut programs: Vec<Process> = ["far-1", "far-2", "far-3", "far-4"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let urls = if i < 2 { &to_one } else { &to_two };
+            connect_to(&dir, urls, n, &["--no-pairing", "--join", &id])
+        })
+        .collect();
+    until(Duration::from_secs(60), "the programs join", || async {
+        let t = tournament(two, &id).await;
+        (t["players"].as_array().unwrap().len() == 4).then_some(())
+    })
+    .await;
+    let (status, answer) = http_as(
+        two,
+        "POST",
+        &format!("/api/tournaments/{id}/start"),
+        None,
+        Some(&td),
+    )
+    .await
+    .unwrap();
+    assert_eq!(status, 200, "{answer}");
+    let (t, decided) = td_decides_a_game_until_the_end(two, &id, &td).await;
+    let games = t["games"].as_array().unwrap();
+    assert_eq!(games.len(), 6, "a round robin of four: {t}");
+    assert!(
+        games
+            .iter()
+            .all(|g| g["result"].is_string() && g["id"].is_string()),
+        "{t}"
+    );
+    let state = get_json(one, &format!("/api/games/{decided}")).await;
+    assert_eq!(
+        (state["ending"].as_str(), state["result"].as_str()),
+        (Some("decision"), Some("B+R")),
+        "the TD's decision, seen on the leader"
+    );
+    let standings = t["standings"]["engines"].as_array().unwrap();
+    let points: f64 = standings
+        .iter()
+        .map(|s| s["points"].as_f64().unwrap())
+        .sum();
+    assert_eq!(points, 6.0, "one point a game: {}", t["standings"]);
+    assert_eq!(tournament(one, &id).await, t, "the same on both instances");
+    assert!(first.leads() && !second.leads(), "no take-over meanwhile");
+    for g in games {
+        let re = check_record(one, &dir, g["id"].as_str().unwrap()).await;
+        assert_eq!(re, g["result"].as_str().unwrap());
+    }
     drop(programs.drain(..));
     let _ = std::fs::remove_dir_all(&dir);
 }

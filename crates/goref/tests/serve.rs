@@ -113,27 +113,17 @@ async fn resume_after_sigkill(db: &OsStr) {
         .unwrap();
     // The clocks resume once the restarted server leads: at once when it is alone; on
     // PostgreSQL as soon as it holds the leader's lock (which the killed server's session may
-    // keep a moment): from then every view, on every server, charges White's turn from the
-    // resume (issue 23 §5), and this one is sent again.
+    // keep a moment). The resume is an event of the game's log (version `last_ack + 1`):
+    // from then every view, on every server, charges White's turn from it (issue 23 §5).
+    let after = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        white.wait_version(last_ack + 1),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("the clocks did not resume within 5 s: {}", white.state))
+    .unwrap();
+    assert_eq!(after["version"], last_ack + 1, "the moves, then the resume");
     let w_before = before["clocks"]["W"]["main_ms"].as_u64().unwrap();
-    let resumed = |v: &serde_json::Value| {
-        v["clocks"]["W"]["main_ms"]
-            .as_u64()
-            .is_some_and(|w| w_before.abs_diff(w) < 1_500)
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    let mut after = white.state.clone();
-    while !resumed(&after) {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        let next = tokio::time::timeout(left, white.recv())
-            .await
-            .unwrap_or_else(|_| panic!("the clocks did not resume within 5 s: {after}"))
-            .unwrap();
-        if next["type"] == "state" {
-            after = next;
-        }
-    }
-    assert_eq!(after["version"], last_ack);
     assert_eq!(after["board"], before["board"]);
     assert_eq!(after["moves"], before["moves"]);
     assert_eq!(after["clocks"]["B"], before["clocks"]["B"]);
@@ -228,9 +218,9 @@ async fn no_acknowledged_move_lost(db: &OsStr) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_postgres_killing_the_server_that_fires_clocks_lets_the_other_fire_them() {
     let Some(db) = pg_db("leader") else { return };
+    // The first server takes the leader's lock at once (it answers once it knows); the
+    // second waits for it.
     let first = serve(&db);
-    // The first server takes the leader's lock at once; the second waits for it.
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     let second = serve(&db);
     let created = create_game(
         first.addr,
@@ -261,7 +251,10 @@ async fn on_postgres_killing_the_server_that_fires_clocks_lets_the_other_fire_th
         let _ = tokio::time::timeout(std::time::Duration::from_secs(1), watcher.recv()).await;
     }
     assert_eq!(watcher.state["result"], "B+T", "{}", watcher.state);
-    assert_eq!(watcher.state["version"], 2, "one timeout event");
+    assert_eq!(
+        watcher.state["version"], 3,
+        "the resume of the clocks at the take-over, then one timeout event"
+    );
     let (_, list) = http(second.addr, "GET", "/api/games", None).await.unwrap();
     assert!(list.contains("B+T"), "{list}");
     second.kill();

@@ -37,17 +37,13 @@ pub(super) async fn run(state: Arc<Games>) {
 }
 
 /// What the server that fires the clocks does when it starts (or takes over from another on
-/// the same database): closes the games due to close, resumes the started ones.
+/// the same database): closes the games due to close, resumes the started ones as of the
+/// take-over.
 pub(super) async fn take_over(state: &Arc<Games>) {
     let t = std::time::Instant::now();
-    if !state
-        .resumed_at_start
-        .swap(false, std::sync::atomic::Ordering::SeqCst)
-    {
-        state.resume_clocks().await;
-    }
+    let at = state.now_ms();
     let closed = close_due(state).await;
-    let resumed = resume_started(state).await;
+    let resumed = state.resume_clocks(at).await;
     if closed + resumed > 0 {
         eprintln!(
             "goref serve: {closed} games closed, {resumed} started games resumed in {:.1} s",
@@ -132,9 +128,11 @@ async fn close(
     Ok(closed)
 }
 
-/// Loads every started unfinished game, so that running clocks have their timers; the rooms
-/// leave memory again at once (the timers keep only the games' ids).
-async fn resume_started(state: &Arc<Games>) -> usize {
+/// Resumes the clocks of every started unfinished game at `at` (an event in its log, when its
+/// clock runs from before `at`: [`Games::resume_clocks`]), a few at a time, so that running
+/// clocks have their timers; the rooms leave memory again at once (the timers keep only the
+/// games' ids). How many games it resumed.
+pub(super) async fn resume_started(state: &Arc<Games>, at: u64) -> usize {
     let ids = match state.store.started().await {
         Ok(ids) => ids,
         Err(e) => {
@@ -143,15 +141,22 @@ async fn resume_started(state: &Arc<Games>) -> usize {
         }
     };
     let mut resumed = 0;
-    for id in ids {
-        match load_room(state, &id).await {
-            Ok(Some(handle)) => {
-                resumed += 1;
-                evict_if_idle(state, handle);
+    for chunk in ids.chunks(AT_ONCE) {
+        let done = futures_util::future::join_all(chunk.iter().map(|id| async move {
+            match load_room(state, id).await {
+                Ok(Some(handle)) => {
+                    let stored = state.resume_game(&handle, at).await;
+                    evict_if_idle(state, handle);
+                    stored
+                }
+                Ok(None) => false,
+                Err(e) => {
+                    eprintln!("goref serve: game {id} not resumed: {e:#}");
+                    false
+                }
             }
-            Ok(None) => {}
-            Err(e) => eprintln!("goref serve: game {id} not resumed: {e:#}"),
-        }
+        }));
+        resumed += done.await.into_iter().filter(|&r| r).count();
         tokio::task::yield_now().await;
     }
     resumed

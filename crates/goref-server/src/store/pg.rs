@@ -7,7 +7,11 @@
 //!   flushed (an acknowledged event survives the server, or PostgreSQL, being killed);
 //!   PostgreSQL groups the flushes of concurrent commits itself;
 //! - `append` stores the event and updates its game in one statement; the primary key
-//!   `(game_id, seq)` refuses a taken `seq`, the foreign key an unknown game;
+//!   `(game_id, seq)` refuses a taken `seq`, the foreign key an unknown game. Once it is
+//!   committed, the event is announced to every server on the database (`NOTIFY
+//!   goref_events`) by an announcer of its own ([`announce`]), not in the event's transaction:
+//!   a transaction that notifies holds PostgreSQL's one notification lock until its commit is
+//!   flushed, so that appends that notified committed one at a time (no group commit);
 //! - `create_limited` counts the creator's unfinished games and inserts the new one in one
 //!   transaction holding a transaction-scoped advisory lock keyed by the creator: two creations
 //!   by one creator (from this server or another on the same database) run one after the
@@ -366,6 +370,66 @@ async fn lead(config: tokio_postgres::Config, tx: tokio::sync::watch::Sender<boo
     }
 }
 
+/// Announces the events appended (`game:seq`, in the order given) on `goref_events`, in
+/// batches (all that queued up meanwhile, one statement and one transaction each), on a
+/// connection of its own whose commits do not wait for the disk (a notification is not kept
+/// anyway): the notification lock is held a moment, not through a flush. A batch that fails is
+/// announced again on a new connection. Ends when the store is dropped.
+async fn announce(
+    config: tokio_postgres::Config,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
+    /// Payloads in one statement at most.
+    const BATCH: usize = 1_000;
+    let mut batch: Vec<String> = Vec::new();
+    let mut connected: Option<(Client, Statement)> = None;
+    loop {
+        if batch.is_empty() {
+            match rx.recv().await {
+                Some(payload) => batch.push(payload),
+                None => return,
+            }
+        }
+        while batch.len() < BATCH {
+            match rx.try_recv() {
+                Ok(payload) => batch.push(payload),
+                Err(_) => break,
+            }
+        }
+        if connected.as_ref().is_none_or(|(c, _)| c.is_closed()) {
+            connected = None;
+            let opened = async {
+                let (client, connection) = config.connect(NoTls).await?;
+                tokio::spawn(connection);
+                client.batch_execute("SET synchronous_commit = off").await?;
+                let statement = client
+                    .prepare("SELECT pg_notify('goref_events', p) FROM unnest($1::text[]) AS p")
+                    .await?;
+                Ok::<_, tokio_postgres::Error>((client, statement))
+            };
+            match opened.await {
+                Ok(c) => connected = Some(c),
+                Err(e) => {
+                    eprintln!(
+                        "goref serve: the announcer cannot reach PostgreSQL: {}",
+                        db(e)
+                    );
+                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                    continue;
+                }
+            }
+        }
+        let (client, statement) = connected.as_ref().expect("connected");
+        match client.execute(statement, &[&batch]).await {
+            Ok(_) => batch.clear(),
+            Err(e) => {
+                eprintln!("goref serve: events not announced (again): {}", db(e));
+                connected = None;
+            }
+        }
+    }
+}
+
 /// Listens to `goref_events` (events appended: `game:seq`) and `goref_bus` (messages
 /// published) on a connection of its own and passes them on; after a lost connection it
 /// connects again and says that some may have been missed.
@@ -424,6 +488,8 @@ pub struct PgStore {
     pool: Pool,
     /// Where, for messages (without the password).
     name: String,
+    /// The events appended (`game:seq`) to announce ([`announce`]), started at the first.
+    announcer: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<String>>,
 }
 
 impl PgStore {
@@ -451,6 +517,7 @@ impl PgStore {
                 permits: Semaphore::new(pool_size()?),
             },
             name,
+            announcer: std::sync::OnceLock::new(),
         };
         let mut conn = store
             .pool
@@ -462,6 +529,16 @@ impl PgStore {
             .with_context(|| format!("migrating database {}", store.name))?;
         drop(conn);
         Ok(store)
+    }
+
+    /// Announces `game:seq` to every server on the database, this one included.
+    fn announce(&self, payload: String) {
+        let announcer = self.announcer.get_or_init(|| {
+            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+            tokio::spawn(announce(self.pool.config.clone(), rx));
+            tx
+        });
+        let _ = announcer.send(payload);
     }
 
     /// The database, as `postgres://user@host:port/dbname` (no password).
@@ -675,7 +752,10 @@ impl Store for PgStore {
         let event_seq = event.seq;
         let event = (
             int(event.seq, "sequence number"),
-            int(event.at_ms, "event time"),
+            event
+                .activity_ms()
+                .map(|ms| int(ms, "event time"))
+                .transpose(),
             serde_json::to_string(event),
         );
         Box::pin(async move {
@@ -685,20 +765,22 @@ impl Store for PgStore {
             let statement = conn
                 .prepare(
                     "WITH e AS (INSERT INTO events (game_id, seq, body) VALUES ($1, $2, $3) \
-                     RETURNING game_id, seq), \
-                     g AS (UPDATE games SET moves = $4, last_ms = $5 \
-                     WHERE id = (SELECT game_id FROM e)) \
-                     SELECT pg_notify('goref_events', game_id || ':' || seq) FROM e",
+                     RETURNING game_id) \
+                     UPDATE games SET moves = $4, last_ms = COALESCE($5, last_ms) \
+                     WHERE id = (SELECT game_id FROM e)",
                 )
                 .await?;
-            // One statement, one transaction: the event, its game's line and the notification
-            // to the other servers on this database (delivered at the commit) together.
+            // One statement, one transaction: the event and its game's line together; then
+            // the other servers on this database are told.
             let done = conn
                 .client
                 .execute(&statement, &[&id, &seq, &body, &moves, &at_ms])
                 .await;
             match done {
-                Ok(_) => Ok(()),
+                Ok(_) => {
+                    self.announce(format!("{id}:{event_seq}"));
+                    Ok(())
+                }
                 Err(e)
                     if e.as_db_error().is_some_and(|d| {
                         *d.code() == tokio_postgres::error::SqlState::UNIQUE_VIOLATION
@@ -1321,7 +1403,7 @@ impl Store for PgStore {
         })
     }
 
-    fn resumes(&self) -> StoreFuture<'_, Vec<u64>> {
+    fn legacy_resumes(&self) -> StoreFuture<'_, Vec<u64>> {
         boxed(async move {
             let mut conn = self.pool.get().await?;
             let rows = conn
@@ -1330,32 +1412,6 @@ impl Store for PgStore {
             rows.iter()
                 .map(|r| uint(r.try_get(0)?, "resume time"))
                 .collect()
-        })
-    }
-
-    fn resume_clocks(&self, at_ms: u64) -> StoreFuture<'_, u64> {
-        boxed(async move {
-            let at = int(at_ms, "resume time")?;
-            let mut conn = self.pool.get().await?;
-            let tx = conn.client.transaction().await.map_err(db)?;
-            // One resume recorded at a time: each later than all before.
-            tx.execute("LOCK TABLE clock_resumes IN EXCLUSIVE MODE", &[])
-                .await
-                .map_err(db)?;
-            tx.execute(
-                "INSERT INTO clock_resumes (at_ms) SELECT $1 WHERE $1 > \
-                 (SELECT COALESCE(MAX(at_ms), -1) FROM clock_resumes)",
-                &[&at],
-            )
-            .await
-            .map_err(db)?;
-            let latest: i64 = tx
-                .query_one("SELECT MAX(at_ms) FROM clock_resumes", &[])
-                .await
-                .map_err(db)?
-                .get(0);
-            tx.commit().await.map_err(db)?;
-            uint(latest, "resume time")
         })
     }
 }

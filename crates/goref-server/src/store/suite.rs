@@ -637,19 +637,44 @@ async fn challenges_are_shared_and_taken_once(store: Arc<dyn Store>) {
     );
 }
 
-/// Issue 23 §5: the clocks' resumes are one history every server reads; each is later than
-/// all before.
-async fn the_resumes_only_move_forward(store: Arc<dyn Store>) {
-    assert!(store.resumes().await.unwrap().is_empty());
-    assert_eq!(store.resume_clocks(5_000).await.unwrap(), 5_000);
-    assert_eq!(
-        store.resume_clocks(4_000).await.unwrap(),
-        5_000,
-        "never back"
+/// Issue 23 §5: a resume of the clocks is an event of its game's log, ordered with the moves
+/// by the log's sequence (a resume and a move racing for one place: one is stored, the other
+/// refused as such); it is no activity (the game is due to close as before it) and no move.
+async fn a_resume_is_an_event_of_the_log_and_no_activity(store: Arc<dyn Store>) {
+    assert!(
+        store.legacy_resumes().await.unwrap().is_empty(),
+        "a new database has no resumes from before"
     );
-    assert_eq!(store.resume_clocks(5_000).await.unwrap(), 5_000, "once");
-    assert_eq!(store.resume_clocks(9_000).await.unwrap(), 9_000);
-    assert_eq!(store.resumes().await.unwrap(), vec![5_000, 9_000]);
+    store.create(game("r1", 5, "")).await.unwrap();
+    store.append("r1", &event(1, 10, 3), 1).await.unwrap();
+    let resume = Event {
+        by: None,
+        act: Act::Resume,
+        ..event(2, 5_000, 0)
+    };
+    store.append("r1", &resume, 1).await.unwrap();
+    let racing_move = store
+        .append("r1", &event(2, 5_000, 4), 2)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(racing_move, StoreError::SeqTaken(SeqTaken { seq: 2, .. })),
+        "{racing_move:#}"
+    );
+    store.append("r1", &event(3, 5_001, 4), 2).await.unwrap();
+    let (_, events) = store.load("r1").await.unwrap().unwrap();
+    assert_eq!(events, vec![event(1, 10, 3), resume, event(3, 5_001, 4)]);
+    assert_eq!(store.list(10).await.unwrap()[0].moves, 2);
+    // Its last activity is the move at 5001 ms (a resume after it changes nothing).
+    let resume_again = Event {
+        by: None,
+        act: Act::Resume,
+        ..event(4, 9_000, 0)
+    };
+    store.append("r1", &resume_again, 2).await.unwrap();
+    assert_eq!(store.due_to_close(0, 5_002, 10).await.unwrap(), ["r1"]);
+    assert!(store.due_to_close(0, 5_001, 10).await.unwrap().is_empty());
+    assert_eq!(store.started().await.unwrap(), ["r1"]);
 }
 
 /// Issue 23 §3: ratings are replaced whole by the leader's refit and read best first.
@@ -761,7 +786,7 @@ suite!(
     lobby_presences_live_by_their_lease,
     challenges_are_shared_and_taken_once,
     ratings_are_replaced_whole,
-    the_resumes_only_move_forward,
+    a_resume_is_an_event_of_the_log_and_no_activity,
 );
 
 /// The migrations leave a database that a second start finds up to date, and a database from
@@ -786,6 +811,27 @@ async fn postgres_migrations_apply_once_and_refuse_a_newer_schema() {
     let newer = PgStore::connect_config(config).await;
     let message = format!("{:#}", newer.err().expect("a newer schema is refused"));
     assert!(message.contains("version 999"), "{message}");
+    drop_schema(&schema).await;
+}
+
+/// A database from before resumes were events of the games' logs: the resumes an older
+/// server wrote in `clock_resumes` are read, oldest first (PostgreSQL; SQLite's in
+/// `games::tests`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_resumes_from_before_are_read() {
+    if !postgres_there() {
+        return;
+    }
+    let (store, schema) = pg_store().await;
+    let mut config = pg::pg_config("").unwrap();
+    config.options(format!("-c search_path={schema}"));
+    let (client, connection) = config.connect(tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    client
+        .batch_execute("INSERT INTO clock_resumes (at_ms) VALUES (9000), (5000)")
+        .await
+        .unwrap();
+    assert_eq!(store.legacy_resumes().await.unwrap(), [5_000, 9_000]);
     drop_schema(&schema).await;
 }
 

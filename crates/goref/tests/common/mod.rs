@@ -23,6 +23,9 @@ pub struct Server {
     pub addr: SocketAddr,
     /// The first line it printed (where it listens).
     pub first_line: String,
+    /// Whether it said it fires the clocks (it leads the servers on its database); its
+    /// standard error is passed on as it comes.
+    pub leads: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Starts `goref serve --db DB EXTRA…` (an SQLite file or a `postgres://` URL) and waits for
@@ -33,9 +36,20 @@ pub fn serve(db: impl AsRef<std::ffi::OsStr>, extra: &[&str]) -> Server {
         .arg(db)
         .args(extra)
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("goref serve starts");
+    let leads = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let told = leads.clone();
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            if line.contains("now fires the clocks") {
+                told.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+            eprintln!("{line}");
+        }
+    });
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
@@ -51,10 +65,16 @@ pub fn serve(db: impl AsRef<std::ffi::OsStr>, extra: &[&str]) -> Server {
         child,
         addr,
         first_line: line,
+        leads,
     }
 }
 
 impl Server {
+    /// Whether it said it leads.
+    pub fn leads(&self) -> bool {
+        self.leads.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Kills it with SIGKILL: no chance to flush or clean up.
     pub fn kill(mut self) {
         self.child.kill().unwrap();
