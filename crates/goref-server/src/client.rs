@@ -363,18 +363,18 @@ struct LoginRequest {
 
 /// A connection to the lobby. Messages are read as [`LobbyServerMessage`]s and handed out as
 /// the server wrote them, for tests that check the wire.
-pub struct Lobby {
+pub struct LobbyClient {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
     /// The account, from the greeting, as the server wrote it.
     pub account: Value,
 }
 
-impl Lobby {
+impl LobbyClient {
     /// Connects with a session token; reads the greeting.
-    pub async fn connect(addr: SocketAddr, token: &str) -> Result<Lobby> {
+    pub async fn connect(addr: SocketAddr, token: &str) -> Result<LobbyClient> {
         let url = format!("ws://{addr}/api/lobby/ws?token={token}");
         let (ws, _) = tokio_tungstenite::connect_async(url).await?;
-        let mut lobby = Lobby {
+        let mut lobby = LobbyClient {
             ws,
             account: Value::Null,
         };

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::pg_database;
-use goref_server::client::{create_game, http, login, Lobby, Player};
+use goref_server::client::{create_game, http, login, LobbyClient, Player};
 use goref_server::games::Games;
 use goref_server::lobby::PairingOptions;
 use goref_server::room::CreateRequest;
@@ -89,7 +89,7 @@ async fn until(within: Duration, what: &str, mut f: impl FnMut() -> bool) {
 }
 
 /// The next `game` message of a lobby, within `within`.
-async fn next_game(lobby: &mut Lobby, within: Duration) -> Value {
+async fn next_game(lobby: &mut LobbyClient, within: Duration) -> Value {
     tokio::time::timeout(within, lobby.next_of("game"))
         .await
         .expect("told of a game in time")
@@ -117,8 +117,8 @@ async fn programs_on_two_servers_are_paired_and_rated_the_same_on_both() {
     let t2 = login(two.addr, "prog2", "pw-prog", true, true)
         .await
         .unwrap();
-    let mut l1 = Lobby::connect(one.addr, &t1).await.unwrap();
-    let mut l2 = Lobby::connect(two.addr, &t2).await.unwrap();
+    let mut l1 = LobbyClient::connect(one.addr, &t1).await.unwrap();
+    let mut l2 = LobbyClient::connect(two.addr, &t2).await.unwrap();
     for l in [&mut l1, &mut l2] {
         let ack = l
             .request(&json!({"type": "wait", "on": true}))
@@ -205,8 +205,8 @@ async fn a_challenge_made_on_one_server_is_accepted_on_the_other() {
         .await
         .unwrap();
     let bob = login(two.addr, "bob", "pw-bob", false, true).await.unwrap();
-    let mut la = Lobby::connect(one.addr, &alice).await.unwrap();
-    let mut lb = Lobby::connect(two.addr, &bob).await.unwrap();
+    let mut la = LobbyClient::connect(one.addr, &alice).await.unwrap();
+    let mut lb = LobbyClient::connect(two.addr, &bob).await.unwrap();
     let ack = la
         .request(&json!({"type": "challenge", "game": {"width": 7, "komi": 0.5}, "color": "white"}))
         .await
@@ -273,15 +273,15 @@ async fn when_the_leader_dies_another_pairs_and_expires_its_players() {
     let t3 = login(one.addr, "ghost", "pw-prog", true, true)
         .await
         .unwrap();
-    let _l3 = Lobby::connect(one.addr, &t3).await.unwrap();
+    let _l3 = LobbyClient::connect(one.addr, &t3).await.unwrap();
     let t1 = login(two.addr, "stay1", "pw-prog", true, true)
         .await
         .unwrap();
     let t2 = login(two.addr, "stay2", "pw-prog", true, true)
         .await
         .unwrap();
-    let mut l1 = Lobby::connect(two.addr, &t1).await.unwrap();
-    let mut l2 = Lobby::connect(two.addr, &t2).await.unwrap();
+    let mut l1 = LobbyClient::connect(two.addr, &t1).await.unwrap();
+    let mut l2 = LobbyClient::connect(two.addr, &t2).await.unwrap();
     loop {
         let lobby = l1.next_of("lobby").await.unwrap();
         if lobby["online"].as_array().unwrap().len() == 3 {

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use common::*;
-use goref_server::client::{http, login, Lobby, Player};
+use goref_server::client::{http, login, LobbyClient, Player};
 use goref_server::lobby::PairingOptions;
 use goref_server::room::CreateRequest;
 use goref_server::Options;
@@ -126,8 +126,8 @@ async fn an_accepted_challenge_seats_both_accounts_and_its_result_rates_them() {
     let alice = login(a, "alice", "pw-alice", false, true).await.unwrap();
     let bob = login(a, "bob", "pw-bob", true, true).await.unwrap();
     let carol = login(a, "carol", "pw-carol", false, true).await.unwrap();
-    let mut la = Lobby::connect(a, &alice).await.unwrap();
-    let mut lb = Lobby::connect(a, &bob).await.unwrap();
+    let mut la = LobbyClient::connect(a, &alice).await.unwrap();
+    let mut lb = LobbyClient::connect(a, &bob).await.unwrap();
     assert_eq!(la.account["name"], "alice");
 
     let game = json!({"width": 9, "rules": "tromp-taylor", "komi": 6.5});
@@ -293,7 +293,7 @@ async fn waiting_programs_are_paired_never_the_same_two_twice_in_a_row() {
     let mut tokens = Vec::new();
     for name in ["p1", "p2", "p3"] {
         let token = login(a, name, "pw-prog", true, true).await.unwrap();
-        let mut lobby = Lobby::connect(a, &token).await.unwrap();
+        let mut lobby = LobbyClient::connect(a, &token).await.unwrap();
         let ack = lobby
             .request(&json!({"type": "wait", "on": true}))
             .await
@@ -335,7 +335,7 @@ async fn waiting_programs_are_paired_never_the_same_two_twice_in_a_row() {
 
 /// Waits until two of the lobbies are told of one game: (one index, its `game` message, the
 /// other index).
-async fn get_game_of_waiting(lobbies: &mut [Lobby]) -> (usize, Value, usize) {
+async fn get_game_of_waiting(lobbies: &mut [LobbyClient]) -> (usize, Value, usize) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     let mut told: Vec<(usize, Value)> = Vec::new();
     while told.len() < 2 {
@@ -363,8 +363,8 @@ async fn a_program_back_in_the_lobby_is_told_of_its_game_still_on() {
     let a = s.addr;
     let t1 = login(a, "q1", "pw-prog", true, true).await.unwrap();
     let t2 = login(a, "q2", "pw-prog", true, true).await.unwrap();
-    let mut l1 = Lobby::connect(a, &t1).await.unwrap();
-    let mut l2 = Lobby::connect(a, &t2).await.unwrap();
+    let mut l1 = LobbyClient::connect(a, &t1).await.unwrap();
+    let mut l2 = LobbyClient::connect(a, &t2).await.unwrap();
     l1.request(&json!({"type": "wait", "on": true}))
         .await
         .unwrap();
@@ -374,7 +374,7 @@ async fn a_program_back_in_the_lobby_is_told_of_its_game_still_on() {
     let game = l1.next_of("game").await.unwrap();
     l1.close().await;
     // After a network break: the game first, then the lobby.
-    let mut back = Lobby::connect(a, &t1).await.unwrap();
+    let mut back = LobbyClient::connect(a, &t1).await.unwrap();
     let first = back.recv().await.unwrap();
     assert_eq!(first["type"], "game");
     assert_eq!(first["id"], game["id"]);
@@ -383,7 +383,7 @@ async fn a_program_back_in_the_lobby_is_told_of_its_game_still_on() {
         .await
         .unwrap();
     let t3 = login(a, "q3", "pw-prog", true, true).await.unwrap();
-    let mut l3 = Lobby::connect(a, &t3).await.unwrap();
+    let mut l3 = LobbyClient::connect(a, &t3).await.unwrap();
     l3.request(&json!({"type": "wait", "on": true}))
         .await
         .unwrap();
@@ -422,15 +422,15 @@ async fn an_account_holds_a_bounded_number_of_sessions_and_lobby_connections() {
     assert_eq!(get_as(a, "/api/me", &last).await.0, 200);
     let mut open = Vec::new();
     for _ in 0..goref_server::lobby::MAX_LOBBY_CONNECTIONS {
-        open.push(Lobby::connect(a, &last).await.unwrap());
+        open.push(LobbyClient::connect(a, &last).await.unwrap());
     }
-    let err = Lobby::connect(a, &last).await.err().expect("refused");
+    let err = LobbyClient::connect(a, &last).await.err().expect("refused");
     assert!(format!("{err:#}").contains("429"), "{err:#}");
     open.pop().unwrap().close().await;
     // The closed connection leaves; a new one is let in.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
-        if Lobby::connect(a, &last).await.is_ok() {
+        if LobbyClient::connect(a, &last).await.is_ok() {
             break;
         }
         assert!(tokio::time::Instant::now() < deadline);
@@ -450,7 +450,7 @@ async fn logins_and_challenges_are_rate_limited() {
     .await;
     let a = s.addr;
     let token = login(a, "flood", "pw-flood", false, true).await.unwrap();
-    let mut lobby = Lobby::connect(a, &token).await.unwrap();
+    let mut lobby = LobbyClient::connect(a, &token).await.unwrap();
     for _ in 0..3 {
         let v = lobby
             .request(&json!({"type": "challenge", "game": {}}))

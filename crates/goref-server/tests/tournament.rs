@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use common::*;
-use goref_server::client::{http_as, login, Lobby, Player};
+use goref_server::client::{http_as, login, LobbyClient, Player};
 use goref_server::lobby::PairingOptions;
 use goref_server::Options;
 use serde_json::{json, Value};
@@ -103,7 +103,7 @@ async fn a_round_robin_runs_round_after_round_with_the_td_deciding_a_game() {
     }
     let mut lobbies = Vec::new();
     for t in &tokens {
-        lobbies.push(Lobby::connect(a, t).await.unwrap());
+        lobbies.push(LobbyClient::connect(a, t).await.unwrap());
     }
     let (status, started) = call(
         a,

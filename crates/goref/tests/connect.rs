@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{check_record, games, have_gnugo, Server};
-use goref_server::client::{http, login, Lobby, Player};
+use goref_server::client::{http, login, LobbyClient, Player};
 use serde_json::{json, Value};
 
 const ENGINE: &str = "/usr/games/gnugo --mode gtp --level 0";
@@ -78,7 +78,7 @@ fn connect_engine(
 async fn accept_challenge_of(
     addr: SocketAddr,
     token: &str,
-    lobby: &mut Lobby,
+    lobby: &mut LobbyClient,
     by: &str,
 ) -> (String, Player) {
     let cid = loop {
@@ -240,7 +240,7 @@ async fn gnugo_plays_a_person_who_accepts_its_challenge() {
     let token = login(addr, "person", "pw-person", false, true)
         .await
         .unwrap();
-    let mut lobby = Lobby::connect(addr, &token).await.unwrap();
+    let mut lobby = LobbyClient::connect(addr, &token).await.unwrap();
     let (id, mut me) = accept_challenge_of(addr, &token, &mut lobby, "gnugo").await;
     let mine = me.seat.as_str().unwrap().to_string();
     pass_and_agree(&mut me, Duration::from_secs(120)).await;
@@ -475,7 +475,7 @@ async fn an_engine_that_crashes_loses_its_game_and_is_restarted_for_the_next() {
     let token = login(addr, "person", "pw-person", false, true)
         .await
         .unwrap();
-    let mut lobby = Lobby::connect(addr, &token).await.unwrap();
+    let mut lobby = LobbyClient::connect(addr, &token).await.unwrap();
     for game in 0..2 {
         let (_, mut me) = accept_challenge_of(addr, &token, &mut lobby, "faulty").await;
         let mine = me.seat.as_str().unwrap().to_string();
@@ -527,7 +527,7 @@ async fn a_program_without_final_status_list_still_finishes_under_marking_and_de
         let token = login(addr, "person", "pw-person", false, true)
             .await
             .unwrap();
-        let mut lobby = Lobby::connect(addr, &token).await.unwrap();
+        let mut lobby = LobbyClient::connect(addr, &token).await.unwrap();
         let (_, mut me) = accept_challenge_of(addr, &token, &mut lobby, "random").await;
         pass_and_agree(&mut me, Duration::from_secs(60)).await;
         wait_exit(&mut program, &dir, "random", Duration::from_secs(30));

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use goref_server::client::{create_game, http, login, Lobby, Player};
+use goref_server::client::{create_game, http, login, LobbyClient, Player};
 use serde_json::{json, Value};
 
 const NGINX: &str = "/usr/sbin/nginx";
@@ -138,7 +138,7 @@ async fn two_instances_behind_nginx_serve_games_and_lobbies_and_survive_one_dyin
     let token = login(proxy, "viaproxy", "pw-proxy", false, true)
         .await
         .unwrap();
-    let lobby = Lobby::connect(proxy, &token).await.unwrap();
+    let lobby = LobbyClient::connect(proxy, &token).await.unwrap();
     assert_eq!(lobby.account["name"], "viaproxy");
 
     // One instance dies: players connecting again through the proxy reach the other, with
