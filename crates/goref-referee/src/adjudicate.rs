@@ -82,6 +82,8 @@ pub fn by_perfect_play(referee: &Referee, budget: u64) -> Option<Input> {
         table_entries: 1 << 18,
         principal_variation: true,
         progress: None,
+        // One thread: the games of a tournament run beside each other.
+        threads: 1,
     };
     let solved = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solve(&game, &options)));
     let g = game.geometry();
