@@ -858,3 +858,30 @@ fn an_illegal_play_out_is_refused() {
     ));
     assert!(matches!(r.need(), Need::Adjudication { .. }));
 }
+
+/// A board beyond the solver (more than 32 points): perfect play is not searched, the
+/// default removal decides, and the note says why.
+#[test]
+fn perfect_play_on_a_large_board_falls_back_to_the_default_removal() {
+    let g = Arc::new(Geometry::rect(9, 9).unwrap());
+    let mut settings = Settings::new(Ruleset::OLYMPIAD);
+    settings.time = TimeControl::SuddenDeath { main: t(10) };
+    settings.min_moves = Some(1);
+    let mut r = Referee::new(g.clone(), settings, t(0)).unwrap();
+    for (by, name) in [(B, "e5"), (W, "c3")] {
+        let mv = Move::Play(g.parse_point(name).unwrap());
+        r.apply(Input::Play { by, mv }, t(1)).unwrap();
+    }
+    r.apply(Input::Timeout, t(30)).unwrap();
+    let decision = adjudicate::by_perfect_play(&r, 1_000_000).unwrap();
+    let Input::Adjudicate { note, .. } = &decision else {
+        panic!("{decision:?}");
+    };
+    assert!(
+        note.contains("perfect play not searched: the board has 81 points"),
+        "{note}"
+    );
+    assert!(note.contains("default removal"), "{note}");
+    r.apply(decision, t(31)).unwrap();
+    assert_eq!(result(&r).1, Ending::Adjudicated);
+}
