@@ -677,7 +677,13 @@ fn principal_variation(search: &mut Search, mut value: i32) -> Vec<Move> {
     let mut line = Vec::new();
     let depth = search.frames.len();
     'node: loop {
-        for mv in search.moves() {
+        let mut moves = search.moves();
+        // After a pass, passing ends the game at once: when that keeps the value, the line
+        // ends there (the shortest line, and no search).
+        if search.frames.last().expect("a node").passes >= 1 {
+            moves.rotate_right(1);
+        }
+        for mv in moves {
             let black_to_move = search.frames.last().expect("a node").to_move == Color::Black;
             let relative = |for_black: i32| if black_to_move { for_black } else { -for_black };
             let as_move = if mv == PASS {
