@@ -678,10 +678,18 @@ fn principal_variation(search: &mut Search, mut value: i32) -> Vec<Move> {
     let depth = search.frames.len();
     'node: loop {
         let mut moves = search.moves();
-        // After a pass, passing ends the game at once: when that keeps the value, the line
-        // ends there (the shortest line, and no search).
+        // The move the search stored as best here first (it proved the value); but after a
+        // pass the pass before it: passing ends the game at once, and when that keeps the
+        // value the line ends there (the shortest line, and no search).
+        if let Some(i) = search
+            .stored_best()
+            .and_then(|best| moves.iter().position(|&m| m == best))
+        {
+            moves[..=i].rotate_right(1);
+        }
         if search.frames.last().expect("a node").passes >= 1 {
-            moves.rotate_right(1);
+            let i = moves.iter().position(|&m| m == PASS).expect("the pass");
+            moves[..=i].rotate_right(1);
         }
         for mv in moves {
             let black_to_move = search.frames.last().expect("a node").to_move == Color::Black;

@@ -921,6 +921,37 @@ impl Search {
         Ok(answer)
     }
 
+    /// The best move stored for the line's last frame, from the result with the greatest
+    /// lower bound among those whose history matches (the play that proved it), if any.
+    pub fn stored_best(&self) -> Option<u8> {
+        let f = *self.frames.last()?;
+        let (ckey, s) = self.canonical(&f);
+        let meta = self.meta(&f, s);
+        let buckets = self
+            .shared
+            .table
+            .buckets
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        let index = slot_index(ckey, meta, 2 * buckets.len());
+        let pair = buckets[index >> 1]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let slot = [index & 1, (index & 1) ^ 1]
+            .into_iter()
+            .map(|i| &pair[i])
+            .find(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta)?;
+        let e = slot.entries[..usize::from(slot.len)]
+            .iter()
+            .filter(|e| e.best != NO_MOVE && self.deps_match(e, s, f.balance))
+            .max_by_key(|e| e.lower)?;
+        Some(if e.best == PASS {
+            PASS
+        } else {
+            self.topo.syms[self.topo.inverse[s]][e.best as usize]
+        })
+    }
+
     /// The test "is the value at least `beta`?" searched ever deeper until it is answered.
     pub fn prove(&mut self, beta: i32) -> Result<(i32, Gen), Aborted> {
         // Helpers start one deeper every other thread (lazy SMP's usual spread).
