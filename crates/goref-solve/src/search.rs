@@ -31,7 +31,7 @@ pub(crate) struct Aborted;
 /// signal to stop.
 pub(crate) struct Shared {
     pub table: Table,
-    /// Nodes of every thread that searches beside others.
+    /// Nodes of every thread that searches beside others, under a budget.
     pub nodes: AtomicU64,
     /// Set when a thread has answered the current test, or the budget ran out.
     pub stop: AtomicBool,
@@ -497,10 +497,12 @@ impl Search {
                 _ => Ok(()),
             };
         }
-        // One atomic addition a node (a node costs microseconds): the budget is exact.
-        let total = self.shared.nodes.fetch_add(1, Ordering::Relaxed) + 1;
-        if self.budget.is_some_and(|b| total > b) {
-            self.shared.stop.store(true, Ordering::Relaxed);
+        // Under a budget, one atomic addition a node, so that the budget is exact; without
+        // one, no shared count (the threads would contend for its cache line).
+        if let Some(b) = self.budget {
+            if self.shared.nodes.fetch_add(1, Ordering::Relaxed) + 1 > b {
+                self.shared.stop.store(true, Ordering::Relaxed);
+            }
         }
         if self.shared.stop.load(Ordering::Relaxed) {
             return Err(Aborted);
