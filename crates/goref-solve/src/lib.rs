@@ -108,7 +108,10 @@
 //!
 //! Under the long cycle rule with suicide allowed (a ruleset no preset has), White's
 //! self-captures could make a long cycle against a passing Black, so no Benson bound is used
-//! there. When the bound decides the test, the node is answered without search, and (but for
+//! there. Where a player's passing is no strategy (that rule, or a cone the history enters),
+//! the bound on that side is only that no value passes a long-cycle win: not the whole board,
+//! which a long-cycle win exceeds (a case the tests found: on 1×3 the opponent could recreate
+//! an earlier position with more captures since and win by 3.6). When the bound decides the test, the node is answered without search, and (but for
 //! the long cycle rule's cone) the answer depends on no history.
 //!
 //! # History, and why the reuse of stored results is sound

@@ -725,12 +725,19 @@ impl Search {
         // keeps its pass-alive chains and the single points they surround.
         {
             let mover = f.to_move;
-            let (own, own_gen) = self.keeps(&f, mover);
-            let (opp, opp_gen) = self.keeps(&f, mover.opponent());
+            // Where a player's passing is no strategy (under the long cycle rule the other
+            // could recreate an earlier position and win by 3.6), the bound is only that no
+            // value passes a long-cycle win, whatever the history.
             let n = self.topo.all.count_ones() as i32;
             let komi = self.relative(&f, self.komi_half);
-            let low = 2 * (2 * own - n) - komi;
-            let high = 2 * (n - 2 * opp) - komi;
+            let (low, own_gen) = match self.keeps(&f, mover) {
+                Some((own, gen)) => (2 * (2 * own - n) - komi, gen),
+                None => (-LC_WIN, Gen::NONE),
+            };
+            let (high, opp_gen) = match self.keeps(&f, mover.opponent()) {
+                Some((opp, gen)) => (2 * (n - 2 * opp) - komi, gen),
+                None => (LC_WIN, Gen::NONE),
+            };
             if high < beta {
                 return Ok(Test::proven(high, opp_gen));
             }
@@ -1071,10 +1078,10 @@ impl Search {
     /// rules its two-point eyes of empty points as well, each where `player`'s answer to a
     /// throw-in cannot repeat a position of the history. Under the long cycle rule: nothing
     /// with suicide allowed, the chains and eyes where [`Search::pass_is_safe`] says so.
-    fn keeps(&self, f: &Frame, player: Color) -> (i32, Gen) {
+    fn keeps(&self, f: &Frame, player: Color) -> Option<(i32, Gen)> {
         let long_cycle = self.ko_rule == KoRule::LongCycle;
         if long_cycle && (self.suicide_allowed || !self.pass_is_safe(f, player)) {
-            return (0, Gen::NONE);
+            return None;
         }
         let (own, opp) = match player {
             Color::Black => (f.black, f.white),
@@ -1083,10 +1090,10 @@ impl Search {
         let safe = self.topo.pass_alive(own, opp, self.suicide_allowed);
         let mut count = safe.count() as i32;
         if long_cycle {
-            return (count, Gen::cone(player, f.black, f.white));
+            return Some((count, Gen::cone(player, f.black, f.white)));
         }
         if safe.chains == 0 {
-            return (count, Gen::NONE);
+            return Some((count, Gen::NONE));
         }
         let mut gen = Gen::NONE;
         let empty = self.topo.all & !(own | opp);
@@ -1107,7 +1114,7 @@ impl Search {
                 gen.pats[player.index()] = Some(safe.chains);
             }
         }
-        (count, gen)
+        Some((count, gen))
     }
 
     /// Whether the Benson bound that `passer` gets by passing at every turn holds at `f` with

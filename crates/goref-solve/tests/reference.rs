@@ -459,3 +459,24 @@ fn a_pass_alive_board_is_decided_without_search() {
         assert_eq!(solved(&game).to_sgf(), "B+9");
     }
 }
+
+/// A case the proptest found (`random_positions_agree_with_plain_minimax`: g = 0, rule = 2,
+/// seed = 5008979894436155616, moves = 4, komi = 0). 1×3 under the Olympiad's rules: White
+/// plays at one end, Black at the other, White passes, Black plays the middle and takes
+/// White's stone; White to move. White's play at its end again takes both black stones and
+/// recreates the position after move 1 with more stones taken by White since: White wins by
+/// the long cycle rule (001 §3.6), `W+`. The solver said W+3: where a player's passing is no
+/// strategy (here Black's: White could recreate that earlier position), it still bounded
+/// White's result by the whole board, below a long-cycle win. The bound is now a long-cycle
+/// win there.
+#[test]
+fn a_long_cycle_win_is_not_bounded_by_the_whole_board() {
+    let geometry = &geometries()[0];
+    let r = all_rules()[2].with_komi(Komi::from_half_points(0));
+    let game = random_game(geometry, r, 5_008_979_894_436_155_616, 4);
+    let expected = reference(&game, 20_000).expect("within the limit");
+    assert_eq!(expected.to_sgf(), "W+");
+    for threads in [1, 2] {
+        assert_eq!(solved_with(&game, threads), expected, "{threads} threads");
+    }
+}
