@@ -12,7 +12,7 @@
 //! illegal = "olympiad"    # or "strict"
 //! sprt = [0.0, 10.0, 0.05, 0.05]
 //! end = "olympiad"       # all-alive, chinese, kgs, japanese, tromp, olympiad, referee
-//! referee = "builtin"     # or a GTP command: "/usr/games/gnugo --mode gtp --level 0"
+//! referee = "builtin"     # or "perfect[:NODES]", or a GTP command: "/usr/games/gnugo --mode gtp --level 0"
 //! handicap = 4            # with handicap_style = "fixed" (default) or "free"
 //! min_moves = 30          # 001 §1 (default under olympiad: 30/60/125 on 9/13/19)
 //! long_cycle = "end"      # or "pass" (3.10.2)

@@ -33,6 +33,17 @@ pub enum RefereeSpec {
     Builtin,
     /// A third GTP engine, fed the game and asked `final_status_list dead`.
     Engine(EngineSpec),
+    /// Perfect play from the position (001 §3.9, crate goref-solve), when proved within
+    /// `budget` nodes; else the default removal, as `Builtin`.
+    Perfect {
+        /// Nodes the search may take.
+        budget: u64,
+    },
+}
+
+impl RefereeSpec {
+    /// The node budget of `perfect` without one.
+    pub const PERFECT_BUDGET: u64 = 1_000_000;
 }
 
 impl std::fmt::Display for RefereeSpec {
@@ -40,6 +51,7 @@ impl std::fmt::Display for RefereeSpec {
         match self {
             RefereeSpec::Builtin => f.write_str("builtin"),
             RefereeSpec::Engine(spec) => write!(f, "{spec}"),
+            RefereeSpec::Perfect { budget } => write!(f, "perfect:{budget}"),
         }
     }
 }
@@ -870,6 +882,20 @@ impl Driver<'_> {
                         }
                         RefereeSpec::Engine(spec) => {
                             self.ask_referee_engine(&spec, &disputed).await
+                        }
+                        RefereeSpec::Perfect { budget } => {
+                            // The search takes seconds: off the runtime's threads.
+                            let referee = self.referee.clone();
+                            tokio::task::spawn_blocking(move || {
+                                goref_referee::adjudicate::by_perfect_play(&referee, budget)
+                            })
+                            .await
+                            .ok()
+                            .flatten()
+                            .unwrap_or_else(|| Input::Adjudicate {
+                                dead: None,
+                                note: "perfect play failed: no disputed stone removed".into(),
+                            })
                         }
                     };
                     if self.apply(input).is_none() {

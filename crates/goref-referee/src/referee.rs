@@ -306,6 +306,18 @@ pub enum Input {
         /// What happened, in words.
         detail: String,
     },
+    /// The third party decides an adjudication by a hypothetical play-out (001 §3.9: "the
+    /// tournament director may decide the outcome of the game based on perfect hypothetical
+    /// play-out"): `moves` are played on the board from the position (play resumed after two
+    /// passes), and the board is then scored with every stone alive (3.8), or by the long
+    /// cycle rule when the play-out ends in one (3.6). The moves stay in the record, after the
+    /// players', so that replaying it gives the result. `note` says who decided and how.
+    PlayOut {
+        /// The moves, in turn from the player to move.
+        moves: Vec<Move>,
+        /// Who decided and how, for the record.
+        note: String,
+    },
     /// The tournament director decides the game (a timing dispute, 001 §1; an illegal move
     /// that cannot be undone, 3.10.2; any dispute): `outcome`, for the reason in `note`.
     Decide {
@@ -484,7 +496,8 @@ pub enum Ending {
     /// A loss on time.
     Time,
     /// 001 §1: time ran out after the minimum number of moves; the game was adjudicated and
-    /// scored on the board.
+    /// scored on the board. Also a game decided by the third party's play-out (001 §3.9,
+    /// [`Input::PlayOut`]), scored on the board after it.
     Adjudicated,
     /// The program exited.
     Crash,
@@ -898,6 +911,20 @@ impl Referee {
                 State::Adjudication { .. } => Ok(()),
                 _ => wrong(),
             },
+            Input::PlayOut { moves, .. } => match self.state {
+                State::Adjudication { .. } => {
+                    let mut game = self.game.clone();
+                    game.resume();
+                    for &mv in moves {
+                        game.play(mv).map_err(|e| Refusal::Illegal {
+                            at: move_name(game.geometry(), mv),
+                            reason: e.reason,
+                        })?;
+                    }
+                    Ok(())
+                }
+                _ => wrong(),
+            },
             Input::Timeout => match self.clock.deadline() {
                 Some(_) => Ok(()),
                 None => Err(Refusal::NotDue),
@@ -978,6 +1005,10 @@ impl Referee {
             Input::Done { by } => self.choose(by, Choice::Done),
             Input::Adjudicate { dead, note } => {
                 self.adjudicated(dead, note);
+                Applied::Recorded
+            }
+            Input::PlayOut { moves, note } => {
+                self.played_out(&moves, note);
                 Applied::Recorded
             }
             Input::Decide { outcome, note } => {
@@ -1223,7 +1254,7 @@ impl Referee {
         };
         let reason = *reason;
         if !note.is_empty() {
-            self.note(note);
+            self.note(note.clone());
         }
         match reason {
             Adjudication::Dispute => {
@@ -1233,11 +1264,17 @@ impl Referee {
             Adjudication::Timing { by } => {
                 let removed = normalize(self.game.board(), dead.unwrap_or_default());
                 let score = area_score(&self.game, &removed);
-                let detail = format!(
+                let mut detail = format!(
                     "{by} ran out of time after at least {} moves: adjudicated by the tournament director (001 §1, 3.9, 3.8): removed {}",
                     self.settings.min_moves.unwrap_or(0),
                     names(self.game.geometry(), &removed)
                 );
+                // Who decided and how (the default removal, perhaps in place of perfect play).
+                if !note.is_empty() {
+                    detail.push_str(" (");
+                    detail.push_str(&note);
+                    detail.push(')');
+                }
                 self.finish(GameResult {
                     outcome: score.outcome(),
                     ending: Ending::Adjudicated,
@@ -1248,6 +1285,57 @@ impl Referee {
                 });
             }
         }
+    }
+
+    /// An adjudication decided by a play-out (001 §3.9), checked legal: the moves are played
+    /// on the game, which is then scored on the board, every stone alive.
+    fn played_out(&mut self, moves: &[Move], note: String) {
+        let State::Adjudication { reason, .. } = &self.state else {
+            return;
+        };
+        let reason = *reason;
+        if !note.is_empty() {
+            self.note(note);
+        }
+        self.game.resume();
+        let from = self.game.moves().len();
+        for &mv in moves {
+            self.game.play(mv).expect("checked legal");
+            self.left.push(None);
+        }
+        let g = self.game.geometry().clone();
+        let line: Vec<String> = self.game.moves()[from..]
+            .iter()
+            .map(|&(_, mv)| move_name(&g, mv))
+            .collect();
+        let removed = Dead::new();
+        let score = area_score(&self.game, &removed);
+        let (outcome, how) = match self.game.end() {
+            Some(End::LongCycle { .. }) => (self.game.outcome(), "ended by a long cycle (3.6)"),
+            Some(End::TwoPasses) => (score.outcome(), "ended by two passes, scored (3.8)"),
+            _ => (score.outcome(), "scored as it stands (3.8)"),
+        };
+        let why = match reason {
+            Adjudication::Dispute => "disputed stones".to_string(),
+            Adjudication::Timing { by } => format!(
+                "{by} ran out of time after at least {} moves (001 §1)",
+                self.settings.min_moves.unwrap_or(0)
+            ),
+        };
+        let detail = format!(
+            "{why}: adjudicated by the tournament director's perfect play-out (001 §3.9), moves {}-{}: {}; {how}",
+            from + 1,
+            self.game.moves().len(),
+            if line.is_empty() { "none".to_string() } else { line.join(" ") },
+        );
+        self.finish(GameResult {
+            outcome,
+            ending: Ending::Adjudicated,
+            settled: None,
+            removed,
+            score: Some(score),
+            detail: Some(detail),
+        });
     }
 
     /// `by`'s time ran out (its clock already empty): a loss, or under 001 §1 after the

@@ -742,3 +742,146 @@ fn the_td_grants_time_and_decides_a_game_with_the_reason_recorded() {
     assert_eq!(untimed.apply(grant, t(1)), Err(Refusal::Untimed));
     assert_eq!(Refusal::Untimed.code(), "no_clock");
 }
+
+/// 001 §3.9: "the tournament director may decide the outcome of the game based on perfect
+/// hypothetical play-out". The players dispute b4 and e1 (the referee protocol sends the
+/// dispute to the third party); perfect play from the position, play resumed with Black to
+/// move, captures both lone stones: Black keeps columns a-c (15 points), White d-e (10), B+5
+/// under NSTT without komi. The play-out stays in the record, which replays to that result.
+#[test]
+fn perfect_play_decides_a_dispute_by_playing_it_out() {
+    let mut r = passed(Protocol::Referee);
+    lists(&mut r, &["b4"], &["e1"]);
+    let decision = adjudicate::by_perfect_play(&r, 1_000_000).unwrap();
+    let Input::PlayOut { moves, note } = decision.clone() else {
+        panic!("{decision:?}");
+    };
+    assert!(note.contains("perfect play (001 §3.9"), "{note}");
+    let before = r.game().moves().len();
+    r.apply(decision, t(300)).unwrap();
+    let (re, ending, settled, removed) = result(&r);
+    assert_eq!(re, "B+5");
+    assert_eq!(ending, Ending::Adjudicated);
+    assert_eq!(settled, None);
+    assert!(removed.is_empty());
+    // The play-out's moves are on the board, after the players' moves, and end the game by
+    // two passes (TT rule 8): b4 and e1 captured.
+    assert_eq!(r.game().moves().len(), before + moves.len());
+    assert_eq!(r.game().end(), Some(goref_rules::End::TwoPasses));
+    assert_ne!(r.game().board().get(pt("b4")), Some(W));
+    assert_ne!(r.game().board().get(pt("e1")), Some(B));
+    let detail = r.result().unwrap().detail.clone().unwrap();
+    assert!(detail.contains("perfect play-out (001 §3.9)"), "{detail}");
+    assert!(r.notes().iter().any(|n| n.text == note));
+}
+
+/// 001 §1 with `perfect`: a game sent to the director by the minimum-moves rule is decided by
+/// perfect play from the position with its history, the value a separate solve of the same
+/// moves gives; with too small a budget the default removal decides, and says why.
+#[test]
+fn perfect_play_decides_a_timing_adjudication_or_falls_back_to_the_default_removal() {
+    let g = Arc::new(Geometry::rect(3, 3).unwrap());
+    let rules = Ruleset::OLYMPIAD.with_komi("0.5".parse().unwrap());
+    let mut settings = Settings::new(rules);
+    settings.time = TimeControl::SuddenDeath { main: t(10) };
+    settings.min_moves = Some(1);
+    let moves = ["b2", "c3", "c2"];
+    let start = || {
+        let mut r = Referee::new(g.clone(), settings.clone(), t(0)).unwrap();
+        for (i, name) in moves.iter().enumerate() {
+            let by = if i % 2 == 0 { B } else { W };
+            let mv = Move::Play(g.parse_point(name).unwrap());
+            r.apply(Input::Play { by, mv }, t(i as u64)).unwrap();
+        }
+        r.apply(Input::Timeout, t(30)).unwrap();
+        assert!(matches!(
+            r.need(),
+            Need::Adjudication {
+                reason: Adjudication::Timing { by: W },
+                ..
+            }
+        ));
+        r
+    };
+    // The value by a separate search of the same game.
+    let mut game = goref_rules::Game::rect(3, 3, rules).unwrap();
+    for name in moves {
+        game.play(Move::Play(g.parse_point(name).unwrap())).unwrap();
+    }
+    let solved = goref_solve::solve(&game, &goref_solve::Options::default()).unwrap();
+    let goref_solve::Verdict::Proven(value) = solved.verdict else {
+        panic!("{solved:?}");
+    };
+    let mut r = start();
+    let decision = adjudicate::by_perfect_play(&r, 10_000_000).unwrap();
+    assert!(matches!(decision, Input::PlayOut { .. }), "{decision:?}");
+    r.apply(decision, t(31)).unwrap();
+    let (re, ending, _, _) = result(&r);
+    assert_eq!(re, value.to_sgf());
+    assert_eq!(ending, Ending::Adjudicated);
+    let detail = r.result().unwrap().detail.clone().unwrap();
+    assert!(detail.contains("White ran out of time"), "{detail}");
+    assert!(detail.contains("perfect play-out"), "{detail}");
+
+    // One node proves nothing: the default removal decides, and the note says so.
+    let mut r = start();
+    let decision = adjudicate::by_perfect_play(&r, 1).unwrap();
+    let Input::Adjudicate { note, .. } = &decision else {
+        panic!("{decision:?}");
+    };
+    assert!(
+        note.contains("perfect play not proved within 1 nodes"),
+        "{note}"
+    );
+    assert!(note.contains("default removal"), "{note}");
+    r.apply(decision, t(31)).unwrap();
+    let (_, ending, _, _) = result(&r);
+    assert_eq!(ending, Ending::Adjudicated);
+}
+
+/// A play-out must be legal from the position: an illegal move in it is refused, and nothing
+/// changes.
+#[test]
+fn an_illegal_play_out_is_refused() {
+    let mut r = passed(Protocol::Referee);
+    lists(&mut r, &["b4"], &["e1"]);
+    let bad = Input::PlayOut {
+        moves: vec![Move::Play(pt("c3"))],
+        note: String::new(),
+    };
+    assert!(matches!(
+        r.apply(bad, t(300)),
+        Err(Refusal::Illegal {
+            reason: Illegal::Occupied,
+            ..
+        })
+    ));
+    assert!(matches!(r.need(), Need::Adjudication { .. }));
+}
+
+/// A board beyond the solver (more than 32 points): perfect play is not searched, the
+/// default removal decides, and the note says why.
+#[test]
+fn perfect_play_on_a_large_board_falls_back_to_the_default_removal() {
+    let g = Arc::new(Geometry::rect(9, 9).unwrap());
+    let mut settings = Settings::new(Ruleset::OLYMPIAD);
+    settings.time = TimeControl::SuddenDeath { main: t(10) };
+    settings.min_moves = Some(1);
+    let mut r = Referee::new(g.clone(), settings, t(0)).unwrap();
+    for (by, name) in [(B, "e5"), (W, "c3")] {
+        let mv = Move::Play(g.parse_point(name).unwrap());
+        r.apply(Input::Play { by, mv }, t(1)).unwrap();
+    }
+    r.apply(Input::Timeout, t(30)).unwrap();
+    let decision = adjudicate::by_perfect_play(&r, 1_000_000).unwrap();
+    let Input::Adjudicate { note, .. } = &decision else {
+        panic!("{decision:?}");
+    };
+    assert!(
+        note.contains("perfect play not searched: the board has 81 points"),
+        "{note}"
+    );
+    assert!(note.contains("default removal"), "{note}");
+    r.apply(decision, t(31)).unwrap();
+    assert_eq!(result(&r).1, Ending::Adjudicated);
+}

@@ -4,8 +4,9 @@
 //! `cargo run --release -p goref-solve --example measure -- 3x3:nstt 4x4:tromp-taylor 1x7:olympiad`
 //! (komi 0 unless `:K` follows the rules: `5x5:nstt:0`; then moves from the empty board may
 //! follow: `5x5:nstt:0:c3,b2`; `--budget N` caps the nodes of each, `--table N` sizes the
-//! transposition table). Without boards, the standard set: 1×1 to 1×7, 2×2 to 2×4 and 3×3
-//! under nstt, tromp-taylor and olympiad (a minute or so).
+//! transposition table, `--threads N` searches with N threads, 1 by default). Without boards,
+//! the standard set: 1×1 to 1×7, 2×2 to 2×4 and 3×3 under nstt, tromp-taylor and olympiad (a
+//! minute or so).
 
 use std::sync::Arc;
 
@@ -31,6 +32,7 @@ fn main() {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--budget" => options.budget = args.next().and_then(|n| n.parse().ok()),
+            "--threads" => options.threads = args.next().and_then(|n| n.parse().ok()).unwrap_or(1),
             "--table" => {
                 options.table_entries = args.next().and_then(|n| n.parse().ok()).unwrap_or(1 << 22)
             }

@@ -52,6 +52,22 @@
 //! stored only to save repeating the same unfinished search (it is reused under the same
 //! history filter as a bound, for the same β and no greater depth); it never becomes a bound.
 //!
+//! # Threads
+//!
+//! With [`Options::threads`] above one, each null-window test is searched by that many
+//! threads at once (lazy SMP): each has its own line, history, killers and history
+//! heuristic; they share the transposition table (pairs of slots behind locks, the whole
+//! behind a read-write lock that only its growth takes for writing), the node count and a
+//! signal to stop. The helpers order plays of like history differently (a salt per thread)
+//! and every other one starts its iterative deepening one deeper, so that they part ways and
+//! store what the others will find. The first thread to answer the test answers it; the
+//! others stop. This is sound because nothing a thread stores depends on which thread stored
+//! it: an entry holds the state, the bounds and the history items it depends on (`φ` and `D`
+//! below), and a thread uses it only where its own history agrees on them; and every proven
+//! answer to the test is a bound of the same value, so any of them may be taken. The value
+//! is the one thread's; the nodes, the time and the principal variation (found by one thread
+//! afterwards) may differ.
+//!
 //! # Benson's bounds: stopping once the result is fixed
 //!
 //! MIGOS's key idea (van der Werf, 2002): a position whose final score no play can change need
@@ -95,7 +111,10 @@
 //!
 //! Under the long cycle rule with suicide allowed (a ruleset no preset has), White's
 //! self-captures could make a long cycle against a passing Black, so no Benson bound is used
-//! there. When the bound decides the test, the node is answered without search, and (but for
+//! there. Where a player's passing is no strategy (that rule, or a cone the history enters),
+//! the bound on that side is only that no value passes a long-cycle win: not the whole board,
+//! which a long-cycle win exceeds (a case the tests found: on 1×3 the opponent could recreate
+//! an earlier position with more captures since and win by 3.6). When the bound decides the test, the node is answered without search, and (but for
 //! the long cycle rule's cone) the answer depends on no history.
 //!
 //! # History, and why the reuse of stored results is sound
@@ -167,12 +186,14 @@ mod search;
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use goref_rules::{Color, End, Game, Move, Point};
 
 pub use bits::MAX_SOLVE_POINTS;
-use search::{Frame, Search, INF, LC_WIN, PASS};
+use search::{Aborted, Frame, Gen, Search, Shared, Table, INF, LC_WIN, PASS};
 
 /// The value of a game: Black's margin by area score, komi included, in half points; or a win
 /// by the long cycle rule (001 §3.6.1), ranked above every margin of points.
@@ -318,6 +339,11 @@ pub struct Options {
     pub principal_variation: bool,
     /// Called after each completed test of the search with the bounds proved so far.
     pub progress: Option<fn(&Progress)>,
+    /// Threads that search each test together, sharing the transposition table (lazy SMP:
+    /// the helpers order their moves differently and start one deeper every other thread;
+    /// the first to answer answers for all). The value does not depend on it; the nodes,
+    /// the time and the principal variation may.
+    pub threads: usize,
 }
 
 /// Where a search stands, for [`Options::progress`].
@@ -340,6 +366,7 @@ impl Default for Options {
             table_entries: 1 << 22,
             principal_variation: true,
             progress: None,
+            threads: 1,
         }
     }
 }
@@ -450,6 +477,10 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
     let mut search = root(game, options.table_entries.max(1));
     let black_to_move = game.to_move() == Color::Black;
     search.budget = options.budget;
+    search.parallel = options.threads > 1;
+    let mut helpers: Vec<Search> = (1..options.threads.max(1))
+        .map(|i| search.helper(i as u64))
+        .collect();
     // Null-window tests until the bounds meet. Without the long cycle rule no score passes
     // the whole board (TT rule 9): the bounds start there.
     let (mut lower, mut upper) = if rules.ko == goref_rules::KoRule::LongCycle {
@@ -474,7 +505,7 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
         } else {
             guess
         };
-        match search.prove(beta) {
+        match prove_together(&mut search, &mut helpers, beta) {
             Ok((v, _)) => {
                 guess = v;
                 if v < beta {
@@ -492,7 +523,7 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
                     report(&Progress {
                         lower: bound(lo),
                         upper: bound(hi),
-                        nodes: search.nodes,
+                        nodes: search.nodes + helpers.iter().map(|h| h.nodes).sum::<u64>(),
                         elapsed: start.elapsed(),
                     });
                 }
@@ -503,7 +534,8 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
             }
         }
     }
-    let nodes = search.nodes;
+    let nodes = search.nodes + helpers.iter().map(|h| h.nodes).sum::<u64>();
+    drop(helpers);
     let (lo, hi) = if black_to_move {
         (lower, upper)
     } else {
@@ -520,11 +552,14 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
             nodes,
             pv_nodes: 0,
             table_entries: search.table_len(),
-            table_clears: search.table_clears,
+            table_clears: search.shared.table.clears(),
             elapsed: start.elapsed(),
         });
     }
+    // The line is found by this thread alone, without a budget.
     search.budget = None;
+    search.parallel = false;
+    let before_pv = search.nodes;
     let pv = if options.principal_variation {
         principal_variation(&mut search, lower)
     } else {
@@ -534,10 +569,56 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
         verdict: Verdict::Proven(Value(lo)),
         pv,
         nodes,
-        pv_nodes: search.nodes - nodes,
+        pv_nodes: search.nodes - before_pv,
         table_entries: search.table_len(),
-        table_clears: search.table_clears,
+        table_clears: search.shared.table.clears(),
         elapsed: start.elapsed(),
+    })
+}
+
+/// The test "is the value at least `beta`?" by `search` and its helpers, each on a thread:
+/// the first answer is taken (every proven answer is a bound of the same value: any will do),
+/// and the others are told to stop. `Err` when none answered (the budget ran out).
+fn prove_together(
+    search: &mut Search,
+    helpers: &mut [Search],
+    beta: i32,
+) -> Result<(i32, Gen), Aborted> {
+    if helpers.is_empty() {
+        return search.prove(beta);
+    }
+    let shared = Arc::clone(&search.shared);
+    shared.stop.store(false, Ordering::Relaxed);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = helpers
+            .iter_mut()
+            .filter_map(|helper| {
+                let shared = Arc::clone(&shared);
+                std::thread::Builder::new()
+                    .name("goref-solve helper".into())
+                    .stack_size(SEARCH_STACK_BYTES)
+                    .spawn_scoped(scope, move || {
+                        let answer = helper.prove(beta);
+                        if answer.is_ok() {
+                            shared.stop.store(true, Ordering::Relaxed);
+                        }
+                        answer
+                    })
+                    .ok()
+            })
+            .collect();
+        let mine = search.prove(beta);
+        if mine.is_ok() {
+            shared.stop.store(true, Ordering::Relaxed);
+        }
+        let theirs: Vec<_> = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect();
+        mine.or_else(|_| theirs.into_iter().find_map(Result::ok).ok_or(Aborted))
     })
 }
 
@@ -550,7 +631,11 @@ fn root(game: &Game, table_entries: usize) -> Search {
         rules.ko,
         rules.suicide_allowed,
         rules.komi.half_points(),
-        table_entries,
+        Arc::new(Shared {
+            table: Table::new(table_entries),
+            nodes: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+        }),
     );
     let history = game.history();
     for (i, occurrence) in history.occurrences().iter().enumerate() {
@@ -596,7 +681,21 @@ fn principal_variation(search: &mut Search, mut value: i32) -> Vec<Move> {
     let mut line = Vec::new();
     let depth = search.frames.len();
     'node: loop {
-        for mv in search.moves() {
+        let mut moves = search.moves();
+        // The move the search stored as best here first (it proved the value); but after a
+        // pass the pass before it: passing ends the game at once, and when that keeps the
+        // value the line ends there (the shortest line, and no search).
+        if let Some(i) = search
+            .stored_best()
+            .and_then(|best| moves.iter().position(|&m| m == best))
+        {
+            moves[..=i].rotate_right(1);
+        }
+        if search.frames.last().expect("a node").passes >= 1 {
+            let i = moves.iter().position(|&m| m == PASS).expect("the pass");
+            moves[..=i].rotate_right(1);
+        }
+        for mv in moves {
             let black_to_move = search.frames.last().expect("a node").to_move == Color::Black;
             let relative = |for_black: i32| if black_to_move { for_black } else { -for_black };
             let as_move = if mv == PASS {

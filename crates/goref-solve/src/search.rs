@@ -3,6 +3,9 @@
 //! entries carry the part of the history they depend on (see the crate documentation for the
 //! argument).
 
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
 use goref_rules::{Color, KoRule};
 
 use crate::bits::{key, Topo, MAX_SOLVE_POINTS};
@@ -20,9 +23,110 @@ pub(crate) const PASS: u8 = 254;
 /// No stored best move.
 const NO_MOVE: u8 = 255;
 
-/// The search ran out of its node budget.
+/// The search ran out of its node budget, or another thread finished the test first.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Aborted;
+
+/// What the threads of one solve share: the transposition table, the nodes counted and the
+/// signal to stop.
+pub(crate) struct Shared {
+    pub table: Table,
+    /// Nodes of every thread that searches beside others, under a budget.
+    pub nodes: AtomicU64,
+    /// Set when a thread has answered the current test, or the budget ran out.
+    pub stop: AtomicBool,
+}
+
+/// The transposition table, shared by the threads of a solve: direct-mapped pairs of slots
+/// (a state takes one of two), each pair behind a lock, the whole behind a read-write lock
+/// that only its growth writes.
+pub(crate) struct Table {
+    buckets: RwLock<Vec<Mutex<[Slot; 2]>>>,
+    used_slots: AtomicUsize,
+    len: AtomicUsize,
+    cap: usize,
+    clears: AtomicU64,
+}
+
+impl Table {
+    pub fn new(cap: usize) -> Table {
+        Table {
+            buckets: RwLock::new(Self::empty(FIRST_SLOTS / 2)),
+            used_slots: AtomicUsize::new(0),
+            len: AtomicUsize::new(0),
+            cap,
+            clears: AtomicU64::new(0),
+        }
+    }
+
+    fn empty(buckets: usize) -> Vec<Mutex<[Slot; 2]>> {
+        std::iter::repeat_with(|| Mutex::new([Slot::default(), Slot::default()]))
+            .take(buckets)
+            .collect()
+    }
+
+    /// Results stored.
+    pub fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
+    }
+
+    /// Times a state was replaced by another in its slot.
+    pub fn clears(&self) -> u64 {
+        self.clears.load(Ordering::Relaxed)
+    }
+
+    /// Doubles the table when it is more than half full and below its capacity, keeping what
+    /// it holds (of two states that meet in a pair, the one moved first stays).
+    fn grow_if_full(&self) {
+        let slots = 2 * self
+            .buckets
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len();
+        if 2 * self.used_slots.load(Ordering::Relaxed) <= slots
+            || slots * ENTRIES_PER_STATE >= self.cap
+        {
+            return;
+        }
+        let mut buckets = self.buckets.write().unwrap_or_else(PoisonError::into_inner);
+        if 2 * buckets.len() != slots {
+            return; // another thread grew it
+        }
+        let old = std::mem::replace(&mut *buckets, Self::empty(slots));
+        let mut used = 0;
+        let mut len = 0;
+        for slot in old
+            .into_iter()
+            .flat_map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .filter(|s| s.len > 0)
+        {
+            let index = slot_index(slot.ckey, slot.meta, 2 * buckets.len());
+            let pair = buckets[index >> 1]
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner);
+            let at = if pair[index & 1].len == 0 {
+                index & 1
+            } else {
+                (index & 1) ^ 1
+            };
+            if pair[at].len == 0 {
+                used += 1;
+                len += usize::from(slot.len);
+                pair[at] = slot;
+            }
+        }
+        self.used_slots.store(used, Ordering::Relaxed);
+        self.len.store(len, Ordering::Relaxed);
+    }
+}
+
+/// The first of the two slots a state may take (the other is its index xor 1, in the same
+/// pair): by its canonical colouring, the player to move and the passes (not the ko ban, so
+/// that a child's slot is known before the child is set up).
+#[inline]
+fn slot_index(ckey: u64, meta: u32, slots: usize) -> usize {
+    ((mix(ckey) ^ u64::from(meta & 3).wrapping_mul(0x9e37_79b9_7f4a_7c15)) as usize) & (slots - 1)
+}
 
 /// One node of the current line.
 #[derive(Clone, Copy, Debug)]
@@ -261,7 +365,7 @@ struct Slot {
     entries: [Entry; ENTRIES_PER_STATE],
 }
 
-/// Slots of a new table (it doubles, up to its capacity, as it fills).
+/// Slots of a new table (it doubles, up to its capacity, as it fills): an even number.
 const FIRST_SLOTS: usize = 1 << 12;
 
 /// A candidate move at a node.
@@ -293,15 +397,17 @@ pub(crate) struct Search {
     pub komi_half: i32,
     pub frames: Vec<Frame>,
     pub hist: Vec<Item>,
-    /// The transposition table: direct-mapped slots, a state per slot (a new state replaces
-    /// the old one), a power of two of them.
-    slots: Vec<Slot>,
-    used_slots: usize,
-    table_len: usize,
-    table_cap: usize,
+    /// The transposition table (shared with the other threads, if any), the nodes counted
+    /// by all, and the signal to stop.
+    pub shared: Arc<Shared>,
+    /// Whether other threads search beside this one (then the budget is checked on the
+    /// shared count, and the stop signal is read).
+    pub parallel: bool,
+    /// Nodes this thread searched.
     pub nodes: u64,
     pub budget: Option<u64>,
-    pub table_clears: u64,
+    /// A helper thread's salt for its move order (0: none), so that threads part ways.
+    pub salt: u64,
     buffers: Vec<Vec<Cand>>,
     /// Two plays per ply that last cut the search off.
     killers: Vec<[u8; 2]>,
@@ -312,12 +418,12 @@ pub(crate) struct Search {
 
 /// Asks for the cache line at `slot` to be loaded, without waiting for it.
 #[inline]
-fn prefetch(slot: &Slot) {
+fn prefetch<T>(slot: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
     unsafe {
         std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            (slot as *const Slot).cast(),
+            (slot as *const T).cast(),
         );
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -338,7 +444,7 @@ impl Search {
         ko_rule: KoRule,
         suicide_allowed: bool,
         komi_half: i32,
-        table_cap: usize,
+        shared: Arc<Shared>,
     ) -> Search {
         Search {
             topo,
@@ -347,15 +453,11 @@ impl Search {
             komi_half,
             frames: Vec::new(),
             hist: Vec::new(),
-            slots: std::iter::repeat_with(Slot::default)
-                .take(FIRST_SLOTS)
-                .collect(),
-            used_slots: 0,
-            table_len: 0,
-            table_cap,
+            shared,
+            parallel: false,
             nodes: 0,
             budget: None,
-            table_clears: 0,
+            salt: 0,
             buffers: Vec::new(),
             killers: Vec::new(),
             history: [[0; MAX_SOLVE_POINTS]; 2],
@@ -364,7 +466,48 @@ impl Search {
 
     /// Positions stored in the table.
     pub fn table_len(&self) -> usize {
-        self.table_len
+        self.shared.table.len()
+    }
+
+    /// A search of the same line (frames and history) for another thread, sharing the table.
+    pub fn helper(&self, salt: u64) -> Search {
+        let mut helper = Search::new(
+            self.topo.clone(),
+            self.ko_rule,
+            self.suicide_allowed,
+            self.komi_half,
+            Arc::clone(&self.shared),
+        );
+        helper.frames.clone_from(&self.frames);
+        helper.hist.clone_from(&self.hist);
+        helper.budget = self.budget;
+        helper.parallel = true;
+        helper.salt = salt;
+        helper
+    }
+
+    /// Counts a node; `Err` when the budget is spent or (beside other threads) another
+    /// thread said stop.
+    #[inline]
+    fn count_node(&mut self) -> Result<(), Aborted> {
+        self.nodes += 1;
+        if !self.parallel {
+            return match self.budget {
+                Some(b) if self.nodes > b => Err(Aborted),
+                _ => Ok(()),
+            };
+        }
+        // Under a budget, one atomic addition a node, so that the budget is exact; without
+        // one, no shared count (the threads would contend for its cache line).
+        if let Some(b) = self.budget {
+            if self.shared.nodes.fetch_add(1, Ordering::Relaxed) + 1 > b {
+                self.shared.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        if self.shared.stop.load(Ordering::Relaxed) {
+            return Err(Aborted);
+        }
+        Ok(())
     }
 
     /// Adds a history item (a new position of the line, or of the record before it).
@@ -531,20 +674,26 @@ impl Search {
     /// the table nor Benson's bounds decide, the answer is open. With it, the filter of the
     /// history items it may depend on.
     pub fn test(&mut self, beta: i32, depth: u32) -> Result<Test, Aborted> {
-        self.nodes += 1;
-        if self.budget.is_some_and(|b| self.nodes > b) {
-            return Err(Aborted);
-        }
+        self.count_node()?;
         let f = *self.frames.last().expect("a node");
         let (ckey, s) = self.canonical(&f);
         let meta = self.meta(&f, s);
         let mut tt_best = NO_MOVE;
         let mut open = None;
         let nodes_before = self.nodes;
-        let index = self.slot_index(ckey, meta);
-        let slot = [index, index ^ 1]
+        let buckets = self
+            .shared
+            .table
+            .buckets
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        let index = slot_index(ckey, meta, 2 * buckets.len());
+        let pair = buckets[index >> 1]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let slot = [index & 1, (index & 1) ^ 1]
             .into_iter()
-            .map(|i| &self.slots[i])
+            .map(|i| &pair[i])
             .find(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta);
         if let Some(slot) = slot {
             for e in &slot.entries[..usize::from(slot.len)] {
@@ -570,16 +719,25 @@ impl Search {
                 }
             }
         }
+        drop(pair);
+        drop(buckets);
         // Benson's bounds, whatever the history (see the crate documentation): each player
         // keeps its pass-alive chains and the single points they surround.
         {
             let mover = f.to_move;
-            let (own, own_gen) = self.keeps(&f, mover);
-            let (opp, opp_gen) = self.keeps(&f, mover.opponent());
+            // Where a player's passing is no strategy (under the long cycle rule the other
+            // could recreate an earlier position and win by 3.6), the bound is only that no
+            // value passes a long-cycle win, whatever the history.
             let n = self.topo.all.count_ones() as i32;
             let komi = self.relative(&f, self.komi_half);
-            let low = 2 * (2 * own - n) - komi;
-            let high = 2 * (n - 2 * opp) - komi;
+            let (low, own_gen) = match self.keeps(&f, mover) {
+                Some((own, gen)) => (2 * (2 * own - n) - komi, gen),
+                None => (-LC_WIN, Gen::NONE),
+            };
+            let (high, opp_gen) = match self.keeps(&f, mover.opponent()) {
+                Some((opp, gen)) => (2 * (n - 2 * opp) - komi, gen),
+                None => (LC_WIN, Gen::NONE),
+            };
             if high < beta {
                 return Ok(Test::proven(high, opp_gen));
             }
@@ -604,8 +762,17 @@ impl Search {
         self.candidates(&f, tt_best, killer, &mut cands);
         // The children's slots are fetched from memory together, before they are searched.
         let child_meta = f.to_move.opponent().index() as u32;
-        for c in cands.iter().filter(|c| c.terminal.is_none()) {
-            prefetch(&self.slots[self.slot_index(c.least, child_meta)]);
+        {
+            let buckets = self
+                .shared
+                .table
+                .buckets
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            let slots = 2 * buckets.len();
+            for c in cands.iter().filter(|c| c.terminal.is_none()) {
+                prefetch(&buckets[slot_index(c.least, child_meta, slots) >> 1]);
+            }
         }
         // What an upper bound (or an open answer) depends on: every play's colouring (legal
         // or not, the history decides) and every child's answer. A lower bound depends only
@@ -763,9 +930,41 @@ impl Search {
         Ok(answer)
     }
 
+    /// The best move stored for the line's last frame, from the result with the greatest
+    /// lower bound among those whose history matches (the play that proved it), if any.
+    pub fn stored_best(&self) -> Option<u8> {
+        let f = *self.frames.last()?;
+        let (ckey, s) = self.canonical(&f);
+        let meta = self.meta(&f, s);
+        let buckets = self
+            .shared
+            .table
+            .buckets
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        let index = slot_index(ckey, meta, 2 * buckets.len());
+        let pair = buckets[index >> 1]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let slot = [index & 1, (index & 1) ^ 1]
+            .into_iter()
+            .map(|i| &pair[i])
+            .find(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta)?;
+        let e = slot.entries[..usize::from(slot.len)]
+            .iter()
+            .filter(|e| e.best != NO_MOVE && self.deps_match(e, s, f.balance))
+            .max_by_key(|e| e.lower)?;
+        Some(if e.best == PASS {
+            PASS
+        } else {
+            self.topo.syms[self.topo.inverse[s]][e.best as usize]
+        })
+    }
+
     /// The test "is the value at least `beta`?" searched ever deeper until it is answered.
     pub fn prove(&mut self, beta: i32) -> Result<(i32, Gen), Aborted> {
-        let mut depth = 1;
+        // Helpers start one deeper every other thread (lazy SMP's usual spread).
+        let mut depth = 1 + (self.salt & 1) as u32;
         loop {
             let t = self.test(beta, depth)?;
             if t.proven {
@@ -777,7 +976,7 @@ impl Search {
 
     #[allow(clippy::too_many_arguments)]
     fn store(
-        &mut self,
+        &self,
         f: &Frame,
         ckey: u64,
         s: usize,
@@ -802,32 +1001,36 @@ impl Search {
         } else {
             self.topo.syms[s][best_move as usize]
         };
-        if 2 * self.used_slots > self.slots.len()
-            && self.slots.len() * ENTRIES_PER_STATE < self.table_cap
-        {
-            self.grow();
-        }
-        let index = self.slot_index(ckey, meta);
+        let table = &self.shared.table;
+        table.grow_if_full();
+        let buckets = table.buckets.read().unwrap_or_else(PoisonError::into_inner);
+        let index = slot_index(ckey, meta, 2 * buckets.len());
+        let mut pair = buckets[index >> 1]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         let same = |slot: &Slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta;
-        let (here, there) = (&self.slots[index], &self.slots[index ^ 1]);
-        let index = if same(here) {
-            index
+        let (i_here, i_there) = (index & 1, (index & 1) ^ 1);
+        let (here, there) = (&pair[i_here], &pair[i_there]);
+        let at_slot = if same(here) {
+            i_here
         } else if same(there) {
-            index ^ 1
+            i_there
         } else if here.len == 0 {
-            index
+            i_here
         } else if there.len == 0 || there.work < here.work {
-            index ^ 1
+            i_there
         } else {
-            index
+            i_here
         };
-        let slot = &mut self.slots[index];
+        let slot = &mut pair[at_slot];
         slot.work = slot.work.max(work);
         if slot.len == 0 {
-            self.used_slots += 1;
+            table.used_slots.fetch_add(1, Ordering::Relaxed);
         } else if slot.ckey != ckey || slot.meta != meta {
-            self.table_len -= usize::from(slot.len);
-            self.table_clears += 1;
+            table
+                .len
+                .fetch_sub(usize::from(slot.len), Ordering::Relaxed);
+            table.clears.fetch_add(1, Ordering::Relaxed);
             *slot = Slot::default();
             slot.work = work;
         }
@@ -849,7 +1052,7 @@ impl Search {
             let (open_beta, open_depth) = open.unwrap_or((0, 0));
             let at = if len < ENTRIES_PER_STATE {
                 slot.len += 1;
-                self.table_len += 1;
+                table.len.fetch_add(1, Ordering::Relaxed);
                 len
             } else {
                 let at = usize::from(slot.next);
@@ -869,49 +1072,16 @@ impl Search {
         }
     }
 
-    /// The first of the two slots a state may take: by its canonical colouring, the player
-    /// to move and the passes (not the ko ban, so that a child's slot is known before the
-    /// child is set up).
-    #[inline]
-    fn slot_index(&self, ckey: u64, meta: u32) -> usize {
-        ((mix(ckey) ^ u64::from(meta & 3).wrapping_mul(0x9e37_79b9_7f4a_7c15)) as usize)
-            & (self.slots.len() - 1)
-    }
-
-    /// Doubles the table, keeping what it holds (of two states that meet in a slot, the one
-    /// moved first stays).
-    fn grow(&mut self) {
-        let old = std::mem::take(&mut self.slots);
-        self.slots = std::iter::repeat_with(Slot::default)
-            .take(2 * old.len())
-            .collect();
-        self.used_slots = 0;
-        self.table_len = 0;
-        for slot in old.into_iter().filter(|s| s.len > 0) {
-            let index = self.slot_index(slot.ckey, slot.meta);
-            let index = if self.slots[index].len == 0 {
-                index
-            } else {
-                index ^ 1
-            };
-            if self.slots[index].len == 0 {
-                self.used_slots += 1;
-                self.table_len += usize::from(slot.len);
-                self.slots[index] = slot;
-            }
-        }
-    }
-
     /// The points `player` keeps to the end of the game from `f` with this history, whatever
     /// the opponent plays (see the crate documentation), and what that depends on in the
     /// history: its pass-alive chains and single-point eyes (Benson), and under the superko
     /// rules its two-point eyes of empty points as well, each where `player`'s answer to a
     /// throw-in cannot repeat a position of the history. Under the long cycle rule: nothing
     /// with suicide allowed, the chains and eyes where [`Search::pass_is_safe`] says so.
-    fn keeps(&self, f: &Frame, player: Color) -> (i32, Gen) {
+    fn keeps(&self, f: &Frame, player: Color) -> Option<(i32, Gen)> {
         let long_cycle = self.ko_rule == KoRule::LongCycle;
         if long_cycle && (self.suicide_allowed || !self.pass_is_safe(f, player)) {
-            return (0, Gen::NONE);
+            return None;
         }
         let (own, opp) = match player {
             Color::Black => (f.black, f.white),
@@ -920,10 +1090,10 @@ impl Search {
         let safe = self.topo.pass_alive(own, opp, self.suicide_allowed);
         let mut count = safe.count() as i32;
         if long_cycle {
-            return (count, Gen::cone(player, f.black, f.white));
+            return Some((count, Gen::cone(player, f.black, f.white)));
         }
         if safe.chains == 0 {
-            return (count, Gen::NONE);
+            return Some((count, Gen::NONE));
         }
         let mut gen = Gen::NONE;
         let empty = self.topo.all & !(own | opp);
@@ -944,7 +1114,7 @@ impl Search {
                 gen.pats[player.index()] = Some(safe.chains);
             }
         }
-        (count, gen)
+        Some((count, gen))
     }
 
     /// Whether the Benson bound that `passer` gets by passing at every turn holds at `f` with
@@ -1047,9 +1217,17 @@ impl Search {
                 1 << 29
             } else {
                 let history = self.history[f.to_move.index()][p].min(1 << 20) as i32;
+                // A helper thread's salt reorders plays of like history, so that the
+                // threads part ways.
+                let salt = if self.salt == 0 {
+                    0
+                } else {
+                    (mix(self.salt ^ p as u64) >> 48) as i32
+                };
                 (played.captured as i32) * (1 << 22)
                     + history * 8
                     + (self.topo.nbr(p).count_ones() as i32)
+                    + salt
                     - (played.suicided as i32) * (1 << 25)
             };
             out.push(Cand {

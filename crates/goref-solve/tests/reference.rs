@@ -136,7 +136,16 @@ fn reference(game: &Game, limit: u64) -> Option<Value> {
 
 /// The solver's value, with its principal variation replayed on `game` to that value.
 fn solved(game: &Game) -> Value {
-    let report = solve(game, &Options::default()).expect("solvable");
+    solved_with(game, 1)
+}
+
+/// The same, searched by `threads` threads.
+fn solved_with(game: &Game, threads: usize) -> Value {
+    let options = Options {
+        threads,
+        ..Options::default()
+    };
+    let report = solve(game, &options).expect("solvable");
     let Verdict::Proven(value) = report.verdict else {
         panic!("no budget, yet undecided");
     };
@@ -183,7 +192,14 @@ fn empty_boards_agree_with_plain_minimax() {
             }
             let game = Game::rect(w, h, r).unwrap();
             let expected = reference(&game, 3_000_000).expect("within the limit");
-            assert_eq!(solved(&game), expected, "{w}x{h} under {r} ko={}", r.ko);
+            for threads in [1, 3] {
+                assert_eq!(
+                    solved_with(&game, threads),
+                    expected,
+                    "{w}x{h} under {r} ko={}, {threads} threads",
+                    r.ko
+                );
+            }
         }
     }
 }
@@ -295,6 +311,7 @@ proptest! {
         let game = random_game(geometry, r, seed, moves);
         if let Some(expected) = reference(&game, 20_000) {
             prop_assert_eq!(solved(&game), expected);
+            prop_assert_eq!(solved_with(&game, 2), expected);
         }
     }
 }
@@ -323,6 +340,7 @@ proptest! {
         let game = random_game_weighted(&geometry, r, seed, moves, odds);
         if let Some(expected) = reference(&game, 20_000) {
             prop_assert_eq!(solved(&game), expected);
+            prop_assert_eq!(solved_with(&game, 3), expected);
         }
     }
 }
@@ -345,6 +363,44 @@ fn a_budget_too_small_leaves_the_value_undecided_with_true_bounds() {
     assert!(lower.is_none_or(|l| l <= exact));
     assert!(upper.is_none_or(|u| u >= exact));
     assert!(report.pv.is_empty());
+}
+
+/// Threads share the table and take the first answer to each test: the value is the one
+/// thread's, on boards where the helpers have work to do (2×2 to 3×3, every ko rule), and
+/// each principal variation replays to it. A budget spent by all threads together leaves the
+/// value undecided, with true bounds.
+#[test]
+fn threads_find_the_values_one_thread_finds() {
+    for (w, h) in [(2, 2), (2, 3), (3, 3)] {
+        for r in all_rules() {
+            let game = Game::rect(w, h, r).unwrap();
+            let one = solved(&game);
+            for threads in [2, 4] {
+                assert_eq!(
+                    solved_with(&game, threads),
+                    one,
+                    "{w}x{h} under {r} ko={}, {threads} threads",
+                    r.ko
+                );
+            }
+        }
+    }
+    let game = Game::rect(2, 3, Ruleset::NSTT).unwrap();
+    let exact = solved(&game);
+    let report = solve(
+        &game,
+        &Options {
+            budget: Some(300),
+            threads: 3,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let Verdict::Undecided { lower, upper } = report.verdict else {
+        panic!("300 nodes do not solve 2x3: {report:?}");
+    };
+    assert!(lower.is_none_or(|l| l <= exact));
+    assert!(upper.is_none_or(|u| u >= exact));
 }
 
 #[test]
@@ -401,5 +457,26 @@ fn a_pass_alive_board_is_decided_without_search() {
         );
         assert!(report.nodes <= 2, "{} nodes under {r}", report.nodes);
         assert_eq!(solved(&game).to_sgf(), "B+9");
+    }
+}
+
+/// A case the proptest found (`random_positions_agree_with_plain_minimax`: g = 0, rule = 2,
+/// seed = 5008979894436155616, moves = 4, komi = 0). 1×3 under the Olympiad's rules: White
+/// plays at one end, Black at the other, White passes, Black plays the middle and takes
+/// White's stone; White to move. White's play at its end again takes both black stones and
+/// recreates the position after move 1 with more stones taken by White since: White wins by
+/// the long cycle rule (001 §3.6), `W+`. The solver said W+3: where a player's passing is no
+/// strategy (here Black's: White could recreate that earlier position), it still bounded
+/// White's result by the whole board, below a long-cycle win. The bound is now a long-cycle
+/// win there.
+#[test]
+fn a_long_cycle_win_is_not_bounded_by_the_whole_board() {
+    let geometry = &geometries()[0];
+    let r = all_rules()[2].with_komi(Komi::from_half_points(0));
+    let game = random_game(geometry, r, 5_008_979_894_436_155_616, 4);
+    let expected = reference(&game, 20_000).expect("within the limit");
+    assert_eq!(expected.to_sgf(), "W+");
+    for threads in [1, 2] {
+        assert_eq!(solved_with(&game, threads), expected, "{threads} threads");
     }
 }

@@ -1317,3 +1317,93 @@ fn gnugo_settles_under_every_protocol() {
         );
     }
 }
+
+/// `--referee perfect` (001 §3.9: "the tournament director may decide the outcome of the game
+/// based on perfect hypothetical play-out"): on 3×3, a game sent to the director by 001 §1's
+/// minimum-moves rule is decided by perfect play from the position, played out on the board:
+/// the result's detail says so, and the record (the play-out after the players' moves)
+/// replays to its RE (`results` checks `goref score` of every record). With a budget of one
+/// node nothing is proved: the default removal decides, and the detail says why.
+#[test]
+fn the_perfect_referee_plays_out_a_timing_adjudication() {
+    for (referee, perfect) in [("perfect", true), ("perfect:1", false)] {
+        let out = out_dir(&format!("perfect-timing-{perfect}"));
+        let (code, _, stderr) = run_match(
+            &engine("faulty --slow 150ms --seed 5"),
+            &engine("random --seed 7"),
+            &out,
+            &[
+                "--games",
+                "1",
+                "--size",
+                "3",
+                "--time",
+                "500ms",
+                "--lag",
+                "0s",
+                "--min-moves",
+                "2",
+                "--referee",
+                referee,
+            ],
+        );
+        assert_eq!(code, 0, "{stderr}");
+        let row = &results(&out)[0];
+        assert_eq!(row["end"], "adjudicated", "{row}");
+        let detail = row["detail"].as_str().unwrap();
+        assert!(detail.contains("Black ran out of time"), "{row}");
+        let sgf = std::fs::read_to_string(out.join("game-0001.sgf")).unwrap();
+        if perfect {
+            assert!(detail.contains("perfect play-out (001 §3.9)"), "{row}");
+            assert!(
+                sgf.contains("perfect play (001 §3.9, goref solve)"),
+                "{sgf}"
+            );
+            // The play-out ends the game by two passes: the record ends with two passes.
+            let (_, game) = replay(&out, row);
+            assert_eq!(game.end(), Some(goref_rules::End::TwoPasses), "{sgf}");
+        } else {
+            assert!(
+                detail.contains("perfect play not proved within 1 nodes"),
+                "{row}"
+            );
+            assert!(detail.contains("default removal"), "{row}");
+        }
+    }
+}
+
+/// `--referee perfect` settles a dispute over dead stones (`--end referee`): GNU Go as Black
+/// against a scripted White that passes and calls Black's stones dead. Perfect play from the
+/// position, play resumed, decides: Black keeps the board.
+#[test]
+fn the_perfect_referee_settles_a_dispute_against_gnugo() {
+    if !have_gnugo() {
+        return;
+    }
+    let out = out_dir("perfect-dispute");
+    let (code, _, stderr) = run_match(
+        &gnugo("1"),
+        &engine("scripted --moves pass --dead b2"),
+        &out,
+        &[
+            "--games",
+            "1",
+            "--size",
+            "3",
+            "--end",
+            "referee",
+            "--referee",
+            "perfect",
+            "--komi",
+            "0.5",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let row = &results(&out)[0];
+    assert_eq!(row["end"], "adjudicated", "{row}");
+    assert_eq!(row["result"], "B+8.5", "{row}");
+    assert!(row["detail"]
+        .as_str()
+        .unwrap()
+        .contains("disputed stones: adjudicated by the tournament director's perfect play-out"));
+}

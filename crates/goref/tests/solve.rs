@@ -116,3 +116,36 @@ fn solve_progress_reports_the_bounds_as_they_are_proved() {
         "{err}"
     );
 }
+
+/// `--threads N`: the threads share the table and the value is the one thread's (the
+/// principal variation may differ: it still replays to the value, checked in the crate's
+/// tests). `--threads 0` is refused.
+#[test]
+fn solve_with_threads_gives_the_same_value() {
+    for (size, rules) in [
+        ("2x3", "nstt"),
+        ("3x3", "olympiad"),
+        ("1x5", "tromp-taylor"),
+    ] {
+        let first = |threads: &str| {
+            let (code, out, err) = run(
+                &[
+                    "solve",
+                    "--size",
+                    size,
+                    "--rules",
+                    rules,
+                    "--threads",
+                    threads,
+                ],
+                "",
+            );
+            assert_eq!(code, 0, "{err}");
+            out.lines().next().unwrap().to_string()
+        };
+        assert_eq!(first("1"), first("3"), "{size} {rules}");
+    }
+    let (code, _, err) = run(&["solve", "--size", "2x2", "--threads", "0"], "");
+    assert_ne!(code, 0);
+    assert!(err.contains("--threads"), "{err}");
+}

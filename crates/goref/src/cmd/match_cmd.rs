@@ -112,10 +112,13 @@ pub struct GameArgs {
     /// Default: `olympiad` under the olympiad rules, `all-alive` under tromp-taylor and nstt.
     #[arg(long, value_name = "NAME")]
     pub end: Option<String>,
-    /// Who settles disputed stones under `olympiad` and `referee`: `builtin` (goref's
-    /// default removal, Olympiad 3.9.2; the default) or a GTP engine command, fed the game
-    /// and asked `final_status_list dead`.
-    #[arg(long, value_name = "builtin|CMD")]
+    /// Who settles disputed stones under `olympiad` and `referee`, and decides games sent to
+    /// the tournament director by `--min-moves`: `builtin` (goref's default removal, Olympiad
+    /// 3.9.2; the default), `perfect` or `perfect:NODES` (perfect play from the position,
+    /// 001 §3.9, played out on the board and scored, when `goref solve` proves it within
+    /// NODES nodes, 1000000 by default; else the default removal, and the record says so) or
+    /// a GTP engine command, fed the game and asked `final_status_list dead`.
+    #[arg(long, value_name = "builtin|perfect[:NODES]|CMD")]
     pub referee: Option<String>,
 }
 
@@ -291,6 +294,17 @@ pub fn game_settings(
     settings.referee = match args.referee.clone().or(file.referee) {
         None => RefereeSpec::Builtin,
         Some(r) if r.trim().eq_ignore_ascii_case("builtin") => RefereeSpec::Builtin,
+        Some(r) if r.trim().eq_ignore_ascii_case("perfect") => RefereeSpec::Perfect {
+            budget: RefereeSpec::PERFECT_BUDGET,
+        },
+        Some(r) if r.trim().to_ascii_lowercase().starts_with("perfect:") => {
+            let nodes = r.trim()["perfect:".len()..].replace('_', "");
+            RefereeSpec::Perfect {
+                budget: nodes.parse().ok().filter(|&n: &u64| n > 0).ok_or_else(|| {
+                    anyhow!("--referee {r}: perfect:NODES takes a positive number of nodes")
+                })?,
+            }
+        }
         Some(r) => {
             RefereeSpec::Engine(EngineSpec::parse(&r).map_err(|e| anyhow!("--referee: {e}"))?)
         }

@@ -43,6 +43,10 @@ pub struct Args {
     /// results replace old ones.
     #[arg(long, default_value_t = 1 << 22)]
     table: usize,
+    /// Threads searching together, sharing the table (default: the cores available). The
+    /// value does not depend on it; the nodes, the time and the principal variation may.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: Option<u32>,
     /// Print the bounds proved on standard error as the search goes.
     #[arg(long)]
     progress: bool,
@@ -99,6 +103,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 p.elapsed.as_secs_f64()
             );
         }),
+        threads: args.threads.map_or_else(
+            || std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+            |n| n as usize,
+        ),
     };
     let report = goref_solve::solve(&game, &options).map_err(|e| anyhow::anyhow!("{e}"))?;
     let json = json_report(&game, &report, preset, komi);
