@@ -56,23 +56,23 @@ impl std::fmt::Display for RefereeSpec {
     }
 }
 
-/// The settings of every game of a match or a tournament.
+/// The settings of every game of a match or a tournament: the referee's own [`Settings`]
+/// (rules, end protocol, clocks, limits, opening: one shape from the command line and the TOML
+/// file down to the referee), the board, and what only a game between engine processes needs
+/// (command timeouts, the third party, how handicap stones are placed).
+///
+/// [`Settings`]: goref_referee::Settings
 #[derive(Clone, Debug)]
 pub struct GameSettings {
     /// Board columns.
     pub width: usize,
     /// Board rows.
     pub height: usize,
-    /// The rules and komi.
-    pub rules: Ruleset,
-    /// Each player's clock.
-    pub time: TimeControl,
-    /// Lag allowance of each move: an overrun of the clock up to this is forgiven.
-    pub lag: Duration,
-    /// Turns after which the game is stopped and scored as it stands.
-    pub move_limit: usize,
-    /// What an illegal move does (Olympiad 3.10.2, or a loss).
-    pub illegal: IllegalPolicy,
+    /// How the referee runs each game: rules and komi, the end protocol (`--end`, `end` in the
+    /// TOML file and the server's API), illegal moves, clocks (each player's own for time
+    /// odds), lag allowance, move limit, 001 §1's minimum moves, the long-cycle policy and the
+    /// opening. Its handicap stones are placed per game ([`GameSettings::referee_settings`]).
+    pub game: goref_referee::Settings,
     /// Limit for every command but `genmove`.
     pub command_timeout: Duration,
     /// Limit for a `genmove` reply regardless of the clock: past it the engine hangs.
@@ -81,10 +81,6 @@ pub struct GameSettings {
     pub grace: Duration,
     /// Bytes of an engine's output logged per game, at most.
     pub log_cap: u64,
-    /// How a game ends after two passes: the end-of-game protocol, the referee's
-    /// [`Settings::end`](goref_referee::Settings::end) (`--end` and `end` in the command line
-    /// and the TOML file, `end` in the server's API).
-    pub end: Protocol,
     /// Who settles disputed stones under the `olympiad` and `referee` protocols, and decides
     /// games sent to the tournament director by `min_moves`.
     pub referee: RefereeSpec,
@@ -92,59 +88,41 @@ pub struct GameSettings {
     pub handicap: usize,
     /// How the handicap stones are placed.
     pub handicap_style: HandicapStyle,
-    /// 001 §1: a loss on time after at least this many moves of one's own is adjudicated.
-    pub min_moves: Option<usize>,
-    /// What a play that would invoke the long-cycle rule does (Olympiad 3.6, 3.10.2).
-    pub long_cycle: LongCyclePolicy,
-    /// Each player's own time control instead of `time` (time odds), Black's and White's.
-    pub own_time: Option<ByColor<TimeControl>>,
-    /// Moves played first, untimed, and told to both engines with `play` (a tournament's
-    /// opening).
-    pub opening: Vec<Move>,
 }
 
 impl GameSettings {
-    /// Defaults for a board: Olympiad rules and clock, 7.5 komi.
+    /// Defaults for a board: Olympiad rules and clock, 7.5 komi, the Olympiad's end protocol
+    /// and illegal-move policy, a move limit of three times the board plus 100.
     #[must_use]
     pub fn new(width: usize, height: usize) -> GameSettings {
+        let mut game = goref_referee::Settings::new(Ruleset::OLYMPIAD);
+        game.time = TimeControl::olympiad(width, height);
+        game.lag = Duration::from_millis(500);
+        game.move_limit = Some(3 * width * height + 100);
+        game.illegal = IllegalPolicy::Olympiad;
+        game.end = Protocol::Olympiad;
+        game.long_cycle = LongCyclePolicy::End;
         GameSettings {
             width,
             height,
-            rules: Ruleset::OLYMPIAD,
-            time: TimeControl::olympiad(width, height),
-            lag: Duration::from_millis(500),
-            move_limit: 3 * width * height + 100,
-            illegal: IllegalPolicy::Olympiad,
+            game,
             command_timeout: Duration::from_secs(10),
             hang_timeout: None,
             grace: Duration::from_secs(1),
             log_cap: 16 << 20,
-            end: Protocol::Olympiad,
             referee: RefereeSpec::Builtin,
             handicap: 0,
             handicap_style: HandicapStyle::Fixed,
-            min_moves: None,
-            long_cycle: LongCyclePolicy::End,
-            opening: Vec::new(),
-            own_time: None,
         }
     }
 
     /// The referee's settings for one game with these handicap stones.
     #[must_use]
     pub fn referee_settings(&self, handicap: Vec<Point>) -> goref_referee::Settings {
-        let mut s = goref_referee::Settings::new(self.rules);
-        s.end = self.end;
-        s.illegal = self.illegal;
-        s.time = self.time;
-        s.own_time = self.own_time;
-        s.lag = self.lag;
-        s.move_limit = Some(self.move_limit);
-        s.min_moves = self.min_moves;
-        s.long_cycle = self.long_cycle;
-        s.handicap = handicap;
-        s.opening.clone_from(&self.opening);
-        s
+        goref_referee::Settings {
+            handicap,
+            ..self.game.clone()
+        }
     }
 }
 
@@ -517,14 +495,14 @@ async fn setup(
     color: Option<Color>,
 ) -> Result<(), GtpError> {
     // The engine's own clock (time odds), or the game's.
-    let time = match (s.own_time, color) {
+    let time = match (s.game.own_time, color) {
         (Some(own), Some(color)) => own[color],
-        _ => s.time,
+        _ => s.game.time,
     };
     setup_engine(
         engine,
         (s.width, s.height),
-        &s.rules,
+        &s.game.rules,
         time,
         s.command_timeout,
     )
@@ -947,7 +925,7 @@ impl Driver<'_> {
             .referee
             .clock()
             .available(color)
-            .map(|a| a.saturating_add(s.lag));
+            .map(|a| a.saturating_add(s.game.lag));
         let (limit, clock_binds) = match (by_clock, s.hang_timeout) {
             (Some(c), Some(h)) if h < c => (h, false),
             (Some(c), _) => (c, true),
@@ -1233,9 +1211,9 @@ mod tests {
         let command = format!("{GNUGO} --mode gtp --level 0 --capture-all-dead");
         let (a, b) = (contestant(0, "a", &command), contestant(1, "b", &command));
         let mut settings = GameSettings::new(7, 7);
-        settings.rules = Ruleset::preset(Preset::TrompTaylor);
-        settings.time = TimeControl::None;
-        settings.end = Protocol::AllAlive;
+        settings.game.rules = Ruleset::preset(Preset::TrompTaylor);
+        settings.game.time = TimeControl::None;
+        settings.game.end = Protocol::AllAlive;
         let out = out_dir("record");
         // Game 3, round 2, engine 1 has Black.
         let pairing = Pairing::new(Round::new(2).unwrap(), 1, 0);

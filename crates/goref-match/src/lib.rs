@@ -22,9 +22,9 @@
 //! use goref_rules::{Preset, Ruleset};
 //!
 //! let mut settings = GameSettings::new(9, 9);
-//! settings.rules = Ruleset::preset(Preset::TrompTaylor);
-//! settings.time = TimeControl::None;
-//! settings.end = Protocol::AllAlive;
+//! settings.game.rules = Ruleset::preset(Preset::TrompTaylor);
+//! settings.game.time = TimeControl::None;
+//! settings.game.end = Protocol::AllAlive;
 //! // What the referee is told for each game (no handicap stones here).
 //! let referee = settings.referee_settings(Vec::new());
 //! assert_eq!(referee.end, Protocol::AllAlive);

@@ -47,7 +47,7 @@ impl Summary {
             games_planned: config.games,
             description: format!(
                 "{}x{}, {} rules, komi {}, {}, end {}",
-                s.width, s.height, s.rules, s.rules.komi, s.time, s.end
+                s.width, s.height, s.game.rules, s.game.rules.komi, s.game.time, s.game.end
             ),
             sprt: config.sprt,
             stop: Stop::Complete,

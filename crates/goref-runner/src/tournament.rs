@@ -239,7 +239,7 @@ impl PartialEq for Fingerprint {
 fn game_settings(s: &GameSettings) -> Vec<(String, String)> {
     let ms = |d: std::time::Duration| format!("{}s", d.as_secs_f64());
     [
-        ("komi", s.rules.komi.to_string()),
+        ("komi", s.game.rules.komi.to_string()),
         ("handicap", s.handicap.to_string()),
         (
             "handicap style",
@@ -247,12 +247,22 @@ fn game_settings(s: &GameSettings) -> Vec<(String, String)> {
         ),
         (
             "min-moves",
-            s.min_moves.map_or_else(|| "none".into(), |n| n.to_string()),
+            s.game
+                .min_moves
+                .map_or_else(|| "none".into(), |n| n.to_string()),
         ),
-        ("long-cycle", format!("{:?}", s.long_cycle).to_lowercase()),
-        ("illegal", format!("{:?}", s.illegal).to_lowercase()),
-        ("lag", ms(s.lag)),
-        ("move-limit", s.move_limit.to_string()),
+        (
+            "long-cycle",
+            format!("{:?}", s.game.long_cycle).to_lowercase(),
+        ),
+        ("illegal", format!("{:?}", s.game.illegal).to_lowercase()),
+        ("lag", ms(s.game.lag)),
+        (
+            "move-limit",
+            s.game
+                .move_limit
+                .map_or_else(|| "none".into(), |n| n.to_string()),
+        ),
         (
             "hang-timeout",
             s.hang_timeout.map_or_else(|| "none".into(), ms),
@@ -271,9 +281,9 @@ pub fn described(config: &TournamentConfig) -> Vec<(String, String)> {
     let s = &config.settings;
     let mut all: Vec<(String, String)> = [
         ("board", format!("{}x{}", s.width, s.height)),
-        ("rules", s.rules.to_string()),
-        ("clock", s.time.to_string()),
-        ("end", s.end.to_string()),
+        ("rules", s.game.rules.to_string()),
+        ("clock", s.game.time.to_string()),
+        ("end", s.game.end.to_string()),
         (
             "format",
             match config.format {
@@ -371,9 +381,9 @@ impl Fingerprint {
                 })
                 .collect(),
             size: format!("{}x{}", s.width, s.height),
-            rules: s.rules.to_string(),
-            time: s.time.to_string(),
-            end: s.end.to_string(),
+            rules: s.game.rules.to_string(),
+            time: s.game.time.to_string(),
+            end: s.game.end.to_string(),
             format,
             grows,
             openings: config
@@ -709,10 +719,10 @@ async fn play(
     let settings = if opening_moves.is_some() || own.black.is_some() || own.white.is_some() {
         let mut s = config.settings.clone();
         if let Some((_, moves)) = opening_moves {
-            s.opening.clone_from(moves);
+            s.game.opening.clone_from(moves);
         }
         if own.black.is_some() || own.white.is_some() {
-            s.own_time = Some(own.map(|t| t.unwrap_or(config.settings.time)));
+            s.game.own_time = Some(own.map(|t| t.unwrap_or(config.settings.game.time)));
         }
         game_settings = s;
         &game_settings
@@ -859,7 +869,7 @@ pub async fn check_engines(
             command: entrant.player.spec.to_string(),
             why: e,
         })?;
-        let rules = &config.settings.rules;
+        let rules = &config.settings.game.rules;
         if rules.suicide_allowed && !goref_match::game::can_be_told_rules(&info) {
             eprintln!(
                 "goref: warning: {} allows suicide; engine '{}' ({}) has no command to be told \

@@ -128,9 +128,9 @@ fn check(protocol: Protocol, preset: Preset, seeds: &[u32]) -> BTreeSet<&'static
     let mut phases = BTreeSet::new();
     let rules = Ruleset::preset(preset).with_komi("0.5".parse().unwrap());
     let mut match_settings = goref_match::GameSettings::new(SIZE, SIZE);
-    match_settings.rules = rules;
-    match_settings.time = TimeControl::None;
-    match_settings.end = protocol;
+    match_settings.game.rules = rules;
+    match_settings.game.time = TimeControl::None;
+    match_settings.game.end = protocol;
     let geometry = Arc::new(Geometry::rect(SIZE, SIZE).unwrap());
     let mut referee = Referee::new(
         geometry.clone(),

@@ -276,15 +276,15 @@ pub fn game_settings(
         (None, None) if handicap > 0 => Komi::from_f64(0.5).map_err(anyhow::Error::msg)?,
         (None, None) => Ruleset::preset(preset).komi,
     };
-    settings.min_moves = args.min_moves.or(file.min_moves).or_else(|| {
+    settings.game.min_moves = args.min_moves.or(file.min_moves).or_else(|| {
         (preset == Preset::Olympiad)
             .then(|| goref_match::goref_referee::olympiad_min_moves(width, height))
     });
     if let Some(policy) = args.long_cycle.clone().or(file.long_cycle) {
-        settings.long_cycle = policy.parse().map_err(|e| anyhow!("--long-cycle: {e}"))?;
+        settings.game.long_cycle = policy.parse().map_err(|e| anyhow!("--long-cycle: {e}"))?;
     }
-    settings.rules = Ruleset::preset(preset).with_komi(komi);
-    settings.end = match args.end.clone().or(file.end) {
+    settings.game.rules = Ruleset::preset(preset).with_komi(komi);
+    settings.game.end = match args.end.clone().or(file.end) {
         Some(name) => name
             .parse::<goref_match::Protocol>()
             .map_err(|e| anyhow!("{e}"))?,
@@ -312,7 +312,7 @@ pub fn game_settings(
     let time = args.time.clone().or(file.time);
     let byoyomi = args.byoyomi.clone().or(file.byoyomi);
     let canadian = args.canadian.clone().or(file.canadian);
-    settings.time = match time {
+    settings.game.time = match time {
         Some(t) => TimeControl::parse(&t, byoyomi.as_deref(), canadian.as_deref())
             .map_err(anyhow::Error::msg)?,
         None if byoyomi.is_some() || canadian.is_some() => {
@@ -331,10 +331,10 @@ pub fn game_settings(
             .transpose()
     };
     if let Some(lag) = duration(&args.lag, &file.lag, "lag")? {
-        settings.lag = lag;
+        settings.game.lag = lag;
     }
     settings.hang_timeout = duration(&args.hang_timeout, &file.hang_timeout, "hang-timeout")?;
-    if settings.time == TimeControl::None && settings.hang_timeout.is_none() {
+    if settings.game.time == TimeControl::None && settings.hang_timeout.is_none() {
         settings.hang_timeout = Some(Duration::from_secs(60));
     }
     if let Some(t) = duration(
@@ -345,10 +345,10 @@ pub fn game_settings(
         settings.command_timeout = t;
     }
     if let Some(limit) = args.move_limit.or(file.move_limit) {
-        settings.move_limit = limit;
+        settings.game.move_limit = Some(limit);
     }
     if let Some(policy) = args.illegal.clone().or(file.illegal) {
-        settings.illegal = policy
+        settings.game.illegal = policy
             .parse::<IllegalPolicy>()
             .map_err(|e| anyhow!("{e}"))?;
     }

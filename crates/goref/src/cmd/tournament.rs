@@ -281,7 +281,7 @@ fn read_openings(
                 bail!("{name}: opening {label}: openings are moves from the empty board, not setup stones");
             }
             let game = record
-                .replay(settings.rules)
+                .replay(settings.game.rules)
                 .map_err(|e| anyhow!("{name}: opening {label}: {e}"))?;
             if game.is_over() {
                 bail!("{name}: opening {label} ends the game");
