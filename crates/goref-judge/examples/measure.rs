@@ -9,10 +9,10 @@
 //! machine); with `--threads 1` each game's CPU time is printed too (the least of the N), and
 //! its distribution.
 
-use std::time::Instant;
-
-use goref_judge::{default_removal, Budget, Disputes, Judge, Verdict};
+use goref_judge::{Budget, Verdict};
 use goref_rules::{Color, End, Game, Preset, Ruleset};
+
+mod timing;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -66,27 +66,7 @@ fn main() {
             eprintln!("skipped {} (end {:?})", path.display(), game.end());
             continue;
         }
-        let start = Instant::now();
-        let cpu_start = thread_cpu();
-        let judge = Judge::of_game(&game, budget).with_threads(threads);
-        let removal = default_removal(&judge, Disputes::All);
-        let mut seconds = start.elapsed().as_secs_f64();
-        let mut cpu = cpu_start.zip(thread_cpu()).map(|(a, b)| b - a);
-        for _ in 1..repeat {
-            let start = Instant::now();
-            let cpu_start = thread_cpu();
-            let judge = Judge::of_game(&game, budget).with_threads(threads);
-            let again = default_removal(&judge, Disputes::All);
-            seconds = seconds.min(start.elapsed().as_secs_f64());
-            let again_cpu = cpu_start.zip(thread_cpu()).map(|(a, b)| b - a);
-            cpu = cpu.zip(again_cpu).map(|(a, b)| a.min(b));
-            assert_eq!(
-                again.disputed, removal.disputed,
-                "the same verdicts every time"
-            );
-        }
-        // With one thread every search runs on this one: its CPU time is the judgement's.
-        let cpu = cpu.filter(|_| threads == 1);
+        let (removal, seconds, cpu) = timing::judge_least_of(&game, budget, threads, repeat);
         cpu_times.extend(cpu);
         let mut undecided = 0;
         for v in &removal.disputed {
@@ -150,16 +130,4 @@ fn main() {
         "blocks: pass-alive {} dead {} alive-by-default {} undecided {} (games with an undecided block: {})",
         counts[0], counts[1], counts[2], counts[3], undecided_games
     );
-}
-
-/// The CPU time this thread has run, in seconds (`CLOCK_THREAD_CPUTIME_ID`: exact, where
-/// `/proc`'s counters advance by scheduler ticks), or `None` where it cannot be read.
-fn thread_cpu() -> Option<f64> {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec for the call to fill.
-    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    (r == 0).then(|| t.tv_sec as f64 + t.tv_nsec as f64 / 1e9)
 }

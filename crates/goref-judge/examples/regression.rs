@@ -24,8 +24,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use goref_judge::{default_removal, Budget, Disputes, Judge, Keep, Verdict};
+use goref_judge::{Budget, Judge, Keep, Verdict};
 use goref_rules::{Color, Game, Move, Preset, Ruleset};
+
+mod timing;
 
 struct Item {
     number: String,
@@ -189,27 +191,7 @@ fn main() {
             continue;
         }
         let game = game_of(position, rules);
-        let start = Instant::now();
-        let cpu_start = thread_cpu();
-        let judge = Judge::of_game(&game, budget).with_threads(threads);
-        let removal = default_removal(&judge, Disputes::All);
-        let mut seconds = start.elapsed().as_secs_f64();
-        let mut cpu = cpu_start.zip(thread_cpu()).map(|(a, b)| b - a);
-        for _ in 1..repeat {
-            let start = Instant::now();
-            let cpu_start = thread_cpu();
-            let judge = Judge::of_game(&game, budget).with_threads(threads);
-            let again = default_removal(&judge, Disputes::All);
-            seconds = seconds.min(start.elapsed().as_secs_f64());
-            let again_cpu = cpu_start.zip(thread_cpu()).map(|(a, b)| b - a);
-            cpu = cpu.zip(again_cpu).map(|(a, b)| a.min(b));
-            assert_eq!(
-                again.disputed, removal.disputed,
-                "the same verdicts every time"
-            );
-        }
-        // With one thread every search runs on this one: its CPU time is the judgement's.
-        let cpu = cpu.filter(|_| threads == 1);
+        let (removal, seconds, cpu) = timing::judge_least_of(&game, budget, threads, repeat);
         let nodes: u64 = removal.disputed.iter().map(|v| v.nodes).sum();
         let mut counts = [0usize; 5];
         for v in &removal.disputed {
@@ -364,19 +346,6 @@ fn main() {
         println!("  {d}");
     }
 }
-
-/// The CPU time this thread has run, in seconds (`CLOCK_THREAD_CPUTIME_ID`: exact, where
-/// `/proc`'s counters advance by scheduler ticks), or `None` where it cannot be read.
-fn thread_cpu() -> Option<f64> {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec for the call to fill.
-    let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    (r == 0).then(|| t.tv_sec as f64 + t.tv_nsec as f64 / 1e9)
-}
-
 /// Plays a capturing line (the block's colour first) on a game of the position under the
 /// rules, resuming after two passes; panics unless every move is legal and the block of
 /// `stone` is gone at the end.
