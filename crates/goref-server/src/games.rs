@@ -40,7 +40,9 @@ use crate::options::Options;
 use crate::protocol::{
     ClientMessage, GameCreated, GameList, ProtocolError, ProtocolErrorKind, SeatLink, ServerMessage,
 };
-use crate::room::{Act, CreateRequest, Event, GameConfig, MessageRefusal, Phase, Room, Side};
+use crate::room::{
+    Act, CreateRequest, Event, GameConfig, MessageRefusal, Phase, Room, Side, ThirdParty,
+};
 use crate::sessions::{hash_secret, random_hex, same};
 use crate::store::{Created, Store, StoreError, StoredGame};
 
@@ -48,6 +50,10 @@ mod upkeep;
 
 /// Client addresses (or accounts) the creation limiter keeps at most.
 pub(crate) const MAX_LIMITER_KEYS: usize = 100_000;
+
+/// Perfect-play searches the server runs at once (each on one thread, its table up to tens
+/// of megabytes); more games needing one wait their turn.
+const PERFECT_PLAY_AT_ONCE: usize = 2;
 
 /// A game the server made: its id and the seat secrets.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,6 +84,8 @@ pub struct Games {
     /// games, pairs the lobby, refits ratings and runs tournaments (see [`Store::leader`]);
     /// `None`: it is the only one.
     leader: Option<tokio::sync::watch::Receiver<bool>>,
+    /// Permits for perfect-play searches ([`PERFECT_PLAY_AT_ONCE`]).
+    solves: tokio::sync::Semaphore,
 }
 
 impl Games {
@@ -110,6 +118,7 @@ impl Games {
             rooms: Mutex::new(HashMap::new()),
             timers: Mutex::new(HashMap::new()),
             leader,
+            solves: tokio::sync::Semaphore::new(PERFECT_PLAY_AT_ONCE),
         });
         // Before answering anyone: whether this server leads (the first answer of the
         // leader's lock, at most 2 s). If so, the clocks of the started games resume as of
@@ -167,6 +176,17 @@ impl Games {
     #[must_use]
     pub fn now_ms(&self) -> u64 {
         self.clock.now_ms()
+    }
+
+    /// Whether this server takes a game with `config`: what it asks of the server within the
+    /// server's caps (perfect play within [`Options::max_perfect_nodes`]). Every game the
+    /// server makes is checked so; challenges and tournaments when they are made.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::TooManyNodes`](crate::room::ConfigError::TooManyNodes).
+    pub fn accepts(&self, config: &GameConfig) -> Result<(), crate::room::ConfigError> {
+        config.within(self.opts.max_perfect_nodes)
     }
 
     /// Whether this server leads: fires the clocks' timers, closes expired games, and (the
@@ -290,6 +310,7 @@ impl Games {
         let created_ms = self.now_ms();
         // Checked here; the room is made when someone opens the game.
         Room::new(config.clone(), created_ms, self.opts.lag_allowance_ms)
+            .and_then(|_| self.accepts(&config))
             .map_err(|e| ApiError::Invalid(e.to_string()))?;
         let id = id.unwrap_or_else(|| random_hex(6));
         let secrets = ByColor::new(random_hex(16), random_hex(16));
@@ -1053,7 +1074,8 @@ async fn act_on(
 
 /// Stores `event`, then takes `next` (the room with the event applied), then tells everyone.
 /// Nothing changes if storing fails. When the referee then needs an adjudication, the server's
-/// third party (Olympiad 3.9's default removal) decides, stored the same way.
+/// third party decides (the game's [`ThirdParty`]: Olympiad 3.9's default removal, or perfect
+/// play, searched here while the room is held), stored the same way.
 async fn store_and_apply(
     state: &Arc<Games>,
     handle: &Arc<RoomHandle>,
@@ -1098,7 +1120,13 @@ async fn store_and_apply(
                 version: inner.room.version(),
             }))
             .await;
-        pending = inner.room.prepare_adjudication(state.now_ms());
+        pending = match inner.room.third_party() {
+            None => None,
+            Some(ThirdParty::DefaultRemoval) => inner.room.prepare_adjudication(state.now_ms()),
+            Some(ThirdParty::PerfectPlay { nodes }) => perfect_play(state, &inner.room, nodes)
+                .await
+                .and_then(|decided| inner.room.prepare_adjudicated(decided, state.now_ms())),
+        };
     }
     if let Some(f) = inner.room.finished() {
         if let Err(e) = state.store.finish(&handle.id, f.result.clone()).await {
@@ -1117,6 +1145,26 @@ async fn store_and_apply(
     let view: Arc<str> = state_text(&inner.room, &handle.id, state.now_ms()).into();
     let _ = handle.tx.send(view);
     Ok(inner.room.version())
+}
+
+/// The third party's decision by perfect play on `room`, within `nodes` and the server's cap
+/// (`None` when it needs no adjudication): searched once, here, off the async runtime's
+/// threads (at most [`PERFECT_PLAY_AT_ONCE`] searches at a time), while the caller holds the
+/// room; the event stored carries the moves, so that a replay does not search again. A search
+/// that does not prove the value gives the default removal (goref-referee's `by_perfect_play`
+/// says why in its note); so does a search task that dies.
+async fn perfect_play(state: &Arc<Games>, room: &Room, nodes: u64) -> Option<goref_referee::Input> {
+    let referee = room.referee().clone();
+    let budget = nodes.min(state.opts.max_perfect_nodes);
+    let _permit = state.solves.acquire().await.expect("never closed");
+    let solved = tokio::task::spawn_blocking(move || {
+        goref_referee::adjudicate::by_perfect_play(&referee, budget)
+    })
+    .await;
+    match solved {
+        Ok(decided) => decided,
+        Err(_) => goref_referee::adjudicate::by_default_removal(room.referee()),
+    }
 }
 
 /// Arms the timer that flags the running player when their time (plus the lag allowance) is
@@ -1266,6 +1314,197 @@ mod tests {
             (moved + 2_100..=moved + 2_150).contains(&flag.at_ms),
             "flagged at +{} ms",
             flag.at_ms - moved
+        );
+    }
+
+    /// `by` acts on game `id`, answering the version it is at.
+    async fn act_now(games: &Arc<Games>, id: &str, by: Color, act: Act) -> u64 {
+        let version = games.room(id).await.unwrap().unwrap().version();
+        games
+            .act(id, Some(by), act.clone(), Some(version), None)
+            .await
+            .unwrap_or_else(|e| panic!("{by} {act:?}: {e:?}"))
+    }
+
+    /// A 3×3 game under the Olympiad's rules and end protocol, komi 0.5, whose third party
+    /// plays perfectly.
+    fn perfect_3x3(nodes: u64) -> CreateRequest {
+        CreateRequest {
+            width: Some(3),
+            rules: Some("olympiad".into()),
+            komi: Some(0.5),
+            end: Some(goref_referee::Protocol::Olympiad),
+            third_party: Some(ThirdParty::PerfectPlay { nodes }),
+            ..CreateRequest::default()
+        }
+    }
+
+    /// 001 3.7.4-3.7.5 and §3.9 on the server: the players' dead lists differ four times
+    /// (play resumes three times), the tournament director decides, and this game's third
+    /// party plays perfectly: the result is the value goref-solve proves for the position
+    /// with its history, the log holds the play-out (the moves, not a request to search),
+    /// a server replaying the stored log gets the same game without searching, and the
+    /// record the server exports scores to its RE as `goref score` reads it.
+    #[tokio::test(start_paused = true)]
+    async fn perfect_play_decides_the_olympiads_fourth_dispute_and_the_log_replays_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = games(&dir).await;
+        let config = perfect_3x3(1_000_000).config().unwrap();
+        let id = games.open(config, "test".into()).await.unwrap().id;
+        // B a1, W b3, both pass: each player calls the other's stone dead.
+        for (by, act) in [
+            (Color::Black, Act::Play { x: 0, y: 2 }),
+            (Color::White, Act::Play { x: 1, y: 0 }),
+            (Color::Black, Act::Pass),
+            (Color::White, Act::Pass),
+        ] {
+            act_now(&games, &id, by, act).await;
+        }
+        let lists = [
+            (
+                Color::Black,
+                Act::DeadList {
+                    points: vec![[1, 0]],
+                },
+            ),
+            (
+                Color::White,
+                Act::DeadList {
+                    points: vec![[0, 2]],
+                },
+            ),
+        ];
+        for resumption in 1..=3 {
+            for (by, act) in lists.clone() {
+                act_now(&games, &id, by, act).await;
+            }
+            let room = games.room(&id).await.unwrap().unwrap();
+            assert_eq!(room.referee().resumptions(), resumption);
+            let first = room.referee().board_in_play().to_move();
+            act_now(&games, &id, first, Act::Pass).await;
+            act_now(&games, &id, first.opponent(), Act::Pass).await;
+        }
+        // What goref-solve proves from here (play resumed), searched apart from the server.
+        let before = games.room(&id).await.unwrap().unwrap();
+        let mut position = before.referee().game().clone();
+        position.resume();
+        let solved = goref_solve::solve(&position, &goref_solve::Options::default()).unwrap();
+        let goref_solve::Verdict::Proven(value) = solved.verdict else {
+            panic!("{solved:?}")
+        };
+        // What the default removal would give (neither lone stone is removed): the third
+        // party decides this game.
+        let mut by_default = before.clone();
+        for (by, act) in lists.clone() {
+            by_default = by_default.prepare(Some(by), act, 0, None).unwrap().1;
+        }
+        let by_default = by_default.prepare_adjudication(0).unwrap().1;
+        assert_ne!(by_default.finished().unwrap().result, value.to_sgf());
+        // The fourth disagreement: the server's third party decides at once.
+        for (by, act) in lists {
+            act_now(&games, &id, by, act).await;
+        }
+        let room = games.room(&id).await.unwrap().unwrap();
+        let finished = room.finished().expect("decided");
+        assert_eq!(finished.result, value.to_sgf());
+        assert_eq!(finished.ending, "adjudicated");
+        assert_eq!(
+            games.result(&id).await.unwrap().as_deref(),
+            Some(finished.result.as_str())
+        );
+        // The log's last event is the server's play-out, its moves on the board after the
+        // players' moves.
+        let (stored, events) = games.store().load(&id).await.unwrap().unwrap();
+        let last = events.last().unwrap();
+        let Act::PlayOut { moves, note } = &last.act else {
+            panic!("{:?}", last.act)
+        };
+        assert_eq!(last.by, None);
+        assert!(
+            note.starts_with("perfect play (001 §3.9, goref solve): "),
+            "{note}"
+        );
+        assert!(note.contains(&value.to_sgf()), "{note}");
+        assert_eq!(
+            room.moves(),
+            before.moves() + moves.len(),
+            "the play-out's moves are the game's"
+        );
+        assert_eq!(
+            room.referee().game().end(),
+            Some(goref_rules::End::TwoPasses),
+            "played out to the end"
+        );
+        // The game's view shows the note.
+        let view = room.view(&id, games.now_ms());
+        assert_eq!(view.result.as_deref(), Some(finished.result.as_str()));
+        assert!(
+            view.notes.iter().any(|n| &n.text == note),
+            "{:?}",
+            view.notes
+        );
+        // A fresh room from the stored log, and another server on the store: the same game.
+        let mut replayed = Room::new(stored.config, stored.created_ms, 100).unwrap();
+        for e in &events {
+            replayed.commit(e).unwrap();
+        }
+        assert_eq!(replayed.finished(), Some(finished.clone()));
+        assert_eq!(replayed.sgf(), room.sgf());
+        let other = on_manual(games.store().clone(), &Clock::manual(games.now_ms())).await;
+        let there = other.room(&id).await.unwrap().unwrap();
+        assert_eq!(there.finished(), Some(finished.clone()));
+        assert_eq!(there.version(), room.version());
+        // The record: the play-out's moves and the note, and it scores to its RE.
+        let sgf = room.sgf();
+        assert!(
+            sgf.contains("perfect play (001 §3.9, goref solve)"),
+            "{sgf}"
+        );
+        let record = goref_sgf::parse(&sgf).unwrap();
+        assert_eq!(record.result.as_deref(), Some(finished.result.as_str()));
+        assert_eq!(record.moves.len(), room.moves());
+        let rules =
+            goref_rules::Ruleset::preset(record.preset().unwrap()).with_komi(record.komi.unwrap());
+        let game = record.replay(rules).unwrap();
+        assert_eq!(game.end(), Some(goref_rules::End::TwoPasses));
+        let scored = record
+            .final_score(&game)
+            .map_or_else(|| game.outcome(), |f| f.score.outcome());
+        assert_eq!(scored.to_sgf(), finished.result, "{sgf}");
+    }
+
+    /// A game may not ask perfect play of more nodes than the server allows: refused with
+    /// the cap named, by the service (every game it makes) and by `POST /api/games`'s
+    /// settings; none is refused too.
+    #[tokio::test(start_paused = true)]
+    async fn perfect_play_beyond_the_servers_cap_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = games(&dir).await;
+        let cap = games.options().max_perfect_nodes;
+        assert_eq!(cap, crate::options::DEFAULT_MAX_PERFECT_NODES);
+        let config = perfect_3x3(cap + 1).config().unwrap();
+        let refused = games.open(config, "test".into()).await.unwrap_err();
+        let ApiError::Invalid(message) = refused else {
+            panic!("{refused:?}")
+        };
+        assert_eq!(
+            message,
+            format!(
+                "perfect play may search at most {cap} nodes on this server, not {}",
+                cap + 1
+            )
+        );
+        assert!(
+            games.store().list(10).await.unwrap().is_empty(),
+            "nothing stored"
+        );
+        assert!(games
+            .open(perfect_3x3(cap).config().unwrap(), "test".into())
+            .await
+            .is_ok());
+        assert_eq!(
+            perfect_3x3(0).config().unwrap_err(),
+            crate::room::ConfigError::NoNodes
         );
     }
 

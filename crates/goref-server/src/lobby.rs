@@ -85,15 +85,29 @@ pub enum StartError {
     NotCreated,
 }
 
-/// Whether two games fit: the same board, rules, komi, clock, handicap and end (a CGOS
-/// game's terms aside).
+/// Whether two games fit: the same board, rules, komi, clock, handicap, end and third party
+/// (a CGOS game's terms aside).
 fn fits(a: &CreateRequest, b: &CreateRequest) -> bool {
     match (a.config(), b.config()) {
         (Ok(a), Ok(b)) => {
             (
-                a.width, a.height, &a.rules, a.komi, a.time, a.end, a.handicap,
+                a.width,
+                a.height,
+                &a.rules,
+                a.komi,
+                a.time,
+                a.end,
+                a.handicap,
+                a.third_party,
             ) == (
-                b.width, b.height, &b.rules, b.komi, b.time, b.end, b.handicap,
+                b.width,
+                b.height,
+                &b.rules,
+                b.komi,
+                b.time,
+                b.end,
+                b.handicap,
+                b.third_party,
             )
         }
         _ => false,
@@ -601,7 +615,7 @@ impl Lobby {
                         "the players of a challenge are its challenger and who accepts it",
                     );
                 }
-                if let Err(e) = request.config() {
+                if let Err(e) = request.config().and_then(|c| self.games.accepts(&c)) {
                     return refusal("invalid", e.to_string());
                 }
                 let id = random_hex(6);

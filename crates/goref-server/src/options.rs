@@ -65,6 +65,10 @@ pub struct Options {
     pub trust_forwarded_for: bool,
     /// CGOS's door (`--cgos ADDR`): CGOS's programs join through their own clients.
     pub cgos: Option<CgosOptions>,
+    /// The most nodes a game's perfect-play adjudication may ask for
+    /// ([`crate::room::ThirdParty::PerfectPlay`]); a game asking more is refused. A search
+    /// never takes more than this either, whatever a game stored before asked.
+    pub max_perfect_nodes: u64,
 }
 
 impl Default for Options {
@@ -93,9 +97,15 @@ impl Default for Options {
             trust_forwarded_for: false,
             presence_lease: Duration::from_secs(6),
             cgos: None,
+            max_perfect_nodes: DEFAULT_MAX_PERFECT_NODES,
         }
     }
 }
+
+/// The default of [`Options::max_perfect_nodes`]: two million nodes, seconds of one core
+/// (the 3×3 board's proof under the Olympiad's rules takes about 100,000) and a table of tens
+/// of megabytes.
+pub const DEFAULT_MAX_PERFECT_NODES: u64 = 2_000_000;
 
 impl Options {
     pub(crate) fn conn_limits(&self) -> crate::net::ConnLimits {

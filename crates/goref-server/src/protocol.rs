@@ -1083,6 +1083,42 @@ pub struct GameConfig {
     /// Played under CGOS's terms (games of the CGOS door): see [`CgosTerms`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgos: Option<CgosTerms>,
+    /// How the server's third party decides an adjudication (not written when it is the
+    /// default removal: a config stored before the field reads as before).
+    #[serde(default, skip_serializing_if = "ThirdParty::is_default")]
+    pub third_party: ThirdParty,
+}
+
+/// How the server's third party decides when the referee needs an adjudication (disputed
+/// dead stones after the Olympiad's three resumptions or under the `referee` protocol, a
+/// loss on time past the minimum number of moves; 001 §1, 3.7.5, 3.9).
+///
+/// On the wire `{"type": "default_removal"}` or `{"type": "perfect_play", "nodes": 200000}`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ThirdParty {
+    /// The Olympiad's default removal (001 3.9.2, crate goref-judge): the disputed blocks the
+    /// judge finds dead are removed, and the board is scored.
+    #[default]
+    DefaultRemoval,
+    /// Perfect play from the position, with its history (001 §3.9: "the tournament director
+    /// may decide the outcome of the game based on perfect hypothetical play-out", crate
+    /// goref-solve): when the value is proved within `nodes` nodes of search (and the
+    /// server's own cap), the server plays a perfect line out to the end of the game, kept
+    /// in the record ([`Act::PlayOut`]); else, or on a board over 32 points, the default
+    /// removal decides, and its note says why.
+    PerfectPlay {
+        /// The nodes the search may take (1 to the server's cap).
+        nodes: u64,
+    },
+}
+
+impl ThirdParty {
+    /// Whether it is the default, [`ThirdParty::DefaultRemoval`].
+    #[must_use]
+    pub fn is_default(&self) -> bool {
+        *self == ThirdParty::DefaultRemoval
+    }
 }
 
 /// CGOS's terms for a game: every move's first `time_gift_ms` are free (the lag allowance of
@@ -1161,6 +1197,9 @@ pub struct CreateRequest {
     /// CGOS's terms ([`CgosTerms`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgos: Option<CgosTerms>,
+    /// How the third party decides an adjudication (default: the default removal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub third_party: Option<ThirdParty>,
 }
 
 /// What a player (or the server) does.
@@ -1210,6 +1249,17 @@ pub enum Act {
     Adjudicate {
         /// The dead stones, as `[x, y]`.
         points: Vec<[usize; 2]>,
+        /// How they were found, for the record.
+        note: String,
+    },
+    /// The server: its third party decides an adjudication by perfect play
+    /// ([`ThirdParty::PerfectPlay`], 001 §3.9): `moves` (`[x, y]`, `null` for a pass) are
+    /// played out from the position to the end of the game, and the board is scored. The
+    /// moves are the event's truth: a server replaying the log plays them, it does not
+    /// search again.
+    PlayOut {
+        /// The moves, in turn from the player to move; `null`: a pass.
+        moves: Vec<Option<[usize; 2]>>,
         /// How they were found, for the record.
         note: String,
     },

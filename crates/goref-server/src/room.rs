@@ -26,8 +26,8 @@ use goref_rules::{
 use serde::{Deserialize, Serialize};
 
 pub use crate::protocol::{
-    Act, CgosTerms, Closing, CreateRequest, GameConfig, Players, Side, TdAction, MAX_COMMENT,
-    MAX_NAME, MAX_REASON, MAX_SECONDS,
+    Act, CgosTerms, Closing, CreateRequest, GameConfig, Players, Side, TdAction, ThirdParty,
+    MAX_COMMENT, MAX_NAME, MAX_REASON, MAX_SECONDS,
 };
 use crate::protocol::{
     ClockView, ClocksView, CopyView, MoveView, Need as NeedView, NoteView, ScoreView, StateView, Xy,
@@ -71,6 +71,18 @@ pub enum ConfigError {
     /// Settings the referee refuses.
     #[error("{0}")]
     Referee(#[from] SettingError),
+    /// Perfect play asked with no node to search.
+    #[error("perfect play needs a budget of at least one node")]
+    NoNodes,
+    /// Perfect play asked with more nodes than the server allows a game (its option
+    /// `max_perfect_nodes`, `goref serve --max-perfect-nodes`).
+    #[error("perfect play may search at most {max} nodes on this server, not {nodes}")]
+    TooManyNodes {
+        /// Nodes asked for.
+        nodes: u64,
+        /// The server's cap.
+        max: u64,
+    },
 }
 
 /// Why a stored event cannot be replayed.
@@ -115,7 +127,9 @@ impl CreateRequest {
     /// # Errors
     ///
     /// A board side outside 2 to 25, a handicap the board cannot place, unknown rules, a komi
-    /// that is not a half point or beyond ±1000, a clock over the limits, a bad player name.
+    /// that is not a half point or beyond ±1000, a clock over the limits, a bad player name,
+    /// perfect play with no node (the server's cap on nodes is checked by
+    /// [`GameConfig::within`]).
     pub fn config(&self) -> Result<GameConfig, ConfigError> {
         let width = self.width.unwrap_or(19);
         let height = self.height.unwrap_or(width);
@@ -158,6 +172,10 @@ impl CreateRequest {
                 name
             })
         };
+        let third_party = self.third_party.unwrap_or_default();
+        if third_party == (ThirdParty::PerfectPlay { nodes: 0 }) {
+            return Err(ConfigError::NoNodes);
+        }
         Ok(GameConfig {
             width,
             height,
@@ -171,6 +189,7 @@ impl CreateRequest {
             players: None,
             rated: false,
             cgos: self.cgos,
+            third_party,
         })
     }
 }
@@ -186,6 +205,25 @@ impl GameConfig {
         let preset: Preset = self.rules.parse().map_err(ConfigError::Rules)?;
         let komi = Komi::from_f64(self.komi).map_err(ConfigError::Komi)?;
         Ok(Ruleset::preset(preset).with_komi(komi))
+    }
+
+    /// Whether the game asks no more of the server than it allows: perfect play of at most
+    /// `max_nodes` nodes (a larger request is refused, not cut down: the settings a game
+    /// shows are the ones it is played under).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::TooManyNodes`].
+    pub fn within(&self, max_nodes: u64) -> Result<(), ConfigError> {
+        match self.third_party {
+            ThirdParty::PerfectPlay { nodes } if nodes > max_nodes => {
+                Err(ConfigError::TooManyNodes {
+                    nodes,
+                    max: max_nodes,
+                })
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -547,6 +585,7 @@ impl Room {
             },
             Act::Timeout
             | Act::Adjudicate { .. }
+            | Act::PlayOut { .. }
             | Act::Td { .. }
             | Act::Close { .. }
             | Act::Resume
@@ -559,6 +598,16 @@ impl Room {
             Act::Timeout => Input::Timeout,
             Act::Adjudicate { points: p, note } => Input::Adjudicate {
                 dead: Some(points(p)?),
+                note: note.clone(),
+            },
+            Act::PlayOut { moves, note } => Input::PlayOut {
+                moves: moves
+                    .iter()
+                    .map(|m| match m {
+                        None => Ok(Move::Pass),
+                        Some([x, y]) => self.point(*x, *y).map(Move::Play),
+                    })
+                    .collect::<Result<_, _>>()?,
                 note: note.clone(),
             },
             Act::Td { td, action } => self.td_input(td, action)?,
@@ -739,22 +788,54 @@ impl Room {
         self.prepare(None, Act::Resume, now_ms, None).ok()
     }
 
-    /// The server's adjudication (Olympiad 3.9's default removal) when the referee needs one.
+    /// The game's third party when the referee needs an adjudication now; `None` when it
+    /// needs none.
+    #[must_use]
+    pub fn third_party(&self) -> Option<ThirdParty> {
+        let needed =
+            self.closed.is_none() && matches!(self.referee.need(), Need::Adjudication { .. });
+        needed.then_some(self.config.third_party)
+    }
+
+    /// The server's adjudication by Olympiad 3.9's default removal when the referee needs one
+    /// (whatever the game's [`ThirdParty`]: perfect play is searched by the caller, off the
+    /// async runtime, and given to [`Room::prepare_adjudicated`]).
     #[must_use]
     pub fn prepare_adjudication(&self, now_ms: u64) -> Option<(Event, Room)> {
-        let Some(Input::Adjudicate { dead, note }) =
-            goref_referee::adjudicate::by_default_removal(&self.referee)
-        else {
-            return None;
-        };
+        let decided = goref_referee::adjudicate::by_default_removal(&self.referee)?;
+        self.prepare_adjudicated(decided, now_ms)
+    }
+
+    /// The server's event for its third party's decision, `decided` as goref-referee's
+    /// adjudication gives it: dead stones ([`Input::Adjudicate`], stored as
+    /// [`Act::Adjudicate`]) or a play-out ([`Input::PlayOut`], stored as [`Act::PlayOut`]).
+    /// `None` for any other input, or one the referee refuses now.
+    #[must_use]
+    pub fn prepare_adjudicated(&self, decided: Input, now_ms: u64) -> Option<(Event, Room)> {
         let g = self.referee.game().geometry().clone();
-        let points = dead
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|p| g.coords(p).map(|(x, y)| [x, y]))
-            .collect();
-        self.prepare(None, Act::Adjudicate { points, note }, now_ms, None)
-            .ok()
+        let xy = |p: Point| g.coords(p).map(|(x, y)| [x, y]);
+        let act = match decided {
+            Input::Adjudicate { dead, note } => Act::Adjudicate {
+                points: dead
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(xy)
+                    .collect(),
+                note,
+            },
+            Input::PlayOut { moves, note } => Act::PlayOut {
+                moves: moves
+                    .into_iter()
+                    .map(|mv| match mv {
+                        Move::Pass => Some(None),
+                        Move::Play(p) => xy(p).map(Some),
+                    })
+                    .collect::<Option<_>>()?,
+                note,
+            },
+            _ => return None,
+        };
+        self.prepare(None, act, now_ms, None).ok()
     }
 
     /// The server's closing event when the game is due to be closed at `now_ms`: never
@@ -1202,6 +1283,92 @@ mod tests {
         };
         let refused = r.prepare(Some(Color::White), close, 20_000, None);
         assert_eq!(refused.unwrap_err().code(), "malformed");
+    }
+
+    /// 001 §3.9 in the room: the game's third party is asked for only when the referee needs
+    /// an adjudication; a play-out is the server's event (a player's is refused), it must be
+    /// legal from the position, and it replays as its moves.
+    #[test]
+    fn a_play_out_is_the_servers_legal_and_replays_as_its_moves() {
+        let request = CreateRequest {
+            width: Some(3),
+            rules: Some("nstt".into()),
+            komi: Some(0.5),
+            end: Some(goref_referee::Protocol::Referee),
+            third_party: Some(ThirdParty::PerfectPlay { nodes: 100_000 }),
+            ..CreateRequest::default()
+        };
+        let mut room = Room::new(request.config().unwrap(), 1_000, 0).unwrap();
+        let mut events = Vec::new();
+        for (by, act) in [
+            (Color::Black, Act::Play { x: 1, y: 1 }),
+            (Color::White, Act::Play { x: 2, y: 0 }),
+            (Color::Black, Act::Play { x: 2, y: 1 }),
+            (Color::White, Act::Pass),
+            (Color::Black, Act::Pass),
+            (
+                Color::Black,
+                Act::DeadList {
+                    points: vec![[2, 0]],
+                },
+            ),
+        ] {
+            assert_eq!(room.third_party(), None, "no adjudication needed yet");
+            let (event, next) = room.prepare(Some(by), act, 2_000, None).unwrap();
+            events.push(event);
+            room = next;
+        }
+        assert_eq!(room.third_party(), None);
+        let (event, room) = room
+            .prepare(
+                Some(Color::White),
+                Act::DeadList { points: vec![] },
+                3_000,
+                None,
+            )
+            .unwrap();
+        events.push(event);
+        assert_eq!(
+            room.third_party(),
+            Some(ThirdParty::PerfectPlay { nodes: 100_000 })
+        );
+        let refused = |act: Act, by: Option<Color>| room.prepare(by, act, 4_000, None).unwrap_err();
+        let play_out = |moves: Vec<Option<Xy>>| Act::PlayOut {
+            moves,
+            note: String::new(),
+        };
+        assert_eq!(
+            refused(play_out(vec![None, None]), Some(Color::White)).code(),
+            "malformed"
+        );
+        assert_eq!(
+            refused(play_out(vec![Some([1, 1])]), None).code(),
+            "illegal"
+        );
+        assert_eq!(
+            refused(play_out(vec![Some([3, 0])]), None).code(),
+            "off_board"
+        );
+        let decided = goref_referee::adjudicate::by_perfect_play(room.referee(), 100_000).unwrap();
+        let Input::PlayOut { moves, .. } = &decided else {
+            panic!("{decided:?}")
+        };
+        let played = moves.len();
+        let (event, done) = room.prepare_adjudicated(decided, 4_000).unwrap();
+        assert!(matches!(&event.act, Act::PlayOut { moves, .. } if moves.len() == played));
+        assert_eq!(done.moves(), room.moves() + played);
+        assert_eq!(done.third_party(), None, "over");
+        assert_eq!(done.finished().unwrap().ending, "adjudicated");
+        events.push(event);
+        let json = serde_json::to_string(&events).unwrap();
+        let mut replayed = Room::new(request.config().unwrap(), 1_000, 0).unwrap();
+        for e in serde_json::from_str::<Vec<Event>>(&json).unwrap() {
+            replayed.commit(&e).unwrap();
+        }
+        assert_eq!(replayed.finished(), done.finished());
+        assert_eq!(replayed.view("g", 5_000), done.view("g", 5_000));
+        // Anything but a decision of the third party is no adjudication.
+        assert!(room.prepare_adjudicated(Input::Timeout, 4_000).is_none());
     }
 
     #[test]

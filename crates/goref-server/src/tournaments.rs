@@ -766,6 +766,7 @@ async fn create(
     request
         .game
         .config()
+        .and_then(|c| ts.games.accepts(&c))
         .map_err(|e| ApiError::Invalid(e.to_string()))?;
     let _one = ts.changing.lock().await;
     let all = ts.all().await?;

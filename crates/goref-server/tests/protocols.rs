@@ -104,6 +104,83 @@ async fn olympiad_resumes_three_times_then_the_director_decides() {
 }
 
 #[tokio::test]
+async fn olympiad_with_perfect_play_the_director_plays_the_dispute_out() {
+    // 001 3.7.4-3.7.5, then §3.9 by perfect play (`third_party`): on 3×3, Black a1 and White
+    // b3 each call the other's stone dead four times; the server plays a perfect line out on
+    // the board (the default removal would leave both stones: W+0.5).
+    let s = server().await;
+    let mut t = table(
+        s.addr,
+        json!({"width": 3, "height": 3, "rules": "olympiad", "komi": 0.5, "end": "olympiad",
+               "third_party": {"type": "perfect_play", "nodes": 1_000_000}}),
+    )
+    .await;
+    t.sync().await;
+    assert_eq!(
+        t.state()["config"]["third_party"],
+        json!({"type": "perfect_play", "nodes": 1_000_000})
+    );
+    t.moves("B", &[p(0, 2), p(1, 0), PASS, PASS]).await;
+    for _ in 0..3 {
+        let st = lists(&mut t, json!([[1, 0]]), json!([[0, 2]])).await;
+        assert_eq!(st["phase"], "play");
+        t.moves("B", &[PASS, PASS]).await;
+    }
+    let before = t.state()["moves"].as_array().unwrap().len();
+    let st = lists(&mut t, json!([[1, 0]]), json!([[0, 2]])).await;
+    assert_eq!(st["phase"], "over");
+    assert_eq!(st["ending"], "adjudicated");
+    // Every stone alive after the play-out (3.8): the board's score is the result.
+    assert_eq!(st["result"], st["score"]["result"]);
+    assert_ne!(st["result"], "W+0.5");
+    let notes = st["notes"].to_string();
+    assert!(
+        notes.contains("perfect play (001 §3.9, goref solve): ")
+            && notes.contains(st["result"].as_str().unwrap()),
+        "{notes}"
+    );
+    let after = st["moves"].as_array().unwrap().len();
+    assert!(after >= before + 2, "played out to two passes: {st}");
+    // The record holds the play-out and scores to its RE.
+    let rec = record(s.addr, &t.id).await;
+    assert_eq!(rec.moves.len(), after);
+    assert_eq!(rec.result.as_deref(), st["result"].as_str());
+}
+
+#[tokio::test]
+async fn perfect_play_beyond_the_servers_cap_is_refused() {
+    let s = server_with(goref_server::Options {
+        max_perfect_nodes: 1_000,
+        ..goref_server::Options::default()
+    })
+    .await;
+    let ask = |nodes: u64| {
+        json!({"width": 3, "end": "referee",
+               "third_party": {"type": "perfect_play", "nodes": nodes}})
+        .to_string()
+    };
+    let (status, body) =
+        goref_server::client::http(s.addr, "POST", "/api/games", Some(&ask(1_001)))
+            .await
+            .unwrap();
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        (status, v["error"].as_str()),
+        (400, Some("invalid")),
+        "{body}"
+    );
+    assert_eq!(
+        v["message"],
+        "perfect play may search at most 1000 nodes on this server, not 1001"
+    );
+    let (status, body) =
+        goref_server::client::http(s.addr, "POST", "/api/games", Some(&ask(1_000)))
+            .await
+            .unwrap();
+    assert_eq!(status, 201, "{body}");
+}
+
+#[tokio::test]
 async fn a_handicap_game_starts_with_blacks_stones_and_white_to_move() {
     let s = server().await;
     let mut t = table(

@@ -311,3 +311,105 @@ async fn two_hundred_logins_hold_the_server_to_its_hashing_permits_worth() {
         rss - after_40
     );
 }
+
+/// 001 §3.9 on the server as a process: a 3×3 game under the Olympiad's end protocol whose
+/// third party plays perfectly. Each player calls the other's lone stone dead four times; the
+/// server searches once and stores the play-out; `goref score` of the record it exports
+/// prints its RE; killed and started again, it replays the log to the same game and the same
+/// record. A game asking more nodes than `--max-perfect-nodes` is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_perfect_play_adjudication_is_scored_by_goref_score_and_survives_a_restart() {
+    let db = temp_db("perfect");
+    let dir = std::path::Path::new(&db).parent().unwrap().to_path_buf();
+    let flags = ["--rate", "10000", "--max-perfect-nodes", "500000"];
+    let server = common::serve(&db, &flags);
+    let addr = server.addr;
+    let request = |nodes: u64| {
+        json!({"width": 3, "height": 3, "rules": "olympiad", "komi": 0.5, "end": "olympiad",
+               "third_party": {"type": "perfect_play", "nodes": nodes}})
+    };
+    let (status, body) = http(
+        addr,
+        "POST",
+        "/api/games",
+        Some(&request(500_001).to_string()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("at most 500000 nodes"), "{body}");
+    let game = create_game(addr, &request(500_000)).await.unwrap();
+    let id = game["id"].as_str().unwrap();
+    let mut black = Player::connect(addr, id, game["black"]["secret"].as_str())
+        .await
+        .unwrap();
+    let mut white = Player::connect(addr, id, game["white"]["secret"].as_str())
+        .await
+        .unwrap();
+    // One player acts on the latest state; the other sees the result.
+    async fn step(actor: &mut Player, other: &mut Player, msg: serde_json::Value) -> u64 {
+        let v = actor.must(msg.clone()).await.unwrap();
+        other.wait_version(v).await.unwrap();
+        v
+    }
+    let pass = json!({"type": "pass"});
+    step(
+        &mut black,
+        &mut white,
+        json!({"type": "play", "x": 0, "y": 2}),
+    )
+    .await;
+    step(
+        &mut white,
+        &mut black,
+        json!({"type": "play", "x": 1, "y": 0}),
+    )
+    .await;
+    step(&mut black, &mut white, pass.clone()).await;
+    step(&mut white, &mut black, pass.clone()).await;
+    let mut last = 0;
+    for round in 0..4 {
+        let lists = (
+            json!({"type": "dead_list", "points": [[1, 0]]}),
+            json!({"type": "dead_list", "points": [[0, 2]]}),
+        );
+        step(&mut black, &mut white, lists.0).await;
+        last = step(&mut white, &mut black, lists.1).await;
+        if round < 3 {
+            // Play resumes with the first to pass, Black.
+            step(&mut black, &mut white, pass.clone()).await;
+            step(&mut white, &mut black, pass.clone()).await;
+        }
+    }
+    let st = black.wait_version(last).await.unwrap();
+    assert_eq!(st["phase"], "over", "{st}");
+    assert_eq!(st["ending"], "adjudicated");
+    let result = st["result"].as_str().unwrap().to_string();
+    assert!(
+        st["notes"]
+            .to_string()
+            .contains("perfect play (001 §3.9, goref solve): "),
+        "{st}"
+    );
+    let re = common::check_record(addr, &dir, id).await;
+    assert_eq!(re, result);
+    let (_, sgf) = http(addr, "GET", &format!("/api/games/{id}/sgf"), None)
+        .await
+        .unwrap();
+    server.kill();
+
+    let server = common::serve(&db, &flags);
+    let (status, again) = http(server.addr, "GET", &format!("/api/games/{id}/sgf"), None)
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(again, sgf, "the same record from the replayed log");
+    let (_, state) = http(server.addr, "GET", &format!("/api/games/{id}"), None)
+        .await
+        .unwrap();
+    let state: serde_json::Value = serde_json::from_str(&state).unwrap();
+    assert_eq!(state["result"], result.as_str());
+    assert_eq!(state["moves"], st["moves"]);
+    assert_eq!(state["version"], st["version"]);
+    server.kill();
+}

@@ -676,3 +676,83 @@ fn the_kind_of_a_lobby_message_is_its_type_on_the_wire() {
         assert_eq!(LobbyServerMessage::parse(&m.to_text()).unwrap(), m);
     }
 }
+
+/// A game's third party: absent on the wire and in the store when it is the default removal
+/// (configs stored before the field read and write as before: the old views above), else
+/// `{"type": "perfect_play", "nodes": N}`; other shapes are refused.
+#[test]
+fn the_third_party_is_written_only_when_it_is_perfect_play() {
+    let old: serde_json::Map<String, Value> = serde_json::from_str(OLD_VIEWS).unwrap();
+    let stored = old["fresh"]["config"].clone();
+    assert!(stored.get("third_party").is_none());
+    let config: GameConfig = round_trip(&stored);
+    assert_eq!(config.third_party, ThirdParty::DefaultRemoval);
+    let explicit = {
+        let mut v = stored.clone();
+        v["third_party"] = json!({"type": "default_removal"});
+        serde_json::from_value::<GameConfig>(v).unwrap()
+    };
+    assert_eq!(serde_json::to_value(&explicit).unwrap(), stored);
+    let mut perfect = stored.clone();
+    perfect["third_party"] = json!({"type": "perfect_play", "nodes": 250_000});
+    let config: GameConfig = round_trip(&perfect);
+    assert_eq!(
+        config.third_party,
+        ThirdParty::PerfectPlay { nodes: 250_000 }
+    );
+    for bad in [
+        json!("perfect_play"),
+        json!({"type": "perfect_play"}),
+        json!({"type": "perfect_play", "nodes": -1}),
+        json!({"type": "perfect_play", "nodes": 5, "threads": 2}),
+        json!({"type": "oracle"}),
+    ] {
+        let mut v = stored.clone();
+        v["third_party"] = bad.clone();
+        assert!(
+            serde_json::from_value::<GameConfig>(v).is_err(),
+            "{bad} read"
+        );
+    }
+    // A creation request: the field is optional and left out when not given.
+    let request: CreateRequest =
+        serde_json::from_value(json!({"width": 3, "third_party": perfect["third_party"]})).unwrap();
+    assert_eq!(
+        request.config().unwrap().third_party,
+        ThirdParty::PerfectPlay { nodes: 250_000 }
+    );
+    let plain = serde_json::to_value(CreateRequest::default()).unwrap();
+    assert!(plain.get("third_party").is_none(), "{plain}");
+}
+
+/// The play-out event as the store keeps it: `{"type": "play_out", "moves": [[x, y] or
+/// null, ...], "note": ...}`.
+#[test]
+fn a_play_out_is_stored_as_its_moves_and_note() {
+    let act = Act::PlayOut {
+        moves: vec![Some([0, 2]), None, Some([1, 0]), None, None],
+        note: "perfect play (001 §3.9, goref solve): B+8.5".into(),
+    };
+    let wire = json!({"type": "play_out", "moves": [[0, 2], null, [1, 0], null, null],
+        "note": "perfect play (001 §3.9, goref solve): B+8.5"});
+    assert_eq!(serde_json::to_value(&act).unwrap(), wire);
+    assert_eq!(serde_json::from_value::<Act>(wire).unwrap(), act);
+}
+
+proptest! {
+    /// Any third party and any play-out write and read back the same.
+    #[test]
+    fn third_parties_and_play_outs_round_trip(
+        nodes in any::<u64>(),
+        perfect in any::<bool>(),
+        moves in prop::collection::vec(prop::option::of((0usize..25, 0usize..25)), 0..40),
+        note in "\\PC{0,40}",
+    ) {
+        let third = if perfect { ThirdParty::PerfectPlay { nodes } } else { ThirdParty::DefaultRemoval };
+        let text = serde_json::to_string(&third).unwrap();
+        prop_assert_eq!(serde_json::from_str::<ThirdParty>(&text).unwrap(), third);
+        let act = Act::PlayOut { moves: moves.into_iter().map(|m| m.map(|(x, y)| [x, y])).collect(), note };
+        let text = serde_json::to_string(&act).unwrap();
+        prop_assert_eq!(serde_json::from_str::<Act>(&text).unwrap(), act);
+    }
+}

@@ -42,6 +42,7 @@ fn config() -> GameConfig {
         players: None,
         rated: false,
         cgos: None,
+        third_party: Default::default(),
     }
 }
 

@@ -117,6 +117,11 @@ pub struct Args {
     /// instance that died): several instances on one PostgreSQL database.
     #[arg(long, default_value = "6s", value_parser = parse_duration)]
     pub presence_lease: Duration,
+    /// The most nodes a game may ask its perfect-play adjudication to search (settings
+    /// `"third_party": {"type": "perfect_play", "nodes": N}`); a game asking more is refused.
+    /// Searches run two at a time, each on one thread.
+    #[arg(long, default_value_t = goref_server::options::DEFAULT_MAX_PERFECT_NODES)]
+    pub max_perfect_nodes: u64,
 }
 
 fn pairing(args: &Args) -> anyhow::Result<PairingOptions> {
@@ -177,6 +182,7 @@ impl Args {
             allowed_origins: self.allow_origins.clone(),
             trust_forwarded_for: self.trust_forwarded_for,
             presence_lease: self.presence_lease,
+            max_perfect_nodes: self.max_perfect_nodes,
             cgos: match &self.cgos {
                 Some(addr) => Some(
                     goref_server::options::CgosOptions::new(
@@ -228,11 +234,14 @@ mod tests {
             "https://club.example",
             "--allow-origin",
             "https://other.example",
+            "--max-perfect-nodes",
+            "50000",
         ])
         .unwrap();
         let opts = cli.args.options().unwrap();
         assert_eq!(opts.unstarted_expiry, Duration::from_secs(900));
         assert_eq!(opts.allowed_origins.len(), 2);
+        assert_eq!(opts.max_perfect_nodes, 50_000);
     }
 
     #[test]
