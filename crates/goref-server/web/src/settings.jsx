@@ -19,6 +19,12 @@ export const ENDS = [
   ["referee", "Dead lists, else the referee decides"],
 ];
 
+// Who decides a dispute the end protocol sends to the third party (olympiad, referee).
+const THIRD_PARTIES = [
+  ["default_removal", "Default removal (Olympiad 3.9.2)"],
+  ["perfect_play", "Perfect play (001 §3.9, small boards)"],
+];
+
 const CLOCKS = [
   ["fischer", "Fischer"],
   ["sudden_death", "Sudden death"],
@@ -29,6 +35,7 @@ const CLOCKS = [
 
 export function GameFields({ size = 9, clock = "fischer" }) {
   const [kind, setKind] = useState(clock);
+  const [third, setThird] = useState("default_removal");
   return (
     <>
       <label>Width <input name="width" type="number" min="2" max="25" defaultValue={size} /></label>
@@ -47,6 +54,15 @@ export function GameFields({ size = 9, clock = "fischer" }) {
           {ENDS.map(([v, t]) => <option value={v}>{t}</option>)}
         </select>
       </label>
+      <label>
+        Third party
+        <select name="third_party" value={third} onChange={(e) => setThird(e.currentTarget.value)} title="Who decides when the end protocol (olympiad, referee) sends a dispute to the third party">
+          {THIRD_PARTIES.map(([v, t]) => <option value={v}>{t}</option>)}
+        </select>
+      </label>
+      {third === "perfect_play" && (
+        <label>Nodes <input name="nodes" type="number" min="1" step="1" defaultValue="1000000" title="The most nodes the search may take; the default removal decides if it proves nothing within them" /></label>
+      )}
       <label>
         Clock
         <select name="time" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
@@ -93,7 +109,7 @@ export function readGame(form) {
     if (max !== "") time.max_s = Math.round(Number(max) * 60);
   } else if (kind === "byo_yomi") time = { kind, main_s, period_s: num("period_s"), periods: num("periods") };
   else time = { kind, main_s, period_s: num("period_s"), stones: num("stones") };
-  return {
+  const game = {
     width: num("width"),
     height: num("height"),
     rules: f.get("rules"),
@@ -102,6 +118,9 @@ export function readGame(form) {
     handicap: num("handicap"),
     time,
   };
+  // Left out when it is the default, as the server writes it.
+  if (f.get("third_party") === "perfect_play") game.third_party = { type: "perfect_play", nodes: num("nodes") };
+  return game;
 }
 
 const label = (list, v) => (list.find(([k]) => k === v) || [v, v])[1];
