@@ -319,10 +319,22 @@ async fn two_hundred_logins_hold_the_server_to_its_hashing_permits_worth() {
 /// record. A game asking more nodes than `--max-perfect-nodes` is refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_perfect_play_adjudication_is_scored_by_goref_score_and_survives_a_restart() {
-    let db = temp_db("perfect");
-    let dir = std::path::Path::new(&db).parent().unwrap().to_path_buf();
+    perfect_play_across_a_restart(&temp_db("perfect")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_a_perfect_play_adjudication_survives_a_restart() {
+    if let Some(db) = pg_db("perfect") {
+        perfect_play_across_a_restart(&db).await;
+    }
+}
+
+async fn perfect_play_across_a_restart(db: &OsStr) {
+    // Where the record goes for `goref score` (beside a database of its own).
+    let records = temp_db("perfect-records");
+    let dir = std::path::Path::new(&records).parent().unwrap();
     let flags = ["--rate", "10000", "--max-perfect-nodes", "500000"];
-    let server = common::serve(&db, &flags);
+    let server = common::serve(db, &flags);
     let addr = server.addr;
     let request = |nodes: u64| {
         json!({"width": 3, "height": 3, "rules": "olympiad", "komi": 0.5, "end": "olympiad",
@@ -391,14 +403,14 @@ async fn a_perfect_play_adjudication_is_scored_by_goref_score_and_survives_a_res
             .contains("perfect play (001 §3.9, goref solve): "),
         "{st}"
     );
-    let re = common::check_record(addr, &dir, id).await;
+    let re = common::check_record(addr, dir, id).await;
     assert_eq!(re, result);
     let (_, sgf) = http(addr, "GET", &format!("/api/games/{id}/sgf"), None)
         .await
         .unwrap();
     server.kill();
 
-    let server = common::serve(&db, &flags);
+    let server = common::serve(db, &flags);
     let (status, again) = http(server.addr, "GET", &format!("/api/games/{id}/sgf"), None)
         .await
         .unwrap();
