@@ -433,18 +433,25 @@ impl Games {
     /// that died): an [`Act::Resume`] event at `at` in the log of every started game whose
     /// clock runs (unless a later event is there already), ordered with its moves by the
     /// log's sequence, so that every server shows, stores and flags from that log alone. Each
-    /// game's timer is armed. How many games it resumed.
+    /// game's timer is armed; a game waiting for its third party is decided. How many games
+    /// it resumed or decided.
     pub(crate) async fn resume_clocks(self: &Arc<Games>, at: u64) -> usize {
         upkeep::resume_started(self, at).await
     }
 
     /// Resumes the clock of game `id` at `at` (see [`Games::resume_clocks`]); whether an
     /// event was stored. A move stored first by another server is read, and the resume made
-    /// on it when still due.
+    /// on it when still due. A game whose referee waits for the third party (a server
+    /// stopped between the game's last event and the decision, which a search may take
+    /// seconds to reach) is decided now.
     async fn resume_game(self: &Arc<Games>, handle: &Arc<RoomHandle>, at: u64) -> bool {
         let mut inner = handle.inner.lock().await;
         for _ in 0..MAX_TRIES {
-            let Some((event, next)) = inner.room.prepare_resume(at) else {
+            let prepared = match inner.room.prepare_resume(at) {
+                Some(resume) => Some(resume),
+                None => adjudication(self, &inner.room).await,
+            };
+            let Some((event, next)) = prepared else {
                 return false;
             };
             match store_and_apply(self, handle, &mut inner, event, next).await {
@@ -1120,13 +1127,7 @@ async fn store_and_apply(
                 version: inner.room.version(),
             }))
             .await;
-        pending = match inner.room.third_party() {
-            None => None,
-            Some(ThirdParty::DefaultRemoval) => inner.room.prepare_adjudication(state.now_ms()),
-            Some(ThirdParty::PerfectPlay { nodes }) => perfect_play(state, &inner.room, nodes)
-                .await
-                .and_then(|decided| inner.room.prepare_adjudicated(decided, state.now_ms())),
-        };
+        pending = adjudication(state, &inner.room).await;
     }
     if let Some(f) = inner.room.finished() {
         if let Err(e) = state.store.finish(&handle.id, f.result.clone()).await {
@@ -1145,6 +1146,18 @@ async fn store_and_apply(
     let view: Arc<str> = state_text(&inner.room, &handle.id, state.now_ms()).into();
     let _ = handle.tx.send(view);
     Ok(inner.room.version())
+}
+
+/// The server's third party's decision when the referee of `room` needs one (by the game's
+/// [`ThirdParty`]): the event to store and the room after it.
+async fn adjudication(state: &Arc<Games>, room: &Room) -> Option<(Event, Room)> {
+    match room.third_party()? {
+        ThirdParty::DefaultRemoval => room.prepare_adjudication(state.now_ms()),
+        ThirdParty::PerfectPlay { nodes } => {
+            let decided = perfect_play(state, room, nodes).await?;
+            room.prepare_adjudicated(decided, state.now_ms())
+        }
+    }
 }
 
 /// The third party's decision by perfect play on `room`, within `nodes` and the server's cap
@@ -1471,6 +1484,75 @@ mod tests {
             .final_score(&game)
             .map_or_else(|| game.outcome(), |f| f.score.outcome());
         assert_eq!(scored.to_sgf(), finished.result, "{sgf}");
+    }
+
+    /// A server that stopped after storing the event that sent a game to its third party, and
+    /// before storing the decision: the leading server decides it when it starts (as it
+    /// resumes the started games), once.
+    #[tokio::test(start_paused = true)]
+    async fn a_game_left_waiting_for_its_third_party_is_decided_at_the_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = games(&dir).await;
+        let request = CreateRequest {
+            end: Some(goref_referee::Protocol::Referee),
+            ..perfect_3x3(100_000)
+        };
+        let id = games
+            .open(request.config().unwrap(), "test".into())
+            .await
+            .unwrap()
+            .id;
+        // The events as the stopped server stored them: the moves and the lists, no decision.
+        let (stored, _) = games.store().load(&id).await.unwrap().unwrap();
+        let mut room = Room::new(stored.config, stored.created_ms, 100).unwrap();
+        for (by, act) in [
+            (Color::Black, Act::Play { x: 0, y: 2 }),
+            (Color::White, Act::Play { x: 1, y: 0 }),
+            (Color::Black, Act::Pass),
+            (Color::White, Act::Pass),
+            (
+                Color::Black,
+                Act::DeadList {
+                    points: vec![[1, 0]],
+                },
+            ),
+            (
+                Color::White,
+                Act::DeadList {
+                    points: vec![[0, 2]],
+                },
+            ),
+        ] {
+            let (event, next) = room.prepare(Some(by), act, games.now_ms(), None).unwrap();
+            games
+                .store()
+                .append(&id, &event, next.moves() as u64)
+                .await
+                .unwrap();
+            room = next;
+        }
+        assert!(room.third_party().is_some(), "waiting for the third party");
+        let restarted = on_manual(games.store().clone(), &Clock::manual(games.now_ms())).await;
+        assert_eq!(restarted.resume_clocks(restarted.now_ms()).await, 1);
+        assert_eq!(restarted.resume_clocks(restarted.now_ms()).await, 0, "once");
+        let (_, events) = restarted.store().load(&id).await.unwrap().unwrap();
+        assert_eq!(events.len(), 7);
+        assert!(
+            matches!(events[6].act, Act::PlayOut { .. }),
+            "{:?}",
+            events[6].act
+        );
+        assert_eq!(
+            restarted.result(&id).await.unwrap(),
+            restarted
+                .room(&id)
+                .await
+                .unwrap()
+                .unwrap()
+                .finished()
+                .map(|f| f.result)
+        );
+        assert!(restarted.result(&id).await.unwrap().is_some(), "over");
     }
 
     /// A game may not ask perfect play of more nodes than the server allows: refused with
