@@ -291,7 +291,8 @@ export function Game({ id }) {
       <header>
         <span class="rules">
           {width}×{height} · {state.config.rules} · komi {state.config.komi}
-          {state.config.handicap ? ` · handicap ${state.config.handicap}` : ""} · {state.config.end} · {state.time_text}
+          {state.config.handicap ? ` · handicap ${state.config.handicap}` : ""} · {state.config.end}
+          {state.config.third_party && state.config.third_party.type === "perfect_play" ? ` (third party: perfect play, ${state.config.third_party.nodes} nodes)` : ""} · {state.time_text}
           {time && time.kind === "fischer" && time.max_s != null ? ` (at most ${durationText(time.max_s)})` : ""}
           {state.config.rated ? " · rated" : ""}
         </span>

@@ -227,3 +227,79 @@ test("a handicap game under the Olympiad's rules and end protocol", { timeout: 1
     server.stop();
   }
 });
+
+test("a 3x3 game under the Olympiad's end protocol decided by perfect play", { timeout: 120000 }, async () => {
+  // 001 3.7.4-3.7.5 and §3.9: each player calls the other's lone stone dead four times; the
+  // third party chosen in the form (perfect play) plays the position out on the board.
+  const server = await startServer();
+  const browser = await launch();
+  try {
+    const { pages, errors } = await twoPlayers(browser);
+    const [bp, wp] = pages;
+    await bp.goto(server.url + "/");
+    const form = bp.locator('[data-testid="create-form"]');
+    await form.locator('input[name="width"]').fill("3");
+    await form.locator('input[name="height"]').fill("3");
+    await form.locator('input[name="komi"]').fill("0.5");
+    await form.locator('select[name="rules"]').selectOption("olympiad");
+    await form.locator('select[name="end"]').selectOption("olympiad");
+    await form.locator('select[name="third_party"]').selectOption("perfect_play");
+    await form.locator('input[name="nodes"]').fill("200000");
+    await form.locator('select[name="time"]').selectOption("none");
+    await form.locator('button[type="submit"]').click();
+    const blackLink = await bp.locator('[data-testid="black-link"]').getAttribute("href");
+    const whiteLink = await bp.locator('[data-testid="white-link"]').getAttribute("href");
+    await bp.goto(server.url + blackLink);
+    await wp.goto(server.url + whiteLink);
+    for (const p of [bp, wp]) await p.locator(".shudan-goban").waitFor();
+    assert.match(await bp.locator("header .rules").textContent(), /third party: perfect play, 200000 nodes/);
+    let v = 0;
+    const next = async (page, act) => {
+      await atVersion(page, v);
+      await act();
+      v += 1;
+      await atVersion(bp, v);
+      await atVersion(wp, v);
+    };
+    const pass = (page) => next(page, () => page.locator('[data-testid="pass"]').click());
+    await next(bp, () => vertex(bp, 0, 2).click());
+    await next(wp, () => vertex(wp, 1, 0).click());
+    await pass(bp);
+    await pass(wp);
+    for (let round = 0; round < 4; round++) {
+      for (const [p, [x, y]] of [[bp, [1, 0]], [wp, [0, 2]]]) {
+        await p.locator('main[data-phase="dead_lists"]').waitFor();
+        await vertex(p, x, y).click();
+        if (round < 3 || p === bp) {
+          await next(p, () => p.locator('[data-testid="send-list"]').click());
+        } else {
+          // The last list: the server's third party decides at once (one event more).
+          await p.locator('[data-testid="send-list"]').click();
+          v += 2;
+        }
+      }
+      if (round < 3) {
+        await bp.locator('main[data-phase="play"]').waitFor();
+        await pass(bp);
+        await pass(wp);
+      }
+    }
+    let result;
+    for (const p of [bp, wp]) {
+      await p.locator('main[data-phase="over"]').waitFor();
+      const status = await p.locator('[data-testid="status"]').textContent();
+      const m = status.match(/Game over: (\S+) \(adjudicated\)/);
+      assert.ok(m, status);
+      result = m[1];
+      assert.match(await p.locator('[data-testid="notes"]').textContent(), /perfect play \(001 §3\.9, goref solve\)/);
+    }
+    await bp.screenshot({ path: join(shots, "6-perfect-play.png") });
+    const sgf = await (await fetch(server.url + (await bp.locator('[data-testid="sgf"]').getAttribute("href")))).text();
+    assert.ok(sgf.includes(`RE[${result}]`), sgf);
+    assert.match(sgf, /perfect play \(001 §3\.9, goref solve\)/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.stop();
+  }
+});
