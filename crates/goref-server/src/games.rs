@@ -1151,7 +1151,7 @@ async fn store_and_apply(
 /// The server's third party's decision when the referee of `room` needs one (by the game's
 /// [`ThirdParty`]): the event to store and the room after it.
 async fn adjudication(state: &Arc<Games>, room: &Room) -> Option<(Event, Room)> {
-    match room.third_party()? {
+    match room.third_party_due()? {
         ThirdParty::DefaultRemoval => room.prepare_adjudication(state.now_ms()),
         ThirdParty::PerfectPlay { nodes } => {
             let decided = perfect_play(state, room, nodes).await?;
@@ -1531,7 +1531,10 @@ mod tests {
                 .unwrap();
             room = next;
         }
-        assert!(room.third_party().is_some(), "waiting for the third party");
+        assert!(
+            room.third_party_due().is_some(),
+            "waiting for the third party"
+        );
         let restarted = on_manual(games.store().clone(), &Clock::manual(games.now_ms())).await;
         assert_eq!(restarted.resume_clocks(restarted.now_ms()).await, 1);
         assert_eq!(restarted.resume_clocks(restarted.now_ms()).await, 0, "once");

@@ -791,7 +791,7 @@ impl Room {
     /// The game's third party when the referee needs an adjudication now; `None` when it
     /// needs none.
     #[must_use]
-    pub fn third_party(&self) -> Option<ThirdParty> {
+    pub fn third_party_due(&self) -> Option<ThirdParty> {
         let needed =
             self.closed.is_none() && matches!(self.referee.need(), Need::Adjudication { .. });
         needed.then_some(self.config.third_party)
@@ -1313,12 +1313,12 @@ mod tests {
                 },
             ),
         ] {
-            assert_eq!(room.third_party(), None, "no adjudication needed yet");
+            assert_eq!(room.third_party_due(), None, "no adjudication needed yet");
             let (event, next) = room.prepare(Some(by), act, 2_000, None).unwrap();
             events.push(event);
             room = next;
         }
-        assert_eq!(room.third_party(), None);
+        assert_eq!(room.third_party_due(), None);
         let (event, room) = room
             .prepare(
                 Some(Color::White),
@@ -1329,7 +1329,7 @@ mod tests {
             .unwrap();
         events.push(event);
         assert_eq!(
-            room.third_party(),
+            room.third_party_due(),
             Some(ThirdParty::PerfectPlay { nodes: 100_000 })
         );
         let refused = |act: Act, by: Option<Color>| room.prepare(by, act, 4_000, None).unwrap_err();
@@ -1357,7 +1357,7 @@ mod tests {
         let (event, done) = room.prepare_adjudicated(decided, 4_000).unwrap();
         assert!(matches!(&event.act, Act::PlayOut { moves, .. } if moves.len() == played));
         assert_eq!(done.moves(), room.moves() + played);
-        assert_eq!(done.third_party(), None, "over");
+        assert_eq!(done.third_party_due(), None, "over");
         assert_eq!(done.finished().unwrap().ending, "adjudicated");
         events.push(event);
         let json = serde_json::to_string(&events).unwrap();
