@@ -1245,7 +1245,8 @@ pub enum Act {
     },
     /// The server: the player whose clock runs is out of time.
     Timeout,
-    /// The server: its third party (Olympiad 3.9's default removal) names the dead stones.
+    /// The server: its third party names the dead stones (Olympiad 3.9's default removal, also
+    /// when perfect play proves nothing within its nodes).
     Adjudicate {
         /// The dead stones, as `[x, y]`.
         points: Vec<[usize; 2]>,
