@@ -362,6 +362,40 @@ impl Topo {
         }
     }
 
+    /// The regions enclosed by `chains` (connected sets of points without a stone of theirs,
+    /// bordered by `chains` only) each point of which, empty or not, is next to every chain
+    /// of `chains` that borders the region; but single empty points (eyes) and regions of two
+    /// empty points (see [`Topo::two_point_eyes`]), which are counted otherwise. `opp`: the
+    /// other colour's stones.
+    pub fn filled_regions(&self, chains: u32, opp: u32) -> impl Iterator<Item = u32> + '_ {
+        let free = self.all & !chains;
+        let mut rest = free;
+        std::iter::from_fn(move || {
+            while rest != 0 {
+                let region = self.flood(free, 1 << rest.trailing_zeros());
+                rest &= !region;
+                let border = self.nbrs(region) & chains;
+                if border == 0 || (region & opp == 0 && region.count_ones() <= 2) {
+                    continue;
+                }
+                let mut every_chain = true;
+                let mut bordering = border;
+                while bordering != 0 {
+                    let chain = self.flood(chains, 1 << bordering.trailing_zeros());
+                    bordering &= !chain;
+                    if region & !self.nbrs(chain) != 0 {
+                        every_chain = false;
+                        break;
+                    }
+                }
+                if every_chain {
+                    return Some(region);
+                }
+            }
+            None
+        })
+    }
+
     /// The regions of two empty points whose every other neighbour is a stone of `chains`
     /// (each point with at least one such neighbour), as pairs of point masks.
     pub fn two_point_eyes(&self, chains: u32, empty: u32) -> impl Iterator<Item = (u32, u32)> + '_ {

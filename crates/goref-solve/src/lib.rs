@@ -39,7 +39,16 @@
 //! MTD(f) does. Each test is searched by iterative deepening: a depth-limited alpha-beta (negamax) whose answer is
 //! *proven* (a fail-soft bound) or *open* (the depth ran out where nothing decided the node);
 //! the depth grows until the test is proven, so short proofs are found first and the deeper
-//! iterations are ordered by what the shallower ones stored. Boards of at most
+//! iterations are ordered by what the shallower ones stored. Beyond the depth, an open answer
+//! carries an *estimate* (the score as the board stands, within Benson's bounds below), and a
+//! node's open answer the best of its children's: the move it came from is tried first next
+//! time. The deepening alternates two ways of searching, in rounds of doubling node counts
+//! (2^14 each, then twice as many after each pair, the table kept): one stops searching a
+//! node's moves at the first open answer whose estimate passes β (alpha-beta's cut-off on an
+//! estimate: a narrow tree, fast where the estimates point to the proof: 3×4 from 5.7M nodes
+//! to 1.2M), the other searches on past open answers for a proven one (wide, but it finds the
+//! proofs the estimates point away from: without it, one test on 3×4 took 200M nodes). Either
+//! way a node is proven only by proven children. Boards of at most
 //! [`MAX_SOLVE_POINTS`] points are held as two bit sets. A transposition table stores bounds,
 //! the best move and open answers under the board's symmetries (8 on a square, 4 on a
 //! rectangle, 2 on a line, none on other graphs). Moves are ordered: the stored best move, the
@@ -50,7 +59,8 @@
 //! Only proven answers make a value: they come from ended games, from Benson's bounds (below)
 //! and from proven children, exactly as in a search without a depth limit. An open answer is
 //! stored only to save repeating the same unfinished search (it is reused under the same
-//! history filter as a bound, for the same β and no greater depth); it never becomes a bound.
+//! history filter as a bound, for the same β, no greater depth and the same way of
+//! searching); it never becomes a bound.
 //!
 //! # Threads
 //!
@@ -107,6 +117,25 @@
 //!   throw-in) and the history holds nowhere: the answer is legal under either superko rule.
 //!   White's second play in the region would be suicide. The answer depends on the history's
 //!   positions whose Black stones hold `S` (added to the filter below).
+//! * *Enclosed regions* (superko rules only): a region enclosed by `S` (a connected set of
+//!   points without a stone of `S`, all of whose neighbours outside it are stones of `S`),
+//!   other than the eyes above, each point of which (empty or White) is next to every chain
+//!   of `S` that borders it, is Black's as well, when no position of the history has Black
+//!   stones on `S` and on a point of the region, and, if White has stones there, Black moves
+//!   before the game can end (not White to move just after Black's pass: White's pass would
+//!   end the game with them). The region holds no Black stone (one would be part of `S`).
+//!   Black's strategy: while White has stones in such a region, play a liberty of one of them;
+//!   else pass. Each such play joins a chain of `S` (its point is next to it) and keeps a
+//!   liberty in the region (a White chain it did not take keeps its other liberties there; one
+//!   it took leaves its points empty there; every point of the region is next to the merged
+//!   chain), so it is no suicide, and each chain keeps a vital region there beside its other
+//!   one: Benson's condition still holds, so White takes none of these stones. So Black's stones
+//!   in the region only grow, strictly at each of these plays: no such play repeats a position
+//!   of the line from the node, nor (the condition) of the history. Black passes only when
+//!   White has no stone in these regions; the game ends by two passes, so it ends with
+//!   every point of the region Black's or empty next to Black's only. The answer depends on
+//!   the history's positions whose Black stones hold `S` (added to the filter below, as for
+//!   two-point eyes).
 //! * *Upper bound*: the same for White.
 //!
 //! Under the long cycle rule with suicide allowed (a ruleset no preset has), White's
@@ -141,7 +170,7 @@
 //! class is in the Bloom filter, or (long cycle rule) when it lies in a cone a Benson bound
 //! below looked in (the union of two cones is over-approximated by one: the passer's stones
 //! within the union, the opponent's holding the intersection), or when a player's stones in
-//! it hold the chains of a two-point eye counted below (the intersection of such sets, for a
+//! it hold the chains of a two-point eye or an enclosed region counted above (the intersection of such sets, for a
 //! union). A node's `φ` is the union of its plays' colourings and its
 //! children's filters (of the one child that made a cut-off, for a lower bound; of all, for
 //! an upper bound or an open answer). The result is stored with `φ` and `D = {items of H that
@@ -162,7 +191,7 @@
 //! min/max of the same children's bounds (a cut-off uses one legal child; an upper bound uses
 //! every legal child, the same set in both), so it holds for `H'`. A Benson bound of chains
 //! and single-point eyes holds for every history under the superko rules, and adds nothing
-//! to `φ`; a two-point eye, or any bound under the long cycle rule, was checked against
+//! to `φ`; a two-point eye, an enclosed region, or any bound under the long cycle rule, was checked against
 //! history items that pass `φ`, so it holds for `H'` too.
 //! An open answer (the depth ran out) is stored and reused under the same rule, but it only
 //! saves repeating an unfinished search: it never becomes a bound. The table may lose a

@@ -299,15 +299,20 @@ struct Entry {
     lower: i32,
     upper: i32,
     best: u8,
-    /// An open answer: the test's threshold, and the depth searched (0: none).
+    /// An open answer: the test's threshold, the depth searched (0: none), and the estimate
+    /// found (for move ordering only).
     open_beta: i32,
     open_depth: u32,
+    open_value: i32,
+    /// Whether the open answer was found by a search that stops at estimates.
+    open_soft: bool,
 }
 
 /// The answer of a null-window test (see [`Search::test`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Test {
-    /// A fail-soft bound, when proven.
+    /// A fail-soft bound, when proven; else an estimate, which only orders the moves of
+    /// the next, deeper search.
     pub value: i32,
     /// Whether the test was answered (not cut short by the depth).
     pub proven: bool,
@@ -324,9 +329,9 @@ impl Test {
         }
     }
 
-    fn open(gen: Gen) -> Test {
+    fn open(estimate: i32, gen: Gen) -> Test {
         Test {
-            value: 0,
+            value: estimate,
             proven: false,
             gen,
         }
@@ -344,6 +349,8 @@ impl Default for Entry {
             best: NO_MOVE,
             open_beta: 0,
             open_depth: 0,
+            open_value: 0,
+            open_soft: false,
         }
     }
 }
@@ -387,6 +394,9 @@ struct Cand {
     least: u64,
 }
 
+/// The nodes of the first round of each way of searching in [`Search::prove`].
+const FIRST_ROUND: u64 = 1 << 14;
+
 /// Most results kept for one state (with different histories).
 const ENTRIES_PER_STATE: usize = 4;
 
@@ -408,6 +418,11 @@ pub(crate) struct Search {
     pub budget: Option<u64>,
     /// A helper thread's salt for its move order (0: none), so that threads part ways.
     pub salt: u64,
+    /// Whether an open answer whose estimate passes the test ends a node's search (see
+    /// [`Search::prove`]).
+    soft: bool,
+    /// The node count at which the current round of [`Search::prove`] gives way.
+    round_end: u64,
     buffers: Vec<Vec<Cand>>,
     /// Two plays per ply that last cut the search off.
     killers: Vec<[u8; 2]>,
@@ -458,6 +473,8 @@ impl Search {
             nodes: 0,
             budget: None,
             salt: 0,
+            soft: false,
+            round_end: u64::MAX,
             buffers: Vec::new(),
             killers: Vec::new(),
             history: [[0; MAX_SOLVE_POINTS]; 2],
@@ -491,6 +508,9 @@ impl Search {
     #[inline]
     fn count_node(&mut self) -> Result<(), Aborted> {
         self.nodes += 1;
+        if self.nodes > self.round_end {
+            return Err(Aborted);
+        }
         if !self.parallel {
             return match self.budget {
                 Some(b) if self.nodes > b => Err(Aborted),
@@ -714,8 +734,8 @@ impl Search {
                 if e.upper < beta {
                     return Ok(Test::proven(e.upper, back()));
                 }
-                if e.open_beta == beta && e.open_depth >= depth {
-                    open = Some(back());
+                if e.open_beta == beta && e.open_depth >= depth && e.open_soft == self.soft {
+                    open = Some((e.open_value, back()));
                 }
             }
         }
@@ -723,7 +743,7 @@ impl Search {
         drop(buckets);
         // Benson's bounds, whatever the history (see the crate documentation): each player
         // keeps its pass-alive chains and the single points they surround.
-        {
+        let (low, high) = {
             let mover = f.to_move;
             // Where a player's passing is no strategy (under the long cycle rule the other
             // could recreate an earlier position and win by 3.6), the bound is only that no
@@ -744,12 +764,17 @@ impl Search {
             if low >= beta {
                 return Ok(Test::proven(low, own_gen));
             }
-        }
-        if let Some(gen) = open {
-            return Ok(Test::open(gen));
+            (low, high)
+        };
+        if let Some((estimate, gen)) = open {
+            return Ok(Test::open(estimate, gen));
         }
         if depth == 0 {
-            return Ok(Test::open(Gen::NONE));
+            // Beyond the depth: the score as it stands, within the bounds, as the estimate.
+            let estimate = self
+                .relative(&f, self.area_value(f.black, f.white))
+                .clamp(low, high);
+            return Ok(Test::open(estimate, Gen::NONE));
         }
         let ply = self.frames.len();
         let mut cands = if self.buffers.len() > ply {
@@ -784,7 +809,9 @@ impl Search {
         let mut gen_best = Gen::NONE;
         let mut best = -INF;
         let mut best_move = NO_MOVE;
-        let mut first_open = NO_MOVE;
+        // The open answer with the greatest estimate: the move to try first next time.
+        let mut open_best = NO_MOVE;
+        let mut open_value = -INF;
         let mut result = Ok(());
         // Plays in order, then the pass; the pass first when it was the stored best move.
         // After a pass, passing ends the game at once: its value is known, so it goes first.
@@ -848,10 +875,16 @@ impl Search {
                 gen: mut child_gen,
             } = answer;
             if !proven {
-                if first_open == NO_MOVE {
-                    first_open = mv;
-                }
                 gen_all.union(&child_gen);
+                if value > open_value {
+                    open_value = value;
+                    open_best = mv;
+                }
+                // The estimate passes the test: this search goes no further here (a deeper
+                // one will try this move first); the answer stays open.
+                if value >= beta && self.soft {
+                    break;
+                }
                 continue;
             }
             gen_all.union(&child_gen);
@@ -897,8 +930,13 @@ impl Search {
                 self.nodes - nodes_before,
             );
             Test::proven(best, gen_best)
-        } else if first_open != NO_MOVE {
-            let open = Some((beta, depth));
+        } else if open_best != NO_MOVE {
+            let (estimate, first) = if best > open_value {
+                (best, best_move)
+            } else {
+                (open_value, open_best)
+            };
+            let open = Some((beta, depth, estimate));
             self.store(
                 &f,
                 ckey,
@@ -907,11 +945,11 @@ impl Search {
                 gen_all,
                 -INF,
                 INF,
-                first_open,
+                first,
                 open,
                 self.nodes - nodes_before,
             );
-            Test::open(gen_all)
+            Test::open(estimate, gen_all)
         } else {
             self.store(
                 &f,
@@ -963,6 +1001,36 @@ impl Search {
 
     /// The test "is the value at least `beta`?" searched ever deeper until it is answered.
     pub fn prove(&mut self, beta: i32) -> Result<(i32, Gen), Aborted> {
+        let mut round = FIRST_ROUND;
+        let mut soft = true;
+        loop {
+            self.soft = soft;
+            self.round_end = self.nodes.saturating_add(round);
+            let answer = self.deepen(beta);
+            let round_over = self.nodes > self.round_end;
+            self.round_end = u64::MAX;
+            match answer {
+                Err(Aborted) if round_over && !self.out_of_budget() => {}
+                answer => return answer,
+            }
+            if !soft {
+                round = round.saturating_mul(2);
+            }
+            soft = !soft;
+        }
+    }
+
+    /// Whether the budget is spent, or another thread said stop.
+    fn out_of_budget(&self) -> bool {
+        if self.parallel {
+            self.shared.stop.load(Ordering::Relaxed)
+        } else {
+            self.budget.is_some_and(|b| self.nodes > b)
+        }
+    }
+
+    /// Iterative deepening of the test "at least `beta`?" until it is answered.
+    fn deepen(&mut self, beta: i32) -> Result<(i32, Gen), Aborted> {
         // Helpers start one deeper every other thread (lazy SMP's usual spread).
         let mut depth = 1 + (self.salt & 1) as u32;
         loop {
@@ -985,7 +1053,7 @@ impl Search {
         lower: i32,
         upper: i32,
         best_move: u8,
-        open: Option<(i32, u32)>,
+        open: Option<(i32, u32, i32)>,
         work: u64,
     ) {
         let work = work.min(u64::from(u32::MAX)) as u32;
@@ -1044,12 +1112,14 @@ impl Search {
             e.lower = e.lower.max(lower);
             e.upper = e.upper.min(upper);
             e.best = best;
-            if let Some((b, d)) = open {
+            if let Some((b, d, v)) = open {
                 e.open_beta = b;
                 e.open_depth = d;
+                e.open_value = v;
+                e.open_soft = self.soft;
             }
         } else {
-            let (open_beta, open_depth) = open.unwrap_or((0, 0));
+            let (open_beta, open_depth, open_value) = open.unwrap_or((0, 0, 0));
             let at = if len < ENTRIES_PER_STATE {
                 slot.len += 1;
                 table.len.fetch_add(1, Ordering::Relaxed);
@@ -1068,6 +1138,8 @@ impl Search {
                 best,
                 open_beta,
                 open_depth,
+                open_value,
+                open_soft: self.soft,
             };
         }
     }
@@ -1111,6 +1183,27 @@ impl Search {
             };
             if !answer_repeats(b, a) && !answer_repeats(a, b) {
                 count += 2;
+                gen.pats[player.index()] = Some(safe.chains);
+            }
+        }
+        // The other's pass now ends the game when `player` has just passed: its stones in
+        // a region stay there.
+        let may_end_now = f.to_move != player && f.passes >= 1;
+        for region in self.topo.filled_regions(safe.chains, opp) {
+            if may_end_now && region & opp != 0 {
+                continue;
+            }
+            // `player` fills the liberties of the other's stones there until none is left
+            // (see the crate documentation): each such play makes a position with `player`'s
+            // stones on the chains and in the region, which the line from here makes at no
+            // earlier time; the history must hold none.
+            let filled_before = self.hist.iter().any(|i| {
+                let (b, w) = (i.key as u32, (i.key >> 32) as u32);
+                let i_own = if player == Color::Black { b } else { w };
+                i_own & safe.chains == safe.chains && i_own & region != 0
+            });
+            if !filled_before {
+                count += region.count_ones() as i32;
                 gen.pats[player.index()] = Some(safe.chains);
             }
         }
@@ -1229,6 +1322,8 @@ impl Search {
                     + (self.topo.nbr(p).count_ones() as i32)
                     + salt
                     - (played.suicided as i32) * (1 << 25)
+                    // Filling one's own eye: rarely better than the pass.
+                    - i32::from(self.topo.nbr(p) & !own == 0) * (1 << 24)
             };
             out.push(Cand {
                 order,

@@ -460,6 +460,135 @@ fn a_pass_alive_board_is_decided_without_search() {
     }
 }
 
+/// The least value White can hold Black to when Black plays a liberty of White's stones in
+/// `region` while there are any there, and passes otherwise (each Black play must be legal):
+/// every White line tried. `None` beyond `limit` nodes.
+fn worst_against_black_filling(game: &Game, region: &[usize], limit: u64) -> Option<Value> {
+    fn go(game: &Game, region: &[usize], nodes: &mut u64, limit: u64) -> Option<Value> {
+        if game.is_over() {
+            return Some(end_value(game));
+        }
+        *nodes += 1;
+        if *nodes > limit {
+            return None;
+        }
+        let board = game.board();
+        if game.to_move() == Color::Black {
+            let white_there = region
+                .iter()
+                .any(|&p| board.get(Point::new(p)) == Some(Color::White));
+            let fill = region
+                .iter()
+                .map(|&p| Point::new(p))
+                .find(|&p| board.get(p).is_none());
+            let mv = match fill {
+                Some(p) if white_there => Move::Play(p),
+                _ => Move::Pass,
+            };
+            let mut child = game.clone();
+            child
+                .play(mv)
+                .unwrap_or_else(|e| panic!("Black's strategy plays {mv:?}: {e}"));
+            return go(&child, region, nodes, limit);
+        }
+        let mut worst: Option<Value> = None;
+        for mv in game.legal_moves() {
+            let mut child = game.clone();
+            child.play(mv).expect("a legal move");
+            let v = go(&child, region, nodes, limit)?;
+            worst = Some(worst.map_or(v, |w| w.min(v)));
+        }
+        worst
+    }
+    go(game, region, &mut 0, limit)
+}
+
+/// A region that Black's pass-alive chain encloses, every point of which touches the chain,
+/// is Black's even with a White stone in it (the crate documentation: Black fills the
+/// liberties of White's stones there): 3×2, Black's chain with an eye at a2 and the region
+/// c1-c2 holding a White stone. The bound decides the root (B+6 without search), and Black's
+/// strategy, played against every White line, makes it so, under each superko rule, with
+/// either player to move. (The plain minimax does not finish here: Black's filling of its own
+/// eyes lets White take the chain and play a whole game on the board.)
+#[test]
+fn a_region_enclosed_by_a_pass_alive_chain_is_decided_without_search() {
+    let geometry = Arc::new(Geometry::rect(3, 2).unwrap());
+    let rows = [".XO", "XX."];
+    let colors: Vec<Option<Color>> = rows
+        .iter()
+        .rev() // row 1 (the bottom) first
+        .flat_map(|r| r.chars())
+        .map(|c| match c {
+            'X' => Some(Color::Black),
+            'O' => Some(Color::White),
+            _ => None,
+        })
+        .collect();
+    for r in [
+        rules(Preset::Nstt, None),
+        rules(Preset::TrompTaylor, None),
+        rules(Preset::Nstt, Some(KoRule::SituationalSuperko)),
+        rules(Preset::TrompTaylor, Some(KoRule::SituationalSuperko)),
+    ] {
+        for first in [Color::Black, Color::White] {
+            let board = Board::from_colors(Arc::clone(&geometry), &colors).unwrap();
+            let game = Game::from_position(board, first, r);
+            let report = solve(&game, &Options::default()).unwrap();
+            assert_eq!(
+                report.verdict,
+                Verdict::Proven("B+6".parse().unwrap()),
+                "{r}, {first} to move"
+            );
+            assert!(report.nodes <= 2, "{} nodes under {r}", report.nodes);
+            // Independently: Black's strategy of the crate documentation (fill a liberty of
+            // White's stones in the region, else pass), against every White play, ends with
+            // the whole board Black's; no value passes the whole board.
+            assert_eq!(
+                worst_against_black_filling(&game, &[2, 5], 100_000),
+                Some(Value::points(12)),
+                "{r}, {first} to move"
+            );
+            assert_eq!(solved(&game).to_sgf(), "B+6");
+        }
+    }
+}
+
+/// A case the proptest found (`random_positions_agree_with_plain_minimax`: g = 6, rule = 1,
+/// seed = 17983904530683239522, moves = 5). 2×3, Black's chain across the middle with a White
+/// stone in each of its two regions; Black has just passed. The region bound counted both
+/// regions for Black (B+6), but White's pass ends the game now (TT rule 8) with White's stones
+/// still there: 0. A region holding the other's stones is counted only when its owner moves
+/// before the game can end.
+#[test]
+fn a_pass_that_ends_the_game_leaves_the_stones_in_a_region() {
+    let geometry = Arc::new(Geometry::rect(2, 3).unwrap());
+    let rows = ["O.", "XX", ".O"];
+    let colors: Vec<Option<Color>> = rows
+        .iter()
+        .rev() // row 1 (the bottom) first
+        .flat_map(|r| r.chars())
+        .map(|c| match c {
+            'X' => Some(Color::Black),
+            'O' => Some(Color::White),
+            _ => None,
+        })
+        .collect();
+    for r in [
+        rules(Preset::Nstt, None),
+        rules(Preset::Nstt, Some(KoRule::SituationalSuperko)),
+    ] {
+        let board = Board::from_colors(Arc::clone(&geometry), &colors).unwrap();
+        let mut game = Game::from_position(board, Color::Black, r);
+        let before = solved(&game);
+        game.play(Move::Pass).unwrap();
+        let expected = reference(&game, 200_000).expect("within the limit");
+        assert_eq!(expected, Value::points(0), "{r}");
+        assert_eq!(solved(&game), expected, "{r}");
+        // Black to move, Black takes both stones first: the whole board.
+        assert_eq!(before.to_sgf(), "B+6", "{r}");
+    }
+}
+
 /// A case the proptest found (`random_positions_agree_with_plain_minimax`: g = 0, rule = 2,
 /// seed = 5008979894436155616, moves = 4, komi = 0). 1×3 under the Olympiad's rules: White
 /// plays at one end, Black at the other, White passes, Black plays the middle and takes
