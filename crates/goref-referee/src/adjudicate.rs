@@ -101,6 +101,13 @@ pub fn by_perfect_play(referee: &Referee, budget: u64) -> Option<Input> {
                     moves: report.pv,
                 });
             }
+            Verdict::Undecided {
+                lower: Some(value),
+                upper: Some(same),
+            } if value == same => format!(
+                "perfect play proved {} but found no line to play out within {budget} nodes more",
+                value.to_sgf()
+            ),
             Verdict::Undecided { lower, upper } => {
                 let bound =
                     |b: Option<goref_solve::Value>| b.map_or("?".to_string(), |v| v.to_sgf());

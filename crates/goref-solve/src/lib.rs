@@ -360,6 +360,8 @@ pub enum Verdict {
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Stop after this many nodes and report the bounds proved (none: search to the end).
+    /// Finding the principal variation of a proved value may take as many nodes again; a
+    /// value whose line is not found within them is reported undecided, both bounds at it.
     pub budget: Option<u64>,
     /// Results the transposition table may hold (it grows up to this; then a state replaces
     /// another in its slot).
@@ -585,17 +587,26 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
             elapsed: start.elapsed(),
         });
     }
-    // The line is found by this thread alone, without a budget.
-    search.budget = None;
+    // The line is found by this thread alone, within the budget once more.
     search.parallel = false;
+    search.budget = options.budget.map(|b| search.nodes.saturating_add(b));
     let before_pv = search.nodes;
-    let pv = if options.principal_variation {
-        principal_variation(&mut search, lower)
+    let (verdict, pv) = if options.principal_variation {
+        match principal_variation(&mut search, lower) {
+            Ok(pv) => (Verdict::Proven(Value(lo)), pv),
+            Err(Aborted) => (
+                Verdict::Undecided {
+                    lower: Some(Value(lo)),
+                    upper: Some(Value(lo)),
+                },
+                Vec::new(),
+            ),
+        }
     } else {
-        Vec::new()
+        (Verdict::Proven(Value(lo)), Vec::new())
     };
     Ok(Report {
-        verdict: Verdict::Proven(Value(lo)),
+        verdict,
         pv,
         nodes,
         pv_nodes: search.nodes - before_pv,
@@ -706,9 +717,18 @@ fn unpack(packed: &[u64]) -> (u32, u32) {
 }
 
 /// A line of perfect play from the root, whose value (for the player to move) is `value`.
-fn principal_variation(search: &mut Search, mut value: i32) -> Vec<Move> {
-    let mut line = Vec::new();
+fn principal_variation(search: &mut Search, value: i32) -> Result<Vec<Move>, Aborted> {
     let depth = search.frames.len();
+    let line = line_from(search, value);
+    while search.frames.len() > depth {
+        search.pop();
+    }
+    line
+}
+
+/// [`principal_variation`]'s moves, leaving the line's frames on `search`.
+fn line_from(search: &mut Search, mut value: i32) -> Result<Vec<Move>, Aborted> {
+    let mut line = Vec::new();
     'node: loop {
         let mut moves = search.moves();
         // The move the search stored as best here first (it proved the value); but after a
@@ -740,9 +760,7 @@ fn principal_variation(search: &mut Search, mut value: i32) -> Vec<Move> {
                 continue;
             }
             // The child's value is at least -value; it is exactly -value when not above it.
-            let (v, _) = search
-                .prove(1 - value)
-                .expect("no budget while finding the line");
+            let (v, _) = search.prove(1 - value)?;
             if v <= -value {
                 line.push(as_move);
                 value = -value;
@@ -752,8 +770,5 @@ fn principal_variation(search: &mut Search, mut value: i32) -> Vec<Move> {
         }
         unreachable!("a node of proved value has a move that keeps it");
     }
-    while search.frames.len() > depth {
-        search.pop();
-    }
-    line
+    Ok(line)
 }
