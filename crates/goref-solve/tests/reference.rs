@@ -434,20 +434,13 @@ fn three_by_three_is_black_by_nine() {
 /// plays, and the search needs no node below the root.
 #[test]
 fn a_pass_alive_board_is_decided_without_search() {
-    let geometry = Arc::new(Geometry::rect(3, 3).unwrap());
     let rows = ["..X", "XXX", "X.X"];
-    let colors: Vec<Option<Color>> = rows
-        .iter()
-        .rev() // row 1 (the bottom) first
-        .flat_map(|r| r.chars())
-        .map(|c| (c == 'X').then_some(Color::Black))
-        .collect();
     for r in [
         rules(Preset::Nstt, None),
         rules(Preset::TrompTaylor, None),
         rules(Preset::Nstt, Some(KoRule::SituationalSuperko)),
     ] {
-        let board = Board::from_colors(Arc::clone(&geometry), &colors).unwrap();
+        let board = Board::from_ascii(&rows).unwrap();
         let game = Game::from_position(board, Color::White, r);
         let report = solve(&game, &Options::default()).unwrap();
         assert_eq!(
@@ -512,18 +505,7 @@ fn worst_against_black_filling(game: &Game, region: &[usize], limit: u64) -> Opt
 /// eyes lets White take the chain and play a whole game on the board.)
 #[test]
 fn a_region_enclosed_by_a_pass_alive_chain_is_decided_without_search() {
-    let geometry = Arc::new(Geometry::rect(3, 2).unwrap());
     let rows = [".XO", "XX."];
-    let colors: Vec<Option<Color>> = rows
-        .iter()
-        .rev() // row 1 (the bottom) first
-        .flat_map(|r| r.chars())
-        .map(|c| match c {
-            'X' => Some(Color::Black),
-            'O' => Some(Color::White),
-            _ => None,
-        })
-        .collect();
     for r in [
         rules(Preset::Nstt, None),
         rules(Preset::TrompTaylor, None),
@@ -531,7 +513,7 @@ fn a_region_enclosed_by_a_pass_alive_chain_is_decided_without_search() {
         rules(Preset::TrompTaylor, Some(KoRule::SituationalSuperko)),
     ] {
         for first in [Color::Black, Color::White] {
-            let board = Board::from_colors(Arc::clone(&geometry), &colors).unwrap();
+            let board = Board::from_ascii(&rows).unwrap();
             let game = Game::from_position(board, first, r);
             let report = solve(&game, &Options::default()).unwrap();
             assert_eq!(
@@ -561,23 +543,12 @@ fn a_region_enclosed_by_a_pass_alive_chain_is_decided_without_search() {
 /// before the game can end.
 #[test]
 fn a_pass_that_ends_the_game_leaves_the_stones_in_a_region() {
-    let geometry = Arc::new(Geometry::rect(2, 3).unwrap());
     let rows = ["O.", "XX", ".O"];
-    let colors: Vec<Option<Color>> = rows
-        .iter()
-        .rev() // row 1 (the bottom) first
-        .flat_map(|r| r.chars())
-        .map(|c| match c {
-            'X' => Some(Color::Black),
-            'O' => Some(Color::White),
-            _ => None,
-        })
-        .collect();
     for r in [
         rules(Preset::Nstt, None),
         rules(Preset::Nstt, Some(KoRule::SituationalSuperko)),
     ] {
-        let board = Board::from_colors(Arc::clone(&geometry), &colors).unwrap();
+        let board = Board::from_ascii(&rows).unwrap();
         let mut game = Game::from_position(board, Color::Black, r);
         let before = solved(&game);
         game.play(Move::Pass).unwrap();
