@@ -535,6 +535,52 @@ fn a_region_enclosed_by_a_pass_alive_chain_is_decided_without_search() {
     }
 }
 
+/// Under a budget the line of a proved value takes at most as many nodes again: the region
+/// position above is proved by its bound at once, but its line must be searched (Black's
+/// captures, then the passes); with the proof's nodes as the budget the value is reported
+/// undecided with both bounds at it, with enough it is proved with its line.
+#[test]
+fn a_line_beyond_the_budget_leaves_the_proved_value_undecided() {
+    let rows = [".XO", "XX."];
+    let board = Board::from_ascii(&rows).unwrap();
+    let game = Game::from_position(board, Color::Black, rules(Preset::Nstt, None));
+    let six: Value = "B+6".parse().unwrap();
+    let with = |budget: u64| {
+        let options = Options {
+            budget: Some(budget),
+            ..Options::default()
+        };
+        solve(&game, &options).unwrap()
+    };
+    // Without a budget: the proof's nodes and the line's.
+    let free = solve(&game, &Options::default()).unwrap();
+    assert_eq!(free.verdict, Verdict::Proven(six));
+    assert!(
+        free.pv_nodes > free.nodes,
+        "the line ({} nodes) costs more than the proof ({})",
+        free.pv_nodes,
+        free.nodes
+    );
+    let short = with(free.nodes);
+    assert_eq!(short.nodes, free.nodes);
+    assert_eq!(
+        short.verdict,
+        Verdict::Undecided {
+            lower: Some(six),
+            upper: Some(six)
+        }
+    );
+    assert!(short.pv.is_empty());
+    let enough = with(1_000);
+    assert_eq!(enough.verdict, Verdict::Proven(six));
+    let mut replay = game.clone();
+    for &mv in &enough.pv {
+        replay.play(mv).unwrap();
+    }
+    assert!(replay.is_over());
+    assert_eq!(end_value(&replay), six);
+}
+
 /// A case the proptest found (`random_positions_agree_with_plain_minimax`: g = 6, rule = 1,
 /// seed = 17983904530683239522, moves = 5). 2×3, Black's chain across the middle with a White
 /// stone in each of its two regions; Black has just passed. The region bound counted both
