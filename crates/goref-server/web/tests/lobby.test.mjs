@@ -120,12 +120,16 @@ test("a person accepts a program's challenge, plays it out, reviews it; players 
     const deadline = Date.now() + 60000;
     for (;;) {
       assert.ok(Date.now() < deadline, `the game did not end; the program said: ${botLog.join("")}`);
-      const main = page.locator("main.game");
-      const phase = await main.getAttribute("data-phase");
+      // One read of the state the page shows (read attribute by attribute, the program's
+      // pass could fall between them: "move" from before it, Ann's turn from after it, in
+      // marking, where there is no pass button).
+      const { phase, need, color, version } = await page.locator("main.game").evaluate((m) => ({
+        phase: m.dataset.phase,
+        need: m.dataset.need,
+        color: m.dataset.needColor,
+        version: Number(m.dataset.version),
+      }));
       if (phase === "over") break;
-      const need = await main.getAttribute("data-need");
-      const color = await main.getAttribute("data-need-color");
-      const version = Number(await main.getAttribute("data-version"));
       const button = need === "move" ? "pass" : need === "marking" ? "done" : null;
       if (color === seat && button) {
         await page.locator(`[data-testid="${button}"]`).click();
