@@ -49,6 +49,21 @@ pub(crate) struct Table {
 }
 
 impl Table {
+    /// Runs `f` on the slot of the state `ckey`, `meta` (`None` when the table does not hold
+    /// it), under the lock of its pair.
+    fn probe<R>(&self, ckey: u64, meta: u32, f: impl FnOnce(Option<&Slot>) -> R) -> R {
+        let buckets = self.buckets.read().unwrap_or_else(PoisonError::into_inner);
+        let index = slot_index(ckey, meta, 2 * buckets.len());
+        let pair = buckets[index >> 1]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let slot = [index & 1, (index & 1) ^ 1]
+            .into_iter()
+            .map(|i| &pair[i])
+            .find(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta);
+        f(slot)
+    }
+
     pub fn new(cap: usize) -> Table {
         Table {
             buckets: RwLock::new(Self::empty(FIRST_SLOTS / 2)),
@@ -698,49 +713,37 @@ impl Search {
         let f = *self.frames.last().expect("a node");
         let (ckey, s) = self.canonical(&f);
         let meta = self.meta(&f, s);
-        let mut tt_best = NO_MOVE;
-        let mut open = None;
         let nodes_before = self.nodes;
-        let buckets = self
-            .shared
-            .table
-            .buckets
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
-        let index = slot_index(ckey, meta, 2 * buckets.len());
-        let pair = buckets[index >> 1]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let slot = [index & 1, (index & 1) ^ 1]
-            .into_iter()
-            .map(|i| &pair[i])
-            .find(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta);
-        if let Some(slot) = slot {
-            for e in &slot.entries[..usize::from(slot.len)] {
+        // The stored results: a bound that answers the test, else the best move and an open
+        // answer to reuse.
+        let stored = self.shared.table.probe(ckey, meta, |slot| {
+            let mut tt_best = NO_MOVE;
+            let mut open = None;
+            let entries = slot.map_or(&[][..], |slot| &slot.entries[..usize::from(slot.len)]);
+            for e in entries {
                 if !self.deps_match(e, s, f.balance) {
                     continue;
                 }
                 if e.best != NO_MOVE {
-                    tt_best = if e.best == PASS {
-                        PASS
-                    } else {
-                        self.topo.syms[self.topo.inverse[s]][e.best as usize]
-                    };
+                    tt_best = self.unmapped(s, e.best);
                 }
                 let back = || e.gen.mapped(&self.topo, self.topo.inverse[s]);
                 if e.lower >= beta {
-                    return Ok(Test::proven(e.lower, back()));
+                    return Err(Test::proven(e.lower, back()));
                 }
                 if e.upper < beta {
-                    return Ok(Test::proven(e.upper, back()));
+                    return Err(Test::proven(e.upper, back()));
                 }
                 if e.open_beta == beta && e.open_depth >= depth && e.open_soft == self.soft {
                     open = Some((e.open_value, back()));
                 }
             }
-        }
-        drop(pair);
-        drop(buckets);
+            Ok((tt_best, open))
+        });
+        let (tt_best, open) = match stored {
+            Ok(stored) => stored,
+            Err(answer) => return Ok(answer),
+        };
         // Benson's bounds, whatever the history (see the crate documentation): each player
         // keeps its pass-alive chains and the single points they surround.
         let (low, high) = {
@@ -974,29 +977,24 @@ impl Search {
         let f = *self.frames.last()?;
         let (ckey, s) = self.canonical(&f);
         let meta = self.meta(&f, s);
-        let buckets = self
-            .shared
-            .table
-            .buckets
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
-        let index = slot_index(ckey, meta, 2 * buckets.len());
-        let pair = buckets[index >> 1]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let slot = [index & 1, (index & 1) ^ 1]
-            .into_iter()
-            .map(|i| &pair[i])
-            .find(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta)?;
-        let e = slot.entries[..usize::from(slot.len)]
-            .iter()
-            .filter(|e| e.best != NO_MOVE && self.deps_match(e, s, f.balance))
-            .max_by_key(|e| e.lower)?;
-        Some(if e.best == PASS {
+        let best = self.shared.table.probe(ckey, meta, |slot| {
+            let slot = slot?;
+            let e = slot.entries[..usize::from(slot.len)]
+                .iter()
+                .filter(|e| e.best != NO_MOVE && self.deps_match(e, s, f.balance))
+                .max_by_key(|e| e.lower)?;
+            Some(e.best)
+        })?;
+        Some(self.unmapped(s, best))
+    }
+
+    /// A move stored in the canonical frame `s`, in the line's frame.
+    fn unmapped(&self, s: usize, mv: u8) -> u8 {
+        if mv == PASS {
             PASS
         } else {
-            self.topo.syms[self.topo.inverse[s]][e.best as usize]
-        })
+            self.topo.syms[self.topo.inverse[s]][mv as usize]
+        }
     }
 
     /// The test "is the value at least `beta`?" searched ever deeper until it is answered.
