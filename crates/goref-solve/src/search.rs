@@ -181,6 +181,17 @@ pub(crate) struct Item {
     pub bloom: [u16; BLOOM_PROBES],
 }
 
+impl Item {
+    /// Its stones of `player`, then the other's.
+    fn stones(&self, player: Color) -> (u32, u32) {
+        let (b, w) = (self.key as u32, (self.key >> 32) as u32);
+        match player {
+            Color::Black => (b, w),
+            Color::White => (w, b),
+        }
+    }
+}
+
 /// The most symmetries a board has (a square's eight).
 const MAX_SYMS: usize = 8;
 /// Bits a class sets in a [`Gen`] Bloom filter.
@@ -1174,9 +1185,8 @@ impl Search {
             let answer_repeats = |stone: u32, hole: u32| {
                 let need = safe.chains | stone;
                 self.hist.iter().any(|i| {
-                    let (b, w) = (i.key as u32, (i.key >> 32) as u32);
-                    let i_own = if player == Color::Black { b } else { w };
-                    i_own & need == need && (b | w) & hole == 0
+                    let (i_own, i_opp) = i.stones(player);
+                    i_own & need == need && (i_own | i_opp) & hole == 0
                 })
             };
             if !answer_repeats(b, a) && !answer_repeats(a, b) {
@@ -1196,8 +1206,7 @@ impl Search {
             // stones on the chains and in the region, which the line from here makes at no
             // earlier time; the history must hold none.
             let filled_before = self.hist.iter().any(|i| {
-                let (b, w) = (i.key as u32, (i.key >> 32) as u32);
-                let i_own = if player == Color::Black { b } else { w };
+                let (i_own, _) = i.stones(player);
                 i_own & safe.chains == safe.chains && i_own & region != 0
             });
             if !filled_before {
@@ -1226,11 +1235,7 @@ impl Search {
             Color::White => (f.white, f.black),
         };
         !self.hist.iter().any(|i| {
-            let (b, w) = (i.key as u32, (i.key >> 32) as u32);
-            let (i_own, i_opp) = match passer {
-                Color::Black => (b, w),
-                Color::White => (w, b),
-            };
+            let (i_own, i_opp) = i.stones(passer);
             i_own & !own == 0 && i_opp & opp == opp && i_opp != opp
         })
     }
