@@ -293,6 +293,18 @@ impl Topo {
     /// region by self-capture, so every point of the region, not only the empty ones, must
     /// touch the chain.
     pub fn pass_alive(&self, own: u32, opp: u32, suicide_allowed: bool) -> Safe {
+        self.pass_alive_without(own, opp, suicide_allowed, 0)
+    }
+
+    /// [`Topo::pass_alive`] where no region that meets `unvital` is vital: the chains that
+    /// stay pass-alive whatever their own colour plays in those regions.
+    pub fn pass_alive_without(
+        &self,
+        own: u32,
+        opp: u32,
+        suicide_allowed: bool,
+        unvital: u32,
+    ) -> Safe {
         let empty = self.all & !(own | opp);
         let mut chains = [0u32; MAX_SOLVE_POINTS];
         let mut nc = 0;
@@ -328,7 +340,7 @@ impl Topo {
                         continue; // the region borders a chain that is not in the set
                     }
                     let must_touch = if suicide_allowed { r } else { r & empty };
-                    if r & reach != 0 && must_touch & !reach == 0 {
+                    if r & reach != 0 && must_touch & !reach == 0 && r & unvital == 0 {
                         vital += 1;
                         if vital == 2 {
                             break;
@@ -390,6 +402,35 @@ impl Topo {
                 }
                 if every_chain {
                     return Some(region);
+                }
+            }
+            None
+        })
+    }
+
+    /// The regions enclosed by `chains` (connected sets of points without an `own` stone,
+    /// bordered by stones of `chains` only) with at most one *interior* point, a point next
+    /// to no stone of `chains`, and that one with at least two neighbours: the other colour
+    /// can make no eye there but at that point, so it has one eye at most.
+    pub fn interior_regions(&self, own: u32, chains: u32) -> impl Iterator<Item = u32> + '_ {
+        let free = self.all & !own;
+        let mut rest = free;
+        let near = self.nbrs(chains);
+        std::iter::from_fn(move || {
+            while rest != 0 {
+                let region = self.flood(free, 1 << rest.trailing_zeros());
+                rest &= !region;
+                let border = self.nbrs(region) & own;
+                if border == 0 || border & !chains != 0 {
+                    continue;
+                }
+                let interior = region & !near;
+                match interior.count_ones() {
+                    0 => return Some(region),
+                    1 if self.nbr[interior.trailing_zeros() as usize].count_ones() >= 2 => {
+                        return Some(region)
+                    }
+                    _ => {}
                 }
             }
             None
@@ -464,6 +505,32 @@ mod tests {
         assert_eq!(topo.pass_alive(b, w, false).chains, b);
         assert_eq!(topo.pass_alive(b, w, false).count(), 9);
         assert_eq!(topo.pass_alive(b, w, true).chains, 0);
+    }
+
+    #[test]
+    fn regions_with_one_interior_point_are_found_and_kept_apart_from_benson() {
+        let topo = Topo::new(&Geometry::rect(4, 4).unwrap());
+        // A corner of four points (a1 next to no Black stone) holding two White stones, and
+        // Black's chain with two eyes besides.
+        let (b, w) = stones(&topo, &["..X.", "OOXX", "XXXX", "X.XX"]);
+        let safe = topo.pass_alive(b, w, false);
+        assert_eq!(safe.chains, b);
+        let corner = 0b11 | 0b11 << 4;
+        let found: Vec<_> = topo.interior_regions(b, safe.chains).collect();
+        assert!(found.contains(&corner), "{found:?}");
+        // Without the corner the chain keeps its two eyes: it stays pass-alive.
+        assert_eq!(topo.pass_alive_without(b, w, false, corner).chains, b);
+        // A corner of six points has two interior points (a1, b1 in the top row): none.
+        let (b, w) = stones(&topo, &["...X", "...X", "XXXX", "X.X."]);
+        let safe = topo.pass_alive(b, w, false);
+        assert_eq!(safe.chains, b);
+        assert!(topo.interior_regions(b, safe.chains).all(|r| r & 1 == 0));
+        // A chain with three eyes (a1, b4, d4) stays pass-alive without one, not without two.
+        let (b, w) = stones(&topo, &[".X..", "XX..", "XXXX", "X.X."]);
+        let safe = topo.pass_alive(b, w, false);
+        assert_eq!(safe.chains, b);
+        assert_eq!(topo.pass_alive_without(b, w, false, 1).chains, b);
+        assert_eq!(topo.pass_alive_without(b, w, false, 1 | 1 << 13).chains, 0);
     }
 
     #[test]

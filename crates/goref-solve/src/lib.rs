@@ -34,8 +34,10 @@
 //! # The search
 //!
 //! Null-window tests ("is the value at least β?") until the proved bounds meet: β bisects the
-//! bounds (which start at the whole board's score either way, no score can pass it), or,
-//! under the long cycle rule whose wins have no margin, steps from the last value found as
+//! bounds (which start at the whole board's score either way, no score can pass it; on
+//! boards with a point of three neighbours the first test asks instead whether the side the
+//! board as it stands favours takes the whole board: one test where it does, as on 3×3 and
+//! 5×5, where bisection proves ever higher bounds one by one), or, under the long cycle rule whose wins have no margin, steps from the last value found as
 //! MTD(f) does. Each test is searched by iterative deepening: a depth-limited alpha-beta (negamax) whose answer is
 //! *proven* (a fail-soft bound) or *open* (the depth ran out where nothing decided the node);
 //! the depth grows until the test is proven, so short proofs are found first and the deeper
@@ -136,6 +138,27 @@
 //!   every point of the region Black's or empty next to Black's only. The answer depends on
 //!   the history's positions whose Black stones hold `S` (added to the filter below, as for
 //!   two-point eyes).
+//! * *Regions with one interior point* (superko rules only): a region enclosed by `S`, other
+//!   than those above, that has at most one *interior* point (a point next to no stone of
+//!   `S`), that one with two neighbours or more, is Black's as well when the chains around it
+//!   are in `S'`, the chains that Benson's test keeps when none of these regions counts as
+//!   vital, and under the history and pass conditions of enclosed regions. White can make an
+//!   eye there only at the interior point: every other point touches Black. Black's strategy
+//!   there: (1) join to `S'` a Black stone of the region cut off from it, through an empty
+//!   neighbour; else (2) while White has stones there, play a liberty of a White string next
+//!   to a Black stone joined to `S'`; else (3) play the interior point; pass when there is
+//!   nothing to do. A play of (1) or (2) joins a chain of `S'`, which keeps its two vital
+//!   regions outside these regions: it is not suicide, and White never takes it. (2) finds
+//!   nothing only when every White string's one liberty is the interior point, so (3) takes
+//!   them all (legal) and leaves its stone with every neighbour empty: two liberties or more,
+//!   which White's one play before Black's next turn cannot take, and (1) then joins it. So no
+//!   Black stone of the region is taken and Black's stones there only grow, strictly at each of
+//!   these plays: none repeats a position of the line, nor (the condition) of the history.
+//!   While White has stones there Black has a play, and Black passes only when White has
+//!   none, so the game ends with the region Black's. A chain that borders none of these
+//!   regions keeps its vital regions (a region vital to a chain borders it), so the other
+//!   rules' strategies go on beside this one; this one's plays of (1) come first, the others'
+//!   answers can wait a turn. Tested by playing this strategy against every White line.
 //! * *Upper bound*: the same for White.
 //!
 //! Under the long cycle rule with suicide allowed (a ruleset no preset has), White's
@@ -525,11 +548,19 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
         };
         (-most - komi, most - komi)
     };
+    let mut first = if lower.abs() < LC_WIN && upper.abs() < LC_WIN {
+        search.first_test(lower, upper)
+    } else {
+        None
+    };
     let mut guess = 0;
     let mut aborted = false;
     while lower < upper {
-        // Between finite bounds, bisect; else step from the last value (MTD(f)).
-        let beta = if lower.abs() < LC_WIN && upper.abs() < LC_WIN {
+        // Between finite bounds, bisect (after the first test, see `Search::first_test`);
+        // else step from the last value (MTD(f)).
+        let beta = if let Some(beta) = first.take() {
+            beta
+        } else if lower.abs() < LC_WIN && upper.abs() < LC_WIN {
             lower + (upper - lower + 1) / 2
         } else if guess == lower {
             guess + 1
@@ -731,19 +762,19 @@ fn line_from(search: &mut Search, mut value: i32) -> Result<Vec<Move>, Aborted> 
     let mut line = Vec::new();
     'node: loop {
         let mut moves = search.moves();
-        // The move the search stored as best here first (it proved the value); but after a
-        // pass the pass before it: passing ends the game at once, and when that keeps the
-        // value the line ends there (the shortest line, and no search).
+        // The pass first: when it keeps the value the line takes it (after a pass it ends
+        // the game at once, without search). Without it a side that loses whatever it plays
+        // could go on throwing stones in and taking them back as long as the history allows
+        // (under situational superko with suicide, for very long). Then the move the search
+        // stored as best (it proved the value).
         if let Some(i) = search
             .stored_best()
             .and_then(|best| moves.iter().position(|&m| m == best))
         {
             moves[..=i].rotate_right(1);
         }
-        if search.frames.last().expect("a node").passes >= 1 {
-            let i = moves.iter().position(|&m| m == PASS).expect("the pass");
-            moves[..=i].rotate_right(1);
-        }
+        let i = moves.iter().position(|&m| m == PASS).expect("the pass");
+        moves[..=i].rotate_right(1);
         for mv in moves {
             let black_to_move = search.frames.last().expect("a node").to_move == Color::Black;
             let relative = |for_black: i32| if black_to_move { for_black } else { -for_black };
