@@ -570,6 +570,30 @@ fn black_clears(game: &Game, region: &[usize]) -> Move {
     }
 }
 
+/// The superko rules, with and without suicide.
+fn superko_rules() -> [Ruleset; 4] {
+    [
+        rules(Preset::Nstt, None),
+        rules(Preset::TrompTaylor, None),
+        rules(Preset::Nstt, Some(KoRule::SituationalSuperko)),
+        rules(Preset::TrompTaylor, Some(KoRule::SituationalSuperko)),
+    ]
+}
+
+/// The position drawn by `rows` with `first` to move under `r`, after checking that the
+/// solver proves `value` there by the bounds at the root (two nodes at most).
+fn decided_without_search(rows: &[&str], first: Color, r: Ruleset, value: &str) -> Game {
+    let game = Game::from_position(Board::from_ascii(rows).unwrap(), first, r);
+    let report = solve(&game, &Options::default()).unwrap();
+    assert_eq!(
+        report.verdict,
+        Verdict::Proven(value.parse().unwrap()),
+        "{r}, {first} to move"
+    );
+    assert!(report.nodes <= 2, "{} nodes under {r}", report.nodes);
+    game
+}
+
 /// A region that Black's pass-alive chain encloses, every point of which touches the chain,
 /// is Black's even with a White stone in it (the crate documentation: Black fills the
 /// liberties of White's stones there): 3×2, Black's chain with an eye at a2 and the region
@@ -579,23 +603,9 @@ fn black_clears(game: &Game, region: &[usize]) -> Move {
 /// eyes lets White take the chain and play a whole game on the board.)
 #[test]
 fn a_region_enclosed_by_a_pass_alive_chain_is_decided_without_search() {
-    let rows = [".XO", "XX."];
-    for r in [
-        rules(Preset::Nstt, None),
-        rules(Preset::TrompTaylor, None),
-        rules(Preset::Nstt, Some(KoRule::SituationalSuperko)),
-        rules(Preset::TrompTaylor, Some(KoRule::SituationalSuperko)),
-    ] {
+    for r in superko_rules() {
         for first in [Color::Black, Color::White] {
-            let board = Board::from_ascii(&rows).unwrap();
-            let game = Game::from_position(board, first, r);
-            let report = solve(&game, &Options::default()).unwrap();
-            assert_eq!(
-                report.verdict,
-                Verdict::Proven("B+6".parse().unwrap()),
-                "{r}, {first} to move"
-            );
-            assert!(report.nodes <= 2, "{} nodes under {r}", report.nodes);
+            let game = decided_without_search(&[".XO", "XX."], first, r, "B+6");
             // Independently: Black's strategy of the crate documentation (fill a liberty of
             // White's stones in the region, else pass), against every White play, ends with
             // the whole board Black's; no value passes the whole board.
@@ -618,23 +628,9 @@ fn a_region_enclosed_by_a_pass_alive_chain_is_decided_without_search() {
 /// against every White line, makes it so under nstt.
 #[test]
 fn a_region_with_one_interior_point_is_decided_without_search() {
-    let rows = ["..X.", "OOXX", "XXXX", "X.XX"];
-    for r in [
-        rules(Preset::Nstt, None),
-        rules(Preset::TrompTaylor, None),
-        rules(Preset::Nstt, Some(KoRule::SituationalSuperko)),
-        rules(Preset::TrompTaylor, Some(KoRule::SituationalSuperko)),
-    ] {
+    for r in superko_rules() {
         for first in [Color::Black, Color::White] {
-            let board = Board::from_ascii(&rows).unwrap();
-            let game = Game::from_position(board, first, r);
-            let report = solve(&game, &Options::default()).unwrap();
-            assert_eq!(
-                report.verdict,
-                Verdict::Proven("B+16".parse().unwrap()),
-                "{r}, {first} to move"
-            );
-            assert!(report.nodes <= 2, "{} nodes under {r}", report.nodes);
+            let game = decided_without_search(&["..X.", "OOXX", "XXXX", "X.XX"], first, r, "B+16");
             // Where suicide is allowed, or under situational superko, White's self-captures
             // and passes in the corner make too many histories to try every line (over a
             // million states): the strategy is tried under nstt.
