@@ -81,23 +81,30 @@ async fn accept_challenge_of(
     lobby: &mut LobbyClient,
     by: &str,
 ) -> (String, Player) {
-    let cid = loop {
+    // A lobby message may be older than the acceptance of an earlier challenge of the same
+    // program (taken by the last game): then the accept is refused, and a new connection's
+    // first message lists the lobby as it is (the refusal's wait skipped lobby messages).
+    let id = loop {
         let v = lobby.next_of("lobby").await.unwrap();
-        if let Some(c) = v["challenges"]
+        let Some(c) = v["challenges"]
             .as_array()
             .unwrap()
             .iter()
             .find(|c| c["by"] == by)
-        {
-            assert_eq!(c["program"], true);
-            break c["id"].as_str().unwrap().to_string();
+        else {
+            continue;
+        };
+        assert_eq!(c["program"], true);
+        let cid = c["id"].as_str().unwrap().to_string();
+        let ack = lobby
+            .request(&json!({"type": "accept", "challenge": cid}))
+            .await
+            .unwrap();
+        if let Some(id) = ack["game"].as_str() {
+            break id.to_string();
         }
+        *lobby = LobbyClient::connect(addr, token).await.unwrap();
     };
-    let ack = lobby
-        .request(&json!({"type": "accept", "challenge": cid}))
-        .await
-        .unwrap();
-    let id = ack["game"].as_str().expect("accepted").to_string();
     let me = Player::connect_as(addr, &id, token).await.unwrap();
     (id, me)
 }
