@@ -37,8 +37,8 @@
 //! bounds (which start at the whole board's score either way, no score can pass it; on
 //! boards with a point of three neighbours the first test asks instead whether the side the
 //! board as it stands favours takes the whole board: one test where it does, as on 3×3 and
-//! 5×5, where bisection proves ever higher bounds one by one), or, under the long cycle rule whose wins have no margin, steps from the last value found as
-//! MTD(f) does. Each test is searched by iterative deepening: a depth-limited alpha-beta (negamax) whose answer is
+//! 5×5, where bisection proves ever higher bounds one by one), or, under the long cycle
+//! rule whose wins have no margin, steps from the last value found as MTD(f) does. Each test is searched by iterative deepening: a depth-limited alpha-beta (negamax) whose answer is
 //! *proven* (a fail-soft bound) or *open* (the depth ran out where nothing decided the node);
 //! the depth grows until the test is proven, so short proofs are found first and the deeper
 //! iterations are ordered by what the shallower ones stored. Beyond the depth, an open answer

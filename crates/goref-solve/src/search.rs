@@ -1222,8 +1222,9 @@ impl Search {
         // around them stay pass-alive without them (see the crate documentation).
         let mut interior = [0u32; MAX_SOLVE_POINTS];
         let mut found = 0;
+        // (A region of one or two empty points is an eye or a two-point eye above: seen.)
         for region in self.topo.interior_regions(own, safe.chains) {
-            if region & seen == 0 && (region & opp != 0 || region.count_ones() > 2) {
+            if region & seen == 0 {
                 interior[found] = region;
                 found += 1;
             }
