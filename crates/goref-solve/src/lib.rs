@@ -61,8 +61,10 @@
 //! Only proven answers make a value: they come from ended games, from Benson's bounds (below)
 //! and from proven children, exactly as in a search without a depth limit. An open answer is
 //! stored only to save repeating the same unfinished search (it is reused under the same
-//! history filter as a bound, for the same β, no greater depth and the same way of
-//! searching); it never becomes a bound.
+//! history filter as a bound, for the same β and no greater depth, by the search that stops
+//! at estimates only if no node below it stopped at one: else the two ways of searching
+//! give the same answer, and the wide search reuses it too; on 4×4 after b2 b1, 22.5M nodes
+//! to 5.5M); it never becomes a bound.
 //!
 //! # Threads
 //!

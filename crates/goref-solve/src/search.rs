@@ -330,8 +330,9 @@ struct Entry {
     open_beta: i32,
     open_depth: u32,
     open_value: i32,
-    /// Whether the open answer was found by a search that stops at estimates.
-    open_soft: bool,
+    /// Whether the open answer depends on a search that stopped at an estimate (then only
+    /// such a search reuses it).
+    open_cut: bool,
 }
 
 /// The answer of a null-window test (see [`Search::test`]).
@@ -344,6 +345,9 @@ pub(crate) struct Test {
     pub proven: bool,
     /// The history items it may depend on.
     pub gen: Gen,
+    /// Whether an open answer depends on a node that stopped at an estimate: without it, the
+    /// two ways of searching gave the same answer.
+    pub cut: bool,
 }
 
 impl Test {
@@ -352,14 +356,16 @@ impl Test {
             value,
             proven: true,
             gen,
+            cut: false,
         }
     }
 
-    fn open(estimate: i32, gen: Gen) -> Test {
+    fn open(estimate: i32, gen: Gen, cut: bool) -> Test {
         Test {
             value: estimate,
             proven: false,
             gen,
+            cut,
         }
     }
 }
@@ -376,7 +382,7 @@ impl Default for Entry {
             open_beta: 0,
             open_depth: 0,
             open_value: 0,
-            open_soft: false,
+            open_cut: false,
         }
     }
 }
@@ -745,8 +751,8 @@ impl Search {
                 if e.upper < beta {
                     return Err(Test::proven(e.upper, back()));
                 }
-                if e.open_beta == beta && e.open_depth >= depth && e.open_soft == self.soft {
-                    open = Some((e.open_value, back()));
+                if e.open_beta == beta && e.open_depth >= depth && (self.soft || !e.open_cut) {
+                    open = Some((e.open_value, back(), e.open_cut));
                 }
             }
             Ok((tt_best, open))
@@ -780,15 +786,15 @@ impl Search {
             }
             (low, high)
         };
-        if let Some((estimate, gen)) = open {
-            return Ok(Test::open(estimate, gen));
+        if let Some((estimate, gen, cut)) = open {
+            return Ok(Test::open(estimate, gen, cut));
         }
         if depth == 0 {
             // Beyond the depth: the score as it stands, within the bounds, as the estimate.
             let estimate = self
                 .relative(&f, self.area_value(f.black, f.white))
                 .clamp(low, high);
-            return Ok(Test::open(estimate, Gen::NONE));
+            return Ok(Test::open(estimate, Gen::NONE, false));
         }
         let ply = self.frames.len();
         let mut cands = if self.buffers.len() > ply {
@@ -826,6 +832,8 @@ impl Search {
         // The open answer with the greatest estimate: the move to try first next time.
         let mut open_best = NO_MOVE;
         let mut open_value = -INF;
+        // Whether an open answer below (or here) stopped at an estimate.
+        let mut cut = false;
         let mut result = Ok(());
         // Plays in order, then the pass; the pass first when it was the stored best move.
         // After a pass, passing ends the game at once: its value is known, so it goes first.
@@ -887,8 +895,10 @@ impl Search {
                 value,
                 proven,
                 gen: mut child_gen,
+                cut: child_cut,
             } = answer;
             if !proven {
+                cut |= child_cut;
                 gen_all.union(&child_gen);
                 if value > open_value {
                     open_value = value;
@@ -897,6 +907,7 @@ impl Search {
                 // The estimate passes the test: this search goes no further here (a deeper
                 // one will try this move first); the answer stays open.
                 if value >= beta && self.soft {
+                    cut = true;
                     break;
                 }
                 continue;
@@ -950,7 +961,7 @@ impl Search {
             } else {
                 (open_value, open_best)
             };
-            let open = Some((beta, depth, estimate));
+            let open = Some((beta, depth, estimate, cut));
             self.store(
                 &f,
                 ckey,
@@ -963,7 +974,7 @@ impl Search {
                 open,
                 self.nodes - nodes_before,
             );
-            Test::open(estimate, gen_all)
+            Test::open(estimate, gen_all, cut)
         } else {
             self.store(
                 &f,
@@ -1062,7 +1073,7 @@ impl Search {
         lower: i32,
         upper: i32,
         best_move: u8,
-        open: Option<(i32, u32, i32)>,
+        open: Option<(i32, u32, i32, bool)>,
         work: u64,
     ) {
         let work = work.min(u64::from(u32::MAX)) as u32;
@@ -1121,14 +1132,14 @@ impl Search {
             e.lower = e.lower.max(lower);
             e.upper = e.upper.min(upper);
             e.best = best;
-            if let Some((b, d, v)) = open {
+            if let Some((b, d, v, cut)) = open {
                 e.open_beta = b;
                 e.open_depth = d;
                 e.open_value = v;
-                e.open_soft = self.soft;
+                e.open_cut = cut;
             }
         } else {
-            let (open_beta, open_depth, open_value) = open.unwrap_or((0, 0, 0));
+            let (open_beta, open_depth, open_value, open_cut) = open.unwrap_or((0, 0, 0, false));
             let at = if len < ENTRIES_PER_STATE {
                 slot.len += 1;
                 table.len.fetch_add(1, Ordering::Relaxed);
@@ -1148,7 +1159,7 @@ impl Search {
                 open_beta,
                 open_depth,
                 open_value,
-                open_soft: self.soft,
+                open_cut,
             };
         }
     }
