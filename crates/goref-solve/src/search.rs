@@ -429,6 +429,10 @@ struct Cand {
 /// The nodes of the first round of each way of searching in [`Search::prove`].
 const FIRST_ROUND: u64 = 1 << 14;
 
+/// The least depth at which [`Search::test`] looks up its children's results before
+/// searching them (enhanced transposition cut-offs).
+const ETC_DEPTH: u32 = 3;
+
 /// Most results kept for one state (with different histories).
 const ENTRIES_PER_STATE: usize = 4;
 
@@ -819,6 +823,17 @@ impl Search {
                 prefetch(&buckets[slot_index(c.least, child_meta, slots) >> 1]);
             }
         }
+        // Enhanced transposition cut-offs: a play whose position the table already shows
+        // failing the opponent's test (so passing ours) goes first, where it cuts off at once.
+        if depth >= ETC_DEPTH {
+            if let Some(i) = (1..cands.len()).find(|&i| {
+                let c = cands[i];
+                c.terminal.is_none() && self.refuted_in_table(&f, &c, 1 - beta)
+            }) {
+                let c = cands.remove(i);
+                cands.insert(0, c);
+            }
+        }
         // What an upper bound (or an open answer) depends on: every play's colouring (legal
         // or not, the history decides) and every child's answer. A lower bound depends only
         // on its best child.
@@ -991,6 +1006,24 @@ impl Search {
             Test::proven(best, gen_all)
         };
         Ok(answer)
+    }
+
+    /// Whether the table holds, for the position play `c` makes from `f` with this history,
+    /// an upper bound below `beta` (for the player to move there).
+    fn refuted_in_table(&mut self, f: &Frame, c: &Cand, beta: i32) -> bool {
+        self.push_play(f, c);
+        let child = *self.frames.last().expect("a node");
+        let (ckey, s) = self.canonical(&child);
+        let meta = self.meta(&child, s);
+        let refuted = self.shared.table.probe(ckey, meta, |slot| {
+            slot.is_some_and(|slot| {
+                slot.entries[..usize::from(slot.len)]
+                    .iter()
+                    .any(|e| e.upper < beta && self.deps_match(e, s, child.balance))
+            })
+        });
+        self.pop();
+        refuted
     }
 
     /// The best move stored for the line's last frame, from the result with the greatest
