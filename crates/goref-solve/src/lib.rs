@@ -38,43 +38,44 @@
 //! boards with a point of three neighbours the first test asks instead whether the side the
 //! board as it stands favours takes the whole board: one test where it does, as on 3×3 and
 //! 5×5, where bisection proves ever higher bounds one by one), or, under the long cycle
-//! rule whose wins have no margin, steps from the last value found as MTD(f) does. Each test is searched by iterative deepening: a depth-limited alpha-beta (negamax) whose answer is
-//! *proven* (a fail-soft bound) or *open* (the depth ran out where nothing decided the node);
-//! the depth grows until the test is proven, so short proofs are found first and the deeper
-//! iterations are ordered by what the shallower ones stored. Beyond the depth, an open answer
-//! carries an *estimate* (the score as the board stands, within Benson's bounds below), and a
-//! node's open answer the best of its children's: the move it came from is tried first next
-//! time. The deepening alternates two ways of searching, in rounds of doubling node counts
-//! (2^14 each, then twice as many after each pair, the table kept): one stops searching a
-//! node's moves at the first open answer whose estimate passes β (alpha-beta's cut-off on an
-//! estimate: a narrow tree, fast where the estimates point to the proof: 3×4 from 5.7M nodes
-//! to 1.2M), the other searches on past open answers for a proven one (wide, but it finds the
-//! proofs the estimates point away from: without it, one test on 3×4 took 200M nodes). Either
-//! way a node is proven only by proven children. Boards of at most
-//! [`MAX_SOLVE_POINTS`] points are held as two bit sets. A transposition table stores bounds,
-//! the best move and open answers under the board's symmetries (8 on a square, 4 on a
-//! rectangle, 2 on a line, none on other graphs). Moves are ordered: the stored best move, the
-//! plays that last cut off at that ply (killers), then captures, then points by their number
-//! of neighbours, the pass last (first after a pass, where it ends the game at a known value).
-//! Under a node budget a search that runs out reports the bounds its completed tests proved.
+//! rule whose wins have no margin, steps from the last value found as MTD(f) does.
 //!
-//! Only proven answers make a value: they come from ended games, from Benson's bounds (below)
-//! and from proven children, exactly as in a search without a depth limit. An open answer is
-//! stored only to save repeating the same unfinished search (it is reused under the same
-//! history filter as a bound, for the same β and no greater depth, by the search that stops
-//! at estimates only if no node below it stopped at one: else the two ways of searching
-//! give the same answer, and the wide search reuses it too; on 4×4 after b2 b1, 22.5M nodes
-//! to 5.5M); it never becomes a bound.
+//! Each test is searched by depth-first proof-number search (df-pn, Nagai 2002), in negamax
+//! form. A node's *proof number* is the least number of unsettled leaves whose answers could
+//! make the test's answer yes, its *disproof number* the same for no: the least of its moves'
+//! for yes, their sum for no (a move's numbers are its child's, exchanged). Leaves start at
+//! one and one. The search descends into the move whose proof looks cheapest, with
+//! thresholds (the 1 + ε trick, ε = ¼) that send it back up when another looks cheaper, so
+//! that it goes deep where the proof is narrow and never searches a line to a uniform depth:
+//! on 3×4 the solve takes 54k nodes where an iterative deepening alpha-beta with enhanced
+//! transposition cut-offs took 780k, and 4×4 (B+2, which that search did not prove in 831M
+//! nodes) takes 2.5M. A node's moves are first looked up in the transposition table, so that a
+//! move whose position is already decided counts as decided (the enhanced transposition
+//! cut-off of alpha-beta searches comes with the method). Proof and disproof numbers only
+//! choose where to search: they are kept in a lossy table of their own, by state and β,
+//! whatever the history, and a wrong or lost number costs nodes, never soundness. Only
+//! decided answers make a value: they come from ended games, from Benson's bounds (below),
+//! from the table and from decided children, as in a plain search. A yes is a lower bound
+//! (the best of the moves that answer yes), a no an upper bound (the best of all moves,
+//! every one of which answers no): fail-soft bounds, stored with the history items they
+//! depend on.
+//!
+//! Boards of at most [`MAX_SOLVE_POINTS`] points are held as two bit sets. The transposition
+//! table stores bounds and the best move under the board's symmetries (8 on a square, 4 on a
+//! rectangle, 2 on a line, none on other graphs). Moves of equal numbers are taken in order:
+//! the stored best move, the plays that last answered yes at that ply (killers), then
+//! captures, then points by their number of neighbours, the pass last (first after a pass,
+//! where it ends the game at a known value). Under a node budget a search that runs out
+//! reports the bounds its completed tests proved.
 //!
 //! # Threads
 //!
 //! With [`Options::threads`] above one, each null-window test is searched by that many
-//! threads at once (lazy SMP): each has its own line, history, killers and history
-//! heuristic; they share the transposition table (pairs of slots behind locks, the whole
-//! behind a read-write lock that only its growth takes for writing), the node count and a
-//! signal to stop. The helpers order plays of like history differently (a salt per thread)
-//! and every other one starts its iterative deepening one deeper, so that they part ways and
-//! store what the others will find. The first thread to answer the test answers it; the
+//! threads at once (lazy SMP): each has its own line, history, killers and proof numbers;
+//! they share the transposition table (pairs of slots behind locks, the whole behind a
+//! read-write lock that only its growth takes for writing), the node count and a signal to
+//! stop. The helpers order moves of equal numbers differently (a salt per thread), so that
+//! they part ways and store what the others will find. The first thread to answer the test answers it; the
 //! others stop. This is sound because nothing a thread stores depends on which thread stored
 //! it: an entry holds the state, the bounds and the history items it depends on (`φ` and `D`
 //! below), and a thread uses it only where its own history agrees on them; and every proven
@@ -197,8 +198,8 @@
 //! within the union, the opponent's holding the intersection), or when a player's stones in
 //! it hold the chains of a two-point eye or an enclosed region counted above (the intersection of such sets, for a
 //! union). A node's `φ` is the union of its plays' colourings and its
-//! children's filters (of the one child that made a cut-off, for a lower bound; of all, for
-//! an upper bound or an open answer). The result is stored with `φ` and `D = {items of H that
+//! children's filters (of the one child that answered yes, for a lower bound; of all, for
+//! an upper bound). The result is stored with `φ` and `D = {items of H that
 //! pass φ}` (exactly, as a sorted list; a hash is only a quick filter).
 //!
 //! **Claim.** If a node of the same state (up to symmetry, mapping everything with it) has a
@@ -213,13 +214,12 @@
 //! amount in both). The child's answer was used with a filter `φ_c` that passes nothing `φ`
 //! does not (`φ` is a union over it), so the two child histories agree on the items that pass
 //! `φ_c`, and by induction the child's bounds hold in both. The node's bound is the same
-//! min/max of the same children's bounds (a cut-off uses one legal child; an upper bound uses
-//! every legal child, the same set in both), so it holds for `H'`. A Benson bound of chains
+//! min/max of the same children's bounds (a lower bound uses one legal child; an upper bound
+//! uses every legal child, the same set in both), so it holds for `H'`. A Benson bound of chains
 //! and single-point eyes holds for every history under the superko rules, and adds nothing
 //! to `φ`; a two-point eye, an enclosed region, or any bound under the long cycle rule, was checked against
 //! history items that pass `φ`, so it holds for `H'` too.
-//! An open answer (the depth ran out) is stored and reused under the same rule, but it only
-//! saves repeating an unfinished search: it never becomes a bound. The table may lose a
+//! The proof numbers, kept whatever the history, never become bounds. The table may lose a
 //! result (a state replaces another in its slot); it never changes one.
 //!
 //! Where the stones only grow (no captures below the node), `m` exceeds the node's own

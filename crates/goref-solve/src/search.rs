@@ -1,7 +1,6 @@
-//! The search: null-window tests by iterative deepening of a fail-soft, depth-limited
-//! alpha-beta in negamax form, Benson's bounds at every node, and a transposition table whose
-//! entries carry the part of the history they depend on (see the crate documentation for the
-//! argument).
+//! The search's ground: positions held as bit sets, their moves and history, Benson's bounds
+//! at every node, and a transposition table whose entries carry the part of the history they
+//! depend on (see the crate documentation for the argument); `dfpn` searches the tests.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -9,6 +8,8 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use goref_rules::{Color, KoRule};
 
 use crate::bits::{key, Topo, MAX_SOLVE_POINTS};
+
+mod dfpn;
 
 /// Larger than any value: the window's open ends.
 pub(crate) const INF: i32 = 1 << 29;
@@ -325,49 +326,6 @@ struct Entry {
     lower: i32,
     upper: i32,
     best: u8,
-    /// An open answer: the test's threshold, the depth searched (0: none), and the estimate
-    /// found (for move ordering only).
-    open_beta: i32,
-    open_depth: u32,
-    open_value: i32,
-    /// Whether the open answer depends on a search that stopped at an estimate (then only
-    /// such a search reuses it).
-    open_cut: bool,
-}
-
-/// The answer of a null-window test (see [`Search::test`]).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Test {
-    /// A fail-soft bound, when proven; else an estimate, which only orders the moves of
-    /// the next, deeper search.
-    pub value: i32,
-    /// Whether the test was answered (not cut short by the depth).
-    pub proven: bool,
-    /// The history items it may depend on.
-    pub gen: Gen,
-    /// Whether an open answer depends on a node that stopped at an estimate: without it, the
-    /// two ways of searching gave the same answer.
-    pub cut: bool,
-}
-
-impl Test {
-    fn proven(value: i32, gen: Gen) -> Test {
-        Test {
-            value,
-            proven: true,
-            gen,
-            cut: false,
-        }
-    }
-
-    fn open(estimate: i32, gen: Gen, cut: bool) -> Test {
-        Test {
-            value: estimate,
-            proven: false,
-            gen,
-            cut,
-        }
-    }
 }
 
 impl Default for Entry {
@@ -379,10 +337,6 @@ impl Default for Entry {
             lower: -INF,
             upper: INF,
             best: NO_MOVE,
-            open_beta: 0,
-            open_depth: 0,
-            open_value: 0,
-            open_cut: false,
         }
     }
 }
@@ -426,13 +380,6 @@ struct Cand {
     least: u64,
 }
 
-/// The nodes of the first round of each way of searching in [`Search::prove`].
-const FIRST_ROUND: u64 = 1 << 14;
-
-/// The least depth at which [`Search::test`] looks up its children's results before
-/// searching them (enhanced transposition cut-offs).
-const ETC_DEPTH: u32 = 3;
-
 /// Most results kept for one state (with different histories).
 const ENTRIES_PER_STATE: usize = 4;
 
@@ -454,17 +401,10 @@ pub(crate) struct Search {
     pub budget: Option<u64>,
     /// A helper thread's salt for its move order (0: none), so that threads part ways.
     pub salt: u64,
-    /// Whether an open answer whose estimate passes the test ends a node's search (see
-    /// [`Search::prove`]).
-    soft: bool,
-    /// The node count at which the current round of [`Search::prove`] gives way.
-    round_end: u64,
-    buffers: Vec<Vec<Cand>>,
-    /// Two plays per ply that last cut the search off.
+    /// Two plays per ply that last answered a test yes.
     killers: Vec<[u8; 2]>,
-    /// For each player and point: how much cutting off with a play there saved (the history
-    /// heuristic: the depth searched, squared, summed).
-    history: [[u32; MAX_SOLVE_POINTS]; 2],
+    /// The proof and disproof numbers of the search.
+    pn_table: dfpn::PnTable,
 }
 
 /// Asks for the cache line at `slot` to be loaded, without waiting for it.
@@ -509,11 +449,8 @@ impl Search {
             nodes: 0,
             budget: None,
             salt: 0,
-            soft: false,
-            round_end: u64::MAX,
-            buffers: Vec::new(),
             killers: Vec::new(),
-            history: [[0; MAX_SOLVE_POINTS]; 2],
+            pn_table: dfpn::PnTable::new(),
         }
     }
 
@@ -544,9 +481,6 @@ impl Search {
     #[inline]
     fn count_node(&mut self) -> Result<(), Aborted> {
         self.nodes += 1;
-        if self.nodes > self.round_end {
-            return Err(Aborted);
-        }
         if !self.parallel {
             return match self.budget {
                 Some(b) if self.nodes > b => Err(Aborted),
@@ -724,22 +658,19 @@ impl Search {
         count == e.deps.len()
     }
 
-    /// The null-window test "is the value of the line's last frame, for the player to move,
-    /// at least `beta`?", searched `depth` moves deep. A proven answer gives a fail-soft bound
-    /// (at least `value ≥ beta`, or at most `value < beta`); beyond the depth, where neither
-    /// the table nor Benson's bounds decide, the answer is open. With it, the filter of the
-    /// history items it may depend on.
-    pub fn test(&mut self, beta: i32, depth: u32) -> Result<Test, Aborted> {
-        self.count_node()?;
-        let f = *self.frames.last().expect("a node");
-        let (ckey, s) = self.canonical(&f);
-        let meta = self.meta(&f, s);
-        let nodes_before = self.nodes;
-        // The stored results: a bound that answers the test, else the best move and an open
-        // answer to reuse.
-        let stored = self.shared.table.probe(ckey, meta, |slot| {
+    /// The stored results for the test "at least `beta`?" at `f` (the state `ckey`, `meta`,
+    /// in the canonical frame `s`) whose history matches: `Err` with a bound that answers the
+    /// test and what it depends on, else the best move stored (`NO_MOVE` for none).
+    pub(crate) fn stored(
+        &self,
+        f: &Frame,
+        ckey: u64,
+        s: usize,
+        meta: u32,
+        beta: i32,
+    ) -> Result<u8, (i32, Gen)> {
+        self.shared.table.probe(ckey, meta, |slot| {
             let mut tt_best = NO_MOVE;
-            let mut open = None;
             let entries = slot.map_or(&[][..], |slot| &slot.entries[..usize::from(slot.len)]);
             for e in entries {
                 if !self.deps_match(e, s, f.balance) {
@@ -750,280 +681,52 @@ impl Search {
                 }
                 let back = || e.gen.mapped(&self.topo, self.topo.inverse[s]);
                 if e.lower >= beta {
-                    return Err(Test::proven(e.lower, back()));
+                    return Err((e.lower, back()));
                 }
                 if e.upper < beta {
-                    return Err(Test::proven(e.upper, back()));
-                }
-                if e.open_beta == beta && e.open_depth >= depth && (self.soft || !e.open_cut) {
-                    open = Some((e.open_value, back(), e.open_cut));
+                    return Err((e.upper, back()));
                 }
             }
-            Ok((tt_best, open))
-        });
-        let (tt_best, open) = match stored {
-            Ok(stored) => stored,
-            Err(answer) => return Ok(answer),
-        };
-        // Benson's bounds, whatever the history (see the crate documentation): each player
-        // keeps its pass-alive chains and the single points they surround.
-        let (low, high) = {
-            let mover = f.to_move;
-            // Where a player's passing is no strategy (under the long cycle rule the other
-            // could recreate an earlier position and win by 3.6), the bound is only that no
-            // value passes a long-cycle win, whatever the history.
-            let n = self.topo.all.count_ones() as i32;
-            let komi = self.relative(&f, self.komi_half);
-            let (low, own_gen) = match self.keeps(&f, mover) {
-                Some((own, gen)) => (2 * (2 * own - n) - komi, gen),
-                None => (-LC_WIN, Gen::NONE),
-            };
-            let (high, opp_gen) = match self.keeps(&f, mover.opponent()) {
-                Some((opp, gen)) => (2 * (n - 2 * opp) - komi, gen),
-                None => (LC_WIN, Gen::NONE),
-            };
-            if high < beta {
-                return Ok(Test::proven(high, opp_gen));
-            }
-            if low >= beta {
-                return Ok(Test::proven(low, own_gen));
-            }
-            (low, high)
-        };
-        if let Some((estimate, gen, cut)) = open {
-            return Ok(Test::open(estimate, gen, cut));
-        }
-        if depth == 0 {
-            // Beyond the depth: the score as it stands, within the bounds, as the estimate.
-            let estimate = self
-                .relative(&f, self.area_value(f.black, f.white))
-                .clamp(low, high);
-            return Ok(Test::open(estimate, Gen::NONE, false));
-        }
-        let ply = self.frames.len();
-        let mut cands = if self.buffers.len() > ply {
-            std::mem::take(&mut self.buffers[ply])
-        } else {
-            Vec::new()
-        };
-        cands.clear();
-        let killer = self.killers.get(ply).copied().unwrap_or([NO_MOVE; 2]);
-        self.candidates(&f, tt_best, killer, &mut cands);
-        // The children's slots are fetched from memory together, before they are searched.
-        let child_meta = f.to_move.opponent().index() as u32;
-        {
-            let buckets = self
-                .shared
-                .table
-                .buckets
-                .read()
-                .unwrap_or_else(PoisonError::into_inner);
-            let slots = 2 * buckets.len();
-            for c in cands.iter().filter(|c| c.terminal.is_none()) {
-                prefetch(&buckets[slot_index(c.least, child_meta, slots) >> 1]);
-            }
-        }
-        // Enhanced transposition cut-offs: a play whose position the table already shows
-        // failing the opponent's test (so passing ours) goes first, where it cuts off at once.
-        if depth >= ETC_DEPTH {
-            if let Some(i) = (1..cands.len()).find(|&i| {
-                let c = cands[i];
-                c.terminal.is_none() && self.refuted_in_table(&f, &c, 1 - beta)
-            }) {
-                let c = cands.remove(i);
-                cands.insert(0, c);
-            }
-        }
-        // What an upper bound (or an open answer) depends on: every play's colouring (legal
-        // or not, the history decides) and every child's answer. A lower bound depends only
-        // on its best child.
-        let mut gen_all = Gen::NONE;
-        for c in &cands {
-            gen_all.add(c.level, c.class);
-        }
-        let mut gen_best = Gen::NONE;
-        let mut best = -INF;
-        let mut best_move = NO_MOVE;
-        // The open answer with the greatest estimate: the move to try first next time.
-        let mut open_best = NO_MOVE;
-        let mut open_value = -INF;
-        // Whether an open answer below (or here) stopped at an estimate.
-        let mut cut = false;
-        let mut result = Ok(());
-        // Plays in order, then the pass; the pass first when it was the stored best move.
-        // After a pass, passing ends the game at once: its value is known, so it goes first.
-        let n = cands.len();
-        let pass_first = tt_best == PASS || f.passes >= 1;
-        for slot in 0..=n {
-            let i = match (pass_first, slot) {
-                (true, 0) => n,
-                (true, _) => slot - 1,
-                (false, _) => slot,
-            };
-            let (answer, mv) = if i < n {
-                let c = cands[i];
-                let mut own = Gen::NONE;
-                own.add(c.level, c.class);
-                if let Some(v) = c.terminal {
-                    (Test::proven(v, own), c.point)
-                } else {
-                    self.push_play(&f, &c);
-                    let r = self.test(1 - beta, depth - 1);
-                    self.pop();
-                    match r {
-                        Ok(mut t) => {
-                            t.gen.union(&own);
-                            t.value = -t.value;
-                            (t, c.point)
-                        }
-                        Err(e) => {
-                            result = Err(e);
-                            break;
-                        }
-                    }
-                }
-            } else if f.passes >= 1 {
-                // Two consecutive passes end the game (TT rule 8, 001 §3.7.1).
-                (
-                    Test::proven(
-                        self.relative(&f, self.area_value(f.black, f.white)),
-                        Gen::NONE,
-                    ),
-                    PASS,
-                )
-            } else {
-                self.push_pass(&f);
-                let r = self.test(1 - beta, depth - 1);
-                self.pop();
-                match r {
-                    Ok(mut t) => {
-                        t.value = -t.value;
-                        (t, PASS)
-                    }
-                    Err(e) => {
-                        result = Err(e);
-                        break;
-                    }
-                }
-            };
-            let Test {
-                value,
-                proven,
-                gen: mut child_gen,
-                cut: child_cut,
-            } = answer;
-            if !proven {
-                cut |= child_cut;
-                gen_all.union(&child_gen);
-                if value > open_value {
-                    open_value = value;
-                    open_best = mv;
-                }
-                // The estimate passes the test: this search goes no further here (a deeper
-                // one will try this move first); the answer stays open.
-                if value >= beta && self.soft {
-                    cut = true;
-                    break;
-                }
-                continue;
-            }
-            gen_all.union(&child_gen);
-            if value > best {
-                best = value;
-                best_move = mv;
-                std::mem::swap(&mut gen_best, &mut child_gen);
-            }
-            if best >= beta {
-                break;
-            }
-        }
-        if ply < self.buffers.len() {
-            self.buffers[ply] = cands;
-        } else {
-            self.buffers.resize_with(ply, Vec::new);
-            self.buffers.push(cands);
-        }
-        result?;
-        let answer = if best >= beta {
-            if best_move != PASS {
-                if self.killers.len() <= ply {
-                    self.killers.resize(ply + 1, [NO_MOVE; 2]);
-                }
-                let h = &mut self.history[f.to_move.index()][best_move as usize];
-                *h = h.saturating_add(depth.min(1 << 10).pow(2));
-                let k = &mut self.killers[ply];
-                if k[0] != best_move {
-                    k[1] = k[0];
-                    k[0] = best_move;
-                }
-            }
-            self.store(
-                &f,
-                ckey,
-                s,
-                meta,
-                gen_best,
-                best,
-                INF,
-                best_move,
-                None,
-                self.nodes - nodes_before,
-            );
-            Test::proven(best, gen_best)
-        } else if open_best != NO_MOVE {
-            let (estimate, first) = if best > open_value {
-                (best, best_move)
-            } else {
-                (open_value, open_best)
-            };
-            let open = Some((beta, depth, estimate, cut));
-            self.store(
-                &f,
-                ckey,
-                s,
-                meta,
-                gen_all,
-                -INF,
-                INF,
-                first,
-                open,
-                self.nodes - nodes_before,
-            );
-            Test::open(estimate, gen_all, cut)
-        } else {
-            self.store(
-                &f,
-                ckey,
-                s,
-                meta,
-                gen_all,
-                -INF,
-                best,
-                best_move,
-                None,
-                self.nodes - nodes_before,
-            );
-            Test::proven(best, gen_all)
-        };
-        Ok(answer)
+            Ok(tt_best)
+        })
     }
 
-    /// Whether the table holds, for the position play `c` makes from `f` with this history,
-    /// an upper bound below `beta` (for the player to move there).
-    fn refuted_in_table(&mut self, f: &Frame, c: &Cand, beta: i32) -> bool {
-        self.push_play(f, c);
-        let child = *self.frames.last().expect("a node");
-        let (ckey, s) = self.canonical(&child);
-        let meta = self.meta(&child, s);
-        let refuted = self.shared.table.probe(ckey, meta, |slot| {
-            slot.is_some_and(|slot| {
-                slot.entries[..usize::from(slot.len)]
-                    .iter()
-                    .any(|e| e.upper < beta && self.deps_match(e, s, child.balance))
-            })
-        });
-        self.pop();
-        refuted
+    /// Benson's bounds on the value of `f` for the player to move, whatever the history (see
+    /// the crate documentation): each player keeps its pass-alive chains and the single
+    /// points they surround. The least value, what it depends on, the greatest, and what that
+    /// depends on.
+    pub(crate) fn static_bounds(&self, f: &Frame) -> (i32, Gen, i32, Gen) {
+        let mover = f.to_move;
+        // Where a player's passing is no strategy (under the long cycle rule the other
+        // could recreate an earlier position and win by 3.6), the bound is only that no
+        // value passes a long-cycle win, whatever the history.
+        let n = self.topo.all.count_ones() as i32;
+        let komi = self.relative(f, self.komi_half);
+        let (low, own_gen) = match self.keeps(f, mover) {
+            Some((own, gen)) => (2 * (2 * own - n) - komi, gen),
+            None => (-LC_WIN, Gen::NONE),
+        };
+        let (high, opp_gen) = match self.keeps(f, mover.opponent()) {
+            Some((opp, gen)) => (2 * (n - 2 * opp) - komi, gen),
+            None => (LC_WIN, Gen::NONE),
+        };
+        (low, own_gen, high, opp_gen)
+    }
+
+    /// Asks for the table slots of the positions `cands` make from `f` to be loaded, before
+    /// they are looked up one by one.
+    fn prefetch_children(&self, f: &Frame, cands: &[Cand]) {
+        let child_meta = f.to_move.opponent().index() as u32;
+        let buckets = self
+            .shared
+            .table
+            .buckets
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        let slots = 2 * buckets.len();
+        for c in cands.iter().filter(|c| c.terminal.is_none()) {
+            prefetch(&buckets[slot_index(c.least, child_meta, slots) >> 1]);
+        }
     }
 
     /// The best move stored for the line's last frame, from the result with the greatest
@@ -1052,47 +755,11 @@ impl Search {
         }
     }
 
-    /// The test "is the value at least `beta`?" searched ever deeper until it is answered.
+    /// The test "is the value of the line's last frame at least `beta`?" searched until it
+    /// is answered: a fail-soft bound (at least `value ≥ beta`, or at most `value < beta`)
+    /// and the history items it may depend on.
     pub fn prove(&mut self, beta: i32) -> Result<(i32, Gen), Aborted> {
-        let mut round = FIRST_ROUND;
-        let mut soft = true;
-        loop {
-            self.soft = soft;
-            self.round_end = self.nodes.saturating_add(round);
-            let answer = self.deepen(beta);
-            let round_over = self.nodes > self.round_end;
-            self.round_end = u64::MAX;
-            match answer {
-                Err(Aborted) if round_over && !self.out_of_budget() => {}
-                answer => return answer,
-            }
-            if !soft {
-                round = round.saturating_mul(2);
-            }
-            soft = !soft;
-        }
-    }
-
-    /// Whether the budget is spent, or another thread said stop.
-    fn out_of_budget(&self) -> bool {
-        if self.parallel {
-            self.shared.stop.load(Ordering::Relaxed)
-        } else {
-            self.budget.is_some_and(|b| self.nodes > b)
-        }
-    }
-
-    /// Iterative deepening of the test "at least `beta`?" until it is answered.
-    fn deepen(&mut self, beta: i32) -> Result<(i32, Gen), Aborted> {
-        // Helpers start one deeper every other thread (lazy SMP's usual spread).
-        let mut depth = 1 + (self.salt & 1) as u32;
-        loop {
-            let t = self.test(beta, depth)?;
-            if t.proven {
-                return Ok((t.value, t.gen));
-            }
-            depth += 2 + depth / 4;
-        }
+        self.prove_by_numbers(beta)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1106,7 +773,6 @@ impl Search {
         lower: i32,
         upper: i32,
         best_move: u8,
-        open: Option<(i32, u32, i32, bool)>,
         work: u64,
     ) {
         let work = work.min(u64::from(u32::MAX)) as u32;
@@ -1165,14 +831,7 @@ impl Search {
             e.lower = e.lower.max(lower);
             e.upper = e.upper.min(upper);
             e.best = best;
-            if let Some((b, d, v, cut)) = open {
-                e.open_beta = b;
-                e.open_depth = d;
-                e.open_value = v;
-                e.open_cut = cut;
-            }
         } else {
-            let (open_beta, open_depth, open_value, open_cut) = open.unwrap_or((0, 0, 0, false));
             let at = if len < ENTRIES_PER_STATE {
                 slot.len += 1;
                 table.len.fetch_add(1, Ordering::Relaxed);
@@ -1189,10 +848,6 @@ impl Search {
                 lower,
                 upper,
                 best,
-                open_beta,
-                open_depth,
-                open_value,
-                open_cut,
             };
         }
     }
@@ -1384,8 +1039,7 @@ impl Search {
             } else if killer.contains(&(p as u8)) {
                 1 << 29
             } else {
-                let history = self.history[f.to_move.index()][p].min(1 << 20) as i32;
-                // A helper thread's salt reorders plays of like history, so that the
+                // A helper thread's salt reorders plays of like captures, so that the
                 // threads part ways.
                 let salt = if self.salt == 0 {
                     0
@@ -1393,7 +1047,6 @@ impl Search {
                     (mix(self.salt ^ p as u64) >> 48) as i32
                 };
                 (played.captured as i32) * (1 << 22)
-                    + history * 8
                     + (self.topo.nbr(p).count_ones() as i32)
                     + salt
                     - (played.suicided as i32) * (1 << 25)

@@ -1,0 +1,300 @@
+//! Depth-first proof-number search (df-pn, Nagai 2002) of a null-window test: the same
+//! question as [`Search::test`] ("is the value at least β for the player to move?"), the
+//! same proven answers (from ended games, Benson's bounds and the table, under the same
+//! history filters), but the search goes where the proof looks cheapest instead of to a
+//! uniform depth: a node's *proof number* is the least number of leaves still to prove to
+//! answer yes, its *disproof number* the same for no, and the search descends into the child
+//! that most cheaply decides, within thresholds, until the root is decided.
+//!
+//! Proof and disproof numbers only choose where to search: they are kept in a small lossy
+//! table of their own, by state and β, whatever the history, and a wrong or lost number
+//! costs nodes, never soundness. Only decided answers go to the transposition table, with
+//! the history items they depend on, exactly as the alpha-beta search stores them.
+
+use super::*;
+
+/// A proof or disproof number no search reaches: the node is decided the other way.
+const PN_INF: u32 = u32::MAX / 4;
+
+/// Entries of the proof-number table at first, and at most (powers of two): it doubles
+/// when it has taken half as many numbers as it has entries.
+const PN_TABLE_FIRST: usize = 1 << 12;
+const PN_TABLE_MAX: usize = 1 << 22;
+
+/// One move of a node being searched, seen from the node.
+#[derive(Clone, Copy)]
+struct Kid {
+    /// The play (its candidate) or the pass (`None`).
+    cand: Option<Cand>,
+    /// Leaves still to prove for this move to answer the node's test yes (the child's
+    /// disproof number), and no (the child's proof number).
+    pn: u32,
+    dn: u32,
+    /// Once decided: the bound it gives the node (at least `value ≥ β` for yes, at most
+    /// `value < β` for no), and what it depends on.
+    value: i32,
+    gen: Gen,
+}
+
+/// The answer of [`Search::mid`]: decided (`pn` or `dn` 0, with the bound and what it
+/// depends on), or the numbers it stopped at.
+pub(crate) struct Node {
+    pn: u32,
+    dn: u32,
+    value: i32,
+    gen: Gen,
+}
+
+/// The proof-number table: by a hash of state and β (never 0), the last numbers found.
+pub(crate) struct PnTable {
+    slots: Vec<(u64, u32, u32)>,
+    puts: usize,
+}
+
+impl PnTable {
+    pub(crate) fn new() -> PnTable {
+        PnTable {
+            slots: Vec::new(),
+            puts: 0,
+        }
+    }
+
+    fn get(&self, tag: u64) -> Option<(u32, u32)> {
+        let slot = self
+            .slots
+            .get(tag as usize & self.slots.len().wrapping_sub(1))?;
+        (slot.0 == tag).then_some((slot.1, slot.2))
+    }
+
+    fn put(&mut self, tag: u64, pn: u32, dn: u32) {
+        self.puts += 1;
+        if self.slots.is_empty()
+            || (2 * self.puts > self.slots.len() && self.slots.len() < PN_TABLE_MAX)
+        {
+            let len = (2 * self.slots.len()).max(PN_TABLE_FIRST);
+            let old = std::mem::replace(&mut self.slots, vec![(0, 0, 0); len]);
+            for slot in old.into_iter().filter(|slot| slot.0 != 0) {
+                self.slots[slot.0 as usize & (len - 1)] = slot;
+            }
+            self.puts = 0;
+        }
+        let len = self.slots.len();
+        self.slots[tag as usize & (len - 1)] = (tag, pn, dn);
+    }
+}
+
+fn pn_tag(ckey: u64, meta: u32, beta: i32) -> u64 {
+    mix(ckey ^ mix(u64::from(meta) << 32 ^ beta as u32 as u64)).max(1)
+}
+
+impl Search {
+    /// The test "at least `beta`?" for the line's last frame, searched by df-pn until it is
+    /// answered: a fail-soft bound and what it depends on.
+    pub(crate) fn prove_by_numbers(&mut self, beta: i32) -> Result<(i32, Gen), Aborted> {
+        let node = self.mid(beta, PN_INF, PN_INF)?;
+        debug_assert!(node.pn == 0 || node.dn == 0);
+        Ok((node.value, node.gen))
+    }
+
+    /// Searches the line's last frame for the test "at least `beta`?" until it is decided or
+    /// its proof number reaches `th_pn` or its disproof number `th_dn`.
+    fn mid(&mut self, beta: i32, th_pn: u32, th_dn: u32) -> Result<Node, Aborted> {
+        self.count_node()?;
+        let f = *self.frames.last().expect("a node");
+        let (ckey, s) = self.canonical(&f);
+        let meta = self.meta(&f, s);
+        let nodes_before = self.nodes;
+        let decided = |value: i32, gen: Gen| Node {
+            pn: if value >= beta { 0 } else { PN_INF },
+            dn: if value >= beta { PN_INF } else { 0 },
+            value,
+            gen,
+        };
+        let tt_best = match self.stored(&f, ckey, s, meta, beta) {
+            Ok(best) => best,
+            Err((value, gen)) => return Ok(decided(value, gen)),
+        };
+        let (low, own_gen, high, opp_gen) = self.static_bounds(&f);
+        if high < beta {
+            return Ok(decided(high, opp_gen));
+        }
+        if low >= beta {
+            return Ok(decided(low, own_gen));
+        }
+        let ply = self.frames.len();
+        let killer = self.killers.get(ply).copied().unwrap_or([NO_MOVE; 2]);
+        let mut cands = Vec::new();
+        self.candidates(&f, tt_best, killer, &mut cands);
+        // What a no depends on: every play's colouring (legal or not, the history decides)
+        // and every child's answer.
+        let mut gen_all = Gen::NONE;
+        for c in &cands {
+            gen_all.add(c.level, c.class);
+        }
+        self.prefetch_children(&f, &cands);
+        let mut kids: Vec<Kid> = Vec::with_capacity(cands.len() + 1);
+        if f.passes >= 1 {
+            // Two consecutive passes end the game (TT rule 8, 001 §3.7.1).
+            let value = self.relative(&f, self.area_value(f.black, f.white));
+            kids.push(Kid::decided(None, value, Gen::NONE, beta));
+        }
+        for c in cands {
+            let mut own = Gen::NONE;
+            own.add(c.level, c.class);
+            if let Some(v) = c.terminal {
+                kids.push(Kid::decided(Some(c), v, own, beta));
+                continue;
+            }
+            self.push_play(&f, &c);
+            let kid = self.kid(Some(c), own, beta);
+            self.pop();
+            kids.push(kid);
+        }
+        if f.passes == 0 {
+            self.push_pass(&f);
+            let kid = self.kid(None, Gen::NONE, beta);
+            self.pop();
+            kids.push(kid);
+        }
+        loop {
+            let mut pn = PN_INF;
+            let mut dn = 0u32;
+            let (mut first, mut second) = (usize::MAX, PN_INF);
+            for (i, k) in kids.iter().enumerate() {
+                dn = dn.saturating_add(k.dn);
+                if k.pn < pn {
+                    second = pn;
+                    pn = k.pn;
+                    first = i;
+                } else if k.pn < second {
+                    second = k.pn;
+                }
+            }
+            // Only a decided move has a number of PN_INF: sums of others stay below it.
+            let dn = if dn >= PN_INF && pn != 0 && kids.iter().any(|k| k.dn < PN_INF) {
+                PN_INF - 1
+            } else {
+                dn.min(PN_INF)
+            };
+            if pn == 0 {
+                // Yes: the best of the moves that answer it.
+                let best = kids
+                    .iter()
+                    .filter(|k| k.pn == 0)
+                    .max_by_key(|k| k.value)
+                    .expect("a move that answers yes");
+                let mv = best.cand.map_or(PASS, |c| c.point);
+                if mv != PASS {
+                    if self.killers.len() <= ply {
+                        self.killers.resize(ply + 1, [NO_MOVE; 2]);
+                    }
+                    let k = &mut self.killers[ply];
+                    if k[0] != mv {
+                        k[1] = k[0];
+                        k[0] = mv;
+                    }
+                }
+                let work = self.nodes - nodes_before;
+                self.store(&f, ckey, s, meta, best.gen, best.value, INF, mv, work);
+                return Ok(Node {
+                    pn: 0,
+                    dn: PN_INF,
+                    value: best.value,
+                    gen: best.gen,
+                });
+            }
+            if dn == 0 {
+                // No: every move answers no; the best of them bounds the node.
+                let mut value = -INF;
+                let mut best_move = NO_MOVE;
+                let mut gen = gen_all;
+                for k in &kids {
+                    gen.union(&k.gen);
+                    if k.value > value {
+                        value = k.value;
+                        best_move = k.cand.map_or(PASS, |c| c.point);
+                    }
+                }
+                let work = self.nodes - nodes_before;
+                self.store(&f, ckey, s, meta, gen, -INF, value, best_move, work);
+                return Ok(Node {
+                    pn: PN_INF,
+                    dn: 0,
+                    value,
+                    gen,
+                });
+            }
+            if pn >= th_pn || dn >= th_dn {
+                self.pn_table.put(pn_tag(ckey, meta, beta), pn, dn);
+                return Ok(Node {
+                    pn,
+                    dn,
+                    value: 0,
+                    gen: Gen::NONE,
+                });
+            }
+            // The move whose proof looks cheapest, with thresholds that send the search
+            // back here when another looks cheaper (the 1 + ε trick against thrashing).
+            let kid = kids[first];
+            let child_th_pn = th_dn.saturating_sub(dn).saturating_add(kid.dn).min(PN_INF);
+            let child_th_dn = th_pn.min(second.saturating_add(second / 4).saturating_add(1));
+            match kid.cand {
+                Some(c) => self.push_play(&f, &c),
+                None => self.push_pass(&f),
+            }
+            let r = self.mid(1 - beta, child_th_pn, child_th_dn);
+            self.pop();
+            let child = r?;
+            let k = &mut kids[first];
+            k.pn = child.dn;
+            k.dn = child.pn;
+            if child.pn == 0 || child.dn == 0 {
+                k.value = -child.value;
+                k.gen.union(&child.gen);
+            }
+        }
+    }
+
+    /// The move that made the line's last frame, seen from the node before it: decided by
+    /// the table, else with the numbers last found for it (1 and 1 when none).
+    fn kid(&mut self, cand: Option<Cand>, own: Gen, beta: i32) -> Kid {
+        let f = *self.frames.last().expect("a node");
+        let (ckey, s) = self.canonical(&f);
+        let meta = self.meta(&f, s);
+        match self.stored(&f, ckey, s, meta, 1 - beta) {
+            Err((value, gen)) => {
+                let mut gen = gen;
+                gen.union(&own);
+                Kid::decided(cand, -value, gen, beta)
+            }
+            Ok(_) => {
+                let (pn, dn) = self
+                    .pn_table
+                    .get(pn_tag(ckey, meta, 1 - beta))
+                    .unwrap_or((1, 1));
+                Kid {
+                    cand,
+                    pn: dn,
+                    dn: pn,
+                    value: 0,
+                    gen: own,
+                }
+            }
+        }
+    }
+}
+
+impl Kid {
+    /// A move whose value for the node is known: at least `value` if it passes `beta`, else
+    /// at most.
+    fn decided(cand: Option<Cand>, value: i32, gen: Gen, beta: i32) -> Kid {
+        let yes = value >= beta;
+        Kid {
+            cand,
+            pn: if yes { 0 } else { PN_INF },
+            dn: if yes { PN_INF } else { 0 },
+            value,
+            gen,
+        }
+    }
+}
