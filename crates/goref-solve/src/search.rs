@@ -437,6 +437,7 @@ impl Search {
         komi_half: i32,
         shared: Arc<Shared>,
     ) -> Search {
+        let pn_entries = shared.table.cap;
         Search {
             topo,
             ko_rule,
@@ -450,7 +451,7 @@ impl Search {
             budget: None,
             salt: 0,
             killers: Vec::new(),
-            pn_table: dfpn::PnTable::new(),
+            pn_table: dfpn::PnTable::new(pn_entries),
         }
     }
 

@@ -16,10 +16,9 @@ use super::*;
 /// A proof or disproof number no search reaches: the node is decided the other way.
 const PN_INF: u32 = u32::MAX / 4;
 
-/// Entries of the proof-number table at first, and at most (powers of two): it doubles
-/// when it has taken half as many numbers as it has entries.
+/// Entries of the proof-number table at first (a power of two): it doubles when it has taken
+/// half as many numbers as it has entries, up to as many entries as the transposition table.
 const PN_TABLE_FIRST: usize = 1 << 12;
-const PN_TABLE_MAX: usize = 1 << 22;
 
 /// One move of a node being searched, seen from the node.
 #[derive(Clone, Copy)]
@@ -49,13 +48,16 @@ pub(crate) struct Node {
 pub(crate) struct PnTable {
     slots: Vec<(u64, u32, u32)>,
     puts: usize,
+    max: usize,
 }
 
 impl PnTable {
-    pub(crate) fn new() -> PnTable {
+    /// A table that grows to `entries` (rounded to a power of two) at most.
+    pub(crate) fn new(entries: usize) -> PnTable {
         PnTable {
             slots: Vec::new(),
             puts: 0,
+            max: entries.next_power_of_two().max(PN_TABLE_FIRST),
         }
     }
 
@@ -69,7 +71,7 @@ impl PnTable {
     fn put(&mut self, tag: u64, pn: u32, dn: u32) {
         self.puts += 1;
         if self.slots.is_empty()
-            || (2 * self.puts > self.slots.len() && self.slots.len() < PN_TABLE_MAX)
+            || (2 * self.puts > self.slots.len() && self.slots.len() < self.max)
         {
             let len = (2 * self.slots.len()).max(PN_TABLE_FIRST);
             let old = std::mem::replace(&mut self.slots, vec![(0, 0, 0); len]);
