@@ -714,6 +714,24 @@ impl Search {
         (low, own_gen, high, opp_gen)
     }
 
+    /// Whether the table may hold a result for a state of canonical colouring `ckey` whose
+    /// player to move and passes are `meta` (the low bits of [`Search::meta`]): false when
+    /// neither slot it may take holds that colouring.
+    pub(crate) fn table_may_hold(&self, ckey: u64, meta: u32) -> bool {
+        let buckets = self
+            .shared
+            .table
+            .buckets
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        let index = slot_index(ckey, meta, 2 * buckets.len());
+        let pair = buckets[index >> 1]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        pair.iter()
+            .any(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta & 3 == meta)
+    }
+
     /// Asks for the table slots of the positions `cands` make from `f` to be loaded, before
     /// they are looked up one by one.
     fn prefetch_children(&self, f: &Frame, cands: &[Cand]) {

@@ -147,6 +147,21 @@ impl Search {
                 kids.push(Kid::decided(Some(c), v, own, beta));
                 continue;
             }
+            // Most children are in no slot of the table: their numbers are found without
+            // setting them up (the child's state, but for the ko ban, is its colouring's
+            // least image and the other player to move).
+            let child_meta = f.to_move.opponent().index() as u32;
+            if !self.table_may_hold(c.least, child_meta) {
+                let (pn, dn) = self.numbers(c.least, child_meta, 1 - beta);
+                kids.push(Kid {
+                    cand: Some(c),
+                    pn: dn,
+                    dn: pn,
+                    value: 0,
+                    gen: own,
+                });
+                continue;
+            }
             self.push_play(&f, &c);
             let kid = self.kid(Some(c), own, beta);
             self.pop();
@@ -227,7 +242,7 @@ impl Search {
                 });
             }
             if pn >= th_pn || dn >= th_dn {
-                self.pn_table.put(pn_tag(ckey, meta, beta), pn, dn);
+                self.pn_table.put(pn_tag(ckey, meta & 3, beta), pn, dn);
                 return Ok(Node {
                     pn,
                     dn,
@@ -270,10 +285,7 @@ impl Search {
                 Kid::decided(cand, -value, gen, beta)
             }
             Ok(_) => {
-                let (pn, dn) = self
-                    .pn_table
-                    .get(pn_tag(ckey, meta, 1 - beta))
-                    .unwrap_or((1, 1));
+                let (pn, dn) = self.numbers(ckey, meta & 3, 1 - beta);
                 Kid {
                     cand,
                     pn: dn,
@@ -283,6 +295,17 @@ impl Search {
                 }
             }
         }
+    }
+}
+
+impl Search {
+    /// The numbers last found for the test "at least `beta`?" at the state of canonical
+    /// colouring `ckey` whose player to move and passes are `meta` (1 and 1 when none; the ko
+    /// ban is left out: the numbers only guide the search).
+    fn numbers(&self, ckey: u64, meta: u32, beta: i32) -> (u32, u32) {
+        self.pn_table
+            .get(pn_tag(ckey, meta, beta))
+            .unwrap_or((1, 1))
     }
 }
 
