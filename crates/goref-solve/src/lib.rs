@@ -47,9 +47,9 @@
 //! one and one. The search descends into the move whose proof looks cheapest, with
 //! thresholds (the 1 + ε trick, ε = ¼) that send it back up when another looks cheaper, so
 //! that it goes deep where the proof is narrow and never searches a line to a uniform depth:
-//! on 3×4 the solve takes 54k nodes where an iterative deepening alpha-beta with enhanced
-//! transposition cut-offs took 780k, and 4×4 (B+2, which that search did not prove in 831M
-//! nodes) takes 2.5M. A node's moves are first looked up in the transposition table, so that a
+//! on 3×4 the solve takes 65k nodes where an iterative deepening alpha-beta with enhanced
+//! transposition cut-offs took 780k, and 4×4 (B+2, of which that search proved only "at most
+//! B+6", in 831M nodes) takes 2.8M. A node's moves are first looked up in the transposition table, so that a
 //! move whose position is already decided counts as decided (the enhanced transposition
 //! cut-off of alpha-beta searches comes with the method). Proof and disproof numbers only
 //! choose where to search: they are kept in a lossy table of their own, by state and β,

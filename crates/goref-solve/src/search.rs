@@ -774,13 +774,6 @@ impl Search {
         }
     }
 
-    /// The test "is the value of the line's last frame at least `beta`?" searched until it
-    /// is answered: a fail-soft bound (at least `value ≥ beta`, or at most `value < beta`)
-    /// and the history items it may depend on.
-    pub fn prove(&mut self, beta: i32) -> Result<(i32, Gen), Aborted> {
-        self.prove_by_numbers(beta)
-    }
-
     #[allow(clippy::too_many_arguments)]
     fn store(
         &self,

@@ -9,7 +9,7 @@
 //! Proof and disproof numbers only choose where to search: they are kept in a small lossy
 //! table of their own, by state and β, whatever the history, and a wrong or lost number
 //! costs nodes, never soundness. Only decided answers go to the transposition table, with
-//! the history items they depend on, exactly as the alpha-beta search stores them.
+//! the history items they depend on (see the crate documentation).
 
 use super::*;
 
@@ -90,9 +90,10 @@ fn pn_tag(ckey: u64, meta: u32, beta: i32) -> u64 {
 }
 
 impl Search {
-    /// The test "at least `beta`?" for the line's last frame, searched by df-pn until it is
-    /// answered: a fail-soft bound and what it depends on.
-    pub(crate) fn prove_by_numbers(&mut self, beta: i32) -> Result<(i32, Gen), Aborted> {
+    /// The test "is the value of the line's last frame at least `beta`?", searched until it
+    /// is answered: a fail-soft bound (at least `value ≥ beta`, or at most `value < beta`)
+    /// and the history items it may depend on.
+    pub fn prove(&mut self, beta: i32) -> Result<(i32, Gen), Aborted> {
         let node = self.mid(beta, PN_INF, PN_INF)?;
         debug_assert!(node.pn == 0 || node.dn == 0);
         Ok((node.value, node.gen))
