@@ -3,7 +3,7 @@
 //! depend on (see the crate documentation for the argument); `dfpn` searches the tests.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
 
 use goref_rules::{Color, KoRule};
 
@@ -50,10 +50,15 @@ pub(crate) struct Table {
 }
 
 impl Table {
+    /// The pairs of slots, for reading (only the table's growth writes them all).
+    fn read(&self) -> RwLockReadGuard<'_, Vec<Mutex<[Slot; 2]>>> {
+        self.buckets.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Runs `f` on the slot of the state `ckey`, `meta` (`None` when the table does not hold
     /// it), under the lock of its pair.
     fn probe<R>(&self, ckey: u64, meta: u32, f: impl FnOnce(Option<&Slot>) -> R) -> R {
-        let buckets = self.buckets.read().unwrap_or_else(PoisonError::into_inner);
+        let buckets = self.read();
         let index = slot_index(ckey, meta, 2 * buckets.len());
         let pair = buckets[index >> 1]
             .lock()
@@ -94,11 +99,7 @@ impl Table {
     /// Doubles the table when it is more than half full and below its capacity, keeping what
     /// it holds (of two states that meet in a pair, the one moved first stays).
     fn grow_if_full(&self) {
-        let slots = 2 * self
-            .buckets
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len();
+        let slots = 2 * self.read().len();
         if 2 * self.used_slots.load(Ordering::Relaxed) <= slots
             || slots * ENTRIES_PER_STATE >= self.cap
         {
@@ -718,12 +719,7 @@ impl Search {
     /// player to move and passes are `meta` (the low bits of [`Search::meta`]): false when
     /// neither slot it may take holds that colouring.
     pub(crate) fn table_may_hold(&self, ckey: u64, meta: u32) -> bool {
-        let buckets = self
-            .shared
-            .table
-            .buckets
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
+        let buckets = self.shared.table.read();
         let index = slot_index(ckey, meta, 2 * buckets.len());
         let pair = buckets[index >> 1]
             .lock()
@@ -736,12 +732,7 @@ impl Search {
     /// they are looked up one by one.
     fn prefetch_children(&self, f: &Frame, cands: &[Cand]) {
         let child_meta = f.to_move.opponent().index() as u32;
-        let buckets = self
-            .shared
-            .table
-            .buckets
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
+        let buckets = self.shared.table.read();
         let slots = 2 * buckets.len();
         for c in cands.iter().filter(|c| c.terminal.is_none()) {
             prefetch(&buckets[slot_index(c.least, child_meta, slots) >> 1]);
@@ -802,7 +793,7 @@ impl Search {
         };
         let table = &self.shared.table;
         table.grow_if_full();
-        let buckets = table.buckets.read().unwrap_or_else(PoisonError::into_inner);
+        let buckets = table.read();
         let index = slot_index(ckey, meta, 2 * buckets.len());
         let mut pair = buckets[index >> 1]
             .lock()
