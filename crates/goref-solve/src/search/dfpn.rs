@@ -222,12 +222,9 @@ impl Search {
                     second = k.pn;
                 }
             }
-            // Only a decided move has a number of PN_INF: sums of others stay below it.
-            let dn = if dn >= PN_INF && pn != 0 && kids.iter().any(|k| k.dn < PN_INF) {
-                PN_INF - 1
-            } else {
-                dn.min(PN_INF)
-            };
+            // Only a move that answers yes has a disproof number of PN_INF (and then the
+            // node answers yes): sums of the others stay below it.
+            let dn = dn.min(PN_INF - 1);
             if pn == 0 {
                 // Yes: the best of the moves that answer it.
                 let best = kids
