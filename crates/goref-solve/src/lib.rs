@@ -247,7 +247,7 @@ use std::time::{Duration, Instant};
 use goref_rules::{Color, End, Game, Move, Point};
 
 pub use bits::MAX_SOLVE_POINTS;
-use search::{Aborted, Frame, Gen, Search, Shared, Table, INF, LC_WIN, PASS};
+use search::{Aborted, Frame, Gen, Heartbeat, Search, Shared, Table, INF, LC_WIN, PASS};
 
 /// The value of a game: Black's margin by area score, komi included, in half points; or a win
 /// by the long cycle rule (001 §3.6.1), ranked above every margin of points.
@@ -393,7 +393,9 @@ pub struct Options {
     pub table_entries: usize,
     /// Whether to find a principal variation once the value is proved.
     pub principal_variation: bool,
-    /// Called after each completed test of the search with the bounds proved so far.
+    /// Called after each completed test of the search with the bounds proved so far, and
+    /// during a test every 2^24 nodes of the first thread (with its nodes alone), so that a
+    /// long search shows it goes on.
     pub progress: Option<fn(&Progress)>,
     /// Threads that search each test together, sharing the transposition table (lazy SMP:
     /// the helpers order their moves differently and start one deeper every other thread;
@@ -555,6 +557,16 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
     } else {
         None
     };
+    // The bounds for Black, from those for the player to move.
+    let for_black = |lower: i32, upper: i32| {
+        let (lo, hi) = if black_to_move {
+            (lower, upper)
+        } else {
+            (-upper, -lower)
+        };
+        let bound = |v: i32| (v.abs() < INF).then_some(Value(v));
+        (lo, hi, bound(lo), bound(hi))
+    };
     let mut guess = 0;
     let mut aborted = false;
     while lower < upper {
@@ -569,6 +581,20 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
         } else {
             guess
         };
+        search.heartbeat = options.progress.map(|report| {
+            let (_, _, lower, upper) = for_black(lower, upper);
+            let bounds = Progress {
+                lower,
+                upper,
+                nodes: 0,
+                elapsed: Duration::ZERO,
+            };
+            Heartbeat {
+                report,
+                bounds,
+                start,
+            }
+        });
         match prove_together(&mut search, &mut helpers, beta) {
             Ok((v, _)) => {
                 guess = v;
@@ -578,15 +604,10 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
                     lower = v;
                 }
                 if let Some(report) = options.progress {
-                    let (lo, hi) = if black_to_move {
-                        (lower, upper)
-                    } else {
-                        (-upper, -lower)
-                    };
-                    let bound = |v: i32| (v.abs() < INF).then_some(Value(v));
+                    let (_, _, lower, upper) = for_black(lower, upper);
                     report(&Progress {
-                        lower: bound(lo),
-                        upper: bound(hi),
+                        lower,
+                        upper,
                         nodes: search.nodes + helpers.iter().map(|h| h.nodes).sum::<u64>(),
                         elapsed: start.elapsed(),
                     });
@@ -600,17 +621,12 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
     }
     let nodes = search.nodes + helpers.iter().map(|h| h.nodes).sum::<u64>();
     drop(helpers);
-    let (lo, hi) = if black_to_move {
-        (lower, upper)
-    } else {
-        (-upper, -lower)
-    };
-    let bound = |v: i32| (v.abs() < INF).then_some(Value(v));
+    let (lo, _, lower_for_black, upper_for_black) = for_black(lower, upper);
     if aborted {
         return Ok(Report {
             verdict: Verdict::Undecided {
-                lower: bound(lo),
-                upper: bound(hi),
+                lower: lower_for_black,
+                upper: upper_for_black,
             },
             pv: Vec::new(),
             nodes,

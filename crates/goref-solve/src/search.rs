@@ -4,10 +4,12 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
+use std::time::Instant;
 
 use goref_rules::{Color, KoRule};
 
 use crate::bits::{key, Topo, MAX_SOLVE_POINTS};
+use crate::Progress;
 
 mod dfpn;
 
@@ -381,6 +383,20 @@ struct Cand {
     least: u64,
 }
 
+/// How often a long search reports that it goes on, in nodes of its first thread.
+pub(crate) const HEARTBEAT_NODES: u64 = 1 << 24;
+
+/// What a long test reports as it goes on (see [`Search::heartbeat`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Heartbeat {
+    /// The progress callback.
+    pub report: fn(&Progress),
+    /// The bounds proved before the test.
+    pub bounds: Progress,
+    /// When the solve started.
+    pub start: Instant,
+}
+
 /// Most results kept for one state (with different histories).
 const ENTRIES_PER_STATE: usize = 4;
 
@@ -400,6 +416,9 @@ pub(crate) struct Search {
     /// Nodes this thread searched.
     pub nodes: u64,
     pub budget: Option<u64>,
+    /// Where a long test reports that it goes on, every [`HEARTBEAT_NODES`] nodes of this
+    /// thread.
+    pub heartbeat: Option<Heartbeat>,
     /// A helper thread's salt for its move order (0: none), so that threads part ways.
     pub salt: u64,
     /// Two plays per ply that last answered a test yes.
@@ -450,6 +469,7 @@ impl Search {
             parallel: false,
             nodes: 0,
             budget: None,
+            heartbeat: None,
             salt: 0,
             killers: Vec::new(),
             pn_table: dfpn::PnTable::new(pn_entries),
@@ -483,6 +503,15 @@ impl Search {
     #[inline]
     fn count_node(&mut self) -> Result<(), Aborted> {
         self.nodes += 1;
+        if self.nodes.is_multiple_of(HEARTBEAT_NODES) {
+            if let Some(beat) = self.heartbeat {
+                (beat.report)(&Progress {
+                    nodes: self.nodes,
+                    elapsed: beat.start.elapsed(),
+                    ..beat.bounds
+                });
+            }
+        }
         if !self.parallel {
             return match self.budget {
                 Some(b) if self.nodes > b => Err(Aborted),
