@@ -1209,3 +1209,58 @@ impl Search {
         moves
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{Duration, Instant};
+
+    use goref_rules::{Game, Ruleset};
+
+    use super::{Heartbeat, HEARTBEAT_NODES};
+    use crate::Progress;
+
+    /// The nodes of each heartbeat reported (the test's own: one test at a time uses it).
+    static BEATS: AtomicU64 = AtomicU64::new(0);
+    static LAST: AtomicU64 = AtomicU64::new(0);
+
+    /// A search reports every `HEARTBEAT_NODES` of its nodes, with its count, the bounds it
+    /// was given and the time since the solve started; and never without a callback.
+    #[test]
+    fn a_long_search_reports_its_nodes_as_it_goes() {
+        let game = Game::rect(2, 2, Ruleset::NSTT).unwrap();
+        let mut search = crate::root(&game, 16);
+        let start = Instant::now();
+        let bounds = Progress {
+            lower: Some(crate::Value(-8)),
+            upper: Some(crate::Value(8)),
+            nodes: 0,
+            elapsed: Duration::ZERO,
+        };
+        fn report(p: &Progress) {
+            assert_eq!(
+                (p.lower, p.upper),
+                (Some(crate::Value(-8)), Some(crate::Value(8)))
+            );
+            BEATS.fetch_add(1, Ordering::Relaxed);
+            LAST.store(p.nodes, Ordering::Relaxed);
+        }
+        for _ in 0..HEARTBEAT_NODES {
+            search.count_node().unwrap();
+        }
+        assert_eq!(BEATS.load(Ordering::Relaxed), 0, "no callback, no report");
+        search.heartbeat = Some(Heartbeat {
+            report,
+            bounds,
+            start,
+        });
+        for _ in 0..2 * HEARTBEAT_NODES - 1 {
+            search.count_node().unwrap();
+        }
+        assert_eq!(BEATS.load(Ordering::Relaxed), 1);
+        assert_eq!(LAST.load(Ordering::Relaxed), 2 * HEARTBEAT_NODES);
+        search.count_node().unwrap();
+        assert_eq!(BEATS.load(Ordering::Relaxed), 2);
+        assert_eq!(LAST.load(Ordering::Relaxed), 3 * HEARTBEAT_NODES);
+    }
+}
