@@ -43,22 +43,21 @@
 //! Each test is searched by depth-first proof-number search (df-pn, Nagai 2002), in negamax
 //! form. A node's *proof number* is the least number of unsettled leaves whose answers could
 //! make the test's answer yes, its *disproof number* the same for no: the least of its moves'
-//! for yes, their sum for no (a move's numbers are its child's, exchanged). Leaves start at
-//! one and one. The search descends into the move whose proof looks cheapest, with
-//! thresholds (the 1 + ε trick, ε = ¼) that send it back up when another looks cheaper, so
-//! that it goes deep where the proof is narrow and never searches a line to a uniform depth:
-//! on 3×4 the solve takes 65k nodes where an iterative deepening alpha-beta with enhanced
-//! transposition cut-offs took 780k, and 4×4 (B+2, of which that search proved only "at most
-//! B+6", in 831M nodes) takes 2.8M. A node's moves are first looked up in the transposition table, so that a
-//! move whose position is already decided counts as decided (the enhanced transposition
-//! cut-off of alpha-beta searches comes with the method). Proof and disproof numbers only
-//! choose where to search: they are kept in a lossy table of their own, by state and β,
-//! whatever the history, and a wrong or lost number costs nodes, never soundness. Only
-//! decided answers make a value: they come from ended games, from Benson's bounds (below),
-//! from the table and from decided children, as in a plain search. A yes is a lower bound
-//! (the best of the moves that answer yes), a no an upper bound (the best of all moves,
-//! every one of which answers no): fail-soft bounds, stored with the history items they
-//! depend on.
+//! for yes, their sum for no (a move's numbers are its child's, exchanged). Leaves start at one
+//! and one. The search descends into the move whose proof looks cheapest, with thresholds (the
+//! 1 + ε trick, ε = ¼) that send it back up when another looks cheaper, so that it goes deep
+//! where the proof is narrow and never searches a line to a uniform depth: on 3×4 the solve
+//! takes 65k nodes where an iterative deepening alpha-beta with enhanced transposition cut-offs
+//! took 780k, and 4×4 (B+2, of which that search proved only "at most B+6", in 831M nodes)
+//! takes 2.4M. A node's moves are first looked up in the transposition table, so that a move
+//! whose position is already decided counts as decided (the enhanced transposition cut-off of
+//! alpha-beta searches comes with the method). Proof and disproof numbers only choose where to
+//! search: they are kept in a lossy table of their own, by state and β, whatever the history,
+//! and a wrong or lost number costs nodes, never soundness. Only decided answers make a value:
+//! they come from ended games, from Benson's bounds (below), from the table and from decided
+//! children, as in a plain search. A yes is a lower bound (the best of the moves that answer
+//! yes), a no an upper bound (the best of all moves, every one of which answers no): fail-soft
+//! bounds, stored with the history items they depend on.
 //!
 //! Boards of at most [`MAX_SOLVE_POINTS`] points are held as two bit sets. The transposition
 //! table stores bounds and the best move under the board's symmetries (8 on a square, 4 on a
@@ -70,18 +69,18 @@
 //!
 //! # Threads
 //!
-//! With [`Options::threads`] above one, each null-window test is searched by that many
-//! threads at once (lazy SMP): each has its own line, history, killers and proof numbers;
-//! they share the transposition table (pairs of slots behind locks, the whole behind a
-//! read-write lock that only its growth takes for writing), the node count and a signal to
-//! stop. The helpers order moves of equal numbers differently (a salt per thread), so that
-//! they part ways and store what the others will find. The first thread to answer the test answers it; the
-//! others stop. This is sound because nothing a thread stores depends on which thread stored
-//! it: an entry holds the state, the bounds and the history items it depends on (`φ` and `D`
-//! below), and a thread uses it only where its own history agrees on them; and every proven
-//! answer to the test is a bound of the same value, so any of them may be taken. The value
-//! is the one thread's; the nodes, the time and the principal variation (found by one thread
-//! afterwards) may differ.
+//! With [`Options::threads`] above one, each null-window test is searched by that many threads
+//! at once (lazy SMP): each has its own line, history, killers and proof numbers; they share
+//! the transposition table (pairs of slots behind locks, the whole behind a read-write lock
+//! that only its growth takes for writing), the node count and a signal to stop. The helpers
+//! order moves of equal numbers differently (a salt per thread), so that they part ways and
+//! store what the others will find. The first thread to answer the test answers it; the others
+//! stop. This is sound because nothing a thread stores depends on which thread stored it: an
+//! entry holds the state, the bounds and the history items it depends on (`φ` and `D` below),
+//! and a thread uses it only where its own history agrees on them; and every proven answer to
+//! the test is a bound of the same value, so any of them may be taken. The value is the one
+//! thread's; the nodes, the time and the principal variation (found by one thread afterwards)
+//! may differ.
 //!
 //! # Benson's bounds: stopping once the result is fixed
 //!
@@ -109,38 +108,37 @@
 //!   strictly include the node's (the positions White could reach), and the answer then
 //!   depends on the history's positions in that *cone* (added to the filter below). Black's
 //!   value is at least what this strategy guarantees.
-//! * *Two-point eyes* (superko rules only): a region of two empty points `a`, `b` whose
-//!   other neighbours are all stones of Black's pass-alive chains `S` is Black's as well, when
-//!   no position of the history has Black stones on `S ∪ {b}` with `a` empty (nor on
-//!   `S ∪ {a}` with `b` empty). Black's strategy: pass, but answer a White play at `a` by
-//!   playing `b` (and at `b` by `a`). White's stone at `a` has `b` as its only liberty, so
-//!   Black's play takes it (not suicide: `b` joins `S`, which keeps liberties elsewhere); the
-//!   chain that `b` joins keeps a vital region besides the region (each chain to which it was
-//!   vital touches `b`), and `a` is now a single-point eye of it, so it stays pass-alive and `a`
-//!   stays empty. That answer makes a position with `S ∪ {b}` Black and `a` empty, which the
-//!   line from the node makes at no earlier time (the region stays empty until the first
-//!   throw-in) and the history holds nowhere: the answer is legal under either superko rule.
-//!   White's second play in the region would be suicide. The answer depends on the history's
-//!   positions whose Black stones hold `S` (added to the filter below).
+//! * *Two-point eyes* (superko rules only): a region of two empty points `a`, `b` whose other
+//!   neighbours are all stones of Black's pass-alive chains `S` is Black's as well, when no
+//!   position of the history has Black stones on `S ∪ {b}` with `a` empty (nor on `S ∪ {a}`
+//!   with `b` empty). Black's strategy: pass, but answer a White play at `a` by playing `b`
+//!   (and at `b` by `a`). White's stone at `a` has `b` as its only liberty, so Black's play
+//!   takes it (not suicide: `b` joins `S`, which keeps liberties elsewhere); the chain that `b`
+//!   joins keeps a vital region besides the region (each chain to which it was vital touches
+//!   `b`), and `a` is now a single-point eye of it, so it stays pass-alive and `a` stays empty.
+//!   That answer makes a position with `S ∪ {b}` Black and `a` empty, which the line from the
+//!   node makes at no earlier time (the region stays empty until the first throw-in) and the
+//!   history holds nowhere: the answer is legal under either superko rule. White's second play
+//!   in the region would be suicide. The answer depends on the history's positions whose Black
+//!   stones hold `S` (added to the filter below).
 //! * *Enclosed regions* (superko rules only): a region enclosed by `S` (a connected set of
 //!   points without a stone of `S`, all of whose neighbours outside it are stones of `S`),
-//!   other than the eyes above, each point of which (empty or White) is next to every chain
-//!   of `S` that borders it, is Black's as well, when no position of the history has Black
-//!   stones on `S` and on a point of the region, and, if White has stones there, Black moves
-//!   before the game can end (not White to move just after Black's pass: White's pass would
-//!   end the game with them). The region holds no Black stone (one would be part of `S`).
-//!   Black's strategy: while White has stones in such a region, play a liberty of one of them;
-//!   else pass. Each such play joins a chain of `S` (its point is next to it) and keeps a
-//!   liberty in the region (a White chain it did not take keeps its other liberties there; one
-//!   it took leaves its points empty there; every point of the region is next to the merged
-//!   chain), so it is no suicide, and each chain keeps a vital region there beside its other
-//!   one: Benson's condition still holds, so White takes none of these stones. So Black's stones
-//!   in the region only grow, strictly at each of these plays: no such play repeats a position
-//!   of the line from the node, nor (the condition) of the history. Black passes only when
-//!   White has no stone in these regions; the game ends by two passes, so it ends with
-//!   every point of the region Black's or empty next to Black's only. The answer depends on
-//!   the history's positions whose Black stones hold `S` (added to the filter below, as for
-//!   two-point eyes).
+//!   other than the eyes above, each point of which (empty or White) is next to every chain of
+//!   `S` that borders it, is Black's as well, when no position of the history has Black stones
+//!   on `S` and on a point of the region, and, if White has stones there, Black moves before
+//!   the game can end (not White to move just after Black's pass: White's pass would end the
+//!   game with them). The region holds no Black stone (one would be part of `S`). Black's
+//!   strategy: while White has stones in such a region, play a liberty of one of them; else
+//!   pass. Each such play joins a chain of `S` (its point is next to it) and keeps a liberty in
+//!   the region (a White chain it did not take keeps its other liberties there; one it took
+//!   leaves its points empty there; every point of the region is next to the merged chain), so
+//!   it is no suicide, and each chain keeps a vital region there beside its other one: Benson's
+//!   condition still holds, so White takes none of these stones. So Black's stones in the
+//!   region only grow, strictly at each of these plays: no such play repeats a position of the
+//!   line from the node, nor (the condition) of the history. Black passes only when White has
+//!   no stone in these regions; the game ends by two passes, so it ends with every point of the
+//!   region Black's or empty next to Black's only. The answer depends on the history's
+//!   positions whose Black stones hold `S` (added to the filter below, as for two-point eyes).
 //! * *Regions with one interior point* (superko rules only): a region enclosed by `S`, other
 //!   than those above, that has at most one *interior* point (a point next to no stone of
 //!   `S`), that one with two neighbours or more, is Black's as well when the chains around it
@@ -169,8 +167,9 @@
 //! there. Where a player's passing is no strategy (that rule, or a cone the history enters),
 //! the bound on that side is only that no value passes a long-cycle win: not the whole board,
 //! which a long-cycle win exceeds (a case the tests found: on 1×3 the opponent could recreate
-//! an earlier position with more captures since and win by 3.6). When the bound decides the test, the node is answered without search, and (but for
-//! the long cycle rule's cone) the answer depends on no history.
+//! an earlier position with more captures since and win by 3.6). When the bound decides the
+//! test, the node is answered without search, and (but for the long cycle rule's cone) the
+//! answer depends on no history.
 //!
 //! # History, and why the reuse of stored results is sound
 //!
@@ -185,42 +184,42 @@
 //! node (Black's captures minus White's, between the item and the node) under the long cycle
 //! rule. A result is stored with the part of the history it may depend on, found as follows.
 //!
-//! When a node is searched, every play tried there makes a colouring that is compared with
-//! the history, and that comparison is the only way the history enters the node's play
-//! (passes and two-pass ends are the same whatever the history). Let `G` be the colourings
-//! so compared at the node and at every node below it whose answer was used (searched, or
-//! taken from the table). `G` is summarised by a filter `φ` that passes every colouring of
-//! `G` (no false negatives): its *level* `m`, the least number of stones of a colouring of
-//! `G`, and a Bloom filter of their classes under the symmetries (with the player to move
-//! under situational superko); an item passes `φ` when it has at least `m` stones and its
-//! class is in the Bloom filter, or (long cycle rule) when it lies in a cone a Benson bound
-//! below looked in (the union of two cones is over-approximated by one: the passer's stones
-//! within the union, the opponent's holding the intersection), or when a player's stones in
-//! it hold the chains of a two-point eye or an enclosed region counted above (the intersection of such sets, for a
-//! union). A node's `φ` is the union of its plays' colourings and its
-//! children's filters (of the one child that answered yes, for a lower bound; of all, for
-//! an upper bound). The result is stored with `φ` and `D = {items of H that
-//! pass φ}` (exactly, as a sorted list; a hash is only a quick filter).
+//! When a node is searched, every play tried there makes a colouring that is compared with the
+//! history, and that comparison is the only way the history enters the node's play (passes and
+//! two-pass ends are the same whatever the history). Let `G` be the colourings so compared at
+//! the node and at every node below it whose answer was used (searched, or taken from the
+//! table). `G` is summarised by a filter `φ` that passes every colouring of `G` (no false
+//! negatives): its *level* `m`, the least number of stones of a colouring of `G`, and a Bloom
+//! filter of their classes under the symmetries (with the player to move under situational
+//! superko); an item passes `φ` when it has at least `m` stones and its class is in the Bloom
+//! filter, or (long cycle rule) when it lies in a cone a Benson bound below looked in (the
+//! union of two cones is over-approximated by one: the passer's stones within the union, the
+//! opponent's holding the intersection), or when a player's stones in it hold the chains of a
+//! two-point eye or an enclosed region counted above (the intersection of such sets, for a
+//! union). A node's `φ` is the union of its plays' colourings and its children's filters (of
+//! the one child that answered yes, for a lower bound; of all, for an upper bound). The result
+//! is stored with `φ` and `D = {items of H that pass φ}` (exactly, as a sorted list; a hash is
+//! only a quick filter).
 //!
 //! **Claim.** If a node of the same state (up to symmetry, mapping everything with it) has a
 //! history `H'` whose items that pass `φ` are exactly `D`, the stored bounds hold for it.
 //!
 //! *Proof*, by induction on the searches (each result used is a stored or returned one, made
-//! earlier or deeper). At the node, a play's colouring `Q` is in `G`, so it passes `φ`, and
-//! `Q ∈ H` iff `Q ∈ D` iff `Q ∈ H'` (with the same capture balance, under the long cycle
-//! rule): the same plays are legal, and the same plays end the game with the same result. For
-//! a legal play or the pass, the child's history is `H + item` and `H' + item` with the same
-//! new item (same colouring, same captures; a balance relative to the child shifts by the same
-//! amount in both). The child's answer was used with a filter `φ_c` that passes nothing `φ`
-//! does not (`φ` is a union over it), so the two child histories agree on the items that pass
-//! `φ_c`, and by induction the child's bounds hold in both. The node's bound is the same
-//! min/max of the same children's bounds (a lower bound uses one legal child; an upper bound
-//! uses every legal child, the same set in both), so it holds for `H'`. A Benson bound of chains
-//! and single-point eyes holds for every history under the superko rules, and adds nothing
-//! to `φ`; a two-point eye, an enclosed region, or any bound under the long cycle rule, was checked against
-//! history items that pass `φ`, so it holds for `H'` too.
-//! The proof numbers, kept whatever the history, never become bounds. The table may lose a
-//! result (a state replaces another in its slot); it never changes one.
+//! earlier or deeper). At the node, a play's colouring `Q` is in `G`, so it passes `φ`, and `Q
+//! ∈ H` iff `Q ∈ D` iff `Q ∈ H'` (with the same capture balance, under the long cycle rule):
+//! the same plays are legal, and the same plays end the game with the same result. For a legal
+//! play or the pass, the child's history is `H + item` and `H' + item` with the same new item
+//! (same colouring, same captures; a balance relative to the child shifts by the same amount in
+//! both). The child's answer was used with a filter `φ_c` that passes nothing `φ` does not (`φ`
+//! is a union over it), so the two child histories agree on the items that pass `φ_c`, and by
+//! induction the child's bounds hold in both. The node's bound is the same min/max of the same
+//! children's bounds (a lower bound uses one legal child; an upper bound uses every legal
+//! child, the same set in both), so it holds for `H'`. A Benson bound of chains and
+//! single-point eyes holds for every history under the superko rules, and adds nothing to `φ`;
+//! a two-point eye, an enclosed region, or any bound under the long cycle rule, was checked
+//! against history items that pass `φ`, so it holds for `H'` too. The proof numbers, kept
+//! whatever the history, never become bounds. The table may lose a result (a state replaces
+//! another in its slot); it never changes one.
 //!
 //! Where the stones only grow (no captures below the node), `m` exceeds the node's own
 //! number of stones and `D` holds only earlier positions with more stones: transpositions of
@@ -398,9 +397,8 @@ pub struct Options {
     /// long search shows it goes on.
     pub progress: Option<fn(&Progress)>,
     /// Threads that search each test together, sharing the transposition table (lazy SMP:
-    /// the helpers order their moves differently and start one deeper every other thread;
-    /// the first to answer answers for all). The value does not depend on it; the nodes,
-    /// the time and the principal variation may.
+    /// the helpers order their moves differently; the first to answer answers for all). The
+    /// value does not depend on it; the nodes, the time and the principal variation may.
     pub threads: usize,
 }
 
