@@ -57,19 +57,35 @@ impl Table {
         self.buckets.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Runs `f` on the slot of the state `ckey`, `meta` (`None` when the table does not hold
-    /// it), under the lock of its pair.
-    fn probe<R>(&self, ckey: u64, meta: u32, f: impl FnOnce(Option<&Slot>) -> R) -> R {
+    /// Runs `f` on the pair of slots a state `ckey`, `meta` may take, its own slot first,
+    /// under the pair's lock.
+    fn with_pair<R>(&self, ckey: u64, meta: u32, f: impl FnOnce([&Slot; 2]) -> R) -> R {
         let buckets = self.read();
         let index = slot_index(ckey, meta, 2 * buckets.len());
         let pair = buckets[index >> 1]
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let slot = [index & 1, (index & 1) ^ 1]
-            .into_iter()
-            .map(|i| &pair[i])
-            .find(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta);
-        f(slot)
+        f([&pair[index & 1], &pair[(index & 1) ^ 1]])
+    }
+
+    /// Runs `f` on the slot of the state `ckey`, `meta` (`None` when the table does not hold
+    /// it), under the lock of its pair.
+    fn probe<R>(&self, ckey: u64, meta: u32, f: impl FnOnce(Option<&Slot>) -> R) -> R {
+        self.with_pair(ckey, meta, |pair| {
+            f(pair
+                .into_iter()
+                .find(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta))
+        })
+    }
+
+    /// Whether the table may hold a result for a state of canonical colouring `ckey` whose
+    /// player to move and passes are `meta` (the low bits of [`Search::meta`], which choose
+    /// the slots): false when neither slot it may take holds that colouring.
+    fn may_hold(&self, ckey: u64, meta: u32) -> bool {
+        self.with_pair(ckey, meta, |pair| {
+            pair.into_iter()
+                .any(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta & 3 == meta)
+        })
     }
 
     pub fn new(cap: usize) -> Table {
@@ -742,19 +758,6 @@ impl Search {
             None => (LC_WIN, Gen::NONE),
         };
         (low, own_gen, high, opp_gen)
-    }
-
-    /// Whether the table may hold a result for a state of canonical colouring `ckey` whose
-    /// player to move and passes are `meta` (the low bits of [`Search::meta`]): false when
-    /// neither slot it may take holds that colouring.
-    pub(crate) fn table_may_hold(&self, ckey: u64, meta: u32) -> bool {
-        let buckets = self.shared.table.read();
-        let index = slot_index(ckey, meta, 2 * buckets.len());
-        let pair = buckets[index >> 1]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        pair.iter()
-            .any(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta & 3 == meta)
     }
 
     /// Asks for the table slots of the positions `cands` make from `f` to be loaded, before

@@ -119,6 +119,16 @@ impl PnTable {
     }
 }
 
+/// The proof and disproof numbers of a test "at least `beta`?" whose answer is the bound
+/// `value`: yes (0, none) when it passes `beta`, else no (none, 0).
+fn decided_numbers(value: i32, beta: i32) -> (u32, u32) {
+    if value >= beta {
+        (0, PN_INF)
+    } else {
+        (PN_INF, 0)
+    }
+}
+
 fn pn_tag(ckey: u64, meta: u32, beta: i32) -> u64 {
     mix(ckey ^ mix(u64::from(meta) << 32 ^ beta as u32 as u64)).max(1)
 }
@@ -141,11 +151,9 @@ impl Search {
         let (ckey, s) = self.canonical(&f);
         let meta = self.meta(&f, s);
         let nodes_before = self.nodes;
-        let decided = |value: i32, gen: Gen| Node {
-            pn: if value >= beta { 0 } else { PN_INF },
-            dn: if value >= beta { PN_INF } else { 0 },
-            value,
-            gen,
+        let decided = |value: i32, gen: Gen| {
+            let (pn, dn) = decided_numbers(value, beta);
+            Node { pn, dn, value, gen }
         };
         let tt_best = match self.stored(&f, ckey, s, meta, beta) {
             Ok(best) => best,
@@ -175,6 +183,7 @@ impl Search {
             let value = self.relative(&f, self.area_value(f.black, f.white));
             kids.push(Kid::decided(None, value, Gen::NONE, beta));
         }
+        let child_meta = f.to_move.opponent().index() as u32;
         for c in cands {
             let mut own = Gen::NONE;
             own.add(c.level, c.class);
@@ -185,8 +194,7 @@ impl Search {
             // Most children are in no slot of the table: their numbers are found without
             // setting them up (the child's state, but for the ko ban, is its colouring's
             // least image and the other player to move).
-            let child_meta = f.to_move.opponent().index() as u32;
-            if !self.table_may_hold(c.least, child_meta) {
+            if !self.shared.table.may_hold(c.least, child_meta) {
                 let (pn, dn) = self.numbers(c.least, child_meta, 1 - beta);
                 kids.push(Kid {
                     cand: Some(c),
@@ -245,12 +253,7 @@ impl Search {
                 }
                 let work = self.nodes - nodes_before;
                 self.store(&f, ckey, s, meta, best.gen, best.value, INF, mv, work);
-                return Ok(Node {
-                    pn: 0,
-                    dn: PN_INF,
-                    value: best.value,
-                    gen: best.gen,
-                });
+                return Ok(decided(best.value, best.gen));
             }
             if dn == 0 {
                 // No: every move answers no; the best of them bounds the node.
@@ -266,12 +269,7 @@ impl Search {
                 }
                 let work = self.nodes - nodes_before;
                 self.store(&f, ckey, s, meta, gen, -INF, value, best_move, work);
-                return Ok(Node {
-                    pn: PN_INF,
-                    dn: 0,
-                    value,
-                    gen,
-                });
+                return Ok(decided(value, gen));
             }
             if pn >= th_pn || dn >= th_dn {
                 self.pn_table.put(pn_tag(ckey, meta & 3, beta), pn, dn);
@@ -345,11 +343,11 @@ impl Kid {
     /// A move whose value for the node is known: at least `value` if it passes `beta`, else
     /// at most.
     fn decided(cand: Option<Cand>, value: i32, gen: Gen, beta: i32) -> Kid {
-        let yes = value >= beta;
+        let (pn, dn) = decided_numbers(value, beta);
         Kid {
             cand,
-            pn: if yes { 0 } else { PN_INF },
-            dn: if yes { PN_INF } else { 0 },
+            pn,
+            dn,
             value,
             gen,
         }
