@@ -210,6 +210,24 @@ impl Topo {
         (b, w)
     }
 
+    /// The points each colour reaches first: its stones, and the empty points that a spread
+    /// of `steps` steps along the board's lines from its stones reaches before it reaches
+    /// them from the other colour's (a point reached by both at the same step, and what lies
+    /// behind it, belongs to neither). A cheap guess of the area each will end with.
+    pub fn nearer(&self, black: u32, white: u32, steps: u32) -> (u32, u32) {
+        let empty = self.all & !(black | white);
+        let (mut b, mut w) = (black, white);
+        let mut open = empty;
+        for _ in 0..steps {
+            let bn = self.nbrs(b) & open;
+            let wn = self.nbrs(w) & open;
+            b |= bn & !wn;
+            w |= wn & !bn;
+            open &= !(bn | wn);
+        }
+        (b, w)
+    }
+
     /// The image of the point set `set` under symmetry `s`.
     #[inline]
     pub fn map(&self, s: usize, set: u32) -> u32 {
@@ -480,6 +498,21 @@ mod tests {
         }
         assert_eq!((black | white) & !topo.all, 0);
         (black, white)
+    }
+
+    #[test]
+    fn each_colour_reaches_first_the_points_nearer_its_stones() {
+        let topo = Topo::new(&Geometry::rect(5, 1).unwrap());
+        // X . . . O: one step takes b and d, the second meets at c.
+        let (black, white) = stones(&topo, &["X...O"]);
+        assert_eq!(topo.nearer(black, white, 1), (0b00011, 0b11000));
+        assert_eq!(topo.nearer(black, white, 2), (0b00011, 0b11000));
+        // X . . . .: two steps take b and c, not d.
+        let (black, white) = stones(&topo, &["X...."]);
+        assert_eq!(topo.nearer(black, white, 2), (0b00111, 0));
+        // X . O . .: b is reached by both at once: the spread stops there for both.
+        let (black, white) = stones(&topo, &["X.O.."]);
+        assert_eq!(topo.nearer(black, white, 3), (0b00001, 0b11100));
     }
 
     #[test]

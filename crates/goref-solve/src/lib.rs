@@ -43,13 +43,16 @@
 //! Each test is searched by depth-first proof-number search (df-pn, Nagai 2002), in negamax
 //! form. A node's *proof number* is the least number of unsettled leaves whose answers could
 //! make the test's answer yes, its *disproof number* the same for no: the least of its moves'
-//! for yes, their sum for no (a move's numbers are its child's, exchanged). Leaves start at one
-//! and one. The search descends into the move whose proof looks cheapest, with thresholds (the
-//! 1 + ε trick, ε = ¼) that send it back up when another looks cheaper, so that it goes deep
-//! where the proof is narrow and never searches a line to a uniform depth: on 3×4 the solve
-//! takes 65k nodes where an iterative deepening alpha-beta with enhanced transposition cut-offs
-//! took 780k, and 4×4 (B+2, of which that search proved only "at most B+6", in 831M nodes)
-//! takes 2.4M. A node's moves are first looked up in the transposition table, so that a move
+//! for yes, their sum for no (a move's numbers are its child's, exchanged). A leaf starts at
+//! one and one, plus one for each point by which a cheap guess of the score (stones, and the
+//! empty points nearer one colour's stones than the other's within two steps) falls short of
+//! the test or passes it, so that the moves that look good are searched first. The search
+//! descends into the move whose proof looks cheapest, with thresholds (the 1 + ε trick,
+//! ε = ¼) that send it back up when another looks cheaper, so that it goes deep where the
+//! proof is narrow and never searches a line to a uniform depth: on 3×4 the solve takes 56k
+//! nodes where an iterative deepening alpha-beta with enhanced transposition cut-offs took
+//! 780k, and 4×4 (B+2, of which that search proved only "at most B+6", in 831M nodes) takes
+//! 2.0M. A node's moves are first looked up in the transposition table, so that a move
 //! whose position is already decided counts as decided (the enhanced transposition cut-off of
 //! alpha-beta searches comes with the method). Proof and disproof numbers only choose where to
 //! search: they are kept in a lossy table of their own, by state and β, whatever the history,
