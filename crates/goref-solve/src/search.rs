@@ -45,6 +45,9 @@ pub(crate) struct Shared {
 /// that only its growth writes.
 pub(crate) struct Table {
     buckets: RwLock<Vec<Mutex<[Slot; 2]>>>,
+    /// Where a pair's second slot starts, in bytes from the start of its pair (for
+    /// [`Table::prefetch`]).
+    second_slot: usize,
     used_slots: AtomicUsize,
     len: AtomicUsize,
     cap: usize,
@@ -78,6 +81,15 @@ impl Table {
         })
     }
 
+    /// Asks for the heads of both slots a state `ckey`, `meta` may take in `buckets` (the
+    /// pairs, read-locked) to be loaded, without waiting for them.
+    fn prefetch(&self, buckets: &[Mutex<[Slot; 2]>], ckey: u64, meta: u32) {
+        let pair = &buckets[slot_index(ckey, meta, 2 * buckets.len()) >> 1];
+        let start = (pair as *const Mutex<[Slot; 2]>).cast::<u8>();
+        prefetch(start);
+        prefetch(start.wrapping_add(self.second_slot));
+    }
+
     /// Whether the table may hold a result for a state of canonical colouring `ckey` whose
     /// player to move and passes are `meta` (the low bits of [`Search::meta`], which choose
     /// the slots): false when neither slot it may take holds that colouring.
@@ -89,8 +101,14 @@ impl Table {
     }
 
     pub fn new(cap: usize) -> Table {
+        let buckets = Self::empty(FIRST_SLOTS / 2);
+        let second_slot = {
+            let pair = buckets[0].lock().unwrap_or_else(PoisonError::into_inner);
+            &pair[1] as *const Slot as usize - &buckets[0] as *const _ as usize
+        };
         Table {
-            buckets: RwLock::new(Self::empty(FIRST_SLOTS / 2)),
+            buckets: RwLock::new(buckets),
+            second_slot,
             used_slots: AtomicUsize::new(0),
             len: AtomicUsize::new(0),
             cap,
@@ -443,18 +461,17 @@ pub(crate) struct Search {
     pn_table: dfpn::PnTable,
 }
 
-/// Asks for the cache line at `slot` to be loaded, without waiting for it.
+/// Asks for the cache line at `at` to be loaded, without waiting for it.
 #[inline]
-fn prefetch<T>(slot: &T) {
+fn prefetch<T>(at: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
+    // SAFETY: a prefetch is only a hint: it reads nothing and cannot fault, whatever the
+    // address.
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            (slot as *const T).cast(),
-        );
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = slot;
+    let _ = at;
 }
 
 fn mix(mut x: u64) -> u64 {
@@ -760,14 +777,16 @@ impl Search {
         (low, own_gen, high, opp_gen)
     }
 
-    /// Asks for the table slots of the positions `cands` make from `f` to be loaded, before
-    /// they are looked up one by one.
-    fn prefetch_children(&self, f: &Frame, cands: &[Cand]) {
+    /// Asks for the table slots of the positions `cands` make from `f` to be loaded, and
+    /// their numbers for the test "at least `beta`?" at `f`, before they are looked up one by
+    /// one.
+    fn prefetch_children(&self, f: &Frame, cands: &[Cand], beta: i32) {
         let child_meta = f.to_move.opponent().index() as u32;
-        let buckets = self.shared.table.read();
-        let slots = 2 * buckets.len();
+        let table = &self.shared.table;
+        let buckets = table.read();
         for c in cands.iter().filter(|c| c.terminal.is_none()) {
-            prefetch(&buckets[slot_index(c.least, child_meta, slots) >> 1]);
+            table.prefetch(&buckets, c.least, child_meta);
+            self.pn_table.prefetch(c.least, child_meta, 1 - beta);
         }
     }
 
@@ -1019,6 +1038,14 @@ impl Search {
             Color::Black => (f.black, f.white),
             Color::White => (f.white, f.black),
         };
+        // The images of `f`'s colouring under the symmetries: a play that captures nothing
+        // adds one stone to each.
+        let nsyms = self.topo.syms.len();
+        let mut images = [0u64; MAX_SYMS];
+        for (s, image) in images.iter_mut().enumerate().take(nsyms).skip(1) {
+            *image = self.topo.map_key(s, key(f.black, f.white));
+        }
+        let shift = if f.to_move == Color::Black { 0 } else { 32 };
         let mut empty = self.topo.all & !(f.black | f.white);
         while empty != 0 {
             let p = empty.trailing_zeros() as usize;
@@ -1036,9 +1063,21 @@ impl Search {
             };
             let k = key(black, white);
             let level = (black | white).count_ones() as u8;
-            let least = (1..self.topo.syms.len())
-                .map(|s| self.topo.map_key(s, k))
-                .fold(k, u64::min);
+            let least = if played.captured == 0 && played.suicided == 0 {
+                (1..nsyms)
+                    .map(|s| images[s] | 1 << (u32::from(self.topo.syms[s][p]) + shift))
+                    .fold(k, u64::min)
+            } else {
+                (1..nsyms)
+                    .map(|s| self.topo.map_key(s, k))
+                    .fold(k, u64::min)
+            };
+            debug_assert_eq!(
+                least,
+                (1..nsyms)
+                    .map(|s| self.topo.map_key(s, k))
+                    .fold(k, u64::min)
+            );
             let class = self.class(least, f.to_move.opponent());
             let mut terminal = None;
             if let Some(first) = self.repeats(k, f.to_move.opponent()) {

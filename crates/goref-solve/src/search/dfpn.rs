@@ -85,6 +85,14 @@ impl PnTable {
             .map(|slot| (slot.1, slot.2))
     }
 
+    /// Asks for the entries of the test "at least `beta`?" at the state `ckey`, `meta` to be
+    /// loaded, without waiting for them.
+    pub(crate) fn prefetch(&self, ckey: u64, meta: u32, beta: i32) {
+        if !self.slots.is_empty() {
+            prefetch(&self.slots[self.index(pn_tag(ckey, meta, beta))]);
+        }
+    }
+
     fn put(&mut self, tag: u64, pn: u32, dn: u32) {
         if self.slots.is_empty()
             || (4 * self.taken > self.slots.len() && self.slots.len() < self.max)
@@ -180,7 +188,7 @@ impl Search {
         for c in &cands {
             gen_all.add(c.level, c.class);
         }
-        self.prefetch_children(&f, &cands);
+        self.prefetch_children(&f, &cands, beta);
         let mut kids: Vec<Kid> = Vec::with_capacity(cands.len() + 1);
         if f.passes >= 1 {
             // Two consecutive passes end the game (TT rule 8, 001 §3.7.1).
