@@ -459,6 +459,9 @@ pub(crate) struct Search {
     killers: Vec<[u8; 2]>,
     /// The proof and disproof numbers of the search.
     pn_table: dfpn::PnTable,
+    /// Lists of moves for the nodes of the search to use (one per node of the line, at
+    /// most).
+    lists: Vec<dfpn::Lists>,
 }
 
 /// Asks for the cache line at `at` to be loaded, without waiting for it.
@@ -506,6 +509,7 @@ impl Search {
             salt: 0,
             killers: Vec::new(),
             pn_table: dfpn::PnTable::new(pn_entries),
+            lists: Vec::new(),
         }
     }
 

@@ -40,6 +40,13 @@ struct Kid {
     gen: Gen,
 }
 
+/// The lists of one node's moves, kept from node to node so that a node allocates none.
+#[derive(Default)]
+pub(crate) struct Lists {
+    cands: Vec<Cand>,
+    kids: Vec<Kid>,
+}
+
 /// The answer of [`Search::mid`]: decided (`pn` or `dn` 0, with the bound and what it
 /// depends on), or the numbers it stopped at.
 pub(crate) struct Node {
@@ -162,11 +169,7 @@ impl Search {
         let f = *self.frames.last().expect("a node");
         let (ckey, s) = self.canonical(&f);
         let meta = self.meta(&f, s);
-        let nodes_before = self.nodes;
-        let decided = |value: i32, gen: Gen| {
-            let (pn, dn) = decided_numbers(value, beta);
-            Node { pn, dn, value, gen }
-        };
+        let decided = |value: i32, gen: Gen| Node::decided(value, gen, beta);
         let tt_best = match self.stored(&f, ckey, s, meta, beta) {
             Ok(best) => best,
             Err((value, gen)) => return Ok(decided(value, gen)),
@@ -178,25 +181,54 @@ impl Search {
         if low >= beta {
             return Ok(decided(low, own_gen));
         }
+        // The lists of the moves, from those the nodes below have given back.
+        let mut lists = self.lists.pop().unwrap_or_default();
+        let result = self.expand(
+            &f,
+            (ckey, s, meta),
+            tt_best,
+            beta,
+            (th_pn, th_dn),
+            &mut lists,
+        );
+        self.lists.push(lists);
+        result
+    }
+
+    /// The rest of [`Search::mid`], at `f` (the state `ckey`, `meta`, canonical frame `s`)
+    /// whose static bounds do not answer the test: its moves in `lists`.
+    fn expand(
+        &mut self,
+        f: &Frame,
+        (ckey, s, meta): (u64, usize, u32),
+        tt_best: u8,
+        beta: i32,
+        (th_pn, th_dn): (u32, u32),
+        lists: &mut Lists,
+    ) -> Result<Node, Aborted> {
+        let f = *f;
+        let nodes_before = self.nodes;
+        let decided = |value: i32, gen: Gen| Node::decided(value, gen, beta);
         let ply = self.frames.len();
         let killer = self.killers.get(ply).copied().unwrap_or([NO_MOVE; 2]);
-        let mut cands = Vec::new();
-        self.candidates(&f, tt_best, killer, &mut cands);
+        let Lists { cands, kids } = lists;
+        cands.clear();
+        kids.clear();
+        self.candidates(&f, tt_best, killer, cands);
         // What a no depends on: every play's colouring (legal or not, the history decides)
         // and every child's answer.
         let mut gen_all = Gen::NONE;
-        for c in &cands {
+        for c in cands.iter() {
             gen_all.add(c.level, c.class);
         }
-        self.prefetch_children(&f, &cands, beta);
-        let mut kids: Vec<Kid> = Vec::with_capacity(cands.len() + 1);
+        self.prefetch_children(&f, cands, beta);
         if f.passes >= 1 {
             // Two consecutive passes end the game (TT rule 8, 001 §3.7.1).
             let value = self.relative(&f, self.area_value(f.black, f.white));
             kids.push(Kid::decided(None, value, Gen::NONE, beta));
         }
         let child_meta = f.to_move.opponent().index() as u32;
-        for c in cands {
+        for &c in cands.iter() {
             let mut own = Gen::NONE;
             own.add(c.level, c.class);
             if let Some(v) = c.terminal {
@@ -274,7 +306,7 @@ impl Search {
                 let mut value = -INF;
                 let mut best_move = NO_MOVE;
                 let mut gen = gen_all;
-                for k in &kids {
+                for k in kids.iter() {
                     gen.union(&k.gen);
                     if k.value > value {
                         value = k.value;
@@ -374,6 +406,14 @@ impl Search {
         // Values are in half points: a point is two.
         let short = (beta - value) / 2;
         (1 + short.max(0) as u32, 1 + (-short).max(0) as u32)
+    }
+}
+
+impl Node {
+    /// A node whose value is known: at least `value` if it passes `beta`, else at most.
+    fn decided(value: i32, gen: Gen, beta: i32) -> Node {
+        let (pn, dn) = decided_numbers(value, beta);
+        Node { pn, dn, value, gen }
     }
 }
 
