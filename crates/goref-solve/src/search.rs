@@ -3,7 +3,7 @@
 //! depend on (see the crate documentation for the argument); `dfpn` searches the tests.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Instant;
 
 use goref_rules::{Color, KoRule};
@@ -12,6 +12,8 @@ use crate::bits::{key, Topo, MAX_SOLVE_POINTS};
 use crate::Progress;
 
 mod dfpn;
+
+pub(crate) use dfpn::PnTable;
 
 /// Larger than any value: the window's open ends.
 pub(crate) const INF: i32 = 1 << 29;
@@ -34,17 +36,83 @@ pub(crate) struct Aborted;
 /// signal to stop.
 pub(crate) struct Shared {
     pub table: Table,
+    /// The proof and disproof numbers of the search (they only guide it).
+    pub numbers: dfpn::PnTable,
     /// Nodes of every thread that searches beside others, under a budget.
     pub nodes: AtomicU64,
     /// Set when a thread has answered the current test, or the budget ran out.
     pub stop: AtomicBool,
 }
 
+/// An array that the threads of a solve share and that one of them may replace by a larger
+/// one (a table's growth). Each thread reads it through a [`View`] of its own, without taking
+/// a lock, and takes the new array at its next node ([`Shelf::refresh`]); a thread that
+/// writes to the old array after the replacement loses that write, which is sound for the
+/// tables kept here: they hold only what saves work.
+pub(crate) struct Shelf<T> {
+    current: RwLock<Arc<[T]>>,
+    /// Bumped by each replacement.
+    generation: AtomicU64,
+}
+
+/// A thread's view of a [`Shelf`]'s array.
+pub(crate) struct View<T> {
+    items: Arc<[T]>,
+    generation: u64,
+}
+
+impl<T> std::ops::Deref for View<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        &self.items
+    }
+}
+
+impl<T> Shelf<T> {
+    fn new(items: Vec<T>) -> Shelf<T> {
+        Shelf {
+            current: RwLock::new(items.into()),
+            generation: AtomicU64::new(0),
+        }
+    }
+
+    /// A view of the array as it is now.
+    pub fn view(&self) -> View<T> {
+        let current = self.current.read().unwrap_or_else(PoisonError::into_inner);
+        View {
+            items: Arc::clone(&current),
+            generation: self.generation.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Brings `view` to the array as it is now, if it was replaced.
+    #[inline]
+    pub fn refresh(&self, view: &mut View<T>) {
+        if self.generation.load(Ordering::Relaxed) != view.generation {
+            *view = self.view();
+        }
+    }
+
+    /// Replaces the array by what `grow` makes of it, unless `grow` says no (another thread
+    /// may have replaced it first: `grow` sees the array as it is under the lock).
+    fn replace(&self, grow: impl FnOnce(&[T]) -> Option<Vec<T>>) {
+        let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
+        if let Some(items) = grow(&current) {
+            *current = items.into();
+            self.generation.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Two slots of the transposition table, behind one lock.
+pub(crate) type Pair = Mutex<[Slot; 2]>;
+
 /// The transposition table, shared by the threads of a solve: direct-mapped pairs of slots
-/// (a state takes one of two), each pair behind a lock, the whole behind a read-write lock
-/// that only its growth writes.
+/// (a state takes one of two), each pair behind a lock, the whole on a [`Shelf`] so that it
+/// can grow.
 pub(crate) struct Table {
-    buckets: RwLock<Vec<Mutex<[Slot; 2]>>>,
+    pairs: Shelf<Pair>,
     /// Where a pair's second slot starts, in bytes from the start of its pair (for
     /// [`Table::prefetch`]).
     second_slot: usize,
@@ -55,59 +123,53 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    /// The pairs of slots, for reading (only the table's growth writes them all).
-    fn read(&self) -> RwLockReadGuard<'_, Vec<Mutex<[Slot; 2]>>> {
-        self.buckets.read().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Runs `f` on the pair of slots a state `ckey`, `meta` may take, its own slot first,
-    /// under the pair's lock.
-    fn with_pair<R>(&self, ckey: u64, meta: u32, f: impl FnOnce([&Slot; 2]) -> R) -> R {
-        let buckets = self.read();
-        let index = slot_index(ckey, meta, 2 * buckets.len());
-        let pair = buckets[index >> 1]
+    /// Runs `f` on the pair of slots a state `ckey`, `meta` may take in `pairs` (a view of
+    /// the table), its own slot first, under the pair's lock.
+    fn with_pair<R>(pairs: &[Pair], ckey: u64, meta: u32, f: impl FnOnce([&Slot; 2]) -> R) -> R {
+        let index = slot_index(ckey, meta, 2 * pairs.len());
+        let pair = pairs[index >> 1]
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         f([&pair[index & 1], &pair[(index & 1) ^ 1]])
     }
 
-    /// Runs `f` on the slot of the state `ckey`, `meta` (`None` when the table does not hold
-    /// it), under the lock of its pair.
-    fn probe<R>(&self, ckey: u64, meta: u32, f: impl FnOnce(Option<&Slot>) -> R) -> R {
-        self.with_pair(ckey, meta, |pair| {
+    /// Runs `f` on the slot of the state `ckey`, `meta` in `pairs` (`None` when the table
+    /// does not hold it), under the lock of its pair.
+    fn probe<R>(pairs: &[Pair], ckey: u64, meta: u32, f: impl FnOnce(Option<&Slot>) -> R) -> R {
+        Self::with_pair(pairs, ckey, meta, |pair| {
             f(pair
                 .into_iter()
                 .find(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta))
         })
     }
 
-    /// Asks for the heads of both slots a state `ckey`, `meta` may take in `buckets` (the
-    /// pairs, read-locked) to be loaded, without waiting for them.
-    fn prefetch(&self, buckets: &[Mutex<[Slot; 2]>], ckey: u64, meta: u32) {
-        let pair = &buckets[slot_index(ckey, meta, 2 * buckets.len()) >> 1];
-        let start = (pair as *const Mutex<[Slot; 2]>).cast::<u8>();
+    /// Asks for the heads of both slots a state `ckey`, `meta` may take in `pairs` to be
+    /// loaded, without waiting for them.
+    fn prefetch(&self, pairs: &[Pair], ckey: u64, meta: u32) {
+        let pair = &pairs[slot_index(ckey, meta, 2 * pairs.len()) >> 1];
+        let start = (pair as *const Pair).cast::<u8>();
         prefetch(start);
         prefetch(start.wrapping_add(self.second_slot));
     }
 
-    /// Whether the table may hold a result for a state of canonical colouring `ckey` whose
+    /// Whether `pairs` may hold a result for a state of canonical colouring `ckey` whose
     /// player to move and passes are `meta` (the low bits of [`Search::meta`], which choose
     /// the slots): false when neither slot it may take holds that colouring.
-    fn may_hold(&self, ckey: u64, meta: u32) -> bool {
-        self.with_pair(ckey, meta, |pair| {
+    fn may_hold(pairs: &[Pair], ckey: u64, meta: u32) -> bool {
+        Self::with_pair(pairs, ckey, meta, |pair| {
             pair.into_iter()
                 .any(|slot| slot.len > 0 && slot.ckey == ckey && slot.meta & 3 == meta)
         })
     }
 
     pub fn new(cap: usize) -> Table {
-        let buckets = Self::empty(FIRST_SLOTS / 2);
+        let pairs = Self::empty(FIRST_SLOTS / 2);
         let second_slot = {
-            let pair = buckets[0].lock().unwrap_or_else(PoisonError::into_inner);
-            &pair[1] as *const Slot as usize - &buckets[0] as *const _ as usize
+            let pair = pairs[0].lock().unwrap_or_else(PoisonError::into_inner);
+            &pair[1] as *const Slot as usize - &pairs[0] as *const _ as usize
         };
         Table {
-            buckets: RwLock::new(buckets),
+            pairs: Shelf::new(pairs),
             second_slot,
             used_slots: AtomicUsize::new(0),
             len: AtomicUsize::new(0),
@@ -116,10 +178,21 @@ impl Table {
         }
     }
 
-    fn empty(buckets: usize) -> Vec<Mutex<[Slot; 2]>> {
+    fn empty(pairs: usize) -> Vec<Pair> {
         std::iter::repeat_with(|| Mutex::new([Slot::default(), Slot::default()]))
-            .take(buckets)
+            .take(pairs)
             .collect()
+    }
+
+    /// A view of the table's pairs for a thread.
+    pub fn view(&self) -> View<Pair> {
+        self.pairs.view()
+    }
+
+    /// Brings a thread's `view` to the table as it is now, if it grew.
+    #[inline]
+    pub fn refresh(&self, view: &mut View<Pair>) {
+        self.pairs.refresh(view);
     }
 
     /// Results stored.
@@ -133,43 +206,46 @@ impl Table {
     }
 
     /// Doubles the table when it is more than half full and below its capacity, keeping what
-    /// it holds (of two states that meet in a pair, the one moved first stays).
-    fn grow_if_full(&self) {
-        let slots = 2 * self.read().len();
+    /// it holds (of two states that meet in a pair, the one moved first stays), and brings
+    /// `view` to it.
+    fn grow_if_full(&self, view: &mut View<Pair>) {
+        let slots = 2 * view.len();
         if 2 * self.used_slots.load(Ordering::Relaxed) <= slots
             || slots * ENTRIES_PER_STATE >= self.cap
         {
             return;
         }
-        let mut buckets = self.buckets.write().unwrap_or_else(PoisonError::into_inner);
-        if 2 * buckets.len() != slots {
-            return; // another thread grew it
-        }
-        let old = std::mem::replace(&mut *buckets, Self::empty(slots));
-        let mut used = 0;
-        let mut len = 0;
-        for slot in old
-            .into_iter()
-            .flat_map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
-            .filter(|s| s.len > 0)
-        {
-            let index = slot_index(slot.ckey, slot.meta, 2 * buckets.len());
-            let pair = buckets[index >> 1]
-                .get_mut()
-                .unwrap_or_else(PoisonError::into_inner);
-            let at = if pair[index & 1].len == 0 {
-                index & 1
-            } else {
-                (index & 1) ^ 1
-            };
-            if pair[at].len == 0 {
-                used += 1;
-                len += usize::from(slot.len);
-                pair[at] = slot;
+        self.pairs.replace(|old| {
+            if 2 * old.len() != slots {
+                return None; // another thread grew it
             }
-        }
-        self.used_slots.store(used, Ordering::Relaxed);
-        self.len.store(len, Ordering::Relaxed);
+            let mut pairs = Self::empty(slots);
+            let mut used = 0;
+            let mut len = 0;
+            for old_pair in old {
+                let old_pair = old_pair.lock().unwrap_or_else(PoisonError::into_inner);
+                for slot in old_pair.iter().filter(|s| s.len > 0) {
+                    let index = slot_index(slot.ckey, slot.meta, 2 * pairs.len());
+                    let pair = pairs[index >> 1]
+                        .get_mut()
+                        .unwrap_or_else(PoisonError::into_inner);
+                    let at = if pair[index & 1].len == 0 {
+                        index & 1
+                    } else {
+                        (index & 1) ^ 1
+                    };
+                    if pair[at].len == 0 {
+                        used += 1;
+                        len += usize::from(slot.len);
+                        pair[at] = slot.clone();
+                    }
+                }
+            }
+            self.used_slots.store(used, Ordering::Relaxed);
+            self.len.store(len, Ordering::Relaxed);
+            Some(pairs)
+        });
+        self.pairs.refresh(view);
     }
 }
 
@@ -381,9 +457,9 @@ impl Default for Entry {
 /// One slot of the table: the results stored for one state (canonical colouring and the rest
 /// of the state), each with the history it depends on. (In declaration order: a probe reads
 /// the header first, from the slot's first cache line.)
-#[derive(Default)]
+#[derive(Clone, Default)]
 #[repr(C)]
-struct Slot {
+pub(crate) struct Slot {
     ckey: u64,
     meta: u32,
     len: u8,
@@ -457,8 +533,9 @@ pub(crate) struct Search {
     pub salt: u64,
     /// Two plays per ply that last answered a test yes.
     killers: Vec<[u8; 2]>,
-    /// The proof and disproof numbers of the search.
-    pn_table: dfpn::PnTable,
+    /// This thread's views of the transposition table and of the proof-number table.
+    table_view: View<Pair>,
+    numbers_view: View<[AtomicU64; 2]>,
     /// Lists of moves for the nodes of the search to use (one per node of the line, at
     /// most).
     lists: Vec<dfpn::Lists>,
@@ -493,7 +570,6 @@ impl Search {
         komi_half: i32,
         shared: Arc<Shared>,
     ) -> Search {
-        let pn_entries = shared.table.cap;
         Search {
             topo,
             ko_rule,
@@ -501,15 +577,16 @@ impl Search {
             komi_half,
             frames: Vec::new(),
             hist: Vec::new(),
-            shared,
             parallel: false,
             nodes: 0,
             budget: None,
             heartbeat: None,
             salt: 0,
             killers: Vec::new(),
-            pn_table: dfpn::PnTable::new(pn_entries),
             lists: Vec::new(),
+            table_view: shared.table.view(),
+            numbers_view: shared.numbers.view(),
+            shared,
         }
     }
 
@@ -540,6 +617,8 @@ impl Search {
     #[inline]
     fn count_node(&mut self) -> Result<(), Aborted> {
         self.nodes += 1;
+        self.shared.table.refresh(&mut self.table_view);
+        self.shared.numbers.refresh(&mut self.numbers_view);
         if self.nodes.is_multiple_of(HEARTBEAT_NODES) {
             if let Some(beat) = self.heartbeat {
                 (beat.report)(&Progress {
@@ -737,7 +816,7 @@ impl Search {
         meta: u32,
         beta: i32,
     ) -> Result<u8, (i32, Gen)> {
-        self.shared.table.probe(ckey, meta, |slot| {
+        Table::probe(&self.table_view, ckey, meta, |slot| {
             let mut tt_best = NO_MOVE;
             let entries = slot.map_or(&[][..], |slot| &slot.entries[..usize::from(slot.len)]);
             for e in entries {
@@ -786,11 +865,11 @@ impl Search {
     /// one.
     fn prefetch_children(&self, f: &Frame, cands: &[Cand], beta: i32) {
         let child_meta = f.to_move.opponent().index() as u32;
-        let table = &self.shared.table;
-        let buckets = table.read();
         for c in cands.iter().filter(|c| c.terminal.is_none()) {
-            table.prefetch(&buckets, c.least, child_meta);
-            self.pn_table.prefetch(c.least, child_meta, 1 - beta);
+            self.shared
+                .table
+                .prefetch(&self.table_view, c.least, child_meta);
+            PnTable::prefetch(&self.numbers_view, c.least, child_meta, 1 - beta);
         }
     }
 
@@ -800,7 +879,7 @@ impl Search {
         let f = *self.frames.last()?;
         let (ckey, s) = self.canonical(&f);
         let meta = self.meta(&f, s);
-        let best = self.shared.table.probe(ckey, meta, |slot| {
+        let best = Table::probe(&self.table_view, ckey, meta, |slot| {
             let slot = slot?;
             let e = slot.entries[..usize::from(slot.len)]
                 .iter()
@@ -822,7 +901,7 @@ impl Search {
 
     #[allow(clippy::too_many_arguments)]
     fn store(
-        &self,
+        &mut self,
         f: &Frame,
         ckey: u64,
         s: usize,
@@ -847,10 +926,10 @@ impl Search {
             self.topo.syms[s][best_move as usize]
         };
         let table = &self.shared.table;
-        table.grow_if_full();
-        let buckets = table.read();
-        let index = slot_index(ckey, meta, 2 * buckets.len());
-        let mut pair = buckets[index >> 1]
+        table.grow_if_full(&mut self.table_view);
+        let pairs = &self.table_view;
+        let index = slot_index(ckey, meta, 2 * pairs.len());
+        let mut pair = pairs[index >> 1]
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let same = |slot: &Slot| slot.len > 0 && slot.ckey == ckey && slot.meta == meta;

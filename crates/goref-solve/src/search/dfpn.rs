@@ -56,85 +56,129 @@ pub(crate) struct Node {
     gen: Gen,
 }
 
-/// The proof-number table: by a hash of state and β (never 0), the last numbers found. A tag
-/// takes its own entry, or the other of its pair when that is free; else it replaces the
-/// tag in its own.
+/// The proof-number table, shared by the threads of a solve: by a hash of state and β
+/// (never 0), the last numbers found. A tag takes its own entry, or the other of its pair
+/// when that is free; else it replaces the tag in its own. Entries are read and written
+/// without locks, each as two words (the tag xor the numbers, and the numbers), so that an
+/// entry torn by two threads' writes reads as no entry (or, as rarely as a hash collision,
+/// as wrong numbers: they only guide the search). The entries are on a [`Shelf`], so that the
+/// table can grow; a thread reads and writes them through its [`View`].
 pub(crate) struct PnTable {
-    slots: Vec<(u64, u32, u32)>,
+    entries: Shelf<[AtomicU64; 2]>,
     /// Tags taken since the table last grew.
-    taken: usize,
+    taken: AtomicUsize,
     max: usize,
+}
+
+/// An entry's tag and numbers, when it holds a tag.
+fn read_entry(entry: &[AtomicU64; 2]) -> Option<(u64, u32, u32)> {
+    let numbers = entry[1].load(Ordering::Relaxed);
+    let tag = entry[0].load(Ordering::Relaxed) ^ numbers;
+    (tag != 0).then_some((tag, (numbers >> 32) as u32, numbers as u32))
+}
+
+fn write_entry(entry: &[AtomicU64; 2], tag: u64, pn: u32, dn: u32) {
+    let numbers = u64::from(pn) << 32 | u64::from(dn);
+    entry[1].store(numbers, Ordering::Relaxed);
+    entry[0].store(tag ^ numbers, Ordering::Relaxed);
+}
+
+fn empty_entries(len: usize) -> Vec<[AtomicU64; 2]> {
+    std::iter::repeat_with(|| [AtomicU64::new(0), AtomicU64::new(0)])
+        .take(len)
+        .collect()
 }
 
 impl PnTable {
     /// A table that grows to `entries` (rounded to a power of two) at most.
     pub(crate) fn new(entries: usize) -> PnTable {
         PnTable {
-            slots: Vec::new(),
-            taken: 0,
+            entries: Shelf::new(empty_entries(PN_TABLE_FIRST)),
+            taken: AtomicUsize::new(0),
             max: entries.next_power_of_two().max(PN_TABLE_FIRST),
         }
     }
 
-    fn index(&self, tag: u64) -> usize {
-        tag as usize & (self.slots.len() - 1)
+    /// A view of the entries for a thread.
+    pub(crate) fn view(&self) -> View<[AtomicU64; 2]> {
+        self.entries.view()
     }
 
-    fn get(&self, tag: u64) -> Option<(u32, u32)> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let i = self.index(tag);
+    /// Brings a thread's `view` to the entries as they are now, if the table grew.
+    #[inline]
+    pub(crate) fn refresh(&self, view: &mut View<[AtomicU64; 2]>) {
+        self.entries.refresh(view);
+    }
+
+    /// The numbers of `tag` in `entries` (a view of the table), if it holds them.
+    fn get(entries: &[[AtomicU64; 2]], tag: u64) -> Option<(u32, u32)> {
+        let i = tag as usize & (entries.len() - 1);
         [i, i ^ 1]
             .into_iter()
-            .map(|i| self.slots[i])
-            .find(|slot| slot.0 == tag)
-            .map(|slot| (slot.1, slot.2))
+            .filter_map(|i| read_entry(&entries[i]))
+            .find(|e| e.0 == tag)
+            .map(|e| (e.1, e.2))
     }
 
-    /// Asks for the entries of the test "at least `beta`?" at the state `ckey`, `meta` to be
-    /// loaded, without waiting for them.
-    pub(crate) fn prefetch(&self, ckey: u64, meta: u32, beta: i32) {
-        if !self.slots.is_empty() {
-            prefetch(&self.slots[self.index(pn_tag(ckey, meta, beta))]);
-        }
+    /// Asks for the entries of the test "at least `beta`?" at the state `ckey`, `meta` in
+    /// `entries` to be loaded, without waiting for them.
+    pub(crate) fn prefetch(entries: &[[AtomicU64; 2]], ckey: u64, meta: u32, beta: i32) {
+        let i = pn_tag(ckey, meta, beta) as usize & (entries.len() - 1);
+        prefetch(&entries[i]);
     }
 
-    fn put(&mut self, tag: u64, pn: u32, dn: u32) {
-        if self.slots.is_empty()
-            || (4 * self.taken > self.slots.len() && self.slots.len() < self.max)
-        {
-            self.grow();
+    /// Writes the numbers of `tag` through a thread's `view` (the table grown first if it
+    /// has taken a quarter as many tags as it has entries).
+    fn put(&self, view: &mut View<[AtomicU64; 2]>, tag: u64, pn: u32, dn: u32) {
+        if 4 * self.taken.load(Ordering::Relaxed) > view.len() {
+            self.grow(view);
         }
-        let i = self.index(tag);
-        if self.slots[i].0 == tag {
-            self.slots[i] = (tag, pn, dn);
-        } else if self.slots[i ^ 1].0 == tag {
-            self.slots[i ^ 1] = (tag, pn, dn);
-        } else {
-            self.taken += 1;
-            let at = if self.slots[i].0 != 0 && self.slots[i ^ 1].0 == 0 {
-                i ^ 1
-            } else {
-                i
-            };
-            self.slots[at] = (tag, pn, dn);
-        }
-    }
-
-    /// Doubles the table (or makes its first), keeping what it holds.
-    fn grow(&mut self) {
-        let len = (2 * self.slots.len()).max(PN_TABLE_FIRST);
-        let old = std::mem::replace(&mut self.slots, vec![(0, 0, 0); len]);
-        self.taken = 0;
-        for slot in old.into_iter().filter(|slot| slot.0 != 0) {
-            let i = self.index(slot.0);
-            let at = if self.slots[i].0 == 0 { i } else { i ^ 1 };
-            if self.slots[at].0 == 0 {
-                self.slots[at] = slot;
-                self.taken += 1;
+        let entries = &**view;
+        let i = tag as usize & (entries.len() - 1);
+        let held = |i: usize| read_entry(&entries[i]).map(|e| e.0);
+        let at = match (held(i), held(i ^ 1)) {
+            (Some(t), _) if t == tag => i,
+            (_, Some(t)) if t == tag => i ^ 1,
+            (here, there) => {
+                self.taken.fetch_add(1, Ordering::Relaxed);
+                if here.is_some() && there.is_none() {
+                    i ^ 1
+                } else {
+                    i
+                }
             }
-        }
+        };
+        write_entry(&entries[at], tag, pn, dn);
+    }
+
+    /// Doubles the table, keeping what it holds, unless it is at its bound (then it counts
+    /// anew) or another thread just grew it; and brings `view` to it.
+    fn grow(&self, view: &mut View<[AtomicU64; 2]>) {
+        self.entries.replace(|old| {
+            if 4 * self.taken.load(Ordering::Relaxed) <= old.len() {
+                return None; // another thread grew it
+            }
+            if old.len() >= self.max {
+                self.taken.store(0, Ordering::Relaxed);
+                return None;
+            }
+            let len = 2 * old.len();
+            let entries = empty_entries(len);
+            let mut taken = 0;
+            for (tag, pn, dn) in old.iter().filter_map(read_entry) {
+                let i = tag as usize & (len - 1);
+                if let Some(at) = [i, i ^ 1]
+                    .into_iter()
+                    .find(|&at| read_entry(&entries[at]).is_none())
+                {
+                    write_entry(&entries[at], tag, pn, dn);
+                    taken += 1;
+                }
+            }
+            self.taken.store(taken, Ordering::Relaxed);
+            Some(entries)
+        });
+        self.entries.refresh(view);
     }
 }
 
@@ -238,7 +282,7 @@ impl Search {
             // Most children are in no slot of the table: their numbers are found without
             // setting them up (the child's state, but for the ko ban, is its colouring's
             // least image and the other player to move).
-            if !self.shared.table.may_hold(c.least, child_meta) {
+            if !Table::may_hold(&self.table_view, c.least, child_meta) {
                 let to_move = f.to_move.opponent();
                 let (pn, dn) =
                     self.numbers(c.least, child_meta, 1 - beta, (c.black, c.white, to_move));
@@ -318,7 +362,12 @@ impl Search {
                 return Ok(decided(value, gen));
             }
             if pn >= th_pn || dn >= th_dn {
-                self.pn_table.put(pn_tag(ckey, meta & 3, beta), pn, dn);
+                self.shared.numbers.put(
+                    &mut self.numbers_view,
+                    pn_tag(ckey, meta & 3, beta),
+                    pn,
+                    dn,
+                );
                 return Ok(Node {
                     pn,
                     dn,
@@ -381,8 +430,7 @@ impl Search {
     /// the numbers only guide the search); when none, [`Search::guess`] of its `stones`
     /// (Black's, White's, and the player to move).
     fn numbers(&self, ckey: u64, meta: u32, beta: i32, stones: (u32, u32, Color)) -> (u32, u32) {
-        self.pn_table
-            .get(pn_tag(ckey, meta, beta))
+        PnTable::get(&self.numbers_view, pn_tag(ckey, meta, beta))
             .unwrap_or_else(|| self.guess(stones.0, stones.1, stones.2, beta))
     }
 
@@ -463,25 +511,57 @@ mod tests {
     /// stops at its bound.
     #[test]
     fn the_proof_number_table_keeps_its_numbers_as_it_grows() {
-        let mut table = PnTable::new(1 << 14);
+        let table = PnTable::new(1 << 14);
+        let mut view = table.view();
         let tags: Vec<u64> = (1..=3000u64).map(|i| pn_tag(i, 0, 7)).collect();
         for (i, &tag) in tags.iter().enumerate() {
-            table.put(tag, i as u32, 2 * i as u32);
+            table.put(&mut view, tag, i as u32, 2 * i as u32);
         }
-        assert!(table.slots.len() > PN_TABLE_FIRST, "it grew");
-        assert!(table.slots.len() <= 1 << 14, "within its bound");
+        assert!(view.len() > PN_TABLE_FIRST, "it grew");
+        assert!(view.len() <= 1 << 14, "within its bound");
         let kept = tags
             .iter()
             .enumerate()
-            .filter(|&(i, &tag)| table.get(tag) == Some((i as u32, 2 * i as u32)))
+            .filter(|&(i, &tag)| PnTable::get(&view, tag) == Some((i as u32, 2 * i as u32)))
             .count();
         // Only collisions lose numbers: a few per cent at this load.
         assert!(kept > 2850, "kept {kept} of 3000");
         // A state it never took has no numbers (tags are never 0).
-        assert_eq!(table.get(pn_tag(1, 1, 7)), None);
+        assert_eq!(PnTable::get(&view, pn_tag(1, 1, 7)), None);
         for i in 0..100_000u64 {
-            table.put(pn_tag(i, 2, 0), 1, 1);
+            table.put(&mut view, pn_tag(i, 2, 0), 1, 1);
         }
-        assert_eq!(table.slots.len(), 1 << 14, "it stops at its bound");
+        assert_eq!(view.len(), 1 << 14, "it stops at its bound");
+        assert_eq!(table.view().len(), 1 << 14, "and a new view sees it so");
+    }
+
+    /// Threads that write the table at once leave it holding each tag's numbers or none:
+    /// never numbers of another tag.
+    #[test]
+    fn threads_writing_the_proof_number_table_at_once_never_mix_entries() {
+        let table = PnTable::new(1 << 12);
+        std::thread::scope(|scope| {
+            for t in 0..4u32 {
+                let table = &table;
+                scope.spawn(move || {
+                    let mut view = table.view();
+                    for round in 0..20_000u32 {
+                        // Few tags, so that threads write the same entries.
+                        let i = u64::from(round % 64);
+                        table.put(&mut view, pn_tag(i, 0, 1), i as u32, t * 100_000 + round);
+                    }
+                });
+            }
+        });
+        for i in 0..64u64 {
+            if let Some((pn, dn)) = PnTable::get(&table.view(), pn_tag(i, 0, 1)) {
+                assert_eq!(pn, i as u32, "tag {i} holds its own proof number");
+                assert_eq!(
+                    u64::from(dn % 100_000 % 64),
+                    i,
+                    "and a disproof number written for it"
+                );
+            }
+        }
     }
 }
