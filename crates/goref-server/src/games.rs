@@ -71,6 +71,9 @@ pub struct Games {
     clock: Clock,
     opts: Options,
     rooms: Mutex<HashMap<String, Arc<RoomHandle>>>,
+    /// Events stored here or heard of from other servers, counted: a room read from the
+    /// store while this changed is read again once it is in `rooms` (see [`load_room`]).
+    appends: std::sync::atomic::AtomicU64,
     /// When the clocks were resumed before resumes were events of the games' logs (unix ms,
     /// oldest first; [`Store::legacy_resumes`]): replaying an old game, a turn that ran
     /// across one is charged from it, as it was when played. Nothing adds to them.
@@ -116,6 +119,7 @@ impl Games {
             clock,
             opts,
             rooms: Mutex::new(HashMap::new()),
+            appends: std::sync::atomic::AtomicU64::new(0),
             timers: Mutex::new(HashMap::new()),
             leader,
             solves: tokio::sync::Semaphore::new(PERFECT_PLAY_AT_ONCE),
@@ -688,6 +692,9 @@ async fn follow_changes(
     // Missed events come as an empty id.
     while let Some((id, seq)) = appended.recv().await {
         let Some(state) = state.upgrade() else { return };
+        state
+            .appends
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let held: Vec<Arc<RoomHandle>> = {
             let rooms = state.rooms.lock().expect("rooms");
             if id.is_empty() {
@@ -723,23 +730,36 @@ async fn load_room(state: &Arc<Games>, id: &str) -> Result<Option<Arc<RoomHandle
     if id.len() > 64 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return Ok(None);
     }
+    let appends = state.appends.load(std::sync::atomic::Ordering::SeqCst);
     let Some((stored, room)) = replay(state, id).await? else {
         return Ok(None);
     };
-    let over = room.phase() == Phase::Over;
-    if let (true, Some(f)) = (over, room.finished()) {
+    if let (Phase::Over, Some(f)) = (room.phase(), room.finished()) {
         // The result may not have reached the games table before a crash.
         state.store.finish(id, f.result.clone()).await?;
     }
-    let handle = new_handle(stored, room);
+    let ours = new_handle(stored, room);
     let handle = {
         let mut rooms = state.rooms.lock().expect("rooms");
-        rooms.entry(id.to_string()).or_insert(handle).clone()
+        rooms.entry(id.to_string()).or_insert(ours.clone()).clone()
     };
-    if !over {
-        let mut inner = handle.inner.lock().await;
+    let mut inner = handle.inner.lock().await;
+    if Arc::ptr_eq(&handle, &ours)
+        && state.appends.load(std::sync::atomic::Ordering::SeqCst) != appends
+    {
+        // An event may have been stored (through a room of this game that has left memory
+        // since, or by another server, whose note found no room here) after the replay read
+        // the log and before this room was in `rooms`, where every later event finds it.
+        if let Some((_, room)) = replay(state, id).await? {
+            if room.version() > inner.room.version() {
+                inner.room = room;
+            }
+        }
+    }
+    if inner.room.phase() != Phase::Over {
         schedule_timer(state, &handle, &mut inner);
     }
+    drop(inner);
     Ok(Some(handle))
 }
 
@@ -1119,6 +1139,9 @@ async fn store_and_apply(
             }
             return Err(e);
         }
+        state
+            .appends
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         inner.room = next;
         state
             .bus
