@@ -50,14 +50,16 @@ pub(crate) struct Shared {
 /// writes to the old array after the replacement loses that write, which is sound for the
 /// tables kept here: they hold only what saves work.
 pub(crate) struct Shelf<T> {
-    current: RwLock<Arc<[T]>>,
+    /// (An `Arc<Vec<_>>`, not an `Arc<[_]>`: the conversion of a `Vec` to the latter would
+    /// copy the whole array, and a table may take half the memory.)
+    current: RwLock<Arc<Vec<T>>>,
     /// Bumped by each replacement.
     generation: AtomicU64,
 }
 
 /// A thread's view of a [`Shelf`]'s array.
 pub(crate) struct View<T> {
-    items: Arc<[T]>,
+    items: Arc<Vec<T>>,
     generation: u64,
 }
 
@@ -72,7 +74,7 @@ impl<T> std::ops::Deref for View<T> {
 impl<T> Shelf<T> {
     fn new(items: Vec<T>) -> Shelf<T> {
         Shelf {
-            current: RwLock::new(items.into()),
+            current: RwLock::new(Arc::new(items)),
             generation: AtomicU64::new(0),
         }
     }
@@ -99,7 +101,7 @@ impl<T> Shelf<T> {
     fn replace(&self, grow: impl FnOnce(&[T]) -> Option<Vec<T>>) {
         let mut current = self.current.write().unwrap_or_else(PoisonError::into_inner);
         if let Some(items) = grow(&current) {
-            *current = items.into();
+            *current = Arc::new(items);
             self.generation.fetch_add(1, Ordering::Relaxed);
         }
     }
