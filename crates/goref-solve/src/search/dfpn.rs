@@ -442,7 +442,8 @@ impl Search {
     /// harder to prove, so the search follows the moves that look good first and goes deep
     /// along them instead of searching all moves of a node alike (on 4×4 the solve takes 2.0M
     /// nodes where leaves of one and one took 2.4M; the crate's bench positions a third
-    /// fewer). Only the order of the search depends on it.
+    /// fewer). At most two leaves per point of the board. Only the order of the search
+    /// depends on it.
     fn guess(&self, black: u32, white: u32, to_move: Color, beta: i32) -> (u32, u32) {
         let (b, w) = self.topo.nearer(black, white, GUESS_STEPS);
         let for_black = 2 * (b.count_ones() as i32 - w.count_ones() as i32) - self.komi_half;
@@ -451,8 +452,10 @@ impl Search {
         } else {
             -for_black
         };
-        // Values are in half points: a point is two.
-        let short = (beta - value) / 2;
+        // Values are in half points: a point is two. No guess counts more points than the
+        // scores span, twice the board's (a long-cycle win's β is far beyond any score).
+        let span = 2 * self.topo.all.count_ones() as i32;
+        let short = ((beta - value) / 2).clamp(-span, span);
         (1 + short.max(0) as u32, 1 + (-short).max(0) as u32)
     }
 }
