@@ -712,7 +712,12 @@ impl Search {
 
     /// The symmetry that maps the frame's colouring to its least image, and that image.
     fn canonical(&self, f: &Frame) -> (u64, usize) {
-        let k = key(f.black, f.white);
+        self.least_image(key(f.black, f.white))
+    }
+
+    /// The least image of the colouring `k` under the symmetries, and the symmetry that
+    /// maps `k` to it.
+    fn least_image(&self, k: u64) -> (u64, usize) {
         let mut best = (k, 0);
         for s in 1..self.topo.syms.len() {
             let image = self.topo.map_key(s, k);
@@ -1153,16 +1158,9 @@ impl Search {
                     .map(|s| images[s] | 1 << (u32::from(self.topo.syms[s][p]) + shift))
                     .fold(k, u64::min)
             } else {
-                (1..nsyms)
-                    .map(|s| self.topo.map_key(s, k))
-                    .fold(k, u64::min)
+                self.least_image(k).0
             };
-            debug_assert_eq!(
-                least,
-                (1..nsyms)
-                    .map(|s| self.topo.map_key(s, k))
-                    .fold(k, u64::min)
-            );
+            debug_assert_eq!(least, self.least_image(k).0);
             let class = self.class(least, f.to_move.opponent());
             let mut terminal = None;
             if let Some(first) = self.repeats(k, f.to_move.opponent()) {
