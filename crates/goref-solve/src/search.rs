@@ -181,9 +181,7 @@ impl Table {
     }
 
     fn empty(pairs: usize) -> Vec<Pair> {
-        std::iter::repeat_with(|| Mutex::new([Slot::default(), Slot::default()]))
-            .take(pairs)
-            .collect()
+        huge_vec(pairs, || Mutex::new([Slot::default(), Slot::default()]))
     }
 
     /// A view of the table's pairs for a thread.
@@ -554,6 +552,39 @@ fn prefetch<T>(at: *const T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = at;
+}
+
+/// `len` values made by `make`, in memory that the kernel is asked to back with huge pages
+/// (2 MiB on x86-64) before it is first written: a table of millions of entries is probed at
+/// random, and with 4 KiB pages nearly every probe also misses the TLB (measured on 5×5 with
+/// a 67M-entry table: a node costs twice what it costs with a small table).
+pub(crate) fn huge_vec<T>(len: usize, make: impl FnMut() -> T) -> Vec<T> {
+    let mut items = Vec::with_capacity(len);
+    advise_huge_pages(items.as_mut_ptr(), len * std::mem::size_of::<T>());
+    items.extend(std::iter::repeat_with(make).take(len));
+    items
+}
+
+/// Asks for the whole huge pages within `bytes` from `at` to be backed by huge pages (Linux
+/// `madvise(MADV_HUGEPAGE)`, which transparent huge pages in `madvise` mode wait for). Only
+/// advice: where the kernel declines, nothing changes.
+fn advise_huge_pages<T>(at: *mut T, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = (at as usize).next_multiple_of(HUGE);
+        let end = (at as usize + bytes) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: the range lies within an allocation this process owns (`at` is the
+            // start of `bytes` of a `Vec`'s capacity); MADV_HUGEPAGE changes how its pages
+            // are backed, never their contents, and its failure is ignored.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (at, bytes);
 }
 
 fn mix(mut x: u64) -> u64 {

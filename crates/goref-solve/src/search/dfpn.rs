@@ -84,9 +84,7 @@ fn write_entry(entry: &[AtomicU64; 2], tag: u64, pn: u32, dn: u32) {
 }
 
 fn empty_entries(len: usize) -> Vec<[AtomicU64; 2]> {
-    std::iter::repeat_with(|| [AtomicU64::new(0), AtomicU64::new(0)])
-        .take(len)
-        .collect()
+    huge_vec(len, || [AtomicU64::new(0), AtomicU64::new(0)])
 }
 
 impl PnTable {
