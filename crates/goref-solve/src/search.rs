@@ -886,7 +886,7 @@ impl Search {
         // could recreate an earlier position and win by 3.6), the bound is only that no
         // value passes a long-cycle win, whatever the history.
         let n = self.topo.all.count_ones() as i32;
-        let komi = self.relative(f, self.komi_half);
+        let komi = self.relative(f.to_move, self.komi_half);
         let (low, own_gen) = match self.keeps(f, mover) {
             Some((own, gen)) => (2 * (2 * own - n) - komi, gen),
             None => (-LC_WIN, Gen::NONE),
@@ -1142,9 +1142,9 @@ impl Search {
         })
     }
 
-    /// A value for Black as a value for the player to move at `f`.
-    fn relative(&self, f: &Frame, for_black: i32) -> i32 {
-        if f.to_move == Color::Black {
+    /// A value for Black as a value for `to_move`.
+    fn relative(&self, to_move: Color, for_black: i32) -> i32 {
+        if to_move == Color::Black {
             for_black
         } else {
             -for_black
@@ -1166,7 +1166,11 @@ impl Search {
         for (s, image) in images.iter_mut().enumerate().take(nsyms).skip(1) {
             *image = self.topo.map_key(s, key(f.black, f.white));
         }
-        let shift = if f.to_move == Color::Black { 0 } else { 32 };
+        // The colouring of one stone of the player to move, on the point `q`.
+        let stone = |q: u8| match f.to_move {
+            Color::Black => key(1 << q, 0),
+            Color::White => key(0, 1 << q),
+        };
         let mut empty = self.topo.all & !(f.black | f.white);
         while empty != 0 {
             let p = empty.trailing_zeros() as usize;
@@ -1186,7 +1190,7 @@ impl Search {
             let level = (black | white).count_ones() as u8;
             let least = if played.captured == 0 && played.suicided == 0 {
                 (1..nsyms)
-                    .map(|s| images[s] | 1 << (u32::from(self.topo.syms[s][p]) + shift))
+                    .map(|s| images[s] | stone(self.topo.syms[s][p]))
                     .fold(k, u64::min)
             } else {
                 self.least_image(k).0
@@ -1220,7 +1224,7 @@ impl Search {
                 }
                 let between = balance - first.balance;
                 let for_black = LC_WIN * between.signum();
-                terminal = Some(self.relative(f, for_black));
+                terminal = Some(self.relative(f.to_move, for_black));
             }
             let order = if p as u8 == tt_best {
                 1 << 30
@@ -1328,7 +1332,7 @@ impl Search {
         cands.retain(|c| c.terminal != Some(FORBIDDEN));
         let c = *cands.iter().find(|c| c.point == mv).expect("a legal move");
         if let Some(v) = c.terminal {
-            return Some(self.relative(&f, v));
+            return Some(self.relative(f.to_move, v));
         }
         self.push_play(&f, &c);
         None
@@ -1350,7 +1354,7 @@ impl Search {
         if !branches || lower >= upper {
             return None;
         }
-        let standing = self.relative(f, self.area_value(f.black, f.white));
+        let standing = self.relative(f.to_move, self.area_value(f.black, f.white));
         Some(if standing >= 0 { upper } else { lower + 1 })
     }
 

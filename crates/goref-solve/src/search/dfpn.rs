@@ -266,7 +266,7 @@ impl Search {
         self.prefetch_children(&f, cands, beta);
         if f.passes >= 1 {
             // Two consecutive passes end the game (TT rule 8, 001 §3.7.1).
-            let value = self.relative(&f, self.area_value(f.black, f.white));
+            let value = self.relative(f.to_move, self.area_value(f.black, f.white));
             kids.push(Kid::decided(None, value, Gen::NONE, beta));
         }
         let child_meta = f.to_move.opponent().index() as u32;
@@ -445,11 +445,7 @@ impl Search {
     fn guess(&self, black: u32, white: u32, to_move: Color, beta: i32) -> (u32, u32) {
         let (b, w) = self.topo.nearer(black, white, GUESS_STEPS);
         let for_black = 2 * (b.count_ones() as i32 - w.count_ones() as i32) - self.komi_half;
-        let value = if to_move == Color::Black {
-            for_black
-        } else {
-            -for_black
-        };
+        let value = self.relative(to_move, for_black);
         // Values are in half points: a point is two. No guess counts more points than the
         // scores span, twice the board's (a long-cycle win's β is far beyond any score).
         let span = 2 * self.topo.all.count_ones() as i32;
