@@ -15,6 +15,7 @@
 //! timer flags are all computed from the stored events at that clock's now.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -73,7 +74,7 @@ pub struct Games {
     rooms: Mutex<HashMap<String, Arc<RoomHandle>>>,
     /// Events stored here or heard of from other servers, counted: a room read from the
     /// store while this changed is read again once it is in `rooms` (see [`load_room`]).
-    appends: std::sync::atomic::AtomicU64,
+    appends: AtomicU64,
     /// When the clocks were resumed before resumes were events of the games' logs (unix ms,
     /// oldest first; [`Store::legacy_resumes`]): replaying an old game, a turn that ran
     /// across one is charged from it, as it was when played. Nothing adds to them.
@@ -119,7 +120,7 @@ impl Games {
             clock,
             opts,
             rooms: Mutex::new(HashMap::new()),
-            appends: std::sync::atomic::AtomicU64::new(0),
+            appends: AtomicU64::new(0),
             timers: Mutex::new(HashMap::new()),
             leader,
             solves: tokio::sync::Semaphore::new(PERFECT_PLAY_AT_ONCE),
@@ -692,9 +693,7 @@ async fn follow_changes(
     // Missed events come as an empty id.
     while let Some((id, seq)) = appended.recv().await {
         let Some(state) = state.upgrade() else { return };
-        state
-            .appends
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        state.appends.fetch_add(1, Ordering::SeqCst);
         let held: Vec<Arc<RoomHandle>> = {
             let rooms = state.rooms.lock().expect("rooms");
             if id.is_empty() {
@@ -730,7 +729,7 @@ async fn load_room(state: &Arc<Games>, id: &str) -> Result<Option<Arc<RoomHandle
     if id.len() > 64 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return Ok(None);
     }
-    let appends = state.appends.load(std::sync::atomic::Ordering::SeqCst);
+    let appends = state.appends.load(Ordering::SeqCst);
     let Some((stored, room)) = replay(state, id).await? else {
         return Ok(None);
     };
@@ -744,9 +743,7 @@ async fn load_room(state: &Arc<Games>, id: &str) -> Result<Option<Arc<RoomHandle
         rooms.entry(id.to_string()).or_insert(ours.clone()).clone()
     };
     let mut inner = handle.inner.lock().await;
-    if Arc::ptr_eq(&handle, &ours)
-        && state.appends.load(std::sync::atomic::Ordering::SeqCst) != appends
-    {
+    if Arc::ptr_eq(&handle, &ours) && state.appends.load(Ordering::SeqCst) != appends {
         // An event may have been stored (through a room of this game that has left memory
         // since, or by another server, whose note found no room here) after the replay read
         // the log and before this room was in `rooms`, where every later event finds it.
@@ -1139,9 +1136,7 @@ async fn store_and_apply(
             }
             return Err(e);
         }
-        state
-            .appends
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        state.appends.fetch_add(1, Ordering::SeqCst);
         inner.room = next;
         state
             .bus
