@@ -550,6 +550,24 @@ impl Ending {
     }
 }
 
+/// The move that lost a game under the strict illegal-move policy (or Olympiad 3.10.2's second
+/// illegal move): what was tried, and why the rules refused it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IllegalAttempt {
+    /// A move the rules forbid.
+    Move {
+        /// The move tried.
+        mv: Move,
+        /// Why it is illegal.
+        why: Illegal,
+    },
+    /// A reply that is no move on this board.
+    Unreadable {
+        /// The reply (at most what the input carried).
+        reply: String,
+    },
+}
+
 /// The result of a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameResult {
@@ -625,6 +643,8 @@ pub struct Referee {
     resumed: bool,
     cleanup: bool,
     illegal: ByColor<u32>,
+    /// The illegal move that lost the game, if one did.
+    lost_by: Option<IllegalAttempt>,
     notes: Vec<Note>,
     /// For each move of the game: the mover's clock after it (SGF `BL`/`WL`, `OB`/`OW`).
     left: Vec<Option<(f64, Option<u32>)>>,
@@ -700,6 +720,7 @@ impl Referee {
             resumed: false,
             cleanup: false,
             illegal: ByColor::default(),
+            lost_by: None,
             notes: Vec::new(),
             left: Vec::new(),
             lists: ByColor::default(),
@@ -802,6 +823,13 @@ impl Referee {
     #[must_use]
     pub fn result(&self) -> Option<&GameResult> {
         self.result.as_ref()
+    }
+
+    /// The illegal move that lost the game ([`Ending::Illegal`]), typed: what was tried and
+    /// why the rules refused it.
+    #[must_use]
+    pub fn illegal_attempt(&self) -> Option<&IllegalAttempt> {
+        self.lost_by.as_ref()
     }
 
     /// The notes so far, in order.
@@ -1060,9 +1088,15 @@ impl Referee {
         let tried = match mv {
             Ok(mv) => match game.legality(mv) {
                 Ok(()) => Ok(mv),
-                Err(reason) => Err(format!("{} ({reason})", move_name(&geometry, mv))),
+                Err(why) => Err((
+                    format!("{} ({why})", move_name(&geometry, mv)),
+                    IllegalAttempt::Move { mv, why },
+                )),
             },
-            Err(reply) => Err(format!("'{reply}' (not a move on this board)")),
+            Err(reply) => Err((
+                format!("'{reply}' (not a move on this board)"),
+                IllegalAttempt::Unreadable { reply },
+            )),
         };
         let (mv, replaced) = match tried {
             Ok(mv) => match game.long_cycle(mv) {
@@ -1079,8 +1113,9 @@ impl Referee {
                 }
                 _ => (mv, false),
             },
-            Err(what) => {
+            Err((what, attempt)) => {
                 if !self.illegal_move(by, number, &what) {
+                    self.lost_by = Some(attempt);
                     return Applied::Recorded;
                 }
                 (Move::Pass, true)

@@ -10,7 +10,9 @@
 //! shared one (PostgreSQL) an event is published through the database (`NOTIFY`, delivered at
 //! commit to every server listening, this one included), and each server's listener passes
 //! what arrives to its local subscribers; a game's `Changed` is announced by the store's
-//! `append` itself, once the event is committed.
+//! `append` itself, once the event is committed, and told to this server's subscribers by the
+//! games service once the game it holds has caught up with it (so that a follower that reads the
+//! game on hearing of the change never reads it older).
 
 use std::sync::Arc;
 
@@ -109,10 +111,8 @@ impl Bus {
                     let Some(bus) = weak.upgrade() else { return };
                     let event = match note {
                         Note::Appended { id, seq } => {
-                            let _ = appended_tx.send((id.clone(), seq));
-                            let _ = bus
-                                .changes
-                                .send(BusEvent::Game(GameEvent::Changed { id, version: seq }));
+                            // Told here by the games service once its room is caught up.
+                            let _ = appended_tx.send((id, seq));
                             continue;
                         }
                         Note::Published(payload) => match serde_json::from_str(&payload) {
@@ -157,6 +157,13 @@ impl Bus {
             }
         }
         let _ = self.tx.send(event);
+    }
+
+    /// Tells this server's subscribers (only) of a game's `Changed` that the games service
+    /// has caught up with (shared store: an event any server stored, announced by the
+    /// database).
+    pub(crate) fn changed_here(&self, event: GameEvent) {
+        let _ = self.changes.send(BusEvent::Game(event));
     }
 
     /// Everything published from now on but games' `Changed`.

@@ -8,13 +8,15 @@
 //!   login limits of `POST /api/login` (a limiter of the door's own);
 //! - the lobby: [`Lobby::join_cgos`] (a [`Member`] paired only for the CGOS game; the
 //!   lobby's `game` message tells it of its games) and the store's live games (reconnection);
-//! - a game: [`Games::room`] read again on each of its [`GameEvent`]s on the bus, and
-//!   [`Games::act_commented`] for a move, as a seat would send it, with no thinking time
-//!   reported: the time gift is the game's lag allowance ([`crate::room::CgosTerms`]).
+//! - a game: followed with [`Games::watch_room`] (woken when the room held here changes,
+//!   whichever server stored the change: never read older than the change), and
+//!   [`Games::act_now`] for a move, as a seat would send it, answering the game as it is,
+//!   with no thinking time reported: the time gift is the game's lag allowance
+//!   ([`crate::room::CgosTerms`]). An illegal move's reason is the referee's, kept with the
+//!   result ([`goref_referee::Referee::illegal_attempt`]), so every server tells the same.
 
-use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -25,14 +27,12 @@ use goref_cgos::protocol::{
 };
 use goref_cgos::{Answer, Door, Entry, GameView, Host, Refused};
 use goref_clock::TimeControl;
-use goref_referee::{Ending, Need};
-use goref_rules::{ByColor, Color, Komi, Move};
-use tokio::sync::broadcast::error::RecvError;
+use goref_referee::{Ending, IllegalAttempt, Need};
+use goref_rules::{ByColor, Color, Komi};
 use tokio::sync::watch;
 
 use crate::accounts::{Accounts, LoginRequest};
 use crate::app::App;
-use crate::bus::{BusEvent, GameEvent};
 use crate::games::Games;
 use crate::limits::RateLimiter;
 use crate::lobby::{Lobby, Member};
@@ -60,7 +60,6 @@ pub(crate) async fn open(app: &App, options: &CgosOptions) -> anyhow::Result<Soc
             opts.create_per_minute,
             crate::games::MAX_LIMITER_KEYS,
         ),
-        illegal: Arc::new(Mutex::new(HashMap::new())),
     };
     let door = Door::new(host, options.door.clone());
     let caps = Caps {
@@ -71,9 +70,6 @@ pub(crate) async fn open(app: &App, options: &CgosOptions) -> anyhow::Result<Soc
     Ok(addr)
 }
 
-/// Illegal moves' texts kept at most (by game id) until their game's end is read.
-const MAX_ILLEGAL_TEXTS: usize = 10_000;
-
 /// This server as the door's host.
 pub(crate) struct ServerHost {
     games: Arc<Games>,
@@ -82,13 +78,13 @@ pub(crate) struct ServerHost {
     /// Logins (each an Argon2 hash, maybe a new account), by client address, as
     /// `POST /api/login` limits them.
     logins: RateLimiter,
-    /// The `gameover` text of a game lost by an illegal move, by game id (CGOS's words).
-    illegal: Arc<Mutex<HashMap<String, String>>>,
 }
 
 /// A door's player in the lobby.
 pub(crate) struct DoorEntry {
     member: Member,
+    /// The game last told (a start told again, after this server fell behind, is the same).
+    last: Option<String>,
 }
 
 impl Entry for DoorEntry {
@@ -100,8 +96,10 @@ impl Entry for DoorEntry {
     }
 
     async fn next_game(&mut self) -> Option<String> {
-        while let Some(text) = self.member.messages.recv().await {
-            if let Ok(LobbyServerMessage::Game(start)) = LobbyServerMessage::parse(&text) {
+        // Only this player's own messages: a pairing is told to its two players alone.
+        while let Some(start) = self.member.next_game().await {
+            if self.last.as_deref() != Some(start.id.as_str()) {
+                self.last = Some(start.id.clone());
                 return Some(start.id);
             }
         }
@@ -151,13 +149,7 @@ fn seat(ratings: &[Rating], name: &str) -> Seat {
 }
 
 /// The game as the door shows it, read from its room at `now`.
-fn view_of(
-    room: &Room,
-    id: &str,
-    seats: &ByColor<Seat>,
-    now: u64,
-    illegal: Option<String>,
-) -> GameView {
+fn view_of(room: &Room, id: &str, seats: &ByColor<Seat>, now: u64) -> GameView {
     let config = room.config();
     let referee = room.referee();
     let game = referee.game();
@@ -197,9 +189,7 @@ fn view_of(
                 let result = CgosResult::try_from(r.outcome).unwrap_or(CgosResult::Abort);
                 let text = match r.ending {
                     Ending::Resignation => RESIGNATION_TEXT.to_string(),
-                    Ending::Illegal => {
-                        illegal.unwrap_or_else(|| IllegalReason::Syntax.gameover_text("?"))
-                    }
+                    Ending::Illegal => illegal_text(room),
                     Ending::TwoPasses | Ending::Time => String::new(),
                     _ => r.detail.clone().unwrap_or_default(),
                 };
@@ -227,9 +217,18 @@ fn view_of(
     }
 }
 
-impl ServerHost {
-    fn illegal_text(illegal: &Mutex<HashMap<String, String>>, id: &str) -> Option<String> {
-        illegal.lock().expect("illegal").get(id).cloned()
+/// CGOS's `gameover` text for a game lost by an illegal move: the reason and the move (a
+/// vertex in lower case, as CGOS's clients send them; an unreadable reply as it came).
+fn illegal_text(room: &Room) -> String {
+    let geometry = room.referee().game().geometry();
+    match room.referee().illegal_attempt() {
+        Some(IllegalAttempt::Move { mv, why }) => {
+            let sent = CgosMove::from_move(geometry, *mv)
+                .map_or_else(|| "?".to_string(), |m| m.to_string().to_ascii_lowercase());
+            IllegalReason::from(*why).gameover_text(&sent)
+        }
+        Some(IllegalAttempt::Unreadable { reply }) => IllegalReason::Syntax.gameover_text(reply),
+        None => IllegalReason::Syntax.gameover_text("?"),
     }
 }
 
@@ -267,7 +266,7 @@ impl Host for ServerHost {
         self.lobby
             .join_cgos(login.clone())
             .await
-            .map(|member| DoorEntry { member })
+            .map(|member| DoorEntry { member, last: None })
             .map_err(|e| e.to_string().into())
     }
 
@@ -277,60 +276,35 @@ impl Host for ServerHost {
     }
 
     async fn watch(&self, id: &str) -> Option<watch::Receiver<Arc<GameView>>> {
-        // Listening first: nothing published after the room is read is missed.
-        let mut bus = self.games.subscribe();
-        let mut changes = self.games.subscribe_changes();
-        let room = self.games.room(id).await.ok()??;
-        let players = room.config().players.clone()?;
-        room.config().cgos?;
+        let mut room = self.games.watch_room(id).await.ok()??;
+        let players = room
+            .read(|r| r.config().cgos.and(r.config().players.clone()))
+            .await?;
         let ratings = self.games.store().ratings().await.unwrap_or_default();
         let seats = ByColor::new(
             seat(&ratings, &players.black),
             seat(&ratings, &players.white),
         );
-        let first = view_of(
-            &room,
-            id,
-            &seats,
-            self.games.now_ms(),
-            Self::illegal_text(&self.illegal, id),
-        );
-        let (tx, rx) = watch::channel(Arc::new(first));
-        let id = id.to_string();
-        let illegal = self.illegal.clone();
         let games = self.games.clone();
+        let id = id.to_string();
+        let first = room.read(|r| view_of(r, &id, &seats, games.now_ms())).await;
+        let over = first.over.is_some();
+        let (tx, rx) = watch::channel(Arc::new(first));
+        if over {
+            return Some(rx);
+        }
         tokio::spawn(async move {
             loop {
-                let event = tokio::select! {
+                tokio::select! {
                     () = tx.closed() => break,
-                    event = bus.recv() => event,
-                    event = changes.recv() => event,
-                };
-                let read_again = match event {
-                    Ok(BusEvent::Game(
-                        GameEvent::Changed { id: changed, .. }
-                        | GameEvent::Finished { id: changed, .. },
-                    )) => changed == id,
-                    Ok(BusEvent::Missed) | Err(RecvError::Lagged(_)) => true,
-                    Ok(_) => false,
-                    Err(RecvError::Closed) => break,
-                };
-                if !read_again {
-                    continue;
+                    changed = room.changed() => if !changed { break },
                 }
-                let Ok(Some(room)) = games.room(&id).await else {
-                    continue;
-                };
-                let text = Self::illegal_text(&illegal, &id);
-                let view = view_of(&room, &id, &seats, games.now_ms(), text);
+                let view = room.read(|r| view_of(r, &id, &seats, games.now_ms())).await;
                 let over = view.over.is_some();
                 if tx.send(Arc::new(view)).is_err() || over {
                     break;
                 }
             }
-            // The text is read by every watcher of the end: kept a minute.
-            tokio::time::sleep(Duration::from_secs(60)).await;
-            illegal.lock().expect("illegal").remove(&id);
         });
         Some(rx)
     }
@@ -343,44 +317,22 @@ impl Host for ServerHost {
         sent: &str,
         analysis: Option<String>,
     ) -> Result<(), Refused> {
-        let room = self
-            .games
-            .room(id)
-            .await
-            .map_err(|e| e.to_string())?
-            .ok_or("no such game")?;
-        let syntax = || IllegalReason::Syntax.gameover_text(sent);
         let unreadable = || Act::Unreadable {
             reply: sent.to_string(),
         };
-        let geometry = room.referee().game().geometry();
-        let (act, illegal) = match answer {
-            Submitted::Answer(Answer::Resign) => (Act::Resign, None),
-            Submitted::Answer(Answer::Move(CgosMove::Pass)) => (Act::Pass, None),
+        // The act from the room as it is (its board's size); the referee checks the move.
+        let make = |room: &Room| match answer {
+            Submitted::Answer(Answer::Resign) => Act::Resign,
+            Submitted::Answer(Answer::Move(CgosMove::Pass)) => Act::Pass,
             Submitted::Answer(Answer::Move(CgosMove::Play(v))) => {
-                match v
-                    .point(geometry)
-                    .and_then(|p| geometry.coords(p).map(|c| (p, c)))
-                {
-                    Some((p, (x, y))) => {
-                        let legal = room.referee().board_in_play().legality(Move::Play(p));
-                        let text = legal
-                            .err()
-                            .map(|e| IllegalReason::from(e).gameover_text(sent));
-                        (Act::Play { x, y }, text)
-                    }
-                    None => (unreadable(), Some(syntax())),
+                let geometry = room.referee().game().geometry();
+                match v.point(geometry).and_then(|p| geometry.coords(p)) {
+                    Some((x, y)) => Act::Play { x, y },
+                    None => unreadable(),
                 }
             }
-            Submitted::Unreadable => (unreadable(), Some(syntax())),
+            Submitted::Unreadable => unreadable(),
         };
-        if let Some(text) = illegal {
-            let mut map = self.illegal.lock().expect("illegal");
-            if map.len() >= MAX_ILLEGAL_TEXTS {
-                map.clear();
-            }
-            map.insert(id.to_string(), text);
-        }
         let comment = analysis.map(|a| {
             compact_analysis(&a, MAX_COMMENT).unwrap_or_else(|| {
                 let mut end = a.len().min(MAX_COMMENT);
@@ -391,7 +343,7 @@ impl Host for ServerHost {
             })
         });
         self.games
-            .act_commented(id, Some(color), act, Some(room.version()), Some(0), comment)
+            .act_now(id, color, make, Some(0), comment)
             .await
             .map(|_| ())
             .map_err(|(refusal, _)| refusal.to_string().into())

@@ -362,11 +362,16 @@ struct LoginRequest {
 }
 
 /// A connection to the lobby. Messages are read as [`LobbyServerMessage`]s and handed out as
-/// the server wrote them, for tests that check the wire.
+/// the server wrote them, for tests that check the wire — but for the lists' changes: a
+/// `lobby_delta` is applied to the lobby last received and handed out as the whole `lobby` it
+/// makes (players by name, challenges by id, as the server orders them).
 pub struct LobbyClient {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
     /// The account, from the greeting, as the server wrote it.
     pub account: Value,
+    /// The lobby's players and challenges as last received, by key.
+    online: std::collections::BTreeMap<String, Value>,
+    challenges: std::collections::BTreeMap<String, Value>,
 }
 
 impl LobbyClient {
@@ -377,6 +382,8 @@ impl LobbyClient {
         let mut lobby = LobbyClient {
             ws,
             account: Value::Null,
+            online: std::collections::BTreeMap::new(),
+            challenges: std::collections::BTreeMap::new(),
         };
         let (raw, hello) = lobby.receive().await?;
         let LobbyServerMessage::Hello { account } = hello else {
@@ -404,11 +411,55 @@ impl LobbyClient {
                     let raw: Value = serde_json::from_str(t.as_str())?;
                     let message = LobbyServerMessage::deserialize(&raw)
                         .with_context(|| format!("not a message of the lobby: {raw}"))?;
-                    return Ok((raw, message));
+                    return Ok(self.lists(raw, message));
                 }
                 Message::Close(frame) => bail!("connection closed: {frame:?}"),
                 _ => {}
             }
+        }
+    }
+
+    /// Keeps the lists of a `lobby`; applies a `lobby_delta`, handing out the `lobby` it
+    /// makes.
+    fn lists(&mut self, raw: Value, message: LobbyServerMessage) -> (Value, LobbyServerMessage) {
+        let name = |p: &Value| p["name"].as_str().unwrap_or("").to_ascii_lowercase();
+        let id = |c: &Value| c["id"].as_str().unwrap_or("").to_string();
+        let items = |v: &Value| v.as_array().cloned().unwrap_or_default();
+        match raw["type"].as_str() {
+            Some("lobby") => {
+                self.online = items(&raw["online"])
+                    .into_iter()
+                    .map(|p| (name(&p), p))
+                    .collect();
+                self.challenges = items(&raw["challenges"])
+                    .into_iter()
+                    .map(|c| (id(&c), c))
+                    .collect();
+                (raw, message)
+            }
+            Some("lobby_delta") => {
+                for p in items(&raw["online"]) {
+                    self.online.insert(name(&p), p);
+                }
+                for gone in items(&raw["gone"]) {
+                    self.online
+                        .remove(&name(&serde_json::json!({ "name": gone })));
+                }
+                for c in items(&raw["challenges"]) {
+                    self.challenges.insert(id(&c), c);
+                }
+                for w in items(&raw["withdrawn"]) {
+                    self.challenges.remove(w.as_str().unwrap_or(""));
+                }
+                let whole = serde_json::json!({
+                    "type": "lobby",
+                    "online": self.online.values().collect::<Vec<_>>(),
+                    "challenges": self.challenges.values().collect::<Vec<_>>(),
+                });
+                let message = LobbyServerMessage::deserialize(&whole).unwrap_or(message);
+                (whole, message)
+            }
+            _ => (raw, message),
         }
     }
 

@@ -391,6 +391,57 @@ impl Games {
         act_on(self, &handle, seat, act, version, think_ms, comment).await
     }
 
+    /// A player acts on game `id` from `seat` as it is now: `make` reads the room (held, as
+    /// the act is stored) and gives the act, which answers the room's version; the move
+    /// carries `comment` for the record. For a door whose players answer the game as it is
+    /// (CGOS's): one read of the room and one check of the move, by the referee.
+    ///
+    /// # Errors
+    ///
+    /// As [`Games::act`].
+    pub async fn act_now(
+        self: &Arc<Games>,
+        id: &str,
+        seat: Color,
+        make: impl FnOnce(&Room) -> Act,
+        think_ms: Option<u64>,
+        comment: Option<String>,
+    ) -> Result<u64, (MessageRefusal, u64)> {
+        let handle = match load_room(self, id).await {
+            Ok(Some(h)) => h,
+            Ok(None) => return Err((MessageRefusal::Malformed("no such game".into()), 0)),
+            Err(e) => return Err((MessageRefusal::Storage(format!("{e:#}")), 0)),
+        };
+        let mut inner = handle.inner.lock().await;
+        let act = make(&inner.room);
+        let version = Some(inner.room.version());
+        act_locked(
+            self,
+            &handle,
+            &mut inner,
+            Some(seat),
+            act,
+            version,
+            think_ms,
+            comment,
+        )
+        .await
+    }
+
+    /// Follows game `id` as it changes on this server ([`RoomWatch`]); `None` when there is
+    /// no such game.
+    ///
+    /// # Errors
+    ///
+    /// The store failed, or the stored game cannot be replayed.
+    pub async fn watch_room(self: &Arc<Games>, id: &str) -> Result<Option<RoomWatch>> {
+        let Some(handle) = load_room(self, id).await? else {
+            return Ok(None);
+        };
+        let version = handle.version.subscribe();
+        Ok(Some(RoomWatch { handle, version }))
+    }
+
     /// A copy of game `id`'s room as it is now (read from the store when not held); `None`
     /// when there is no such game.
     ///
@@ -493,6 +544,10 @@ struct RoomHandle {
     secret_hashes: ByColor<String>,
     inner: tokio::sync::Mutex<RoomInner>,
     tx: broadcast::Sender<Arc<str>>,
+    /// The room's version each time its room changes (stored here, or read again after
+    /// another server stored an event): what [`RoomWatch`] wakes on. A watch, never a queue:
+    /// a follower that falls behind reads the room as it is now, and misses nothing.
+    version: tokio::sync::watch::Sender<u64>,
     /// Open connections: Black's, White's, spectators'.
     present: Mutex<[usize; 3]>,
 }
@@ -552,6 +607,46 @@ struct RoomInner {
     room: Room,
 }
 
+impl RoomHandle {
+    /// Takes `room` as the room's state now (the caller holds `inner`) and wakes its
+    /// [`RoomWatch`]es.
+    fn set_room(&self, inner: &mut RoomInner, room: Room) {
+        inner.room = room;
+        self.version.send_replace(inner.room.version());
+    }
+}
+
+/// A game followed as it changes, on this server, whoever stored the change (this server or
+/// another on the same database): [`RoomWatch::changed`] returns once the room held here is at
+/// a newer version than the one last read, and [`RoomWatch::read`] reads it. A follower that
+/// falls behind misses no state: it reads the room as it is now. Holds the room in memory while
+/// it lives. Made by [`Games::watch_room`].
+pub struct RoomWatch {
+    handle: Arc<RoomHandle>,
+    version: tokio::sync::watch::Receiver<u64>,
+}
+
+impl RoomWatch {
+    /// Waits until the room changes after the last [`RoomWatch::read`] (at once if it changed
+    /// already); `false` when it never will (the service is gone).
+    pub async fn changed(&mut self) -> bool {
+        self.version.changed().await.is_ok()
+    }
+
+    /// Reads the room as it is now (marking its version seen).
+    pub async fn read<T>(&mut self, f: impl FnOnce(&Room) -> T) -> T {
+        let inner = self.handle.inner.lock().await;
+        self.version.mark_unchanged();
+        f(&inner.room)
+    }
+
+    /// The game's id.
+    #[must_use]
+    pub fn id(&self) -> &str {
+        &self.handle.id
+    }
+}
+
 #[derive(Deserialize)]
 struct ListQuery {
     limit: Option<usize>,
@@ -601,11 +696,13 @@ async fn create_game(
 
 fn new_handle(stored: StoredGame, room: Room) -> Arc<RoomHandle> {
     let (tx, _) = broadcast::channel(64);
+    let (version, _) = tokio::sync::watch::channel(room.version());
     Arc::new(RoomHandle {
         id: stored.id,
         secret_hashes: stored.secret_hashes,
         inner: tokio::sync::Mutex::new(RoomInner { room }),
         tx,
+        version,
         present: Mutex::new([0; 3]),
     })
 }
@@ -683,9 +780,12 @@ async fn follow_leadership(state: std::sync::Weak<Games>) {
     }
 }
 
-/// Follows the bus for games other servers on the same database extended: each one held
-/// here is read again and shown to everyone connected here (after missed notes: every game
-/// held).
+/// Follows what the database announces of every game's log (shared store): each event stored,
+/// by any server this one included, in the order stored. A game held here is read again when
+/// the event is newer than its room, and shown to everyone connected here; then — and only
+/// then — the event is told on this server's bus ([`GameEvent::Changed`]), so that whoever
+/// reads the room on hearing of it finds it at that version at least (a game not held here is
+/// read from the store, where the event is). After missed notes: every game held is read again.
 async fn follow_changes(
     state: std::sync::Weak<Games>,
     mut appended: tokio::sync::mpsc::UnboundedReceiver<(String, u64)>,
@@ -709,7 +809,7 @@ async fn follow_changes(
             }
             match replay(&state, &handle.id).await {
                 Ok(Some((_, room))) if room.version() > inner.room.version() => {
-                    inner.room = room;
+                    handle.set_room(&mut inner, room);
                     schedule_timer(&state, &handle, &mut inner);
                     let view: Arc<str> = state_text(&inner.room, &handle.id, state.now_ms()).into();
                     let _ = handle.tx.send(view);
@@ -717,6 +817,11 @@ async fn follow_changes(
                 Ok(_) => {}
                 Err(e) => eprintln!("goref serve: game {}: not read again: {e:#}", handle.id),
             }
+        }
+        if !id.is_empty() {
+            state
+                .bus
+                .changed_here(GameEvent::Changed { id, version: seq });
         }
     }
 }
@@ -749,7 +854,7 @@ async fn load_room(state: &Arc<Games>, id: &str) -> Result<Option<Arc<RoomHandle
         // the log and before this room was in `rooms`, where every later event finds it.
         if let Some((_, room)) = replay(state, id).await? {
             if room.version() > inner.room.version() {
-                inner.room = room;
+                handle.set_room(&mut inner, room);
             }
         }
     }
@@ -1048,6 +1153,24 @@ async fn act_on(
     comment: Option<String>,
 ) -> Result<u64, (MessageRefusal, u64)> {
     let mut inner = handle.inner.lock().await;
+    act_locked(
+        state, handle, &mut inner, seat, act, version, think_ms, comment,
+    )
+    .await
+}
+
+/// [`act_on`] with the room held.
+#[allow(clippy::too_many_arguments)]
+async fn act_locked(
+    state: &Arc<Games>,
+    handle: &Arc<RoomHandle>,
+    inner: &mut RoomInner,
+    seat: Option<Color>,
+    act: Act,
+    version: Option<u64>,
+    think_ms: Option<u64>,
+    comment: Option<String>,
+) -> Result<u64, (MessageRefusal, u64)> {
     let current = inner.room.version();
     let Some(by) = seat else {
         return Err((MessageRefusal::Spectator, current));
@@ -1082,7 +1205,7 @@ async fn act_on(
             Err(r) => return Err((r, current)),
         };
         let late = turn && next.lost_on_time(by);
-        match store_and_apply(state, handle, &mut inner, event, next).await {
+        match store_and_apply(state, handle, inner, event, next).await {
             // The flag fell before the move arrived: the loss is recorded, the move refused.
             Ok(v) if late => return Err((MessageRefusal::OutOfTime, v)),
             Ok(v) => return Ok(v),
@@ -1119,7 +1242,7 @@ async fn store_and_apply(
                 // is stale. The stored game takes its place, and everyone here is told.
                 match replay(state, &handle.id).await {
                     Ok(Some((_, room))) => {
-                        inner.room = room;
+                        handle.set_room(inner, room);
                         schedule_timer(state, handle, inner);
                         let view: Arc<str> =
                             state_text(&inner.room, &handle.id, state.now_ms()).into();
@@ -1137,7 +1260,7 @@ async fn store_and_apply(
             return Err(e);
         }
         state.appends.fetch_add(1, Ordering::SeqCst);
-        inner.room = next;
+        handle.set_room(inner, next);
         state
             .bus
             .publish(BusEvent::Game(GameEvent::Changed {

@@ -6,22 +6,31 @@
 //! server's players leave within [`Options::presence_lease`]); challenges are stored rows (made
 //! on one server, accepted on another); the leading server pairs the waiting players and
 //! expires dead presences. When the lobby changes, [`BusEvent::Lobby`] tells every server to
-//! send its connections the lobby again.
+//! read its lists again.
 //!
-//! Games start through [`Games::open`]; the lobby hears of them on the bus
-//! ([`GameEvent::Started`], [`GameEvent::Finished`]) and tells the players connected here.
+//! **Messages go to the connections they concern.** A game's start and end
+//! ([`GameEvent::Started`], [`GameEvent::Finished`], heard on the bus) go to its two players'
+//! connections only, in a queue of their own that never drops one: a connection that lets
+//! [`PERSONAL_QUEUE`] of them wait is closed instead (back, it is told its games still on
+//! first). The lists (who is here, the open challenges) are read again at most every
+//! [`LIST_EVERY`] when something changed, and only what changed is sent (`lobby_delta`), once,
+//! shared by every connection that follows the lists; a connection that falls behind them is
+//! sent the whole lobby again. Programs need not follow the lists (`?list=0`; CGOS's door never
+//! does): what a pairing round costs then grows with the players it pairs, not with the
+//! connections.
 //!
 //! **Entry point for other doors** (the WebSocket here; a CGOS door, say): [`Lobby::join`]
-//! makes a [`Member`] for an account — its messages arrive on [`Member::messages`] (texts of
-//! [`LobbyServerMessage`]: the lobby, `game` when a game of the account starts, `game_over`),
-//! and [`Member::handle`] answers what it sends ([`LobbyClientMessage`]: `wait`, `challenge`,
-//! `cancel`, `accept`). A program that waits is paired by the leader and told `game`; it then
-//! plays through [`Games`] like any other seat. The member leaves the lobby when dropped.
+//! makes a [`Member`] for an account — [`Member::recv`] gives what it is told (`game` when a
+//! game of the account starts, `game_over`, the lobby when it follows the lists),
+//! [`Member::next_game`] waits for its next game only, and [`Member::handle`] answers what it
+//! sends ([`LobbyClientMessage`]: `wait`, `challenge`, `cancel`, `accept`). A program that
+//! waits is paired by the leader and told `game`; it then plays through [`Games`] like any
+//! other seat. The member leaves the lobby when dropped.
 //!
 //! The lobby's WebSocket is `/api/lobby/ws?token=…`; the README documents the messages.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -35,7 +44,7 @@ use goref_rules::Color;
 use goref_tournament::continuous::{pair_waiting, Waiting};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::mpsc;
+use tokio::sync::{broadcast, mpsc};
 
 use crate::bus::{BusEvent, GameEvent};
 use crate::error::{ApiError, NoSession};
@@ -57,6 +66,13 @@ pub const MAX_CHALLENGES_EACH: usize = 3;
 pub const MAX_CHALLENGES: usize = 500;
 /// Lobby connections of one account at once (on all servers).
 pub const MAX_LOBBY_CONNECTIONS: usize = 8;
+/// Messages for one connection alone (its games' starts and ends) that may wait to be sent;
+/// one more closes the connection (it is told its games still on when it comes back).
+pub const PERSONAL_QUEUE: usize = 256;
+/// The lists are read again and their changes sent at most this often.
+pub const LIST_EVERY: Duration = Duration::from_millis(200);
+/// Changes of the lists a follower may fall behind by before it is sent the whole lobby again.
+const LIST_BACKLOG: usize = 64;
 /// The jitter of continuous pairing: each waiting player's rating is moved by up to this many
 /// Elo either way before sorting.
 pub const PAIRING_JITTER: f64 = 100.0;
@@ -114,10 +130,52 @@ fn fits(a: &CreateRequest, b: &CreateRequest) -> bool {
     }
 }
 
-/// A connection of this server: whose, and where its messages go.
+/// A connection of this server and where its own messages go.
 struct Local {
-    name: String,
-    tx: mpsc::Sender<Arc<str>>,
+    conn: String,
+    tx: mpsc::Sender<ToMember>,
+}
+
+/// What a [`Member`] is told.
+#[derive(Clone, Debug)]
+pub enum ToMember {
+    /// A message for this member alone (`game`, `game_over`, its first `lobby`).
+    Own(Box<LobbyServerMessage>),
+    /// The lobby's lists or their changes (a text of `lobby` or `lobby_delta`), shared by
+    /// every member that follows them.
+    List(Arc<str>),
+}
+
+impl ToMember {
+    /// As text on the wire.
+    #[must_use]
+    pub fn text(&self) -> Arc<str> {
+        match self {
+            ToMember::Own(m) => m.to_text().into(),
+            ToMember::List(t) => t.clone(),
+        }
+    }
+}
+
+/// The lobby's lists as last sent, and the stream of their changes.
+struct Lists {
+    /// By account (lower case).
+    online: BTreeMap<String, OnlinePlayer>,
+    /// By id.
+    challenges: BTreeMap<String, ChallengeView>,
+    /// Texts of `lobby_delta`, to the members that follow the lists.
+    tx: broadcast::Sender<Arc<str>>,
+}
+
+impl Lists {
+    /// The whole lobby as a message.
+    fn whole(&self) -> LobbyServerMessage {
+        LobbyServerMessage::Lobby {
+            online: self.online.values().cloned().collect(),
+            challenges: self.challenges.values().cloned().collect(),
+            list: true,
+        }
+    }
 }
 
 /// A challenge as the store keeps it.
@@ -133,8 +191,12 @@ pub struct Lobby {
     /// This server's id among those sharing the store (connections are `ID-N`).
     instance: String,
     next_conn: AtomicU64,
-    /// This server's connections, by id.
-    locals: Mutex<HashMap<String, Local>>,
+    /// This server's connections, by account (lower case).
+    locals: Mutex<HashMap<String, Vec<Local>>>,
+    /// The lists as last sent.
+    lists: Mutex<Lists>,
+    /// Whether the lists may have changed since they were last read.
+    dirty: AtomicBool,
     /// Challenges and acceptances, by account (as creating games is limited by address).
     creations: RateLimiter,
     pairing: PairingOptions,
@@ -159,6 +221,12 @@ impl Lobby {
             instance: random_hex(6),
             next_conn: AtomicU64::new(0),
             locals: Mutex::new(HashMap::new()),
+            lists: Mutex::new(Lists {
+                online: BTreeMap::new(),
+                challenges: BTreeMap::new(),
+                tx: broadcast::channel(LIST_BACKLOG).0,
+            }),
+            dirty: AtomicBool::new(true),
             creations: RateLimiter::new(
                 opts.create_burst,
                 opts.create_per_minute,
@@ -192,15 +260,16 @@ impl Lobby {
         self.now_ms() + u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX / 4)
     }
 
-    /// Enters `account` into the lobby: a [`Member`] whose messages arrive on
-    /// [`Member::messages`], leaving when dropped. The account's games still on are told
-    /// first (a program back after a break goes back to them), then the lobby.
+    /// Enters `account` into the lobby: a [`Member`] told what concerns it
+    /// ([`Member::recv`]), leaving when dropped. The account's games still on are told first (a
+    /// program back after a break goes back to them), then the whole lobby, then (when `list`)
+    /// the lists' changes; without `list`, the lobby comes once, empty, saying so.
     ///
     /// # Errors
     ///
     /// 429 when the account has [`MAX_LOBBY_CONNECTIONS`] already; 500 for the store.
-    pub async fn join(self: &Arc<Lobby>, account: Account) -> Result<Member, ApiError> {
-        self.join_as(account, false).await
+    pub async fn join(self: &Arc<Lobby>, account: Account, list: bool) -> Result<Member, ApiError> {
+        self.join_as(account, false, list).await
     }
 
     /// As [`Lobby::join`], for a player of CGOS's door: paired only for the CGOS game
@@ -210,10 +279,15 @@ impl Lobby {
     ///
     /// As [`Lobby::join`].
     pub async fn join_cgos(self: &Arc<Lobby>, account: Account) -> Result<Member, ApiError> {
-        self.join_as(account, true).await
+        self.join_as(account, true, false).await
     }
 
-    async fn join_as(self: &Arc<Lobby>, account: Account, cgos: bool) -> Result<Member, ApiError> {
+    async fn join_as(
+        self: &Arc<Lobby>,
+        account: Account,
+        cgos: bool,
+        list: bool,
+    ) -> Result<Member, ApiError> {
         let storage = |e: crate::store::StoreError| ApiError::storage(&e);
         let (present, _) = self.store().lobby(self.now_ms()).await.map_err(storage)?;
         let open = present
@@ -231,27 +305,45 @@ impl Lobby {
         } else {
             format!("{}-{n}", self.instance)
         };
-        let (tx, rx) = mpsc::channel::<Arc<str>>(64);
-        // Games still on, before anything else.
+        let (tx, rx) = mpsc::channel::<ToMember>(PERSONAL_QUEUE);
+        // Games still on, before anything else (a few: one game at a time is paired).
         if let Ok(live) = self.store().live_games_of(&account.name).await {
-            for game in live {
-                if let Some(text) = self.game_message(&game, &account.name).await {
-                    let _ = tx.try_send(text);
+            for game in live.into_iter().take(PERSONAL_QUEUE / 2) {
+                if let Some(msg) = self.game_message(&game, &account.name).await {
+                    let _ = tx.try_send(ToMember::Own(Box::new(msg)));
                 }
             }
         }
-        self.locals.lock().expect("lobby").insert(
-            conn.clone(),
-            Local {
-                name: account.name.clone(),
+        // Then the lobby, and its changes from the same moment on.
+        let changes = if list {
+            let lists = self.lists.lock().expect("lists");
+            let _ = tx.try_send(ToMember::Own(Box::new(lists.whole())));
+            Some(lists.tx.subscribe())
+        } else {
+            if !cgos {
+                let _ = tx.try_send(ToMember::Own(Box::new(LobbyServerMessage::Lobby {
+                    online: Vec::new(),
+                    challenges: Vec::new(),
+                    list: false,
+                })));
+            }
+            None
+        };
+        self.locals
+            .lock()
+            .expect("lobby")
+            .entry(key(&account.name))
+            .or_default()
+            .push(Local {
+                conn: conn.clone(),
                 tx,
-            },
-        );
+            });
         let member = Member {
             lobby: self.clone(),
             conn: conn.clone(),
             account: account.clone(),
-            messages: rx,
+            own: rx,
+            changes,
         };
         let presence = Presence {
             conn,
@@ -268,8 +360,13 @@ impl Lobby {
         Ok(member)
     }
 
-    /// The whole lobby as every connection gets it, read from the store.
-    async fn snapshot(&self) -> Option<Arc<str>> {
+    /// The lists as the store has them now.
+    async fn read_lists(
+        &self,
+    ) -> Option<(
+        BTreeMap<String, OnlinePlayer>,
+        BTreeMap<String, ChallengeView>,
+    )> {
         let store = self.store();
         let (present, challenges) = match store.lobby(self.now_ms()).await {
             Ok(l) => l,
@@ -285,52 +382,125 @@ impl Lobby {
             .into_iter()
             .map(|r| (key(&r.name), r.rating))
             .collect();
-        let mut online: Vec<OnlinePlayer> = Vec::new();
+        let mut online: BTreeMap<String, OnlinePlayer> = BTreeMap::new();
         for p in &present {
-            match online.last_mut() {
-                Some(o) if key(&o.name) == key(&p.name) => o.waiting |= p.waiting,
-                _ => online.push(OnlinePlayer {
+            online
+                .entry(key(&p.name))
+                .and_modify(|o| o.waiting |= p.waiting)
+                .or_insert_with(|| OnlinePlayer {
                     name: p.name.clone(),
                     program: p.program,
                     rating: ratings.get(&key(&p.name)).map(|r| r.round()),
                     waiting: p.waiting,
-                }),
-            }
+                });
         }
-        online.sort_by(|a, b| a.name.cmp(&b.name));
         let challenges = challenges
             .iter()
             .filter_map(|c| serde_json::from_str::<ChallengeBody>(&c.body).ok())
-            .map(|c| c.view)
+            .map(|c| (c.view.id.clone(), c.view))
             .collect();
-        Some(
-            LobbyServerMessage::Lobby { online, challenges }
-                .to_text()
-                .into(),
-        )
+        Some((online, challenges))
     }
 
-    /// Sends the lobby to every connection here (one too slow to take it misses it; the next
-    /// one carries everything).
-    async fn broadcast(&self) {
-        if let Some(text) = self.snapshot().await {
-            for local in self.locals.lock().expect("lobby").values() {
-                let _ = local.tx.try_send(text.clone());
-            }
+    /// Reads the lists again if they may have changed, and sends what changed to the members
+    /// that follow them (once, shared); whether anything changed.
+    pub async fn publish_lists(&self) -> bool {
+        if !self.dirty.swap(false, Ordering::SeqCst) {
+            return false;
         }
+        let Some((online, challenges)) = self.read_lists().await else {
+            self.dirty.store(true, Ordering::SeqCst);
+            return false;
+        };
+        let mut lists = self.lists.lock().expect("lists");
+        let came: Vec<OnlinePlayer> = online
+            .iter()
+            .filter(|(k, p)| lists.online.get(*k) != Some(*p))
+            .map(|(_, p)| p.clone())
+            .collect();
+        let gone: Vec<String> = lists
+            .online
+            .iter()
+            .filter(|(k, _)| !online.contains_key(*k))
+            .map(|(_, p)| p.name.clone())
+            .collect();
+        let opened: Vec<ChallengeView> = challenges
+            .iter()
+            .filter(|(id, _)| !lists.challenges.contains_key(*id))
+            .map(|(_, c)| c.clone())
+            .collect();
+        let withdrawn: Vec<String> = lists
+            .challenges
+            .keys()
+            .filter(|id| !challenges.contains_key(*id))
+            .cloned()
+            .collect();
+        if came.is_empty() && gone.is_empty() && opened.is_empty() && withdrawn.is_empty() {
+            return false;
+        }
+        lists.online = online;
+        lists.challenges = challenges;
+        let delta = LobbyServerMessage::LobbyDelta {
+            online: came,
+            gone,
+            challenges: opened,
+            withdrawn,
+        };
+        let _ = lists.tx.send(delta.to_text().into());
+        true
     }
 
-    /// Tells every connection here of account `name`.
-    fn tell(&self, name: &str, text: &Arc<str>) {
-        for local in self.locals.lock().expect("lobby").values() {
-            if key(&local.name) == key(name) {
-                let _ = local.tx.try_send(text.clone());
+    /// The lists may have changed: they are read again at the next [`LIST_EVERY`].
+    fn lists_changed(&self) {
+        self.dirty.store(true, Ordering::SeqCst);
+    }
+
+    /// The whole lobby and its changes from now on, for a member that fell behind them.
+    fn lists_again(&self) -> (Arc<str>, broadcast::Receiver<Arc<str>>) {
+        let lists = self.lists.lock().expect("lists");
+        (lists.whole().to_text().into(), lists.tx.subscribe())
+    }
+
+    /// Tells every connection here of account `name` (never dropped: a connection whose
+    /// queue is full is closed instead).
+    fn tell(&self, name: &str, msg: &LobbyServerMessage) {
+        let mut locals = self.locals.lock().expect("lobby");
+        let Some(conns) = locals.get_mut(&key(name)) else {
+            return;
+        };
+        conns.retain(
+            |local| match local.tx.try_send(ToMember::Own(Box::new(msg.clone()))) {
+                Ok(()) => true,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    eprintln!(
+                    "goref serve: lobby connection {} of {name} does not read its messages: closed",
+                    local.conn
+                );
+                    false
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => false,
+            },
+        );
+    }
+
+    /// Tells every connection here its account's games still on again (after this server
+    /// fell behind the bus and may have missed a start).
+    async fn tell_live_games_again(&self) {
+        let names: Vec<String> = self.locals.lock().expect("lobby").keys().cloned().collect();
+        for name in names {
+            let Ok(live) = self.store().live_games_of(&name).await else {
+                continue;
+            };
+            for id in live {
+                if let Some(msg) = self.game_message(&id, &name).await {
+                    self.tell(&name, &msg);
+                }
             }
         }
     }
 
     /// The `game` message for account `name` in game `id` (read from the store).
-    async fn game_message(&self, id: &str, name: &str) -> Option<Arc<str>> {
+    async fn game_message(&self, id: &str, name: &str) -> Option<LobbyServerMessage> {
         let (stored, _) = self.store().load(id).await.ok()??;
         start_message(id, &stored.config, name)
     }
@@ -373,6 +543,8 @@ impl Lobby {
         let renew = self.lease / 3;
         let mut leases = tokio::time::interval(renew.max(Duration::from_millis(10)));
         leases.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut lists = tokio::time::interval(LIST_EVERY);
+        lists.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut pairing = self.pairing.interval.map(|every| {
             let mut t = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
             t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -390,9 +562,17 @@ impl Lobby {
             tokio::select! {
                 event = bus.recv() => match event {
                     Ok(event) => self.on_event(&event).await,
-                    Err(RecvError::Lagged(_)) => self.broadcast().await,
+                    Err(RecvError::Lagged(_)) => {
+                        // Starts may have been missed: every connection here is told its
+                        // games still on again.
+                        self.lists_changed();
+                        self.tell_live_games_again().await;
+                    }
                     Err(RecvError::Closed) => return,
                 },
+                _ = lists.tick() => {
+                    self.publish_lists().await;
+                }
                 _ = leases.tick() => self.upkeep().await,
                 () = pair_tick => {
                     if self.games.leads() {
@@ -404,36 +584,39 @@ impl Lobby {
     }
 
     /// What the lobby does with one event of the bus: a game started (tell its players
-    /// here), a game finished (tell them, send the lobby again), the lobby or the ratings
-    /// changed (send the lobby again).
+    /// here), a game finished (tell them; the lists may change), the lobby or the ratings
+    /// changed (the lists are read again at the next [`LIST_EVERY`]). Costs what the event
+    /// concerns: no store is read here.
     pub async fn on_event(&self, event: &BusEvent) {
         match event {
             BusEvent::Game(GameEvent::Started { id, config }) => {
                 if let Some(players) = &config.players {
                     for color in Color::ALL {
                         let name = players.of(color);
-                        if let Some(text) = start_message(id, config, name) {
-                            self.tell(name, &text);
+                        if let Some(msg) = start_message(id, config, name) {
+                            self.tell(name, &msg);
                         }
                     }
                 }
             }
             BusEvent::Game(GameEvent::Finished { config, result, .. }) => {
                 if let Some(players) = &config.players {
-                    let over: Arc<str> = LobbyServerMessage::GameOver {
+                    let over = LobbyServerMessage::GameOver {
                         black: players.black.clone(),
                         white: players.white.clone(),
                         result: result.clone(),
-                    }
-                    .to_text()
-                    .into();
+                    };
                     for color in Color::ALL {
                         self.tell(players.of(color), &over);
                     }
-                    self.broadcast().await;
+                    self.lists_changed();
                 }
             }
-            BusEvent::Lobby | BusEvent::Ratings | BusEvent::Missed => self.broadcast().await,
+            BusEvent::Lobby | BusEvent::Ratings => self.lists_changed(),
+            BusEvent::Missed => {
+                self.lists_changed();
+                self.tell_live_games_again().await;
+            }
             BusEvent::Game(GameEvent::Changed { .. }) | BusEvent::Tournament { .. } => {}
         }
     }
@@ -709,7 +892,7 @@ impl Lobby {
 }
 
 /// The `game` message for account `name` in game `id` with `config`.
-fn start_message(id: &str, config: &GameConfig, name: &str) -> Option<Arc<str>> {
+fn start_message(id: &str, config: &GameConfig, name: &str) -> Option<LobbyServerMessage> {
     let players = config.players.as_ref()?;
     let color = players.color_of(name)?;
     let start = GameStart {
@@ -718,7 +901,7 @@ fn start_message(id: &str, config: &GameConfig, name: &str) -> Option<Arc<str>> 
         opponent: players.of(color.opponent()).to_string(),
         config: config.clone(),
     };
-    Some(LobbyServerMessage::Game(start).to_text().into())
+    Some(LobbyServerMessage::Game(start))
 }
 
 fn refusal(code: &str, message: impl Into<String>) -> LobbyServerMessage {
@@ -746,11 +929,51 @@ pub struct Member {
     lobby: Arc<Lobby>,
     conn: String,
     account: Account,
-    /// What the lobby tells this member: texts of [`LobbyServerMessage`].
-    pub messages: mpsc::Receiver<Arc<str>>,
+    /// What concerns this member alone.
+    own: mpsc::Receiver<ToMember>,
+    /// The lists' changes, when it follows them.
+    changes: Option<broadcast::Receiver<Arc<str>>>,
 }
 
 impl Member {
+    /// The next thing this member is told: its own messages first, then the lists' changes
+    /// (the whole lobby again after it fell behind them); `None` when the lobby closed it
+    /// (it let too many messages of its own wait).
+    pub async fn recv(&mut self) -> Option<ToMember> {
+        let changes = async {
+            match self.changes.as_mut() {
+                Some(rx) => rx.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            own = self.own.recv() => own,
+            change = changes => match change {
+                Ok(text) => Some(ToMember::List(text)),
+                Err(RecvError::Lagged(_)) => {
+                    let (whole, rx) = self.lobby.lists_again();
+                    self.changes = Some(rx);
+                    Some(ToMember::List(whole))
+                }
+                Err(RecvError::Closed) => None,
+            },
+        }
+    }
+
+    /// Waits for this member's next game (its own messages only): `None` when the lobby
+    /// closed it.
+    pub async fn next_game(&mut self) -> Option<GameStart> {
+        while let Some(msg) = self.own.recv().await {
+            if let ToMember::Own(own) = msg {
+                if let LobbyServerMessage::Game(start) = *own {
+                    return Some(start);
+                }
+            }
+        }
+        None
+    }
+
     /// The account.
     #[must_use]
     pub fn account(&self) -> &Account {
@@ -773,7 +996,16 @@ impl Member {
 
 impl Drop for Member {
     fn drop(&mut self) {
-        self.lobby.locals.lock().expect("lobby").remove(&self.conn);
+        {
+            let mut locals = self.lobby.locals.lock().expect("lobby");
+            let name = key(&self.account.name);
+            if let Some(conns) = locals.get_mut(&name) {
+                conns.retain(|l| l.conn != self.conn);
+                if conns.is_empty() {
+                    locals.remove(&name);
+                }
+            }
+        }
         let lobby = self.lobby.clone();
         let conn = self.conn.clone();
         // Within the runtime (a member lives in a task); its challenges go with its account's
@@ -792,6 +1024,8 @@ impl Drop for Member {
 #[derive(Deserialize)]
 struct LobbyQuery {
     token: Option<String>,
+    /// `0` or `false`: the lists are not followed (a program that only plays).
+    list: Option<String>,
 }
 
 /// `GET /api/lobby/ws?token=…`: the lobby's WebSocket.
@@ -807,7 +1041,8 @@ async fn lobby_ws(
         return Err(ApiError::BadToken(NoSession::NoToken));
     };
     let account = account_of_token(lobby.store().as_ref(), &token).await?;
-    let member = lobby.join(account).await?;
+    let list = !matches!(q.list.as_deref(), Some("0" | "false"));
+    let member = lobby.join(account, list).await?;
     Ok(ws
         .max_message_size(16 * 1024)
         .max_frame_size(16 * 1024)
@@ -848,9 +1083,9 @@ async fn lobby_connection(lobby: Arc<Lobby>, mut member: Member, mut socket: Web
                     break;
                 }
             }
-            out = member.messages.recv() => {
-                let Some(text) = out else { break };
-                if socket.send(Message::Text(text.as_ref().into())).await.is_err() {
+            out = member.recv() => {
+                let Some(out) = out else { break };
+                if socket.send(Message::Text(out.text().as_ref().into())).await.is_err() {
                     break;
                 }
             }
@@ -884,9 +1119,30 @@ mod tests {
         }
     }
 
+    /// What `member` was told and has not read, if anything (without waiting).
+    /// (Outside tokio's cooperative budget: a test reads many channels in one task.)
+    fn try_next(member: &mut Member) -> Option<LobbyServerMessage> {
+        use futures_util::FutureExt;
+        let told = tokio::task::unconstrained(member.recv()).now_or_never()??;
+        Some(serde_json::from_str(&told.text()).unwrap())
+    }
+
     fn next(member: &mut Member) -> LobbyServerMessage {
-        let text = member.messages.try_recv().expect("a message");
-        serde_json::from_str(&text).unwrap()
+        try_next(member).expect("a message")
+    }
+
+    fn started(id: &str, black: &str, white: &str) -> BusEvent {
+        let players = Players {
+            black: black.into(),
+            white: white.into(),
+        };
+        let config = CreateRequest::default()
+            .config_between(&players, true)
+            .unwrap();
+        BusEvent::Game(GameEvent::Started {
+            id: id.into(),
+            config: Box::new(config),
+        })
     }
 
     #[tokio::test(start_paused = true)]
@@ -894,9 +1150,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let app = app(&dir).await;
         let lobby = &app.lobby;
-        let mut alice = lobby.join(account("alice")).await.unwrap();
-        let mut bob = lobby.join(account("Bob")).await.unwrap();
-        let mut carol = lobby.join(account("carol")).await.unwrap();
+        let mut alice = lobby.join(account("alice"), true).await.unwrap();
+        let mut bob = lobby.join(account("Bob"), true).await.unwrap();
+        let mut carol = lobby.join(account("carol"), true).await.unwrap();
+        for m in [&mut alice, &mut bob, &mut carol] {
+            assert!(matches!(
+                next(m),
+                LobbyServerMessage::Lobby { list: true, .. }
+            ));
+        }
         let players = Players {
             black: "bob".into(),
             white: "alice".into(),
@@ -925,7 +1187,7 @@ mod tests {
             panic!("Bob is told too (names without case)");
         };
         assert_eq!(to_bob.color, Side::B);
-        assert!(carol.messages.try_recv().is_err(), "carol does not play");
+        assert_eq!(try_next(&mut carol), None, "carol does not play");
         lobby
             .on_event(&BusEvent::Game(GameEvent::Finished {
                 id: "g1".into(),
@@ -933,23 +1195,167 @@ mod tests {
                 result: "W+R".into(),
             }))
             .await;
-        assert_eq!(
-            next(&mut alice),
-            LobbyServerMessage::GameOver {
-                black: "bob".into(),
-                white: "alice".into(),
-                result: "W+R".into(),
-            }
-        );
-        // Then the lobby again, to everyone.
-        for m in [&mut alice, &mut bob, &mut carol] {
-            loop {
-                if let LobbyServerMessage::Lobby { online, .. } = next(m) {
-                    assert_eq!(online.len(), 3);
-                    break;
+        for m in [&mut alice, &mut bob] {
+            assert_eq!(
+                next(m),
+                LobbyServerMessage::GameOver {
+                    black: "bob".into(),
+                    white: "alice".into(),
+                    result: "W+R".into(),
                 }
+            );
+        }
+        assert_eq!(try_next(&mut carol), None, "nor is she told of its end");
+        // The lists are read again once, and what changed goes to everyone who follows them.
+        assert!(lobby.publish_lists().await);
+        for m in [&mut alice, &mut bob, &mut carol] {
+            let told = next(m);
+            let LobbyServerMessage::LobbyDelta { online, gone, .. } = told else {
+                panic!("the lists' changes: {told:?}");
+            };
+            assert_eq!(online.len(), 3);
+            assert!(gone.is_empty());
+            assert_eq!(try_next(m), None);
+        }
+        assert!(!lobby.publish_lists().await, "nothing changed since");
+        carol.handle(LobbyClientMessage::Wait { on: true }).await;
+        lobby.lists_changed();
+        assert!(lobby.publish_lists().await);
+        let LobbyServerMessage::LobbyDelta { online, gone, .. } = next(&mut alice) else {
+            panic!("the lists' changes");
+        };
+        assert_eq!(online.len(), 1, "only what changed: {online:?}");
+        assert!(online[0].name == "carol" && online[0].waiting);
+        assert!(gone.is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_full_queue_closes_the_connection_and_never_drops_a_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(&dir).await;
+        let lobby = &app.lobby;
+        // Dan's connection reads nothing while his games start (a slow consumer).
+        let mut dan = lobby.join(account("dan"), false).await.unwrap();
+        let told = PERSONAL_QUEUE + 10;
+        for i in 0..told {
+            lobby
+                .on_event(&started(&format!("g{i}"), "dan", "eve"))
+                .await;
+        }
+        // What he reads is every start in order, then the end of the connection: none skipped
+        // while it stays open.
+        assert!(matches!(
+            next(&mut dan),
+            LobbyServerMessage::Lobby { list: false, .. }
+        ));
+        let mut ids = Vec::new();
+        loop {
+            use futures_util::FutureExt;
+            let told = tokio::task::unconstrained(dan.recv())
+                .now_or_never()
+                .expect("ready");
+            match told.map(|t| match t {
+                ToMember::Own(own) => *own,
+                ToMember::List(text) => panic!("only his games: {text}"),
+            }) {
+                Some(LobbyServerMessage::Game(start)) => ids.push(start.id),
+                Some(other) => panic!("only his games: {other:?}"),
+                None => break,
             }
         }
+        let expected: Vec<String> = (0..ids.len()).map(|i| format!("g{i}")).collect();
+        assert_eq!(ids, expected);
+        assert!(ids.len() < told, "closed when full, not skipping");
+        // Back, a connection is told its games still on first (here: the one stored).
+        let players = Players {
+            black: "dan".into(),
+            white: "eve".into(),
+        };
+        let id = lobby
+            .start_game(&CreateRequest::default(), players, true, "test")
+            .await
+            .unwrap();
+        let mut again = lobby.join(account("dan"), false).await.unwrap();
+        let LobbyServerMessage::Game(start) = next(&mut again) else {
+            panic!("his game first");
+        };
+        assert_eq!(start.id, id);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_follower_that_falls_behind_the_lists_gets_the_whole_lobby_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(&dir).await;
+        let lobby = &app.lobby;
+        let mut slow = lobby.join(account("slow"), true).await.unwrap();
+        assert!(matches!(next(&mut slow), LobbyServerMessage::Lobby { .. }));
+        lobby.publish_lists().await;
+        let mut others = Vec::new();
+        for i in 0..LIST_BACKLOG + 5 {
+            others.push(lobby.join(account(&format!("p{i}")), false).await.unwrap());
+            lobby.lists_changed();
+            assert!(lobby.publish_lists().await);
+        }
+        let LobbyServerMessage::Lobby { online, list, .. } = next(&mut slow) else {
+            panic!("the whole lobby again");
+        };
+        assert!(list);
+        assert_eq!(online.len(), LIST_BACKLOG + 6, "everyone, slow included");
+        assert_eq!(try_next(&mut slow), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_pairing_round_tells_each_paired_player_once_and_nobody_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(&dir).await;
+        let lobby = &app.lobby;
+        let seats = 1000;
+        let mut members = Vec::new();
+        for i in 0..seats {
+            let m = lobby.join(account(&format!("w{i}")), false).await.unwrap();
+            m.handle(LobbyClientMessage::Wait { on: true }).await;
+            members.push(m);
+        }
+        // And one who follows the lists without waiting.
+        let mut watcher = lobby.join(account("watcher"), true).await.unwrap();
+        lobby.publish_lists().await;
+        while try_next(&mut watcher).is_some() {}
+        for m in &mut members {
+            assert!(matches!(
+                next(m),
+                LobbyServerMessage::Lobby { list: false, .. }
+            ));
+            assert_eq!(try_next(m), None);
+        }
+        let mut bus = app.games.subscribe();
+        lobby.pair_round().await;
+        let mut games = 0;
+        while let Ok(event) = bus.try_recv() {
+            if matches!(event, BusEvent::Game(GameEvent::Started { .. })) {
+                games += 1;
+            }
+            lobby.on_event(&event).await;
+        }
+        assert_eq!(games, seats / 2);
+        for m in &mut members {
+            let LobbyServerMessage::Game(start) = next(m) else {
+                panic!("{} is told of its game", m.account.name);
+            };
+            assert_ne!(start.opponent, m.account.name);
+            assert_eq!(try_next(m), None, "one message for a paired player");
+        }
+        // The lists' follower: one change for the whole round.
+        assert_eq!(
+            try_next(&mut watcher),
+            None,
+            "no lists before they are read"
+        );
+        assert!(lobby.publish_lists().await);
+        let LobbyServerMessage::LobbyDelta { online, .. } = next(&mut watcher) else {
+            panic!("the round's changes");
+        };
+        assert_eq!(online.len(), seats, "each paired player stopped waiting");
+        assert_eq!(try_next(&mut watcher), None);
     }
 
     /// Pairs `cgos` door players and `others` (all waiting) once, with the CGOS game made from
@@ -984,7 +1390,7 @@ mod tests {
                 let m = if door {
                     app.lobby.join_cgos(account(name)).await.unwrap()
                 } else {
-                    app.lobby.join(account(name)).await.unwrap()
+                    app.lobby.join(account(name), false).await.unwrap()
                 };
                 m.handle(LobbyClientMessage::Wait { on: true }).await;
                 members.push(m);
@@ -1048,7 +1454,7 @@ mod tests {
         let lobby = &app.lobby;
         let mut members = Vec::new();
         for name in ["p1", "p2", "p3"] {
-            let m = lobby.join(account(name)).await.unwrap();
+            let m = lobby.join(account(name), false).await.unwrap();
             let ack = m.handle(LobbyClientMessage::Wait { on: true }).await;
             assert_eq!(
                 ack,

@@ -664,12 +664,34 @@ pub enum LobbyServerMessage {
     },
     /// A game of the account has started (or is still on when it connects).
     Game(GameStart),
-    /// The whole lobby, each time it changes.
+    /// The whole lobby: the first message after the account's games still on, and again
+    /// when a connection fell too far behind the changes (then its state starts again from
+    /// this). A connection that does not follow the list (`?list=0`) gets it once, empty, with
+    /// `list: false`.
     Lobby {
         /// The players online.
         online: Vec<OnlinePlayer>,
         /// The open challenges.
         challenges: Vec<ChallengeView>,
+        /// Whether the lists are there (and changes follow as `lobby_delta`).
+        #[serde(default = "yes", skip_serializing_if = "is_true")]
+        list: bool,
+    },
+    /// What changed in the lobby since the last `lobby` or `lobby_delta` (sent at most a few
+    /// times a second, only what changed): apply in order.
+    LobbyDelta {
+        /// Players who came or whose line changed (waiting, rating): their whole line.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        online: Vec<OnlinePlayer>,
+        /// Players who left (names).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        gone: Vec<String>,
+        /// Challenges opened.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        challenges: Vec<ChallengeView>,
+        /// Challenges withdrawn or taken (ids).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        withdrawn: Vec<String>,
     },
     /// A game of the account has ended.
     GameOver {
@@ -714,6 +736,7 @@ impl LobbyServerMessage {
             LobbyServerMessage::Hello { .. } => "hello",
             LobbyServerMessage::Game(_) => "game",
             LobbyServerMessage::Lobby { .. } => "lobby",
+            LobbyServerMessage::LobbyDelta { .. } => "lobby_delta",
             LobbyServerMessage::GameOver { .. } => "game_over",
             LobbyServerMessage::Ack(_) => "ack",
             LobbyServerMessage::Error { .. } => "error",
@@ -745,6 +768,15 @@ pub struct OnlinePlayer {
     pub rating: Option<f64>,
     /// Waiting to be paired.
     pub waiting: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// An open challenge as the lobby shows it.

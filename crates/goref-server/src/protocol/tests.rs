@@ -436,13 +436,41 @@ fn lobby_messages_read_and_write_as_before() {
                    {"name": "gnugo", "program": true, "rating": 1562.0, "waiting": true}],
         "challenges": [{"id": "c0ffee", "by": "gnugo", "program": true, "color": "random",
                         "rated": true, "game": settings}]}));
-    let LobbyServerMessage::Lobby { online, challenges } = lobby else {
+    let LobbyServerMessage::Lobby {
+        online,
+        challenges,
+        list,
+    } = lobby
+    else {
         panic!("a lobby")
     };
+    assert!(list, "a lobby without `list` has its lists");
     assert_eq!(online[1].rating, Some(1562.0));
     assert_eq!(challenges[0].color, ColorChoice::Random);
     let _: LobbyServerMessage =
         round_trip(&json!({"type": "lobby", "online": [], "challenges": []}));
+    let unlisted: LobbyServerMessage =
+        round_trip(&json!({"type": "lobby", "online": [], "challenges": [], "list": false}));
+    assert!(matches!(
+        unlisted,
+        LobbyServerMessage::Lobby { list: false, .. }
+    ));
+    // Changes: only the lists that changed are on the wire.
+    let delta: LobbyServerMessage = round_trip(&json!({"type": "lobby_delta",
+        "online": [{"name": "gnugo", "program": true, "rating": 1562.0, "waiting": false}],
+        "withdrawn": ["c0ffee"]}));
+    let LobbyServerMessage::LobbyDelta {
+        online,
+        gone,
+        challenges,
+        withdrawn,
+    } = delta
+    else {
+        panic!("a delta")
+    };
+    assert!(!online[0].waiting);
+    assert!(gone.is_empty() && challenges.is_empty());
+    assert_eq!(withdrawn, ["c0ffee"]);
     let over: LobbyServerMessage = round_trip(&json!({"type": "game_over", "black": "a",
         "white": "b", "result": "B+R"}));
     assert!(matches!(over, LobbyServerMessage::GameOver { ref result, .. } if result == "B+R"));
@@ -658,6 +686,13 @@ fn the_kind_of_a_lobby_message_is_its_type_on_the_wire() {
         LobbyServerMessage::Lobby {
             online: vec![],
             challenges: vec![],
+            list: false,
+        },
+        LobbyServerMessage::LobbyDelta {
+            online: vec![],
+            gone: vec!["a".into()],
+            challenges: vec![],
+            withdrawn: vec![],
         },
         LobbyServerMessage::GameOver {
             black: "a".into(),

@@ -6,7 +6,7 @@ import { GameFields, readGame, rulesName } from "./settings.jsx";
 import { PlayerName } from "./parts.jsx";
 import { checkSession, getSession } from "./session.js";
 import { LoginForm } from "./login.jsx";
-import { timeText } from "./util.js";
+import { applyLobbyDelta, timeText } from "./util.js";
 
 export function Lobby({ session }) {
   if (!session) {
@@ -73,6 +73,8 @@ function LobbyRoom({ session }) {
         } else if (m.type === "lobby") {
           seenLobby = true;
           setLobby(m);
+        } else if (m.type === "lobby_delta") {
+          setLobby((l) => applyLobbyDelta(l, m));
         } else if (m.type === "game") {
           if (seenLobby) go(m.id);
           else setCurrent((c) => [...c.filter((g) => g.id !== m.id), m]);

@@ -156,3 +156,21 @@ export function blackScore(result) {
   const c = result[0].toUpperCase();
   return c === "B" ? 1 : c === "W" ? 0 : c === "0" || c === "D" ? 0.5 : null;
 }
+
+// The lobby after a `lobby_delta` from the server: players by name (lower case), challenges
+// by id, in the order the server's whole `lobby` gives them.
+export function applyLobbyDelta(lobby, delta) {
+  const key = (name) => name.toLowerCase();
+  const online = new Map((lobby ? lobby.online : []).map((p) => [key(p.name), p]));
+  for (const p of delta.online || []) online.set(key(p.name), p);
+  for (const name of delta.gone || []) online.delete(key(name));
+  const challenges = new Map((lobby ? lobby.challenges : []).map((c) => [c.id, c]));
+  for (const c of delta.challenges || []) challenges.set(c.id, c);
+  for (const id of delta.withdrawn || []) challenges.delete(id);
+  const byKey = (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  return {
+    type: "lobby",
+    online: [...online.entries()].sort(byKey).map((e) => e[1]),
+    challenges: [...challenges.entries()].sort(byKey).map((e) => e[1]),
+  };
+}

@@ -2,7 +2,7 @@
 // game, the fixed handicap points, the clock in words.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { blackScore, handicapPoints, pointName, replay, timeText } from "../src/util.js";
+import { applyLobbyDelta, blackScore, handicapPoints, pointName, replay, timeText } from "../src/util.js";
 
 const B = (x, y) => ({ color: "B", point: [x, y] });
 const W = (x, y) => ({ color: "W", point: [x, y] });
@@ -52,4 +52,21 @@ test("clocks and results in words", () => {
   assert.equal(blackScore("0"), 0.5);
   assert.equal(blackScore("Void"), null);
   assert.equal(blackScore(null), null);
+});
+
+test("a lobby_delta changes only what it names, in the server's order", () => {
+  const p = (name, waiting) => ({ name, program: true, rating: null, waiting });
+  const c = (id) => ({ id, by: "x", program: true, color: "random", rated: true, game: {} });
+  const lobby = { type: "lobby", online: [p("Bob", false), p("carol", false)], challenges: [c("b2")] };
+  const after = applyLobbyDelta(lobby, {
+    type: "lobby_delta",
+    online: [p("alice", true), p("carol", true)],
+    gone: ["bob"],
+    challenges: [c("a1")],
+    withdrawn: ["b2"],
+  });
+  assert.deepEqual(after.online, [p("alice", true), p("carol", true)]);
+  assert.deepEqual(after.challenges.map((x) => x.id), ["a1"]);
+  // Absent fields change nothing.
+  assert.deepEqual(applyLobbyDelta(after, { type: "lobby_delta" }), after);
 });

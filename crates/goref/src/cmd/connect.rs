@@ -304,7 +304,10 @@ async fn connect(args: &Args) -> Result<()> {
             return Ok(());
         }
         // The lobby: wait for a game.
-        let mut lobby = match servers.open(&format!("/api/lobby/ws?token={token}")).await {
+        let mut lobby = match servers
+            .open(&format!("/api/lobby/ws?token={token}&list=0"))
+            .await
+        {
             Ok(s) => s,
             Err(OpenError::Unauthorized) => {
                 token = login(&servers, args).await?;
