@@ -428,6 +428,28 @@ impl Games {
         .await
     }
 
+    /// Voids game `id` if nobody has begun it within `within` of its creation (a pairing
+    /// whose players never both came): `Void`, the reason in its record. Whether it did.
+    ///
+    /// # Errors
+    ///
+    /// The store failed, or the stored game cannot be replayed.
+    pub async fn void_if_not_begun(self: &Arc<Games>, id: &str, within: Duration) -> Result<bool> {
+        let Some(handle) = load_room(self, id).await? else {
+            return Ok(false);
+        };
+        let mut inner = handle.inner.lock().await;
+        if inner.room.last_event_ms().is_some() {
+            return Ok(false);
+        }
+        let within = u64::try_from(within.as_millis()).unwrap_or(u64::MAX);
+        let Some((event, next)) = inner.room.prepare_close(self.now_ms(), within, u64::MAX) else {
+            return Ok(false);
+        };
+        store_and_apply(self, &handle, &mut inner, event, next).await?;
+        Ok(true)
+    }
+
     /// Follows game `id` as it changes on this server ([`RoomWatch`]); `None` when there is
     /// no such game.
     ///

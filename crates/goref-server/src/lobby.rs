@@ -200,6 +200,8 @@ pub struct Lobby {
     /// Challenges and acceptances, by account (as creating games is limited by address).
     creations: RateLimiter,
     pairing: PairingOptions,
+    /// Games between accounts not begun this long after they were made are voided.
+    start_timeout: Duration,
     /// The game CGOS's door pairs its players for ([`Options::cgos`]).
     cgos_game: Option<CreateRequest>,
     lease: Duration,
@@ -233,6 +235,7 @@ impl Lobby {
                 crate::games::MAX_LIMITER_KEYS,
             ),
             pairing: opts.pairing.clone(),
+            start_timeout: opts.start_timeout,
             cgos_game: opts.cgos.as_ref().map(|c| c.game.clone()),
             lease: opts.presence_lease.max(Duration::from_millis(30)),
             messages_per_second: opts.messages_per_second,
@@ -661,12 +664,27 @@ impl Lobby {
         // One game at a time: a player whose game is still on waits. One who waits while a
         // game of theirs has not begun is told of it again, once: its start may have gone
         // unheard (a leader that died between storing it and telling of it).
+        // A game of theirs nobody has begun within the start timeout is voided: they are free.
         let mut free = Vec::with_capacity(candidates.len());
         for (name, cgos) in candidates {
-            match store.live_games_of(&name).await {
-                Ok(games) if games.is_empty() => free.push((name, cgos)),
-                Ok(games) => self.tell_again(games).await,
-                Err(_) => {}
+            let Ok(games) = store.live_games_of(&name).await else {
+                continue;
+            };
+            let mut on = Vec::new();
+            for id in games {
+                match self.games.void_if_not_begun(&id, self.start_timeout).await {
+                    Ok(true) => {}
+                    Ok(false) => on.push(id),
+                    Err(e) => {
+                        eprintln!("goref serve: pairing: game {id} not read: {e:#}");
+                        on.push(id);
+                    }
+                }
+            }
+            if on.is_empty() {
+                free.push((name, cgos));
+            } else {
+                self.tell_again(on).await;
             }
         }
         let cgos_fits = self
@@ -1445,6 +1463,63 @@ mod tests {
         marking.end = Some(goref_referee::Protocol::Tromp);
         let started = pair_with_cgos(marking, &["c1"], &["p1"]).await;
         assert!(started.is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_paired_game_nobody_begins_is_voided_after_the_start_timeout_and_both_wait_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(&dir).await;
+        let lobby = &app.lobby;
+        let mut members = Vec::new();
+        for name in ["p1", "p2"] {
+            let m = lobby.join(account(name), false).await.unwrap();
+            m.handle(LobbyClientMessage::Wait { on: true }).await;
+            members.push(m);
+        }
+        lobby.pair_round().await;
+        let first = app.games.store().live_games_of("p1").await.unwrap();
+        assert_eq!(first.len(), 1);
+        // They wait again without playing: within the timeout, not paired again.
+        for m in &members {
+            m.handle(LobbyClientMessage::Wait { on: true }).await;
+        }
+        // (Time passes as it does on a server: the presences' leases renewed.)
+        let pass = |d: Duration| async move {
+            let step = Duration::from_secs(1);
+            let mut left = d;
+            while !left.is_zero() {
+                tokio::time::advance(step.min(left)).await;
+                left = left.saturating_sub(step);
+                lobby.upkeep().await;
+            }
+        };
+        pass(Options::default().start_timeout / 2).await;
+        lobby.pair_round().await;
+        assert_eq!(app.games.store().live_games_of("p1").await.unwrap(), first);
+        // Past it: the game is voided, with the reason in its record, and they are paired anew.
+        pass(Options::default().start_timeout).await;
+        lobby.pair_round().await;
+        let room = app.games.room(&first[0]).await.unwrap().unwrap();
+        let finished = room.finished().expect("voided");
+        assert_eq!(finished.result, "Void");
+        assert!(
+            room.sgf().contains("no move within 2 min"),
+            "{}",
+            room.sgf()
+        );
+        // Both are back in the lobby, waiting, with no game on (the pairing avoids giving them
+        // each other again at once).
+        for name in ["p1", "p2"] {
+            assert!(app
+                .games
+                .store()
+                .live_games_of(name)
+                .await
+                .unwrap()
+                .is_empty());
+        }
+        let (present, _) = app.games.store().lobby(app.games.now_ms()).await.unwrap();
+        assert!(present.iter().all(|p| p.waiting), "{present:?}");
     }
 
     #[tokio::test(start_paused = true)]

@@ -31,6 +31,10 @@ pub struct Options {
     /// A game without any move this long after its creation is closed without a result
     /// (`Void`, with a note).
     pub unstarted_expiry: Duration,
+    /// A game the server paired (or a challenge accepted) that nobody has begun this long
+    /// after it was made is voided (`Void`, with a note in its record) when one of its
+    /// players waits again, and both go back to the lobby.
+    pub start_timeout: Duration,
     /// A started game in which nothing happens for this long is closed without a result
     /// (games with a clock are normally finished by it first).
     pub abandoned_expiry: Duration,
@@ -84,6 +88,7 @@ impl Default for Options {
             create_per_minute: 60,
             max_unfinished_per_creator: 50,
             unstarted_expiry: Duration::from_secs(3600),
+            start_timeout: Duration::from_secs(120),
             abandoned_expiry: Duration::from_secs(7 * 86_400),
             upkeep_interval: Duration::from_secs(60),
             max_connections: 4_096,

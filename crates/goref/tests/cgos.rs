@@ -124,6 +124,50 @@ async fn two_gnugo_clients_play(dir: &Path, db: &std::ffi::OsStr) {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_cgos_clients_on_two_instances_are_paired_across_them_and_finish() {
+    let Some(url) = common::pg_database("cgos_across") else {
+        return;
+    };
+    if !have_gnugo() {
+        return;
+    }
+    let dir = temp_dir("across");
+    let db = std::ffi::OsStr::new(&url);
+    // One minute each: a player that never hears of its opponent's move loses on time.
+    let flags = ["--pairing-time", "1m", "--pairing-komi", "7.5"];
+    let (_one, addr, cgos_one) = serve_on(db, &flags);
+    let (_two, _, cgos_two) = serve_on(db, &flags);
+    let (a, b) = tokio::join!(
+        gnugo_client(cgos_one, "gnugo-one", 2),
+        gnugo_client(cgos_two, "gnugo-two", 2)
+    );
+    assert_eq!((a.len(), b.len()), (2, 2));
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.game_id, y.game_id, "paired across the instances");
+        assert_eq!(x.result, y.result);
+        assert_ne!(x.color, y.color);
+        let re = x.result.to_sgf();
+        assert!(!re.ends_with("+Time"), "no time loss: {re}");
+        let id = format!("{:x}", x.game_id);
+        let listed = games(addr).await;
+        let game = listed
+            .iter()
+            .find(|g| {
+                g["id"]
+                    .as_str()
+                    .is_some_and(|i| u64::from_str_radix(i, 16).ok() == Some(x.game_id))
+            })
+            .unwrap_or_else(|| panic!("game {id} listed"));
+        let id = game["id"].as_str().unwrap();
+        assert_eq!(
+            check_record(addr, &dir, id).await,
+            re,
+            "gameover is the record's RE"
+        );
+    }
+}
+
 /// A scripted CGOS client: lines by hand.
 struct Raw {
     lines: Lines<BufReader<OwnedReadHalf>>,

@@ -76,6 +76,11 @@ pub struct Args {
     /// (Void, with a note in its record).
     #[arg(long, default_value = "1h", value_parser = parse_duration)]
     pub unstarted_expiry: Duration,
+    /// A game between accounts (paired, or a challenge accepted) that nobody has begun this
+    /// long after it was made is voided (Void, with a note in its record) when one of its
+    /// players waits again: both go back to the lobby.
+    #[arg(long, default_value = "2m", value_parser = parse_duration)]
+    pub start_timeout: Duration,
     /// A started game in which nothing happens for this long is closed without a result
     /// (a game with a clock is finished by its clock first).
     #[arg(long, default_value = "168h", value_parser = parse_duration)]
@@ -171,6 +176,7 @@ impl Args {
             create_per_minute: self.create_per_minute,
             max_unfinished_per_creator: self.max_unfinished,
             unstarted_expiry: self.unstarted_expiry,
+            start_timeout: self.start_timeout,
             abandoned_expiry: self.abandoned_expiry,
             max_connections: self.max_connections,
             max_connections_per_address: self.max_connections_per_address,
