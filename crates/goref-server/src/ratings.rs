@@ -44,8 +44,9 @@ pub fn rated_result(re: &str) -> Option<Scored> {
 }
 
 /// Up to this many rated players the intervals are exact (a conjugate-gradient solve per
-/// player); above, goref-tournament's diagonal approximation ([`Intervals::Diagonal`]: within
-/// a few per cent of the exact widths on a large pool, and linear in the games).
+/// player); above, goref-tournament's approximation ([`Intervals::Diagonal`], linear in the
+/// games: measured within 1% of the exact widths for 150 players with 27 games each, up to 5%
+/// too narrow with 12 lopsided games each).
 pub const EXACT_INTERVALS_UP_TO: usize = 50;
 
 /// A fit's estimates by account: where the next refit starts.
