@@ -591,14 +591,13 @@ async fn load(args: &Args) -> Result<Report> {
     tokio::time::sleep_until(window.end.into()).await;
     let after = args.server_pid.map(process_sample);
     let _ = stop_tx.send(true);
-    // Every participant closes its connections; one that does not within 10 s is dropped.
+    // Every participant closes its connections; those that have not within 10 s are dropped.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while tasks.iter().any(|t| !t.is_finished()) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     for task in &tasks {
-        let abort = task.abort_handle();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !task.is_finished() && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        abort.abort();
+        task.abort();
     }
     for task in tasks {
         let _ = task.await;
