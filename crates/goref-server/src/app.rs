@@ -93,6 +93,9 @@ impl App {
             .merge(self.ratings.clone().routes())
             .merge(self.tournaments.clone().routes())
             .layer(DefaultBodyLimit::max(MAX_BODY))
+            .layer(axum::middleware::map_response(|response: Response| async move {
+                crate::error::uniform_refusal(response, MAX_BODY)
+            }))
             .layer(axum::middleware::map_response(common_headers))
             .layer(axum::middleware::from_fn(crate::guard::cross_site))
     }

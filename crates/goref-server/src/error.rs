@@ -1,8 +1,10 @@
 //! Why an HTTP request is refused: one [`ApiError`], each with its status, a stable code for
 //! programs and a message for people, answered as `{"error": CODE, "message": TEXT}`
-//! ([`crate::protocol::ErrorBody`]).
+//! ([`crate::protocol::ErrorBody`]). Every 429 carries `Retry-After` (seconds), and refusals
+//! made below the handlers (axum's body limit) are answered in the same form
+//! ([`uniform_refusal`]).
 
-use axum::http::StatusCode;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use crate::limits::Limited;
@@ -80,6 +82,11 @@ pub enum ApiError {
     },
     /// A limit that keeps the server up (its status, code and `Retry-After`).
     Limited(Limited),
+    /// 413 `too_large`: the request's body is larger than the server takes.
+    TooLarge {
+        /// The most bytes a body may have.
+        max: usize,
+    },
     /// 500 `storage`: something could not be stored or read; nothing changed.
     Storage(String),
 }
@@ -110,7 +117,23 @@ impl ApiError {
                 StatusCode::TOO_MANY_REQUESTS
             }
             ApiError::Limited(l) => l.status(),
+            ApiError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// Whole seconds to wait before asking again (`Retry-After`): given for every 429 and
+    /// the limits' 503.
+    #[must_use]
+    pub fn retry_after_s(&self) -> Option<u64> {
+        match self {
+            // Failed guesses are forgotten after the throttle's window, a minute.
+            ApiError::Login(LoginError::TooManyAttempts) => Some(60),
+            // A tournament or a lobby connection ends first.
+            ApiError::TooManyTournaments => Some(60),
+            ApiError::TooManyLobbyConnections { .. } => Some(5),
+            ApiError::Limited(l) => l.retry_after_s(),
+            _ => None,
         }
     }
 
@@ -136,6 +159,7 @@ impl ApiError {
             ApiError::TooManyTournaments => "too_many",
             ApiError::TooManyLobbyConnections { .. } => "too_many_connections",
             ApiError::Limited(l) => l.code(),
+            ApiError::TooLarge { .. } => "too_large",
             ApiError::Storage(_) => "storage",
         }
     }
@@ -174,6 +198,9 @@ impl std::fmt::Display for ApiError {
                 write!(f, "at most {max} lobby connections an account")
             }
             ApiError::Limited(l) => write!(f, "{l}"),
+            ApiError::TooLarge { max } => {
+                write!(f, "the request's body is larger than {max} bytes")
+            }
         }
     }
 }
@@ -189,8 +216,44 @@ impl IntoResponse for ApiError {
             error: self.code().to_string(),
             message: self.to_string(),
         };
-        (self.status(), axum::Json(body)).into_response()
+        let mut response = (self.status(), axum::Json(body)).into_response();
+        if let Some(s) = self.retry_after_s() {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(s.max(1)));
+        }
+        response
     }
+}
+
+/// `Retry-After` of a 429 that did not say (none does today: a net for refusals to come).
+pub const DEFAULT_RETRY_AFTER_S: u64 = 5;
+
+/// Brings a response made below the handlers in line with [`ApiError`]'s: a 413 that is not
+/// JSON (axum's body limit answers in plain text) becomes [`ApiError::TooLarge`] of `max_body`
+/// bytes, and a 429 without `Retry-After` gets [`DEFAULT_RETRY_AFTER_S`].
+#[must_use]
+pub fn uniform_refusal(mut response: Response, max_body: usize) -> Response {
+    let status = response.status();
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
+        let json = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/json"));
+        if !json {
+            return ApiError::TooLarge { max: max_body }.into_response();
+        }
+    }
+    if status == StatusCode::TOO_MANY_REQUESTS
+        && !response.headers().contains_key(header::RETRY_AFTER)
+    {
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(DEFAULT_RETRY_AFTER_S),
+        );
+    }
+    response
 }
 
 impl From<Limited> for ApiError {
@@ -278,5 +341,62 @@ mod tests {
         let limited = ApiError::from(Limited::Busy).into_response();
         assert_eq!(limited.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(limited.headers()["retry-after"], "5");
+    }
+
+    /// Every error answered 429 says when to come back.
+    #[test]
+    fn every_429_carries_retry_after() {
+        let errors = [
+            ApiError::Login(LoginError::TooManyAttempts),
+            ApiError::TooManyTournaments,
+            ApiError::TooManyLobbyConnections { max: 8 },
+            ApiError::Limited(Limited::TooManyUnfinished { max: 50 }),
+            ApiError::Limited(Limited::CreationRate {
+                retry_after: std::time::Duration::from_millis(10),
+            }),
+            ApiError::Limited(Limited::LoginRate {
+                retry_after: std::time::Duration::from_secs(3),
+            }),
+        ];
+        for error in errors {
+            let code = error.code();
+            let response = error.into_response();
+            assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS, "{code}");
+            let seconds: u64 = response.headers()[header::RETRY_AFTER]
+                .to_str()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(seconds >= 1, "{code}: {seconds}");
+        }
+    }
+
+    /// A plain 413 becomes JSON; a JSON 413 and other statuses are left as they are; a bare
+    /// 429 gets the default Retry-After, one with its own keeps it.
+    #[tokio::test]
+    async fn refusals_below_the_handlers_are_made_uniform() {
+        let plain = (StatusCode::PAYLOAD_TOO_LARGE, "length limit exceeded").into_response();
+        let response = uniform_refusal(plain, 16_384);
+        assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(response.headers()["content-type"], "application/json");
+        let body = axum::body::to_bytes(response.into_body(), 4096)
+            .await
+            .unwrap();
+        let body: ErrorBody = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body.error, "too_large");
+        assert!(body.message.contains("16384 bytes"), "{}", body.message);
+        let ok = uniform_refusal((StatusCode::OK, "fine").into_response(), 10);
+        assert_eq!(ok.status(), StatusCode::OK);
+        assert!(ok.headers().get(header::RETRY_AFTER).is_none());
+        let bare = uniform_refusal(StatusCode::TOO_MANY_REQUESTS.into_response(), 10);
+        assert_eq!(bare.headers()[header::RETRY_AFTER], "5");
+        let own = uniform_refusal(
+            ApiError::Limited(Limited::LoginRate {
+                retry_after: std::time::Duration::from_secs(30),
+            })
+            .into_response(),
+            10,
+        );
+        assert_eq!(own.headers()[header::RETRY_AFTER], "30");
     }
 }

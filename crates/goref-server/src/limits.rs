@@ -147,7 +147,8 @@ pub enum Limited {
         /// When the next one will be allowed.
         retry_after: Duration,
     },
-    /// The creator already has this many unfinished games (429).
+    /// The creator already has this many unfinished games (429, with `Retry-After`: a minute,
+    /// for one of them to end or expire).
     TooManyUnfinished {
         /// The cap.
         max: usize,
@@ -201,6 +202,7 @@ impl Limited {
             Limited::CreationRate { retry_after } | Limited::LoginRate { retry_after } => {
                 Some(retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0))
             }
+            Limited::TooManyUnfinished { .. } => Some(60),
             Limited::Busy => Some(5),
             _ => None,
         }

@@ -160,13 +160,21 @@ pub struct CgosOptions {
     pub listen: String,
     /// The game CGOS players are paired for (a square board, sudden death, CGOS's terms).
     pub game: CreateRequest,
-    /// Caps on the door's connections.
+    /// The door's open connections at most (default [`DEFAULT_CGOS_MAX_CONNECTIONS`]); more
+    /// get `Error:` and are closed.
     pub max_connections: usize,
-    /// Caps on the door's connections from one address.
+    /// The door's open connections at most from one IP address (default
+    /// [`DEFAULT_CGOS_MAX_PER_ADDRESS`]).
     pub max_per_address: usize,
     /// The dialogue's bounds.
     pub door: goref_cgos::DoorConfig,
 }
+
+/// The default of [`CgosOptions::max_connections`] (`goref serve --cgos-max-connections`).
+pub const DEFAULT_CGOS_MAX_CONNECTIONS: usize = 1024;
+
+/// The default of [`CgosOptions::max_per_address`] (`goref serve --cgos-max-per-address`).
+pub const DEFAULT_CGOS_MAX_PER_ADDRESS: usize = 16;
 
 /// The largest board CGOS's coordinates name.
 const MAX_CGOS_SIZE: usize = 25;
@@ -193,7 +201,8 @@ pub enum CgosError {
 impl CgosOptions {
     /// The door on `listen`, its game made from the server's pairing game (its board, komi and
     /// clock), with `rules`, the end `all-alive` (no dead-stone phase: two passes score the
-    /// board as it stands) and `time_gift` as every move's lag allowance.
+    /// board as it stands) and `time_gift` as every move's lag allowance; the default caps on
+    /// connections.
     ///
     /// # Errors
     ///
@@ -232,8 +241,8 @@ impl CgosOptions {
         Ok(CgosOptions {
             listen: listen.to_string(),
             game,
-            max_connections: 1024,
-            max_per_address: 16,
+            max_connections: DEFAULT_CGOS_MAX_CONNECTIONS,
+            max_per_address: DEFAULT_CGOS_MAX_PER_ADDRESS,
             door: goref_cgos::DoorConfig::default(),
         })
     }

@@ -863,3 +863,115 @@ async fn an_attacker_is_throttled_and_the_owner_logs_in_during_the_attack() {
     let (status, body) = login_from(OWNER, s.addr, "alice", "the-right-one").await;
     assert_eq!(status, 200, "{body}");
 }
+
+/// Every 429 says when to come back (`Retry-After`, whole seconds): too many unfinished games,
+/// too many failed logins, too many lobby connections of one account (the creation and login
+/// rates are tested above); a body too large is refused with 413 in the JSON form of every
+/// other refusal, not axum's plain text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_429_says_when_to_come_back_and_a_body_too_large_gets_json() {
+    let s = server_with(Options {
+        create_burst: 1000,
+        create_per_minute: 100_000,
+        max_unfinished_per_creator: 1,
+        ..Options::default()
+    })
+    .await;
+    let retry_after = |answer: &Answer| -> u64 {
+        answer
+            .header("retry-after")
+            .unwrap_or_else(|| panic!("no Retry-After: {answer:?}"))
+            .parse()
+            .unwrap()
+    };
+    // Too many unfinished games.
+    assert_eq!(
+        post_json(ATTACKER, s.addr, r#"{"width": 5}"#).await.status,
+        201
+    );
+    let refused = post_json(ATTACKER, s.addr, r#"{"width": 5}"#).await;
+    assert_eq!(
+        (refused.status, refused.json()["error"].as_str()),
+        (429, Some("too_many_unfinished")),
+        "{refused:?}"
+    );
+    assert!(retry_after(&refused) >= 1);
+    // Too many failed guesses of a password.
+    const OWNER: [u8; 4] = [127, 0, 0, 7];
+    const GUESSER: [u8; 4] = [127, 0, 0, 77];
+    let (status, login) = login_from(OWNER, s.addr, "hana", "the-right-one").await;
+    assert_eq!(status, 200, "{login}");
+    let token = login["token"].as_str().unwrap().to_string();
+    let mut throttled = None;
+    for i in 0..20 {
+        let body = json!({"name": "hana", "password": format!("guess-{i}")}).to_string();
+        let answer = request(
+            GUESSER,
+            s.addr,
+            "POST",
+            "/api/login",
+            "Content-Type: application/json\r\n",
+            &body,
+        )
+        .await;
+        if answer.status == 429 {
+            throttled = Some(answer);
+            break;
+        }
+        assert_eq!(answer.status, 403, "{answer:?}");
+    }
+    let throttled = throttled.expect("the guesser is throttled within 20 guesses");
+    assert_eq!(throttled.json()["error"], "too_many_attempts");
+    assert!(retry_after(&throttled) >= 1);
+    // Too many lobby connections of one account.
+    let upgrade = format!(
+        "GET /api/lobby/ws?token={token} HTTP/1.1\r\nHost: {}\r\nConnection: Upgrade\r\n\
+         Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+        s.addr
+    );
+    let mut open = Vec::new();
+    let over = loop {
+        assert!(open.len() <= 64, "no cap on lobby connections");
+        let mut stream = connect_from(OWNER, s.addr).await;
+        stream.write_all(upgrade.as_bytes()).await.unwrap();
+        let answer = read_answer(&mut stream).await.unwrap();
+        if answer.status != 101 {
+            break answer;
+        }
+        open.push(stream);
+    };
+    assert_eq!(
+        (over.status, over.json()["error"].as_str()),
+        (429, Some("too_many_connections")),
+        "{over:?}"
+    );
+    assert!(retry_after(&over) >= 1);
+    drop(open);
+    // A body too large, to the games and to the logins: 413, JSON.
+    let big = format!(r#"{{"black": "{}"}}"#, "x".repeat(20_000));
+    for path in ["/api/games", "/api/login"] {
+        let answer = request(
+            OWNER,
+            s.addr,
+            "POST",
+            path,
+            "Content-Type: application/json\r\n",
+            &big,
+        )
+        .await;
+        assert_eq!(answer.status, 413, "{path}: {answer:?}");
+        assert_eq!(
+            answer.header("content-type").as_deref(),
+            Some("application/json"),
+            "{path}"
+        );
+        assert_eq!(answer.json()["error"], "too_large", "{path}: {answer:?}");
+        assert!(
+            answer.json()["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("bytes")),
+            "{answer:?}"
+        );
+    }
+}

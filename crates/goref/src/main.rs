@@ -32,6 +32,9 @@ enum Command {
     Serve(Box<cmd::serve::Args>),
     /// Play a GTP engine's games on a goref server (it logs in, is paired, plays).
     Connect(Box<cmd::connect::Args>),
+    /// Load one's own goref server with CGOS bots and web programs playing random moves, and
+    /// measure it (moves a second, its CPU and memory, latencies, pairing waits).
+    Loadtest(Box<cmd::loadtest::Args>),
     /// Play games between two GTP engines, every move checked; SGF records and a table.
     Match(Box<cmd::match_cmd::Args>),
     /// Play a tournament of many GTP engines (round-robin, gauntlet, Swiss, knockout):
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => cmd::bench::run(&args),
         Command::Serve(args) => cmd::serve::run(&args),
         Command::Connect(args) => cmd::connect::run(&args),
+        Command::Loadtest(args) => cmd::loadtest::run(&args),
         Command::Match(args) => cmd::match_cmd::run(&args),
         Command::Tournament(args) => cmd::tournament::run(&args),
         Command::Worker(args) => cmd::worker::run(&args),

@@ -330,6 +330,50 @@ async fn connections_from_one_address_are_capped() {
     }
 }
 
+/// The operator sets the door's caps (`--cgos-max-connections`, `--cgos-max-per-address`):
+/// two from one address, three in all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operator_sets_the_doors_caps() {
+    let dir = temp_dir("set-caps");
+    let (_server, _addr, cgos) = serve(
+        &dir,
+        &["--cgos-max-connections", "3", "--cgos-max-per-address", "2"],
+    );
+    let from = |last: u8| async move {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket
+            .bind(SocketAddr::from(([127, 0, 0, last], 0)))
+            .unwrap();
+        let (r, w) = socket.connect(cgos).await.unwrap().into_split();
+        Raw {
+            lines: BufReader::new(r).lines(),
+            writer: w,
+        }
+    };
+    let mut open = Vec::new();
+    for _ in 0..2 {
+        let mut raw = from(1).await;
+        raw.expect("protocol").await;
+        open.push(raw);
+    }
+    let mut over = from(1).await;
+    assert_eq!(
+        over.next().await.as_deref(),
+        Some("Error: too many connections from this address")
+    );
+    assert_eq!(over.next().await, None);
+    // Another address may come, up to three in all.
+    let mut third = from(2).await;
+    third.expect("protocol").await;
+    open.push(third);
+    let mut full = from(3).await;
+    assert_eq!(
+        full.next().await.as_deref(),
+        Some("Error: the server is full: try later")
+    );
+    assert_eq!(full.next().await, None);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_illegal_move_loses_with_cgos_reason_and_analysis_is_kept_as_a_comment() {
     let dir = temp_dir("illegal");

@@ -5,6 +5,7 @@ pub mod check_engine;
 pub mod connect;
 pub mod engine;
 pub mod judge;
+pub mod loadtest;
 pub mod match_cmd;
 pub mod perft;
 pub mod score;

@@ -59,6 +59,12 @@ pub struct Args {
     /// less this, never below zero.
     #[arg(long, default_value = "250ms", value_parser = parse_duration)]
     pub cgos_time_gift: Duration,
+    /// The CGOS door's open connections at most; more get `Error:` and are closed.
+    #[arg(long, default_value_t = goref_server::options::DEFAULT_CGOS_MAX_CONNECTIONS, value_parser = at_least_one)]
+    pub cgos_max_connections: usize,
+    /// The CGOS door's open connections at most from one IP address.
+    #[arg(long, default_value_t = goref_server::options::DEFAULT_CGOS_MAX_PER_ADDRESS, value_parser = at_least_one)]
+    pub cgos_max_per_address: usize,
     /// The tournament director's account (default: the first account created).
     #[arg(long)]
     pub td: Option<String>,
@@ -129,6 +135,15 @@ pub struct Args {
     pub max_perfect_nodes: u64,
 }
 
+/// A count of at least one (a cap of 0 would refuse every connection).
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn pairing(args: &Args) -> anyhow::Result<PairingOptions> {
     let interval = if args.pairing_interval.trim().eq_ignore_ascii_case("off") {
         None
@@ -190,15 +205,17 @@ impl Args {
             presence_lease: self.presence_lease,
             max_perfect_nodes: self.max_perfect_nodes,
             cgos: match &self.cgos {
-                Some(addr) => Some(
-                    goref_server::options::CgosOptions::new(
+                Some(addr) => Some(goref_server::options::CgosOptions {
+                    max_connections: self.cgos_max_connections,
+                    max_per_address: self.cgos_max_per_address,
+                    ..goref_server::options::CgosOptions::new(
                         addr,
                         &pairing(self)?.game,
                         &self.cgos_rules,
                         self.cgos_time_gift,
                     )
-                    .map_err(|e| anyhow!("--cgos: {e}"))?,
-                ),
+                    .map_err(|e| anyhow!("--cgos: {e}"))?
+                }),
                 None => None,
             },
             pairing: pairing(self)?,
@@ -274,6 +291,27 @@ mod tests {
             (9, "nstt", 7.5, "all-alive")
         );
         assert_eq!(config.cgos.unwrap().time_gift_ms, 400);
+        // The door's caps: CgosOptions' defaults, or the flags.
+        assert_eq!(
+            (cgos.max_connections, cgos.max_per_address),
+            (
+                goref_server::options::DEFAULT_CGOS_MAX_CONNECTIONS,
+                goref_server::options::DEFAULT_CGOS_MAX_PER_ADDRESS
+            )
+        );
+        let cli = Cli::try_parse_from([
+            "serve",
+            "--cgos",
+            "127.0.0.1:6867",
+            "--cgos-max-connections",
+            "300",
+            "--cgos-max-per-address",
+            "2",
+        ])
+        .unwrap();
+        let cgos = cli.args.options().unwrap().cgos.unwrap();
+        assert_eq!((cgos.max_connections, cgos.max_per_address), (300, 2));
+        assert!(Cli::try_parse_from(["serve", "--cgos-max-per-address", "0"]).is_err());
         // CGOS plays sudden death on square boards.
         for flags in [["--pairing-time", "5m+3s"], ["--pairing-size", "9x7"]] {
             let mut args = vec!["serve", "--cgos", "127.0.0.1:6867"];
