@@ -636,6 +636,14 @@ impl RoomHandle {
         inner.room = room;
         self.version.send_replace(inner.room.version());
     }
+
+    /// Sends the room's whole state to the game's WebSockets here, if any is open (a game only
+    /// programs of CGOS's door play makes no text per move).
+    fn show(&self, room: &Room, now_ms: u64) {
+        if self.tx.receiver_count() > 0 {
+            let _ = self.tx.send(state_text(room, &self.id, now_ms).into());
+        }
+    }
 }
 
 /// A game followed as it changes, on this server, whoever stored the change (this server or
@@ -833,8 +841,7 @@ async fn follow_changes(
                 Ok(Some((_, room))) if room.version() > inner.room.version() => {
                     handle.set_room(&mut inner, room);
                     schedule_timer(&state, &handle, &mut inner);
-                    let view: Arc<str> = state_text(&inner.room, &handle.id, state.now_ms()).into();
-                    let _ = handle.tx.send(view);
+                    handle.show(&inner.room, state.now_ms());
                 }
                 Ok(_) => {}
                 Err(e) => eprintln!("goref serve: game {}: not read again: {e:#}", handle.id),
@@ -1266,9 +1273,7 @@ async fn store_and_apply(
                     Ok(Some((_, room))) => {
                         handle.set_room(inner, room);
                         schedule_timer(state, handle, inner);
-                        let view: Arc<str> =
-                            state_text(&inner.room, &handle.id, state.now_ms()).into();
-                        let _ = handle.tx.send(view);
+                        handle.show(&inner.room, state.now_ms());
                     }
                     Ok(None) => {}
                     Err(reload) => {
@@ -1306,8 +1311,7 @@ async fn store_and_apply(
             .await;
     }
     schedule_timer(state, handle, inner);
-    let view: Arc<str> = state_text(&inner.room, &handle.id, state.now_ms()).into();
-    let _ = handle.tx.send(view);
+    handle.show(&inner.room, state.now_ms());
     Ok(inner.room.version())
 }
 

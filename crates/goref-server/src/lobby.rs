@@ -762,6 +762,8 @@ impl Lobby {
                 had_black_last: last.map(|g| key(&g.black) == key(name)),
             });
         }
+        // The games, then the paired players' waiting cleared at once and the lobby told once.
+        let mut paired = Vec::new();
         for (b, w) in pair_waiting(&waiting) {
             let players = Players {
                 black: free[b].clone(),
@@ -774,10 +776,26 @@ impl Lobby {
                 Some(g) if with_cgos => g,
                 _ => &self.pairing.game,
             };
-            if let Err(e) = self.start_game(game, players, true, "pairing").await {
-                eprintln!("goref serve: pairing: {e}");
+            let opened = match game.config_between(&players, true) {
+                Ok(config) => self
+                    .games
+                    .open(config, "pairing".into())
+                    .await
+                    .map_err(|_| StartError::NotCreated),
+                Err(e) => Err(StartError::Settings(e)),
+            };
+            match opened {
+                Ok(_) => paired.extend([players.black, players.white]),
+                Err(e) => eprintln!("goref serve: pairing: {e}"),
             }
         }
+        if paired.is_empty() {
+            return;
+        }
+        if let Err(e) = self.store().stop_waiting(paired).await {
+            eprintln!("goref serve: pairing: waiting flags not cleared: {e:#}");
+        }
+        self.games.bus().publish(BusEvent::Lobby).await;
     }
 
     async fn message(&self, member: &Member, msg: LobbyClientMessage) -> LobbyServerMessage {

@@ -60,6 +60,11 @@ pub struct Args {
     /// How many programs log in through --web and wait in its lobby.
     #[arg(long, default_value_t = 0)]
     pub programs: usize,
+    /// How long each participant thinks before it moves, in milliseconds (each time drawn
+    /// between half and one and a half of it); 0: at once. Bots that think load the server as
+    /// CGOS's do, below its saturation, where latencies mean what they say.
+    #[arg(long, default_value_t = 0)]
+    pub think_ms: u64,
     /// The measured window, in seconds (after the warm-up).
     #[arg(long, default_value_t = 30.0)]
     pub seconds: f64,
@@ -559,6 +564,7 @@ async fn load(args: &Args) -> Result<Report> {
         for k in 0..args.cgos_bots {
             let bot = Bot {
                 who: k,
+                think_ms: args.think_ms,
                 addr,
                 bind: source(args.bind_from, k, addr)?,
                 name: format!("{}-cgos-{}", args.name_prefix, k + 1),
@@ -574,6 +580,7 @@ async fn load(args: &Args) -> Result<Report> {
             let who = args.cgos_bots + k;
             let program = Program {
                 who,
+                think_ms: args.think_ms,
                 addr,
                 host: host.clone(),
                 bind: source(args.bind_from, who, addr)?,
@@ -685,12 +692,24 @@ enum End {
 
 struct Bot {
     who: usize,
+    think_ms: u64,
     addr: SocketAddr,
     bind: Option<IpAddr>,
     name: String,
     password: String,
     shared: Arc<Shared>,
     rng: Rng,
+}
+
+/// Thinks for about `think_ms` (half to one and a half of it); whether the run stopped
+/// meanwhile.
+async fn think(think_ms: u64, rng: &mut Rng, stop: &mut watch::Receiver<bool>) -> bool {
+    if think_ms == 0 {
+        return false;
+    }
+    let spread = usize::try_from(think_ms).unwrap_or(usize::MAX).max(1);
+    let ms = think_ms / 2 + rng.below(spread) as u64;
+    pause(Duration::from_millis(ms), stop).await
 }
 
 /// A CGOS game in progress, as a bot keeps it.
@@ -792,6 +811,11 @@ impl Bot {
                     None
                 }
                 CgosServerMessage::Genmove { color, .. } => {
+                    if think(self.think_ms, &mut self.rng, stop).await {
+                        let _ = writer.write_all(b"quit\n").await;
+                        let _ = writer.shutdown().await;
+                        return End::Stopped;
+                    }
                     match self.genmove(current.as_mut(), color, &mut candidates) {
                         Some(answer) => Some(answer),
                         None => {
@@ -933,6 +957,7 @@ type Ws = WebSocketStream<TcpStream>;
 
 struct Program {
     who: usize,
+    think_ms: u64,
     addr: SocketAddr,
     host: String,
     bind: Option<IpAddr>,
@@ -1100,7 +1125,10 @@ impl Program {
     }
 
     async fn session(&mut self, token: &str, stop: &mut watch::Receiver<bool>) -> End {
-        let mut lobby = match self.open(&format!("/api/lobby/ws?token={token}")).await {
+        let mut lobby = match self
+            .open(&format!("/api/lobby/ws?token={token}&list=0"))
+            .await
+        {
             Ok(ws) => ws,
             Err(e) => {
                 self.shared
@@ -1324,6 +1352,11 @@ impl Program {
         };
         let command = match &state.need {
             Need::Move { color, .. } if *color == g.mine => {
+                if self.think_ms > 0 {
+                    let spread = usize::try_from(self.think_ms).unwrap_or(usize::MAX).max(1);
+                    let ms = self.think_ms / 2 + self.rng.below(spread) as u64;
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                }
                 self.sync(g, &state.moves);
                 if g.board.is_over() {
                     g.board.resume();
