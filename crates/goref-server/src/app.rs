@@ -128,7 +128,15 @@ pub async fn start(
     let cgos = opts.cgos.clone();
     let app = App::new(store, opts).await?;
     let cgos_addr = match &cgos {
-        Some(options) => Some(crate::cgos::open(&app, options).await?),
+        Some(options) => Some(
+            crate::cgos::open(
+                app.games.clone(),
+                app.accounts.clone(),
+                app.lobby.clone(),
+                options,
+            )
+            .await?,
+        ),
         None => None,
     };
     let addr = listener.local_addr()?;

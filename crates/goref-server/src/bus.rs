@@ -19,6 +19,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
+use goref_rules::Outcome;
+
 use crate::room::GameConfig;
 use crate::store::{Note, Store};
 
@@ -40,15 +42,31 @@ pub enum GameEvent {
         /// Its version after the event.
         version: u64,
     },
-    /// The game is over with `result` (SGF `RE`; `Void` when closed without one).
+    /// The game is over with `result` (`Void` when closed without one).
     Finished {
         /// The game.
         id: String,
         /// Its settings.
         config: Box<GameConfig>,
-        /// SGF `RE`.
-        result: String,
+        /// The result; SGF `RE` on the wire.
+        #[serde(with = "sgf_result")]
+        result: Outcome,
     },
+}
+
+/// A result as SGF `RE` text on the wire between servers.
+mod sgf_result {
+    use goref_rules::Outcome;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(result: &Outcome, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&result.to_sgf())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Outcome, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// Everything the bus carries.
@@ -206,7 +224,7 @@ mod tests {
             BusEvent::Game(GameEvent::Finished {
                 id: "a1".into(),
                 config: Box::new(config),
-                result: "B+R".into(),
+                result: "B+R".parse().unwrap(),
             }),
             BusEvent::Lobby,
             BusEvent::Ratings,

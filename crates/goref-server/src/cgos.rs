@@ -32,7 +32,6 @@ use goref_rules::{ByColor, Color, Komi};
 use tokio::sync::watch;
 
 use crate::accounts::{Accounts, LoginRequest};
-use crate::app::App;
 use crate::games::Games;
 use crate::limits::RateLimiter;
 use crate::lobby::{Lobby, Member};
@@ -43,23 +42,28 @@ use crate::protocol::{
 };
 use crate::room::{Act, Phase, Room, MAX_COMMENT};
 
-/// Opens the door: listens on its address and serves every connection in the background.
-/// Returns where it listens.
-pub(crate) async fn open(app: &App, options: &CgosOptions) -> anyhow::Result<SocketAddr> {
+/// Opens the door over the services it uses (the games, the accounts, the lobby): listens on
+/// its address and serves every connection in the background. Returns where it listens.
+pub(crate) async fn open(
+    games: Arc<Games>,
+    accounts: Arc<Accounts>,
+    lobby: Arc<Lobby>,
+    options: &CgosOptions,
+) -> anyhow::Result<SocketAddr> {
     let listener = tokio::net::TcpListener::bind(&options.listen)
         .await
         .with_context(|| format!("CGOS: listening on {}", options.listen))?;
     let addr = listener.local_addr()?;
-    let opts = app.games.options();
+    let opts = games.options();
     let host = ServerHost {
-        games: app.games.clone(),
-        accounts: app.accounts.clone(),
-        lobby: app.lobby.clone(),
         logins: RateLimiter::new(
             opts.create_burst,
             opts.create_per_minute,
             crate::games::MAX_LIMITER_KEYS,
         ),
+        games,
+        accounts,
+        lobby,
     };
     let door = Door::new(host, options.door.clone());
     let caps = Caps {

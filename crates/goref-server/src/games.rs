@@ -47,7 +47,9 @@ use crate::room::{
 use crate::sessions::{hash_secret, random_hex, same};
 use crate::store::{Created, Store, StoreError, StoredGame};
 
+mod routes;
 mod upkeep;
+mod ws;
 
 /// Client addresses (or accounts) the creation limiter keeps at most.
 pub(crate) const MAX_LIMITER_KEYS: usize = 100_000;
@@ -383,11 +385,7 @@ impl Games {
         think_ms: Option<u64>,
         comment: Option<String>,
     ) -> Result<u64, (MessageRefusal, u64)> {
-        let handle = match load_room(self, id).await {
-            Ok(Some(h)) => h,
-            Ok(None) => return Err((MessageRefusal::Malformed("no such game".into()), 0)),
-            Err(e) => return Err((MessageRefusal::Storage(format!("{e:#}")), 0)),
-        };
+        let handle = room_to_act_on(self, id).await?;
         act_on(self, &handle, seat, act, version, think_ms, comment).await
     }
 
@@ -407,11 +405,7 @@ impl Games {
         think_ms: Option<u64>,
         comment: Option<String>,
     ) -> Result<u64, (MessageRefusal, u64)> {
-        let handle = match load_room(self, id).await {
-            Ok(Some(h)) => h,
-            Ok(None) => return Err((MessageRefusal::Malformed("no such game".into()), 0)),
-            Err(e) => return Err((MessageRefusal::Storage(format!("{e:#}")), 0)),
-        };
+        let handle = room_to_act_on(self, id).await?;
         let mut inner = handle.inner.lock().await;
         let act = make(&inner.room);
         let version = Some(inner.room.version());
@@ -493,13 +487,13 @@ impl Games {
             .map_err(|e| ApiError::storage(&e))
     }
 
-    /// The result (SGF `RE`) of game `id` as its stored events say, once over; `None` while
+    /// The result of game `id` as its stored events say, once over; `None` while
     /// it goes on (or when there is no such game).
     ///
     /// # Errors
     ///
     /// The store failed, or the stored game cannot be replayed.
-    pub async fn result(self: &Arc<Games>, id: &str) -> Result<Option<String>> {
+    pub async fn result(self: &Arc<Games>, id: &str) -> Result<Option<goref_rules::Outcome>> {
         let Some(handle) = load_room(self, id).await? else {
             return Ok(None);
         };
@@ -543,23 +537,10 @@ impl Games {
         }
         false
     }
-
-    /// The routes of games: the list, creating one, a game's state, record and WebSocket.
-    pub fn routes(self: Arc<Games>) -> Router {
-        Router::new()
-            .route("/api/games", get(list_games).post(create_game))
-            .route("/api/games/{id}", get(game_state))
-            .route("/api/games/{id}/sgf", get(game_sgf))
-            .route("/api/games/{id}/ws", get(game_ws))
-            .with_state(self)
-    }
 }
 
 /// Times an event is prepared again after another server stored one first (then read).
 const MAX_TRIES: usize = 8;
-
-/// Frames larger than this close the connection (before any JSON is read).
-const MAX_FRAME: usize = 64 * 1024;
 
 struct RoomHandle {
     id: String,
@@ -596,32 +577,6 @@ impl RoomHandle {
         .to_text();
         let _ = self.tx.send(text.into());
         counts.iter().sum()
-    }
-}
-
-/// Counts a connection out when it ends, however it ends; a finished game nobody watches
-/// leaves memory (it is read again from the store when asked for).
-struct Presence(Arc<Games>, Arc<RoomHandle>, Option<Color>);
-
-impl Drop for Presence {
-    fn drop(&mut self) {
-        let (state, handle) = (&self.0, &self.1);
-        if handle.presence(self.2, false) > 0 {
-            return;
-        }
-        let over = handle
-            .inner
-            .try_lock()
-            .is_ok_and(|inner| inner.room.phase() == Phase::Over);
-        if over {
-            let mut rooms = state.rooms.lock().expect("rooms");
-            if rooms
-                .get(&handle.id)
-                .is_some_and(|h| Arc::ptr_eq(h, handle))
-            {
-                rooms.remove(&handle.id);
-            }
-        }
     }
 }
 
@@ -675,53 +630,6 @@ impl RoomWatch {
     pub fn id(&self) -> &str {
         &self.handle.id
     }
-}
-
-#[derive(Deserialize)]
-struct ListQuery {
-    limit: Option<usize>,
-}
-
-async fn list_games(
-    State(state): State<Arc<Games>>,
-    Query(q): Query<ListQuery>,
-) -> Result<Response, ApiError> {
-    let limit = q.limit.unwrap_or(100).clamp(1, 1000);
-    let games = state
-        .store
-        .list(limit)
-        .await
-        .map_err(|e| ApiError::storage(&e))?;
-    Ok(axum::Json(GameList { games }).into_response())
-}
-
-async fn create_game(
-    State(state): State<Arc<Games>>,
-    client: ClientAddr,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    let creator = client.key();
-    if let Err(retry_after) = state.creations.check(&creator, std::time::Instant::now()) {
-        return Err(Limited::CreationRate { retry_after }.into());
-    }
-    let request: CreateRequest =
-        serde_json::from_slice(&body).map_err(|e| ApiError::Malformed(e.to_string()))?;
-    let config = request
-        .config()
-        .map_err(|e| ApiError::Invalid(e.to_string()))?;
-    let max = state.opts.max_unfinished_per_creator;
-    let Opened { id, secrets } = state.create(config, creator, Some(max), None).await?;
-    let seat = |secret: &str| SeatLink {
-        secret: secret.to_string(),
-        link: format!("/g/{id}#seat={secret}"),
-    };
-    let created = GameCreated {
-        black: seat(&secrets.black),
-        white: seat(&secrets.white),
-        spectator: format!("/g/{id}"),
-        id,
-    };
-    Ok((StatusCode::CREATED, axum::Json(created)).into_response())
 }
 
 fn new_handle(stored: StoredGame, room: Room) -> Arc<RoomHandle> {
@@ -869,7 +777,7 @@ async fn load_room(state: &Arc<Games>, id: &str) -> Result<Option<Arc<RoomHandle
     };
     if let (Phase::Over, Some(f)) = (room.phase(), room.finished()) {
         // The result may not have reached the games table before a crash.
-        state.store.finish(id, f.result.clone()).await?;
+        state.store.finish(id, f.result).await?;
     }
     let ours = new_handle(stored, room);
     let handle = {
@@ -894,6 +802,18 @@ async fn load_room(state: &Arc<Games>, id: &str) -> Result<Option<Arc<RoomHandle
     Ok(Some(handle))
 }
 
+/// The room of game `id` for a player's act, or the refusal (no such game, the store failed).
+async fn room_to_act_on(
+    state: &Arc<Games>,
+    id: &str,
+) -> Result<Arc<RoomHandle>, (MessageRefusal, u64)> {
+    match load_room(state, id).await {
+        Ok(Some(h)) => Ok(h),
+        Ok(None) => Err((MessageRefusal::Malformed("no such game".into()), 0)),
+        Err(e) => Err((MessageRefusal::Storage(format!("{e:#}")), 0)),
+    }
+}
+
 async fn room_or_404(state: &Arc<Games>, id: &str) -> Result<Arc<RoomHandle>, ApiError> {
     match load_room(state, id).await {
         Ok(Some(h)) => Ok(h),
@@ -902,272 +822,9 @@ async fn room_or_404(state: &Arc<Games>, id: &str) -> Result<Arc<RoomHandle>, Ap
     }
 }
 
-async fn game_state(State(state): State<Arc<Games>>, Path(id): Path<String>) -> Response {
-    match room_or_404(&state, &id).await {
-        Ok(h) => {
-            let inner = h.inner.lock().await;
-            axum::Json(ServerMessage::State(Box::new(
-                inner.room.view(&h.id, state.now_ms()),
-            )))
-            .into_response()
-        }
-        Err(e) => e.into_response(),
-    }
-}
-
-async fn game_sgf(State(state): State<Arc<Games>>, Path(id): Path<String>) -> Response {
-    match room_or_404(&state, &id).await {
-        Ok(h) => {
-            let sgf = h.inner.lock().await.room.sgf();
-            (
-                [
-                    (
-                        header::CONTENT_TYPE,
-                        "application/x-go-sgf; charset=utf-8".to_string(),
-                    ),
-                    (
-                        header::CONTENT_DISPOSITION,
-                        format!("attachment; filename=\"goref-{}.sgf\"", h.id),
-                    ),
-                ],
-                sgf,
-            )
-                .into_response()
-        }
-        Err(e) => e.into_response(),
-    }
-}
-
-#[derive(Deserialize)]
-struct WsQuery {
-    secret: Option<String>,
-    /// A session token: the seat of the account, if it plays this game.
-    token: Option<String>,
-}
-
-async fn game_ws(
-    State(state): State<Arc<Games>>,
-    Path(id): Path<String>,
-    Query(q): Query<WsQuery>,
-    headers: axum::http::HeaderMap,
-    ws: WebSocketUpgrade,
-) -> Response {
-    if let Err(refused) = crate::guard::check_origin(&headers, &state.opts.allowed_origins) {
-        return refused.into_response();
-    }
-    let handle = match room_or_404(&state, &id).await {
-        Ok(h) => h,
-        Err(e) => return e.into_response(),
-    };
-    let by_token = match q.token.as_deref().filter(|t| !t.is_empty()) {
-        None => None,
-        Some(token) => match crate::sessions::account_of_token(state.store.as_ref(), token).await {
-            Ok(account) => {
-                let inner = handle.inner.lock().await;
-                let players = inner.room.config().players.as_ref();
-                players.and_then(|p| p.color_of(&account.name))
-            }
-            Err(e) => return e.into_response(),
-        },
-    };
-    let seat = match q.secret.as_deref().filter(|s| !s.is_empty()) {
-        None => by_token,
-        Some(secret) => {
-            let hash = hash_secret(secret);
-            match Color::ALL
-                .into_iter()
-                .find(|c| same(&hash, &handle.secret_hashes[*c]))
-            {
-                Some(c) => Some(c),
-                None => return ApiError::WrongSecret.into_response(),
-            }
-        }
-    };
-    // Small read buffers: the default (128 KiB, zeroed as it is used) costs more than the
-    // messages, which are a few hundred bytes.
-    ws.max_message_size(MAX_FRAME)
-        .max_frame_size(MAX_FRAME)
-        .read_buffer_size(4096)
-        .on_upgrade(move |socket| connection(state, handle, seat, socket))
-}
-
 /// The whole state of the room as a message.
 fn state_text(room: &Room, id: &str, now_ms: u64) -> String {
     ServerMessage::State(Box::new(room.view(id, now_ms))).to_text()
-}
-
-/// The answer refusing a message.
-fn refusal_text(r: &MessageRefusal, id: Option<Value>, version: u64) -> String {
-    ServerMessage::Error {
-        code: r.code().to_string(),
-        message: r.to_string(),
-        id,
-        version,
-    }
-    .to_text()
-}
-
-async fn connection(
-    state: Arc<Games>,
-    handle: Arc<RoomHandle>,
-    seat: Option<Color>,
-    mut socket: WebSocket,
-) {
-    let mut rx = handle.tx.subscribe();
-    let (hello, view) = {
-        let inner = handle.inner.lock().await;
-        let version = inner.room.version();
-        (
-            ServerMessage::Hello {
-                seat: seat.map(Side::from),
-                version,
-                lag_allowance_ms: inner.room.referee().clock().lag().as_millis() as u64,
-            }
-            .to_text(),
-            state_text(&inner.room, &handle.id, state.now_ms()),
-        )
-    };
-    if socket.send(Message::Text(hello.into())).await.is_err()
-        || socket.send(Message::Text(view.into())).await.is_err()
-    {
-        return;
-    }
-    handle.presence(seat, true);
-    let _present = Presence(state.clone(), handle.clone(), seat);
-    let mut bucket = Bucket::new(state.opts.messages_per_second);
-    // Keep-alive: a ping after `ping_interval` without a message from the client; closed
-    // after `missed_pings` of them in a row.
-    let quiet = state.opts.ping_interval.max(Duration::from_millis(10));
-    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + quiet, quiet);
-    let mut missed = 0u32;
-    loop {
-        tokio::select! {
-            _ = ping.tick() => {
-                if missed >= state.opts.missed_pings {
-                    let _ = socket.send(Message::Close(Some(axum::extract::ws::CloseFrame {
-                        code: axum::extract::ws::close_code::AWAY,
-                        reason: "no answer to pings".into(),
-                    }))).await;
-                    break;
-                }
-                missed += 1;
-                if socket.send(Message::Ping(Bytes::new())).await.is_err() {
-                    break;
-                }
-            }
-            incoming = socket.recv() => {
-                let Some(Ok(msg)) = incoming else { break };
-                missed = 0;
-                ping.reset();
-                let reply = match msg {
-                    Message::Text(_) | Message::Binary(_) if !bucket.take() => Some(refusal_text(
-                        &MessageRefusal::RateLimited,
-                        None,
-                        current_version(&handle).await,
-                    )),
-                    Message::Text(text) => Some(handle_text(&state, &handle, seat, text.as_str()).await),
-                    Message::Binary(_) => Some(refusal_text(
-                        &MessageRefusal::Malformed(ProtocolError { kind: ProtocolErrorKind::Binary, id: None }.to_string()),
-                        None,
-                        current_version(&handle).await,
-                    )),
-                    Message::Close(_) => break,
-                    Message::Ping(_) | Message::Pong(_) => None,
-                };
-                if let Some(reply) = reply {
-                    if socket.send(Message::Text(reply.into())).await.is_err() {
-                        break;
-                    }
-                }
-            }
-            update = rx.recv() => {
-                let text: Arc<str> = match update {
-                    Ok(t) => t,
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
-                        let inner = handle.inner.lock().await;
-                        state_text(&inner.room, &handle.id, state.now_ms()).into()
-                    }
-                    Err(broadcast::error::RecvError::Closed) => break,
-                };
-                if socket.send(Message::Text(text.as_ref().into())).await.is_err() {
-                    break;
-                }
-            }
-        }
-    }
-}
-
-/// A token bucket: `rate` messages a second on average, bursts of twice that.
-struct Bucket {
-    rate: f64,
-    tokens: f64,
-    at: std::time::Instant,
-}
-
-impl Bucket {
-    fn new(rate: u32) -> Bucket {
-        let rate = f64::from(rate.max(1));
-        Bucket {
-            rate,
-            tokens: 2.0 * rate,
-            at: std::time::Instant::now(),
-        }
-    }
-
-    fn take(&mut self) -> bool {
-        let now = std::time::Instant::now();
-        let refill = now.duration_since(self.at).as_secs_f64() * self.rate;
-        self.tokens = (self.tokens + refill).min(2.0 * self.rate);
-        self.at = now;
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
-    }
-}
-
-async fn current_version(handle: &RoomHandle) -> u64 {
-    handle.inner.lock().await.room.version()
-}
-
-/// Answers one text message: an `ack` once the event is stored, or an `error`.
-async fn handle_text(
-    state: &Arc<Games>,
-    handle: &Arc<RoomHandle>,
-    seat: Option<Color>,
-    text: &str,
-) -> String {
-    if text.len() > state.opts.max_message_bytes {
-        return refusal_text(
-            &MessageRefusal::TooLarge {
-                bytes: text.len(),
-                max: state.opts.max_message_bytes,
-            },
-            None,
-            current_version(handle).await,
-        );
-    }
-    let msg = match ClientMessage::parse(text) {
-        Ok(m) => m,
-        Err(e) => {
-            let refusal = MessageRefusal::Malformed(e.to_string());
-            return refusal_text(&refusal, e.id, current_version(handle).await);
-        }
-    };
-    let Some(act) = msg.command.act() else {
-        let inner = handle.inner.lock().await;
-        return state_text(&inner.room, &handle.id, state.now_ms());
-    };
-    match act_on(state, handle, seat, act, msg.version, msg.think_ms, None).await {
-        Ok(version) => ServerMessage::Ack {
-            id: msg.id,
-            version,
-        }
-        .to_text(),
-        Err((r, version)) => refusal_text(&r, msg.id, version),
-    }
 }
 
 /// Validates, stores, applies and broadcasts one action. Returns the new version, or the
@@ -1298,7 +955,7 @@ async fn store_and_apply(
         pending = adjudication(state, &inner.room).await;
     }
     if let Some(f) = inner.room.finished() {
-        if let Err(e) = state.store.finish(&handle.id, f.result.clone()).await {
+        if let Err(e) = state.store.finish(&handle.id, f.result).await {
             eprintln!("goref serve: game {}: result not stored: {e:#}", handle.id);
         }
         state
@@ -1306,7 +963,7 @@ async fn store_and_apply(
             .publish(BusEvent::Game(GameEvent::Finished {
                 id: handle.id.clone(),
                 config: Box::new(inner.room.config().clone()),
-                result: f.result.clone(),
+                result: f.result,
             }))
             .await;
     }
@@ -1485,8 +1142,16 @@ mod tests {
                 _ => continue,
             }
         };
-        assert_eq!(finished, "B+T");
-        assert_eq!(games.result(&id).await.unwrap().as_deref(), Some("B+T"));
+        assert_eq!(finished.to_sgf(), "B+T");
+        assert_eq!(
+            games
+                .result(&id)
+                .await
+                .unwrap()
+                .map(|r| r.to_sgf())
+                .as_deref(),
+            Some("B+T")
+        );
         let (_, events) = games.store().load(&id).await.unwrap().unwrap();
         let flag = events.last().unwrap();
         assert_eq!(flag.act, Act::Timeout);
@@ -1579,19 +1244,16 @@ mod tests {
             by_default = by_default.prepare(Some(by), act, 0, None).unwrap().1;
         }
         let by_default = by_default.prepare_adjudication(0).unwrap().1;
-        assert_ne!(by_default.finished().unwrap().result, value.to_sgf());
+        assert_ne!(by_default.finished().unwrap().result.to_sgf(), value.to_sgf());
         // The fourth disagreement: the server's third party decides at once.
         for (by, act) in lists {
             act_now(&games, &id, by, act).await;
         }
         let room = games.room(&id).await.unwrap().unwrap();
         let finished = room.finished().expect("decided");
-        assert_eq!(finished.result, value.to_sgf());
+        assert_eq!(finished.result.to_sgf(), value.to_sgf());
         assert_eq!(finished.ending, "adjudicated");
-        assert_eq!(
-            games.result(&id).await.unwrap().as_deref(),
-            Some(finished.result.as_str())
-        );
+        assert_eq!(games.result(&id).await.unwrap(), Some(finished.result));
         // The log's last event is the server's play-out, its moves on the board after the
         // players' moves.
         let (stored, events) = games.store().load(&id).await.unwrap().unwrap();
@@ -1617,7 +1279,7 @@ mod tests {
         );
         // The game's view shows the note.
         let view = room.view(&id, games.now_ms());
-        assert_eq!(view.result.as_deref(), Some(finished.result.as_str()));
+        assert_eq!(view.result.as_deref(), Some(finished.result.to_sgf().as_str()));
         assert!(
             view.notes.iter().any(|n| &n.text == note),
             "{:?}",
@@ -1641,7 +1303,7 @@ mod tests {
             "{sgf}"
         );
         let record = goref_sgf::parse(&sgf).unwrap();
-        assert_eq!(record.result.as_deref(), Some(finished.result.as_str()));
+        assert_eq!(record.result.as_deref(), Some(finished.result.to_sgf().as_str()));
         assert_eq!(record.moves.len(), room.moves());
         let rules =
             goref_rules::Ruleset::preset(record.preset().unwrap()).with_komi(record.komi.unwrap());
@@ -1650,7 +1312,7 @@ mod tests {
         let scored = record
             .final_score(&game)
             .map_or_else(|| game.outcome(), |f| f.score.outcome());
-        assert_eq!(scored.to_sgf(), finished.result, "{sgf}");
+        assert_eq!(scored.to_sgf(), finished.result.to_sgf(), "{sgf}");
     }
 
     /// A server that stopped after storing the event that sent a game to its third party, and

@@ -11,6 +11,41 @@ use std::time::{Duration, Instant};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+/// One connection's token bucket: `rate` messages a second on average, bursts of twice that
+/// (the game's and the lobby's WebSockets). Time is the injected clock's, in ms.
+#[derive(Debug)]
+pub struct MessageBucket {
+    rate: f64,
+    tokens: f64,
+    at_ms: u64,
+}
+
+impl MessageBucket {
+    /// A full bucket at `now_ms`.
+    #[must_use]
+    pub fn new(rate: u32, now_ms: u64) -> MessageBucket {
+        let rate = f64::from(rate.max(1));
+        MessageBucket {
+            rate,
+            tokens: 2.0 * rate,
+            at_ms: now_ms,
+        }
+    }
+
+    /// Takes a token at `now_ms`: whether there was one.
+    pub fn take(&mut self, now_ms: u64) -> bool {
+        let refill = now_ms.saturating_sub(self.at_ms) as f64 / 1000.0 * self.rate;
+        self.tokens = (self.tokens + refill).min(2.0 * self.rate);
+        self.at_ms = self.at_ms.max(now_ms);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
 /// Token buckets by key (`addr:…` for a client address, `account:NAME` for an account):
 /// each key may take `burst` at once, then `per_minute` a minute. Keys whose bucket is full
 /// again are forgotten when more than `max_keys` are held; when every held key is still in
@@ -271,6 +306,25 @@ impl IntoResponse for Limited {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_connections_bucket_takes_bursts_of_twice_its_rate_then_its_rate() {
+        let mut bucket = MessageBucket::new(10, 1_000);
+        for _ in 0..20 {
+            assert!(bucket.take(1_000));
+        }
+        assert!(!bucket.take(1_000), "the burst is spent");
+        assert!(!bucket.take(1_050), "half a token 50 ms later");
+        assert!(bucket.take(1_100), "one token 100 ms later");
+        assert!(!bucket.take(1_100));
+        // A clock that goes back gives nothing (and takes nothing).
+        assert!(!bucket.take(500));
+        assert!(bucket.take(60_000), "full again, no more than full");
+        for _ in 0..19 {
+            assert!(bucket.take(60_000));
+        }
+        assert!(!bucket.take(60_000));
+    }
 
     #[test]
     fn a_burst_then_the_rate() {

@@ -49,7 +49,7 @@ use tokio::sync::{broadcast, mpsc};
 use crate::bus::{BusEvent, GameEvent};
 use crate::error::{ApiError, NoSession};
 use crate::games::Games;
-use crate::limits::RateLimiter;
+use crate::limits::{MessageBucket, RateLimiter};
 use crate::options::Options;
 pub use crate::options::PairingOptions;
 use crate::protocol::{
@@ -607,7 +607,7 @@ impl Lobby {
                     let over = LobbyServerMessage::GameOver {
                         black: players.black.clone(),
                         white: players.white.clone(),
-                        result: result.clone(),
+                        result: result.to_sgf(),
                     };
                     for color in Color::ALL {
                         self.tell(players.of(color), &over);
@@ -1094,9 +1094,7 @@ async fn lobby_connection(lobby: Arc<Lobby>, mut member: Member, mut socket: Web
     if socket.send(Message::Text(hello.into())).await.is_err() {
         return;
     }
-    let rate = f64::from(lobby.messages_per_second.max(1));
-    let mut bucket_at = std::time::Instant::now();
-    let mut tokens = 2.0 * rate;
+    let mut bucket = MessageBucket::new(lobby.messages_per_second, lobby.now_ms());
     loop {
         tokio::select! {
             incoming = socket.recv() => {
@@ -1106,14 +1104,10 @@ async fn lobby_connection(lobby: Arc<Lobby>, mut member: Member, mut socket: Web
                     Message::Close(_) => break,
                     _ => continue,
                 };
-                let now = std::time::Instant::now();
-                tokens = (tokens + now.duration_since(bucket_at).as_secs_f64() * rate).min(2.0 * rate);
-                bucket_at = now;
-                let reply = if tokens < 1.0 {
-                    refusal("rate_limited", "too many messages: slow down")
-                } else {
-                    tokens -= 1.0;
+                let reply = if bucket.take(lobby.now_ms()) {
                     member.handle_text(text.as_str()).await
+                } else {
+                    refusal("rate_limited", "too many messages: slow down")
                 };
                 if socket.send(Message::Text(reply.to_text().into())).await.is_err() {
                     break;
@@ -1228,7 +1222,7 @@ mod tests {
             .on_event(&BusEvent::Game(GameEvent::Finished {
                 id: "g1".into(),
                 config: Box::new(config),
-                result: "W+R".into(),
+                result: "W+R".parse().unwrap(),
             }))
             .await;
         for m in [&mut alice, &mut bob] {
@@ -1519,7 +1513,7 @@ mod tests {
         lobby.pair_round().await;
         let room = app.games.room(&first[0]).await.unwrap().unwrap();
         let finished = room.finished().expect("voided");
-        assert_eq!(finished.result, "Void");
+        assert_eq!(finished.result, goref_rules::Outcome::Void);
         assert!(
             room.sgf().contains("no move within 2 min"),
             "{}",

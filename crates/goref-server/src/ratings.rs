@@ -37,10 +37,13 @@ fn key(name: &str) -> String {
 /// no result (`Void`) or a text that is no result.
 #[must_use]
 pub fn rated_result(re: &str) -> Option<Scored> {
-    re.parse::<Outcome>()
-        .ok()
-        .filter(Outcome::is_decided)
-        .map(Scored::from)
+    re.parse::<Outcome>().ok().and_then(rated)
+}
+
+/// A result as ratings count it; `None` for no result (`Void`).
+#[must_use]
+pub fn rated(outcome: Outcome) -> Option<Scored> {
+    Some(outcome).filter(Outcome::is_decided).map(Scored::from)
 }
 
 /// Up to this many rated players the intervals are exact (a conjugate-gradient solve per
@@ -292,7 +295,7 @@ impl Ratings {
         if let BusEvent::Game(GameEvent::Finished { config, result, .. }) = event {
             if config.rated
                 && config.players.is_some()
-                && rated_result(result).is_some()
+                && rated(*result).is_some()
                 && self.games.leads()
             {
                 self.ask_refit();
@@ -488,11 +491,11 @@ mod tests {
             })
             .await
             .unwrap();
-        store.finish(&id, result.into()).await.unwrap();
+        store.finish(&id, result.parse().unwrap()).await.unwrap();
         BusEvent::Game(GameEvent::Finished {
             id,
             config: Box::new(config),
-            result: result.into(),
+            result: result.parse().unwrap(),
         })
     }
 
@@ -568,7 +571,7 @@ mod tests {
             let event = BusEvent::Game(GameEvent::Finished {
                 id: id.clone(),
                 config,
-                result: result.into(),
+                result: result.parse().unwrap(),
             });
             ratings.on_event(&event).await;
             assert!(!ratings.refits.borrow().asked);

@@ -359,8 +359,8 @@ impl From<RefereeRefusal> for MessageRefusal {
 /// How the game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finished {
-    /// SGF `RE`.
-    pub result: String,
+    /// The result (SGF `RE` with [`Outcome::to_sgf`]).
+    pub result: Outcome,
     /// How the settlement ended after two passes (`agreement`, `four-passes`, ...), else how
     /// the game did (`resignation`, `time`, `long-cycle`, ...).
     pub ending: String,
@@ -502,14 +502,14 @@ impl Room {
     pub fn finished(&self) -> Option<Finished> {
         if let Some(why) = self.closed {
             return Some(Finished {
-                result: Outcome::Void.to_sgf(),
+                result: Outcome::Void,
                 ending: why.name().to_string(),
                 dead: Dead::new(),
             });
         }
         let r = self.referee.result()?;
         Some(Finished {
-            result: r.outcome.to_sgf(),
+            result: r.outcome,
             ending: r
                 .settled
                 .map_or_else(|| r.ending.name().to_string(), |s| s.name().to_string()),
@@ -1032,7 +1032,7 @@ impl Room {
                     .filter(|_| self.closed.is_none())
                     .map(Side::from),
             },
-            result: finished.as_ref().map(|f| f.result.clone()),
+            result: finished.as_ref().map(|f| f.result.to_sgf()),
             ending: finished.as_ref().map(|f| f.ending.clone()),
             notes: r
                 .notes()
@@ -1163,11 +1163,11 @@ mod tests {
         assert_eq!(r.deadline_ms(), Some(2_450 + 10_000 + 250));
         assert!(r.prepare_timeout(2_450 + 10_249).is_none());
         let (_, over) = r.prepare_timeout(2_450 + 10_250).unwrap();
-        assert_eq!(over.finished().unwrap().result, "W+T");
+        assert_eq!(over.finished().unwrap().result.to_sgf(), "W+T");
         // A move 1 ms past its time and gift loses too.
         let late = r.prepare(Some(Color::Black), Act::Pass, 2_450 + 10_251, Some(0));
         let (_, late) = late.unwrap();
-        assert_eq!(late.finished().unwrap().result, "W+T");
+        assert_eq!(late.finished().unwrap().result.to_sgf(), "W+T");
     }
 
     #[test]
@@ -1176,19 +1176,22 @@ mod tests {
         let (_, r) = door_act(&r, Color::Black, Act::Play { x: 4, y: 4 }, 1_100);
         let (_, occupied) = door_act(&r, Color::White, Act::Play { x: 4, y: 4 }, 1_200);
         let f = occupied.finished().unwrap();
-        assert_eq!((f.result.as_str(), f.ending.as_str()), ("B+F", "illegal"));
+        assert_eq!(
+            (f.result.to_sgf().as_str(), f.ending.as_str()),
+            ("B+F", "illegal")
+        );
         let unreadable = Act::Unreadable {
             reply: "xyz".into(),
         };
         let (event, lost) = door_act(&r, Color::White, unreadable, 1_200);
-        assert_eq!(lost.finished().unwrap().result, "B+F");
+        assert_eq!(lost.finished().unwrap().result.to_sgf(), "B+F");
         assert!(lost.sgf().contains("xyz"), "{}", lost.sgf());
         // The event replays to the same end.
         let mut replayed = cgos_room();
         let (first, _) = door_act(&cgos_room(), Color::Black, Act::Play { x: 4, y: 4 }, 1_100);
         replayed.commit(&first).unwrap();
         replayed.commit(&event).unwrap();
-        assert_eq!(replayed.finished().unwrap().result, "B+F");
+        assert_eq!(replayed.finished().unwrap().result.to_sgf(), "B+F");
         // Without CGOS's terms an illegal move is refused and nothing changes.
         let plain = room();
         let (_, plain) = plain
@@ -1242,7 +1245,7 @@ mod tests {
         assert_eq!(closed.deadline_ms(), None);
         let f = closed.finished().unwrap();
         assert_eq!(
-            (f.result.as_str(), f.ending.as_str()),
+            (f.result.to_sgf().as_str(), f.ending.as_str()),
             ("Void", "never-started")
         );
         let view = closed.view("g", 70_000);

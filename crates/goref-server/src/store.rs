@@ -6,7 +6,7 @@
 //!   already taken (so two writers cannot both extend a game);
 //! - an event and the game's result are written together.
 
-use goref_rules::ByColor;
+use goref_rules::{ByColor, Outcome};
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -199,7 +199,7 @@ pub trait Store: Send + Sync {
     fn append(&self, id: &str, event: &Event, moves: u64) -> StoreFuture<'_, ()>;
     /// Records the result of a game that is over (the events say so already; this is the
     /// index the list and the restart read).
-    fn finish(&self, id: &str, result: String) -> StoreFuture<'_, ()>;
+    fn finish(&self, id: &str, result: Outcome) -> StoreFuture<'_, ()>;
     /// A game and its events in order.
     fn load(&self, id: &str) -> StoreFuture<'_, Option<(StoredGame, Vec<Event>)>>;
     /// The ids of every game not yet over.
@@ -692,8 +692,9 @@ impl Store for SqliteStore {
         }))
     }
 
-    fn finish(&self, id: &str, result: String) -> StoreFuture<'_, ()> {
+    fn finish(&self, id: &str, result: Outcome) -> StoreFuture<'_, ()> {
         let id = id.to_string();
+        let result = result.to_sgf();
         self.write(Box::new(move |conn| {
             conn.execute(
                 "UPDATE games SET result = ?2 WHERE id = ?1",

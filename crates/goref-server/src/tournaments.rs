@@ -384,7 +384,7 @@ impl Tournaments {
         }
         match event {
             BusEvent::Game(GameEvent::Finished { id, result, .. }) => {
-                if let Err(e) = self.record(id, result).await {
+                if let Err(e) = self.record(id, &result.to_sgf()).await {
                     eprintln!("goref serve: tournament result of {id} not recorded: {e:?}");
                 }
             }
@@ -428,7 +428,7 @@ impl Tournaments {
             for g in t.games.iter().filter(|g| g.result.is_none()) {
                 let Some(id) = &g.id else { continue };
                 if let Ok(Some(result)) = self.games.result(id).await {
-                    let _ = self.record(id, &result).await;
+                    let _ = self.record(id, &result.to_sgf()).await;
                 }
             }
             self.advance(&t.id).await;
@@ -937,7 +937,7 @@ async fn withdraw(
         // from the bus; recorded here too, so that the answer shows it.
         if ts.games.act_as_server(&game, act).await.is_ok() {
             if let Ok(Some(result)) = ts.games.result(&game).await {
-                let _ = ts.record(&game, &result).await;
+                let _ = ts.record(&game, &result.to_sgf()).await;
             }
         }
     }
@@ -1080,7 +1080,7 @@ mod tests {
             BusEvent::Game(GameEvent::Finished {
                 id: g.id.clone().unwrap(),
                 config: Box::new(CreateRequest::default().config().unwrap()),
-                result: result.into(),
+                result: result.parse().unwrap(),
             })
         };
         let (first, second) = (round1[0].clone(), round1[1].clone());

@@ -422,6 +422,32 @@ impl Davidson {
     }
 }
 
+/// One tally's derivatives of the log-likelihood at `x` (Black's advantage, natural units) and
+/// `ln ν`: first (`gx`, `gt`: by `x` and by `ln ν`, summed over the tally's games) and second
+/// (of minus `ln Z`, times the count), shared by the dense and the sparse fit.
+struct TallyTerms {
+    gx: f64,
+    gt: f64,
+    hxx: f64,
+    hxt: f64,
+    htt: f64,
+}
+
+impl TallyTerms {
+    fn new(t: &Tally, x: f64, log_nu: Option<f64>) -> TallyTerms {
+        let total = t[0] + t[1] + t[2];
+        let d = Davidson::new(x, log_nu);
+        let diff = d.black - d.white;
+        TallyTerms {
+            gx: 0.5 * (t[0] - t[1]) - total * 0.5 * diff,
+            gt: t[2] - total * d.draw,
+            hxx: -total * 0.25 * ((d.black + d.white) - diff * diff),
+            hxt: total * 0.5 * diff * d.draw,
+            htt: -total * d.draw * (1.0 - d.draw),
+        }
+    }
+}
+
 /// `ln(2·cosh(z/2))`, computed without overflow.
 fn log_two_cosh_half(z: f64) -> f64 {
     let a = 0.5 * z.abs();
@@ -529,17 +555,13 @@ impl Model {
         let a = self.colour_of(p);
         let log_nu = self.log_nu_of(p);
         for &((b, wh), t) in &self.tallies {
-            let total = t[0] + t[1] + t[2];
-            let x = p[b] - p[wh] + a;
-            let d = Davidson::new(x, log_nu);
-            let diff = d.black - d.white;
-            // d log-likelihood / dx and / d ln ν, summed over the tally.
-            let gx = 0.5 * (t[0] - t[1]) - total * 0.5 * diff;
-            let gt = t[2] - total * d.draw;
-            // Second derivatives (of minus ln Z, times the count).
-            let hxx = -total * 0.25 * ((d.black + d.white) - diff * diff);
-            let hxt = total * 0.5 * diff * d.draw;
-            let htt = -total * d.draw * (1.0 - d.draw);
+            let TallyTerms {
+                gx,
+                gt,
+                hxx,
+                hxt,
+                htt,
+            } = TallyTerms::new(&t, p[b] - p[wh] + a, log_nu);
             // x = p[b] − p[wh] + p[colour]: coefficients of each full parameter in x.
             let mut coefs: Vec<(usize, f64)> = Vec::with_capacity(3);
             if b != wh {
@@ -1121,16 +1143,13 @@ impl Model {
         let a = self.colour_of(p);
         let log_nu = self.log_nu_of(p);
         for &((b, wh), t) in &self.tallies {
-            let total = t[0] + t[1] + t[2];
-            let x = p[b] - p[wh] + a;
-            let d = Davidson::new(x, log_nu);
-            let diff = d.black - d.white;
-            // As in `derivatives`.
-            let gx = 0.5 * (t[0] - t[1]) - total * 0.5 * diff;
-            let gt = t[2] - total * d.draw;
-            let hxx = -total * 0.25 * ((d.black + d.white) - diff * diff);
-            let hxt = total * 0.5 * diff * d.draw;
-            let htt = -total * d.draw * (1.0 - d.draw);
+            let TallyTerms {
+                gx,
+                gt,
+                hxx,
+                hxt,
+                htt,
+            } = TallyTerms::new(&t, p[b] - p[wh] + a, log_nu);
             if b != wh {
                 g[b] += gx;
                 g[wh] -= gx;

@@ -95,7 +95,7 @@ async fn fill(db: &Path, n: usize, started: usize, finished: bool) {
                             .prepare(Some(Color::White), Act::Resign, now, None)
                             .unwrap();
                         store.append(&id, &event, 1).await.unwrap();
-                        store.finish(&id, "B+R".into()).await.unwrap();
+                        store.finish(&id, "B+R".parse().unwrap()).await.unwrap();
                     }
                 }
             }));

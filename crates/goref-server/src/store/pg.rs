@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use anyhow::{anyhow, Context, Result};
-use goref_rules::ByColor;
+use goref_rules::{ByColor, Outcome};
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls, Row, Statement};
@@ -796,8 +796,9 @@ impl Store for PgStore {
         })
     }
 
-    fn finish(&self, id: &str, result: String) -> StoreFuture<'_, ()> {
+    fn finish(&self, id: &str, result: Outcome) -> StoreFuture<'_, ()> {
         let id = id.to_string();
+        let result = result.to_sgf();
         boxed(async move {
             let mut conn = self.pool.get().await?;
             conn.execute(

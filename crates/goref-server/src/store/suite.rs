@@ -110,7 +110,7 @@ async fn sequence_numbers_and_the_event_log(store: Arc<dyn Store>) {
     );
     assert!(store.load("nope").await.unwrap().is_none());
     assert_eq!(store.unfinished().await.unwrap(), vec!["g1".to_string()]);
-    store.finish("g1", "B+R".into()).await.unwrap();
+    store.finish("g1", "B+R".parse().unwrap()).await.unwrap();
     assert!(store.unfinished().await.unwrap().is_empty());
     let list = store.list(10).await.unwrap();
     assert_eq!(list.len(), 1);
@@ -152,7 +152,7 @@ async fn the_cap_on_unfinished_games_and_the_games_due_to_close(store: Arc<dyn S
     assert_eq!(other.unwrap(), Created::Stored);
     // a1 starts at 1 (event at_ms 1); a2 finishes: a's cap has room again.
     store.append("a1", &event(1, 1, 3), 1).await.unwrap();
-    store.finish("a2", "Void".into()).await.unwrap();
+    store.finish("a2", "Void".parse().unwrap()).await.unwrap();
     let again = store.create_limited(game("a3", 300, "addr:a"), 2).await;
     assert_eq!(again.unwrap(), Created::Stored);
     assert_eq!(store.started().await.unwrap(), vec!["a1".to_string()]);
@@ -420,9 +420,9 @@ async fn lists_of_games_and_of_players(store: Arc<dyn Store>) {
         .await
         .unwrap();
     store.append("r1", &event(1, 150, 0), 1).await.unwrap();
-    store.finish("r1", "B+R".into()).await.unwrap();
-    store.finish("f1", "W+3.5".into()).await.unwrap();
-    store.finish("r3", "W+T".into()).await.unwrap();
+    store.finish("r1", "B+R".parse().unwrap()).await.unwrap();
+    store.finish("f1", "W+3.5".parse().unwrap()).await.unwrap();
+    store.finish("r3", "W+T".parse().unwrap()).await.unwrap();
 
     let list = store.list(3).await.unwrap();
     let ids: Vec<&str> = list.iter().map(|g| g.id.as_str()).collect();
