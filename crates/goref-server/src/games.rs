@@ -1244,7 +1244,10 @@ mod tests {
             by_default = by_default.prepare(Some(by), act, 0, None).unwrap().1;
         }
         let by_default = by_default.prepare_adjudication(0).unwrap().1;
-        assert_ne!(by_default.finished().unwrap().result.to_sgf(), value.to_sgf());
+        assert_ne!(
+            by_default.finished().unwrap().result.to_sgf(),
+            value.to_sgf()
+        );
         // The fourth disagreement: the server's third party decides at once.
         for (by, act) in lists {
             act_now(&games, &id, by, act).await;
@@ -1279,7 +1282,10 @@ mod tests {
         );
         // The game's view shows the note.
         let view = room.view(&id, games.now_ms());
-        assert_eq!(view.result.as_deref(), Some(finished.result.to_sgf().as_str()));
+        assert_eq!(
+            view.result.as_deref(),
+            Some(finished.result.to_sgf().as_str())
+        );
         assert!(
             view.notes.iter().any(|n| &n.text == note),
             "{:?}",
@@ -1303,7 +1309,10 @@ mod tests {
             "{sgf}"
         );
         let record = goref_sgf::parse(&sgf).unwrap();
-        assert_eq!(record.result.as_deref(), Some(finished.result.to_sgf().as_str()));
+        assert_eq!(
+            record.result.as_deref(),
+            Some(finished.result.to_sgf().as_str())
+        );
         assert_eq!(record.moves.len(), room.moves());
         let rules =
             goref_rules::Ruleset::preset(record.preset().unwrap()).with_komi(record.komi.unwrap());

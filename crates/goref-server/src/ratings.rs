@@ -26,6 +26,7 @@ use crate::error::{ApiError, Missing};
 use crate::games::{Follower, Games};
 use crate::protocol::{check_name, MeAnswer, PlayerAnswer, PlayerLine, PlayerList, Rating};
 use crate::sessions::account_of_request;
+use crate::store::RatedResult;
 
 pub use crate::protocol::BASE_RATING;
 
@@ -88,9 +89,9 @@ impl LastFit {
     }
 }
 
-/// Every rating fitted from the rated results (Black, White, `RE`), best first.
+/// Every rating fitted from the rated results, best first.
 #[must_use]
-pub fn fit_all(results: &[(String, String, String)]) -> Vec<Rating> {
+pub fn fit_all(results: &[RatedResult]) -> Vec<Rating> {
     fit_all_from(results, None).0
 }
 
@@ -98,15 +99,17 @@ pub fn fit_all(results: &[(String, String, String)]) -> Vec<Rating> {
 /// (to well within a thousandth of an Elo) in fewer steps. Also returns this fit's estimates,
 /// the next refit's start (empty when the fit failed, as the ratings then are).
 #[must_use]
-pub fn fit_all_from(
-    results: &[(String, String, String)],
-    last: Option<&LastFit>,
-) -> (Vec<Rating>, LastFit) {
+pub fn fit_all_from(results: &[RatedResult], last: Option<&LastFit>) -> (Vec<Rating>, LastFit) {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut names: Vec<String> = Vec::new();
     let mut games = Vec::with_capacity(results.len());
-    for (black, white, re) in results {
-        let Some(result) = rated_result(re) else {
+    for RatedResult {
+        black,
+        white,
+        result,
+    } in results
+    {
+        let Some(result) = rated(*result) else {
             continue;
         };
         let mut id = |name: &String| {
@@ -410,6 +413,14 @@ impl Follower for Ratings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn rated_row(black: &str, white: &str, re: &str) -> RatedResult {
+        RatedResult {
+            black: black.into(),
+            white: white.into(),
+            result: re.parse().unwrap(),
+        }
+    }
     use crate::bus::Bus;
     use crate::clock::Clock;
     use crate::options::Options;
@@ -429,12 +440,12 @@ mod tests {
 
     #[test]
     fn the_winner_of_every_game_rates_above_the_loser() {
-        let results: Vec<(String, String, String)> = (0..6)
+        let results: Vec<RatedResult> = (0..6)
             .map(|i| {
                 if i % 2 == 0 {
-                    ("a".into(), "b".into(), "B+R".into())
+                    rated_row("a", "b", "B+R")
                 } else {
-                    ("b".into(), "a".into(), "W+1.5".into())
+                    rated_row("b", "a", "W+1.5")
                 }
             })
             .collect();
@@ -606,12 +617,12 @@ mod tests {
     // fit_all_from agrees with fit_all from any start, and its estimates start the next.
     #[test]
     fn fits_from_a_start_equal_fits_from_scratch() {
-        let results: Vec<(String, String, String)> = (0..200u64)
+        let results: Vec<RatedResult> = (0..200u64)
             .map(|n| {
                 let (a, b) = (n % 60, (n * 13 + 5) % 60);
                 let b = if a == b { (b + 1) % 60 } else { b };
                 let re = ["B+R", "W+2.5", "0", "B+T"][(n * 31 % 4) as usize];
-                (format!("p{a}"), format!("p{b}"), re.to_string())
+                rated_row(&format!("p{a}"), &format!("p{b}"), re)
             })
             .collect();
         let (first, last) = fit_all_from(&results[..150], None);

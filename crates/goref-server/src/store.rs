@@ -185,6 +185,29 @@ pub enum Note {
     Missed,
 }
 
+/// A finished rated game between accounts, as ratings read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RatedResult {
+    /// Black's account.
+    pub black: String,
+    /// White's account.
+    pub white: String,
+    /// The result.
+    pub result: Outcome,
+}
+
+impl RatedResult {
+    /// A stored row (Black, White, SGF `RE`); `None` when the text is no result.
+    fn read((black, white, re): (String, String, String)) -> Option<RatedResult> {
+        let result = re.parse().ok()?;
+        Some(RatedResult {
+            black,
+            white,
+            result,
+        })
+    }
+}
+
 /// Where games live.
 pub trait Store: Send + Sync {
     /// Stores a new game.
@@ -236,7 +259,7 @@ pub trait Store: Send + Sync {
     /// Every account.
     fn accounts(&self) -> StoreFuture<'_, Vec<Account>>;
     /// Every finished rated game: Black's account, White's, the result (SGF `RE`), oldest first.
-    fn rated_results(&self) -> StoreFuture<'_, Vec<(String, String, String)>>;
+    fn rated_results(&self) -> StoreFuture<'_, Vec<RatedResult>>;
     /// The games account `name` played or plays, newest first.
     fn games_of(&self, name: &str, limit: usize) -> StoreFuture<'_, Vec<GameSummary>>;
     /// The unfinished games account `name` plays.
@@ -897,7 +920,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn rated_results(&self) -> StoreFuture<'_, Vec<(String, String, String)>> {
+    fn rated_results(&self) -> StoreFuture<'_, Vec<RatedResult>> {
         self.read(|conn| {
             let mut stmt = conn.prepare(
                 "SELECT black_account, white_account, result FROM games \
@@ -907,7 +930,7 @@ impl Store for SqliteStore {
             let rows = stmt
                 .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
                 .collect::<rusqlite::Result<Vec<(String, String, String)>>>()?;
-            Ok(rows)
+            Ok(rows.into_iter().filter_map(RatedResult::read).collect())
         })
     }
 

@@ -34,8 +34,8 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls, Row, Statement};
 
 use super::{
-    Created, GameSummary, NewAccount, Note, Presence, SeqTaken, Store, StoreError, StoreFuture,
-    StoredChallenge, StoredGame, Taken, MAX_SESSIONS,
+    Created, GameSummary, NewAccount, Note, Presence, RatedResult, SeqTaken, Store, StoreError,
+    StoreFuture, StoredChallenge, StoredGame, Taken, MAX_SESSIONS,
 };
 use crate::protocol::{Account, Rating};
 use crate::room::{Event, GameConfig};
@@ -1058,7 +1058,7 @@ impl Store for PgStore {
         })
     }
 
-    fn rated_results(&self) -> StoreFuture<'_, Vec<(String, String, String)>> {
+    fn rated_results(&self) -> StoreFuture<'_, Vec<RatedResult>> {
         boxed(async move {
             let mut conn = self.pool.get().await?;
             let rows = conn
@@ -1069,9 +1069,11 @@ impl Store for PgStore {
                     &[],
                 )
                 .await?;
-            rows.iter()
+            let rows = rows
+                .iter()
                 .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
-                .collect()
+                .collect::<Result<Vec<(String, String, String)>, tokio_postgres::Error>>()?;
+            Ok(rows.into_iter().filter_map(RatedResult::read).collect())
         })
     }
 

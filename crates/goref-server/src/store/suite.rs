@@ -447,8 +447,15 @@ async fn lists_of_games_and_of_players(store: Arc<dyn Store>) {
     assert_eq!(store.games_of("alice", 1).await.unwrap().len(), 1);
     assert_eq!(store.live_games_of("Bob").await.unwrap(), ["r2"]);
     assert!(store.live_games_of("alice").await.unwrap().is_empty());
+    let rated: Vec<(String, String, String)> = store
+        .rated_results()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.black, r.white, r.result.to_sgf()))
+        .collect();
     assert_eq!(
-        store.rated_results().await.unwrap(),
+        rated,
         [
             ("Alice".to_string(), "bob".to_string(), "B+R".to_string()),
             ("carol".to_string(), "alice".to_string(), "W+T".to_string()),
