@@ -50,7 +50,7 @@ pub(crate) async fn open(
     lobby: Arc<Lobby>,
     options: &CgosOptions,
 ) -> anyhow::Result<SocketAddr> {
-    let listener = tokio::net::TcpListener::bind(&options.listen)
+    let listener = crate::net::listen(&options.listen)
         .await
         .with_context(|| format!("CGOS: listening on {}", options.listen))?;
     let addr = listener.local_addr()?;

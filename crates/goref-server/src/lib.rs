@@ -146,7 +146,7 @@ pub fn run(listen: &str, db: &Database, mut opts: Options) -> Result<()> {
         .build()?;
     runtime.block_on(async {
         let store = db.open().await?;
-        let listener = tokio::net::TcpListener::bind(listen)
+        let listener = crate::net::listen(listen)
             .await
             .with_context(|| format!("listening on {listen}"))?;
         let running = start(listener, store, opts).await?;

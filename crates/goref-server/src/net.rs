@@ -45,6 +45,38 @@ pub struct ConnLimits {
     pub trust_forwarded_for: bool,
 }
 
+/// The queue of connections the kernel completes before the server accepts them (the kernel
+/// caps it at `net.core.somaxconn`): a thousand programs connecting at once after a restart
+/// must not overflow it, or some believe they are connected while the server never saw them.
+pub const LISTEN_BACKLOG: u32 = 4096;
+
+/// Listens on `addr` (a host name or an address with a port) with [`LISTEN_BACKLOG`].
+///
+/// # Errors
+///
+/// The address cannot be resolved or bound.
+pub async fn listen(addr: &str) -> std::io::Result<TcpListener> {
+    let mut last = None;
+    for a in tokio::net::lookup_host(addr).await? {
+        let socket = if a.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()?
+        } else {
+            tokio::net::TcpSocket::new_v6()?
+        };
+        socket.set_reuseaddr(true)?;
+        match socket.bind(a).and_then(|()| socket.listen(LISTEN_BACKLOG)) {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::AddrNotAvailable,
+            "no address to listen on",
+        )
+    }))
+}
+
 /// Serves `app` on `listener` until the task is dropped.
 pub async fn serve(listener: TcpListener, app: Router, limits: ConnLimits) {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));

@@ -96,6 +96,8 @@ const NEVER_BEGUN: Duration = Duration::from_secs(30);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// After a failed connection or a dropped one, a participant waits this long to try again.
 const RETRY: Duration = Duration::from_secs(1);
+/// How long a bot waits for the CGOS server's first line before it connects again.
+const GREETING: Duration = Duration::from_secs(30);
 /// At most this many kinds of error are told apart; the others are counted as `other`.
 const MAX_ERROR_KINDS: usize = 40;
 /// How the bots name their client after `e1`.
@@ -745,15 +747,30 @@ impl Bot {
         let mut current: Option<BotGame> = None;
         let mut waiting: Option<Instant> = None;
         let mut candidates: Vec<Point> = Vec::new();
+        let mut greeted = false;
         loop {
+            // The server speaks first: a connection it never greets (one the kernel completed
+            // but the server never accepted) is given up and made again.
+            let greeting = async {
+                if greeted {
+                    std::future::pending().await
+                } else {
+                    tokio::time::sleep(GREETING).await;
+                }
+            };
             let line = tokio::select! {
                 line = lines.next_line() => line,
+                () = greeting => {
+                    self.shared.error("cgos: no greeting", &format!("within {GREETING:?}"));
+                    return End::Dropped;
+                }
                 _ = stop.changed() => {
                     let _ = writer.write_all(b"quit\n").await;
                     let _ = writer.shutdown().await;
                     return End::Stopped;
                 }
             };
+            greeted = true;
             let line = match line {
                 Ok(Some(line)) => line,
                 Ok(None) => {
