@@ -680,6 +680,26 @@ async fn replay(state: &Arc<Games>, id: &str) -> Result<Option<(StoredGame, Room
     Ok(Some((stored, room)))
 }
 
+/// Game `id`'s room after the events stored since `room`'s version (another server's), read
+/// from the store and applied to a copy: `None` when there are none. Should one not apply (the
+/// log is not this room's continuation), the whole log is replayed instead.
+async fn caught_up(state: &Arc<Games>, id: &str, room: &Room) -> Result<Option<Room>> {
+    let events = state.store.events_after(id, room.version()).await?;
+    if events.is_empty() {
+        return Ok(None);
+    }
+    let mut next = room.clone();
+    for event in &events {
+        if next.commit(event).is_err() {
+            return Ok(replay(state, id)
+                .await?
+                .map(|(_, r)| r)
+                .filter(|r| r.version() > room.version()));
+        }
+    }
+    Ok(Some(next))
+}
+
 /// Follows the leadership among servers sharing a database: taking it, this server arms the
 /// timers of every game it holds and resumes the started ones (as after a restart); losing
 /// it, it disarms its timers.
@@ -745,13 +765,13 @@ async fn follow_changes(
             if !id.is_empty() && inner.room.version() >= seq {
                 continue; // stored here, or already read
             }
-            match replay(&state, &handle.id).await {
-                Ok(Some((_, room))) if room.version() > inner.room.version() => {
+            match caught_up(&state, &handle.id, &inner.room).await {
+                Ok(Some(room)) => {
                     handle.set_room(&mut inner, room);
                     schedule_timer(&state, &handle, &mut inner);
                     handle.show(&inner.room, state.now_ms());
                 }
-                Ok(_) => {}
+                Ok(None) => {}
                 Err(e) => eprintln!("goref serve: game {}: not read again: {e:#}", handle.id),
             }
         }

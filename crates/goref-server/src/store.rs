@@ -225,6 +225,9 @@ pub trait Store: Send + Sync {
     fn finish(&self, id: &str, result: Outcome) -> StoreFuture<'_, ()>;
     /// A game and its events in order.
     fn load(&self, id: &str) -> StoreFuture<'_, Option<(StoredGame, Vec<Event>)>>;
+    /// The events of game `id` after the first `after`, in order (none: no such game, or none
+    /// yet): what a server holding the game at version `after` has to apply to catch up.
+    fn events_after(&self, id: &str, after: u64) -> StoreFuture<'_, Vec<Event>>;
     /// The ids of every game not yet over.
     fn unfinished(&self) -> StoreFuture<'_, Vec<String>>;
     /// The ids of the games not yet over that have begun (at least one event): the ones whose
@@ -763,6 +766,21 @@ impl Store for SqliteStore {
                 .map(|body| serde_json::from_str::<Event>(&body?).context("stored event"))
                 .collect::<Result<Vec<Event>>>()?;
             Ok(Some((game, events)))
+        })
+    }
+
+    fn events_after(&self, id: &str, after: u64) -> StoreFuture<'_, Vec<Event>> {
+        let id = id.to_string();
+        let after = i64::try_from(after).unwrap_or(i64::MAX);
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT body FROM events WHERE game_id = ?1 AND seq > ?2 ORDER BY seq",
+            )?;
+            let events = stmt
+                .query_map(params![id, after], |r| r.get::<_, String>(0))?
+                .map(|body| serde_json::from_str::<Event>(&body?).context("stored event"))
+                .collect::<Result<Vec<Event>>>()?;
+            Ok(events)
         })
     }
 

@@ -853,6 +853,27 @@ impl Store for PgStore {
         })
     }
 
+    fn events_after(&self, id: &str, after: u64) -> StoreFuture<'_, Vec<Event>> {
+        let id = id.to_string();
+        let after = i64::try_from(after).unwrap_or(i64::MAX);
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query(
+                    "SELECT seq, body FROM events WHERE game_id = $1 AND seq > $2 ORDER BY seq",
+                    &[&id, &after],
+                )
+                .await?;
+            rows.iter()
+                .map(|r| {
+                    let seq: i64 = r.try_get(0)?;
+                    let body: String = r.try_get(1)?;
+                    serde_json::from_str::<Event>(&body)
+                        .with_context(|| format!("stored event {seq} of game {id}"))
+                })
+                .collect::<Result<Vec<Event>>>()
+        })
+    }
     fn unfinished(&self) -> StoreFuture<'_, Vec<String>> {
         boxed(async move {
             let mut conn = self.pool.get().await?;

@@ -109,6 +109,14 @@ async fn sequence_numbers_and_the_event_log(store: Arc<dyn Store>) {
         "the first event with seq 1 stays, and events come back in order"
     );
     assert!(store.load("nope").await.unwrap().is_none());
+    // What a server holding the game at a version has to catch up with.
+    assert_eq!(
+        store.events_after("g1", 1).await.unwrap(),
+        vec![event(2, 12, 5), event(3, 13, 6)]
+    );
+    assert!(store.events_after("g1", 3).await.unwrap().is_empty());
+    assert_eq!(store.events_after("g1", 0).await.unwrap(), events);
+    assert!(store.events_after("nope", 0).await.unwrap().is_empty());
     assert_eq!(store.unfinished().await.unwrap(), vec!["g1".to_string()]);
     store.finish("g1", "B+R".parse().unwrap()).await.unwrap();
     assert!(store.unfinished().await.unwrap().is_empty());
