@@ -1,7 +1,7 @@
 //! The wire, typed: every message of the game WebSocket and of the lobby WebSocket, both
 //! directions, the game's state as the page shows it ([`StateView`]), and the bodies of the
 //! HTTP answers programs read. The server, [`crate::client`] and `goref connect` use these
-//! types; the JSON they read and write is the one the README documents (and the web page
+//! types; the JSON they read and write is the one docs/manual.md documents (and the web page
 //! reads): round-trip tests check it against what the untyped code wrote.
 //!
 //! - Game WebSocket `/api/games/ID/ws`: a client sends a [`ClientMessage`] (a [`Command`] in

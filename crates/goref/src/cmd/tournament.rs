@@ -20,7 +20,7 @@ use super::match_cmd::{game_settings, GameArgs};
 /// Arguments of `goref tournament`. Options given here override the `--config` file.
 #[derive(clap::Args, Clone)]
 pub struct Args {
-    /// TOML file with the engines (`[[engine]]`) and settings; see the README.
+    /// TOML file with the engines (`[[engine]]`) and settings; see docs/manual.md.
     #[arg(long)]
     pub(crate) config: Option<PathBuf>,
     /// An engine, as `name=NAME cmd=COMMAND [dir=DIR] [restart=auto|always] [init=GTP]...
