@@ -700,6 +700,20 @@ async fn caught_up(state: &Arc<Games>, id: &str, room: &Room) -> Result<Option<R
     Ok(Some(next))
 }
 
+/// Brings the room held here up to the events other servers stored since its version: its
+/// timer armed again and everyone connected here shown it (a failure to read is logged).
+async fn catch_up_room(state: &Arc<Games>, handle: &Arc<RoomHandle>, inner: &mut RoomInner) {
+    match caught_up(state, &handle.id, &inner.room).await {
+        Ok(Some(room)) => {
+            handle.set_room(inner, room);
+            schedule_timer(state, handle, inner);
+            handle.show(&inner.room, state.now_ms());
+        }
+        Ok(None) => {}
+        Err(e) => eprintln!("goref serve: game {}: not read again: {e:#}", handle.id),
+    }
+}
+
 /// Follows the leadership among servers sharing a database: taking it, this server arms the
 /// timers of every game it holds and resumes the started ones (as after a restart); losing
 /// it, it disarms its timers.
@@ -765,15 +779,7 @@ async fn follow_changes(
             if !id.is_empty() && inner.room.version() >= seq {
                 continue; // stored here, or already read
             }
-            match caught_up(&state, &handle.id, &inner.room).await {
-                Ok(Some(room)) => {
-                    handle.set_room(&mut inner, room);
-                    schedule_timer(&state, &handle, &mut inner);
-                    handle.show(&inner.room, state.now_ms());
-                }
-                Ok(None) => {}
-                Err(e) => eprintln!("goref serve: game {}: not read again: {e:#}", handle.id),
-            }
+            catch_up_room(&state, &handle, &mut inner).await;
         }
         if !id.is_empty() {
             state
@@ -945,21 +951,8 @@ async fn store_and_apply(
         if let Err(e) = stored {
             if let StoreError::SeqTaken(_) = e {
                 // Another writer (a server on the same database) extended the game: this room
-                // is stale. The stored game takes its place, and everyone here is told.
-                match replay(state, &handle.id).await {
-                    Ok(Some((_, room))) => {
-                        handle.set_room(inner, room);
-                        schedule_timer(state, handle, inner);
-                        handle.show(&inner.room, state.now_ms());
-                    }
-                    Ok(None) => {}
-                    Err(reload) => {
-                        eprintln!(
-                            "goref serve: game {}: not read again: {reload:#}",
-                            handle.id
-                        );
-                    }
-                }
+                // is stale. It takes the stored events, and everyone here is told.
+                catch_up_room(state, handle, inner).await;
             }
             return Err(e);
         }

@@ -521,21 +521,36 @@ impl Lobby {
         rated: bool,
         creator: &str,
     ) -> Result<String, StartError> {
-        let config = request.config_between(&players, rated)?;
+        let id = self.open_between(request, &players, rated, creator).await?;
+        self.stopped_waiting(vec![players.black, players.white])
+            .await;
+        Ok(id)
+    }
+
+    /// Opens the game of `request` between `players` (through [`Games::open`]; the bus tells
+    /// both): its id.
+    async fn open_between(
+        &self,
+        request: &CreateRequest,
+        players: &Players,
+        rated: bool,
+        creator: &str,
+    ) -> Result<String, StartError> {
+        let config = request.config_between(players, rated)?;
         let opened = self
             .games
             .open(config, creator.to_string())
             .await
             .map_err(|_| StartError::NotCreated)?;
-        if let Err(e) = self
-            .store()
-            .stop_waiting(vec![players.black.clone(), players.white.clone()])
-            .await
-        {
+        Ok(opened.id)
+    }
+
+    /// Players given a game no longer wait (one store call for all), and the lobby is told.
+    async fn stopped_waiting(&self, names: Vec<String>) {
+        if let Err(e) = self.store().stop_waiting(names).await {
             eprintln!("goref serve: pairing: waiting flags not cleared: {e:#}");
         }
         self.games.bus().publish(BusEvent::Lobby).await;
-        Ok(opened.id)
     }
 
     /// Listens to the bus until the server stops (tells players of their games, sends the
@@ -776,26 +791,14 @@ impl Lobby {
                 Some(g) if with_cgos => g,
                 _ => &self.pairing.game,
             };
-            let opened = match game.config_between(&players, true) {
-                Ok(config) => self
-                    .games
-                    .open(config, "pairing".into())
-                    .await
-                    .map_err(|_| StartError::NotCreated),
-                Err(e) => Err(StartError::Settings(e)),
-            };
-            match opened {
+            match self.open_between(game, &players, true, "pairing").await {
                 Ok(_) => paired.extend([players.black, players.white]),
                 Err(e) => eprintln!("goref serve: pairing: {e}"),
             }
         }
-        if paired.is_empty() {
-            return;
+        if !paired.is_empty() {
+            self.stopped_waiting(paired).await;
         }
-        if let Err(e) = self.store().stop_waiting(paired).await {
-            eprintln!("goref serve: pairing: waiting flags not cleared: {e:#}");
-        }
-        self.games.bus().publish(BusEvent::Lobby).await;
     }
 
     async fn message(&self, member: &Member, msg: LobbyClientMessage) -> LobbyServerMessage {
