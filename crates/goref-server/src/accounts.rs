@@ -114,20 +114,73 @@ fn blocks(memory: &mut Vec<Block>, n: usize) -> &mut [Block] {
 /// with a working memory (19 MiB for goref's parameters) kept from one hash to the next. A fresh
 /// allocation per login would leave the allocator holding each one (glibc kept 354-470 MB after
 /// 40 logins); reused, the server's memory stays at its permits' worth.
+///
+/// A crowd logging in at once (a thousand programs after a restart) waits at most
+/// [`MAX_LOGINS_IN_FLIGHT`] deep: a login past that is refused at once
+/// ([`LoginError::Busy`], 503 with `Retry-After`) rather than queued for longer than its
+/// client waits, which would hash for nobody and make every later login later still.
 #[derive(Debug)]
 pub struct Hasher {
     permits: tokio::sync::Semaphore,
     memory: std::sync::Mutex<Vec<Vec<Block>>>,
+    /// Logins holding a [`Slot`].
+    in_flight: std::sync::atomic::AtomicUsize,
+    max_in_flight: usize,
+    at_once: usize,
+}
+
+/// The most logins checked or waiting to be at once (a few seconds of hashing on two cores).
+pub const MAX_LOGINS_IN_FLIGHT: usize = 64;
+
+/// A login's place among those in flight: held while it is checked, given back when dropped.
+#[derive(Debug)]
+pub struct Slot<'a>(&'a Hasher);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0
+            .in_flight
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 impl Hasher {
-    /// At most `permits` hashes at once.
+    /// At most `permits` hashes at once, and [`MAX_LOGINS_IN_FLIGHT`] logins in flight.
     #[must_use]
     pub fn new(permits: usize) -> Hasher {
+        Hasher::bounded(permits, MAX_LOGINS_IN_FLIGHT)
+    }
+
+    /// At most `permits` hashes at once, and `max_in_flight` logins in flight.
+    #[must_use]
+    pub fn bounded(permits: usize, max_in_flight: usize) -> Hasher {
         Hasher {
             permits: tokio::sync::Semaphore::new(permits.max(1)),
             memory: std::sync::Mutex::new(Vec::new()),
+            in_flight: std::sync::atomic::AtomicUsize::new(0),
+            max_in_flight: max_in_flight.max(1),
+            at_once: permits.max(1),
         }
+    }
+
+    /// A place for one more login, or [`LoginError::Busy`] when all are taken.
+    ///
+    /// # Errors
+    ///
+    /// [`LoginError::Busy`], with about the time the logins in flight take.
+    pub fn reserve(&self) -> Result<Slot<'_>, LoginError> {
+        let before = self
+            .in_flight
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let slot = Slot(self);
+        if before >= self.max_in_flight {
+            // About 30 ms a hash, `permits` at a time: the queue's length drains in this.
+            let retry_after_s = (before as u64 * 30 / self.at_once as u64)
+                .div_ceil(1000)
+                .clamp(1, 30);
+            return Err(LoginError::Busy { retry_after_s });
+        }
+        Ok(slot)
     }
 
     /// Runs `work` with a permit and a working memory, on a blocking thread.
@@ -226,6 +279,7 @@ impl Accounts {
     ) -> Result<(String, Account), LoginError> {
         check_name(&request.name)?;
         check_password(&request.password)?;
+        let _slot = self.hasher.reserve()?;
         let storage = |e: StoreError| LoginError::Storage(format!("{e:#}"));
         let now = self.clock.now_ms();
         let guess = self
@@ -348,6 +402,26 @@ mod tests {
         let (a, b) = tokio::join!(hasher.verify("secret-5", &phc), hasher.verify("nope", &phc));
         assert!(a && !b);
         assert!(hasher.memory.lock().unwrap().len() <= 2);
+    }
+
+    #[test]
+    fn logins_past_the_bound_are_refused_at_once_and_their_places_come_back() {
+        let hasher = Hasher::bounded(2, 3);
+        let mut held: Vec<_> = (0..3).map(|_| hasher.reserve().unwrap()).collect();
+        let Err(LoginError::Busy { retry_after_s }) = hasher.reserve() else {
+            panic!("a fourth login in flight is refused");
+        };
+        assert!((1..=30).contains(&retry_after_s), "{retry_after_s}");
+        // The refused one held no place: one login ending lets exactly one more in.
+        drop(held.pop());
+        let again = hasher.reserve().expect("a place came back");
+        assert!(hasher.reserve().is_err());
+        drop(again);
+        drop(held);
+        assert_eq!(
+            hasher.in_flight.load(std::sync::atomic::Ordering::SeqCst),
+            0
+        );
     }
 
     #[test]

@@ -123,6 +123,7 @@ fn login_refusal(e: &LoginError) -> String {
             "Sorry, password doesn't match".into()
         }
         LoginError::TooManyAttempts => "too many logins: try again later".into(),
+        LoginError::Busy { .. } => "the server is busy with other logins: try again".into(),
         LoginError::Storage(_) => "the server cannot log you in now: try again later".into(),
     }
 }

@@ -109,6 +109,9 @@ pub struct Player {
     /// Read only the type and version of states (for load tests: parsing whole states costs
     /// more than the server's work).
     pub light: bool,
+    /// Changes ([`ServerMessage::Moved`]) applied to [`Player::state`] (opened with
+    /// [`Player::connect_changes`]).
+    pub changes_applied: usize,
 }
 
 /// The head of a message, read without the rest.
@@ -139,6 +142,20 @@ impl Player {
         Player::open(addr, id, query).await
     }
 
+    /// As [`Player::connect`], asking for what each move changed instead of the whole state
+    /// (`?changes=1`); [`Player::state`] is kept whole by applying them.
+    pub async fn connect_changes(
+        addr: SocketAddr,
+        id: &str,
+        secret: Option<&str>,
+    ) -> Result<Player> {
+        let query = match secret {
+            Some(s) => format!("secret={s}&changes=1"),
+            None => "changes=1".to_string(),
+        };
+        Player::open(addr, id, Some(query)).await
+    }
+
     /// Connects to game `id` as the account of session `token` (its seat, if it plays).
     pub async fn connect_as(addr: SocketAddr, id: &str, token: &str) -> Result<Player> {
         Player::open(addr, id, Some(format!("token={token}"))).await
@@ -161,6 +178,7 @@ impl Player {
             state: Value::Null,
             state_version: 0,
             light: false,
+            changes_applied: 0,
         };
         let hello = player.receive().await?;
         let Incoming::Other(ServerMessage::Hello { seat, .. }) = hello.message else {
@@ -201,7 +219,7 @@ impl Player {
             };
             if self.light {
                 let head: Head = serde_json::from_str(text.as_str())?;
-                if head.kind == "state" {
+                if head.kind == "state" || head.kind == "moved" {
                     let v = head.version.unwrap_or_default();
                     self.version = self.version.max(v);
                     self.state_version = self.version;
@@ -216,6 +234,25 @@ impl Player {
             let message = ServerMessage::deserialize(&raw)
                 .with_context(|| format!("not a message of the game: {raw}"))?;
             let message = match message {
+                ServerMessage::Moved(change) => {
+                    if change.version <= self.state_version {
+                        continue;
+                    }
+                    if self.state_version != change.from || self.state.is_null() {
+                        // A change of a state this player has not: the whole, please.
+                        self.send_text(&json!({"type": "sync"}).to_string()).await?;
+                        continue;
+                    }
+                    let mut view = self.view()?;
+                    view.apply(&change);
+                    self.state = serde_json::to_value(ServerMessage::State(Box::new(view)))?;
+                    self.state_version = change.version;
+                    self.version = self.version.max(change.version);
+                    self.changes_applied += 1;
+                    Incoming::State {
+                        version: change.version,
+                    }
+                }
                 ServerMessage::State(view) => {
                     let version = view.version;
                     self.version = self.version.max(version);

@@ -107,6 +107,7 @@ impl ApiError {
                 LoginError::UnknownAccount => StatusCode::NOT_FOUND,
                 LoginError::WrongPassword => StatusCode::FORBIDDEN,
                 LoginError::TooManyAttempts => StatusCode::TOO_MANY_REQUESTS,
+                LoginError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
                 LoginError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
             },
             ApiError::BadToken(_) => StatusCode::UNAUTHORIZED,
@@ -129,6 +130,7 @@ impl ApiError {
         match self {
             // Failed guesses are forgotten after the throttle's window, a minute.
             ApiError::Login(LoginError::TooManyAttempts) => Some(60),
+            ApiError::Login(LoginError::Busy { retry_after_s }) => Some(*retry_after_s),
             // A tournament or a lobby connection ends first.
             ApiError::TooManyTournaments => Some(60),
             ApiError::TooManyLobbyConnections { .. } => Some(5),

@@ -15,7 +15,7 @@
 //! timer flags are all computed from the stored events at that clock's now.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -546,7 +546,9 @@ struct RoomHandle {
     id: String,
     secret_hashes: ByColor<String>,
     inner: tokio::sync::Mutex<RoomInner>,
-    tx: broadcast::Sender<Arc<str>>,
+    tx: broadcast::Sender<Shown>,
+    /// Open connections that take whole states only (they did not ask for changes).
+    wholes: AtomicUsize,
     /// The room's version each time its room changes (stored here, or read again after
     /// another server stored an event): what [`RoomWatch`] wakes on. A watch, never a queue:
     /// a follower that falls behind reads the room as it is now, and misses nothing.
@@ -575,7 +577,7 @@ impl RoomHandle {
             spectators: counts[2],
         }
         .to_text();
-        let _ = self.tx.send(text.into());
+        let _ = self.tx.send(Shown::All(text.into()));
         counts.iter().sum()
     }
 }
@@ -586,18 +588,64 @@ struct RoomInner {
 
 impl RoomHandle {
     /// Takes `room` as the room's state now (the caller holds `inner`) and wakes its
-    /// [`RoomWatch`]es.
-    fn set_room(&self, inner: &mut RoomInner, room: Room) {
-        inner.room = room;
+    /// [`RoomWatch`]es; returns the room before.
+    fn set_room(&self, inner: &mut RoomInner, room: Room) -> Room {
+        let before = std::mem::replace(&mut inner.room, room);
         self.version.send_replace(inner.room.version());
+        before
     }
 
-    /// Sends the room's whole state to the game's WebSockets here, if any is open (a game only
-    /// programs of CGOS's door play makes no text per move).
-    fn show(&self, room: &Room, now_ms: u64) {
-        if self.tx.receiver_count() > 0 {
-            let _ = self.tx.send(state_text(room, &self.id, now_ms).into());
+    /// Shows the room to the game's WebSockets here, if any is open (a game only programs of
+    /// CGOS's door play makes no text per move): what the moves since `before` changed to the
+    /// connections that asked for changes, when it is only moves
+    /// ([`Room::moved_since`]), and the whole state to the others (made only if one is open).
+    fn show(&self, before: Option<&Room>, room: &Room, now_ms: u64) {
+        let open = self.tx.receiver_count();
+        if open == 0 {
+            return;
         }
+        let wholes = self.wholes.load(Ordering::SeqCst);
+        let change = before
+            .filter(|_| open > wholes)
+            .and_then(|before| room.moved_since(before, now_ms));
+        let whole = || -> Arc<str> { state_text(room, &self.id, now_ms).into() };
+        let _ = self.tx.send(match change {
+            Some(change) => Shown::Moved {
+                change: ServerMessage::Moved(Box::new(change)).to_text().into(),
+                whole: (wholes > 0).then(whole),
+            },
+            None => Shown::All(whole()),
+        });
+    }
+}
+
+/// What a room's connections are sent.
+#[derive(Clone, Debug)]
+enum Shown {
+    /// The same text for every connection: who is there, or the whole state after a change
+    /// that is not only moves.
+    All(Arc<str>),
+    /// After moves: their change, and the whole state (made only when a connection that did
+    /// not ask for changes was open).
+    Moved {
+        change: Arc<str>,
+        whole: Option<Arc<str>>,
+    },
+}
+
+/// Counts a connection that takes whole states only while it lives.
+struct TakesWholes(Arc<RoomHandle>);
+
+impl TakesWholes {
+    fn new(handle: Arc<RoomHandle>) -> TakesWholes {
+        handle.wholes.fetch_add(1, Ordering::SeqCst);
+        TakesWholes(handle)
+    }
+}
+
+impl Drop for TakesWholes {
+    fn drop(&mut self) {
+        self.0.wholes.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -640,6 +688,7 @@ fn new_handle(stored: StoredGame, room: Room) -> Arc<RoomHandle> {
         secret_hashes: stored.secret_hashes,
         inner: tokio::sync::Mutex::new(RoomInner { room }),
         tx,
+        wholes: AtomicUsize::new(0),
         version,
         present: Mutex::new([0; 3]),
     })
@@ -705,9 +754,9 @@ async fn caught_up(state: &Arc<Games>, id: &str, room: &Room) -> Result<Option<R
 async fn catch_up_room(state: &Arc<Games>, handle: &Arc<RoomHandle>, inner: &mut RoomInner) {
     match caught_up(state, &handle.id, &inner.room).await {
         Ok(Some(room)) => {
-            handle.set_room(inner, room);
+            let before = handle.set_room(inner, room);
             schedule_timer(state, handle, inner);
-            handle.show(&inner.room, state.now_ms());
+            handle.show(Some(&before), &inner.room, state.now_ms());
         }
         Ok(None) => {}
         Err(e) => eprintln!("goref serve: game {}: not read again: {e:#}", handle.id),
@@ -943,6 +992,8 @@ async fn store_and_apply(
     next: Room,
 ) -> Result<u64, StoreError> {
     let mut pending = Some((event, next));
+    // The room before the first event, that the connections were shown.
+    let mut shown: Option<Room> = None;
     while let Some((event, next)) = pending.take() {
         let stored = state
             .store
@@ -957,7 +1008,8 @@ async fn store_and_apply(
             return Err(e);
         }
         state.appends.fetch_add(1, Ordering::SeqCst);
-        handle.set_room(inner, next);
+        let before = handle.set_room(inner, next);
+        shown.get_or_insert(before);
         state
             .bus
             .publish(BusEvent::Game(GameEvent::Changed {
@@ -981,7 +1033,7 @@ async fn store_and_apply(
             .await;
     }
     schedule_timer(state, handle, inner);
-    handle.show(&inner.room, state.now_ms());
+    handle.show(shown.as_ref(), &inner.room, state.now_ms());
     Ok(inner.room.version())
 }
 

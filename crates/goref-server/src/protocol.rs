@@ -346,8 +346,14 @@ pub enum ServerMessage {
         lag_allowance_ms: u64,
     },
     /// The whole state, on connecting and after every change (also the body of
-    /// `GET /api/games/ID`).
+    /// `GET /api/games/ID`); to a connection that asked for changes (`?changes=1`), after
+    /// every change that is not a [`ServerMessage::Moved`].
     State(Box<StateView>),
+    /// What a move or pass of the play phase changed, sent in place of the whole state to a
+    /// connection that asked for changes (`?changes=1`): applied to the state at `from`
+    /// ([`StateView::apply`]) it gives the state at `version`. A client holding another
+    /// version sends `sync` and gets the whole state.
+    Moved(Box<MovedView>),
     /// Who is connected: Black's and White's connections, and spectators.
     Presence {
         #[serde(rename = "B")]
@@ -449,6 +455,68 @@ pub struct StateView {
     /// Notes for the record.
     pub notes: Vec<NoteView>,
 }
+
+impl StateView {
+    /// Applies a change: `true` when it was made (this state was at `moved.from`), `false`
+    /// when this state is at another version (nothing is changed: ask for the whole state).
+    pub fn apply(&mut self, moved: &MovedView) -> bool {
+        if self.version != moved.from {
+            return false;
+        }
+        let set = |grid: &mut Vec<Vec<i8>>, cells: &[Cell]| {
+            for &Cell(x, y, v) in cells {
+                if let Some(c) = grid.get_mut(y).and_then(|row| row.get_mut(x)) {
+                    *c = v;
+                }
+            }
+        };
+        set(&mut self.board, &moved.board);
+        set(&mut self.territory, &moved.territory);
+        self.version = moved.version;
+        self.need = moved.need.clone();
+        self.to_move = moved.to_move;
+        self.moves.extend(moved.moves.iter().cloned());
+        self.captures = moved.captures;
+        self.ko = moved.ko;
+        self.score = moved.score.clone();
+        self.clocks = moved.clocks;
+        true
+    }
+}
+
+/// What moves of the play phase changed ([`ServerMessage::Moved`]): every field of the state
+/// that they change, the rest (the phase, the settings, the notes, ...) unchanged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MovedView {
+    /// The version this applies to.
+    pub from: u64,
+    /// The version it gives.
+    pub version: u64,
+    /// What the referee waits for now.
+    pub need: Need,
+    /// Who moves next.
+    pub to_move: Side,
+    /// The moves played since `from`, in order (appended to the state's).
+    pub moves: Vec<MoveView>,
+    /// The points of the board that changed, as they are now: the stone played and those it
+    /// captured.
+    pub board: Vec<Cell>,
+    /// The points whose owner changed (as [`StateView::territory`]).
+    pub territory: Vec<Cell>,
+    /// Stones each side has captured.
+    pub captures: PerSide<u32>,
+    /// The point the basic-ko rule forbids now.
+    pub ko: Option<Xy>,
+    /// The area score now.
+    pub score: ScoreView,
+    /// The clocks as shown now.
+    pub clocks: ClocksView,
+}
+
+/// A point and what it holds, `[x, y, v]` on the wire: column from the left, row from the
+/// top, and the grid's value there (1 Black, -1 White, 0 empty or no one's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cell(pub usize, pub usize, pub i8);
 
 /// What the referee waits for (so a program answers `need` and nothing else).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -969,6 +1037,12 @@ pub enum LoginError {
     WrongPassword,
     /// Too many failed logins for this name or address: try later.
     TooManyAttempts,
+    /// The server has more passwords to check than it can in a few seconds (a crowd logging
+    /// in at once): try again after `retry_after_s`.
+    Busy {
+        /// Whole seconds to wait.
+        retry_after_s: u64,
+    },
     /// The account could not be read or written.
     Storage(String),
 }
@@ -983,6 +1057,7 @@ impl LoginError {
             LoginError::UnknownAccount => "unknown_account",
             LoginError::WrongPassword => "wrong_password",
             LoginError::TooManyAttempts => "too_many_attempts",
+            LoginError::Busy { .. } => "busy",
             LoginError::Storage(_) => "storage",
         }
     }
@@ -1002,6 +1077,10 @@ impl std::fmt::Display for LoginError {
             LoginError::UnknownAccount => f.write_str("no account has this name"),
             LoginError::WrongPassword => f.write_str("wrong password for this account"),
             LoginError::TooManyAttempts => f.write_str("too many failed logins: try later"),
+            LoginError::Busy { retry_after_s } => write!(
+                f,
+                "the server is busy with other logins: try again in {retry_after_s} s"
+            ),
             LoginError::Storage(e) => write!(f, "accounts could not be read or written: {e}"),
         }
     }

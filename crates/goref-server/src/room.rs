@@ -30,8 +30,50 @@ pub use crate::protocol::{
     MAX_COMMENT, MAX_NAME, MAX_REASON, MAX_SECONDS,
 };
 use crate::protocol::{
-    ClockView, ClocksView, CopyView, MoveView, Need as NeedView, NoteView, ScoreView, StateView, Xy,
+    Cell, ClockView, ClocksView, CopyView, MoveView, MovedView, Need as NeedView, NoteView,
+    ScoreView, StateView, Xy,
 };
+
+/// A grid's value for a point's colour: 1 Black, -1 White, 0 none.
+fn sign(c: Option<Color>) -> i8 {
+    match c {
+        Some(Color::Black) => 1,
+        Some(Color::White) => -1,
+        None => 0,
+    }
+}
+
+/// A point as `[x, y]`.
+fn xy(geometry: &Geometry, p: Point) -> Xy {
+    let (x, y) = geometry.coords(p).expect("rect");
+    [x, y]
+}
+
+/// A move as the state shows it.
+fn move_view(geometry: &Geometry, &(c, m): &(Color, Move)) -> MoveView {
+    match m {
+        Move::Pass => MoveView {
+            color: Side::from(c),
+            point: None,
+            name: "pass".into(),
+        },
+        Move::Play(p) => MoveView {
+            color: Side::from(c),
+            point: Some(xy(geometry, p)),
+            name: geometry.name(p),
+        },
+    }
+}
+
+/// An area score as the state shows it.
+fn score_view(score: &goref_rules::Score) -> ScoreView {
+    ScoreView {
+        black: score.black,
+        white: score.white,
+        komi: score.komi.as_f64(),
+        result: score.outcome().to_sgf(),
+    }
+}
 
 /// Why a game's settings are refused.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -908,74 +950,68 @@ impl Room {
         Ok(())
     }
 
-    /// The whole state, as the page shows it, at `now_ms`.
+    /// What the moves since `before` (this game, earlier) changed, for a client that holds
+    /// `before`'s state: `None` unless both are in the play phase on the main board with the
+    /// same notes, this one moves on from `before` by moves only, and nothing else that the
+    /// state shows changed (then the whole state is sent). `before.view(..)` with the result
+    /// applied ([`StateView::apply`]) is `self.view(..)` at the same `now_ms`.
     #[must_use]
-    pub fn view(&self, id: &str, now_ms: u64) -> StateView {
-        let r = &self.referee;
-        let game = r.game();
+    pub fn moved_since(&self, before: &Room, now_ms: u64) -> Option<MovedView> {
+        let (r, was) = (&self.referee, &before.referee);
+        let (game, old) = (r.game(), was.game());
+        let in_play = |room: &Room| {
+            room.phase() == Phase::Play
+                && room.referee.copy().is_none()
+                && room.referee.agreement().is_none()
+                && matches!(room.referee.need(), Need::Move { .. })
+        };
+        if !in_play(self)
+            || !in_play(before)
+            || r.notes().len() != was.notes().len()
+            || self.config != before.config
+            || game.moves().len() <= old.moves().len()
+            || game.moves()[..old.moves().len()] != old.moves()[..]
+        {
+            return None;
+        }
         let geometry = game.geometry();
-        let grid = |f: &dyn Fn(Point) -> i8| -> Vec<Vec<i8>> {
-            (0..self.config.height)
-                .map(|y| {
-                    (0..self.config.width)
-                        .map(|x| f(geometry.at(x, y).expect("on board")))
-                        .collect()
-                })
-                .collect()
-        };
-        let sign = |c: Option<Color>| match c {
-            Some(Color::Black) => 1,
-            Some(Color::White) => -1,
-            None => 0,
-        };
-        let rows = |board: &Board| grid(&|p| sign(board.get(p)));
-        let xy = |p: Point| -> Xy {
-            let (x, y) = geometry.coords(p).expect("rect");
-            [x, y]
-        };
-        let move_view = |&(c, m): &(Color, Move)| match m {
-            Move::Pass => MoveView {
-                color: Side::from(c),
-                point: None,
-                name: "pass".into(),
-            },
-            Move::Play(p) => MoveView {
-                color: Side::from(c),
-                point: Some(xy(p)),
-                name: geometry.name(p),
-            },
-        };
-        let marked: Dead = r
-            .agreement()
-            .map(|a| a.marked().clone())
-            .unwrap_or_default();
-        let finished = self.finished();
-        let dead = finished.as_ref().map_or(&marked, |f| &f.dead);
-        let cleared = goref_referee::marking::without(game.board(), dead);
-        let score = goref_referee::area_score(game, dead);
-        let owners = cleared.territory();
-        let now = Duration::from_millis(now_ms);
-        let clock = |c: Color| {
-            let shown = r.clock().shown(c, now);
-            ClockView {
-                main_ms: ms(shown.main),
-                periods: shown.periods,
+        let cells = |a: &dyn Fn(Point) -> i8, b: &dyn Fn(Point) -> i8| -> Vec<Cell> {
+            let mut changed = Vec::new();
+            for y in 0..self.config.height {
+                for x in 0..self.config.width {
+                    let p = geometry.at(x, y).expect("on board");
+                    let v = b(p);
+                    if a(p) != v {
+                        changed.push(Cell(x, y, v));
+                    }
+                }
             }
+            changed
         };
-        let in_play = r.board_in_play();
-        let (lists_given, disputed) = match r.need() {
-            Need::DeadLists { missing } => (missing.map(|m| !m), Dead::new()),
-            Need::Adjudication { disputed, .. } => (ByColor::default(), disputed),
-            _ => (ByColor::default(), Dead::new()),
-        };
-        let copy = r.copy().map(|c| CopyView {
-            board: rows(c.board()),
-            moves: c.moves()[game.moves().len()..]
+        let (owners, owned) = (old.board().territory(), game.board().territory());
+        Some(MovedView {
+            from: before.version,
+            version: self.version,
+            need: self.need_view(),
+            to_move: Side::from(r.board_in_play().to_move()),
+            moves: game.moves()[old.moves().len()..]
                 .iter()
-                .map(move_view)
+                .map(|m| move_view(geometry, m))
                 .collect(),
-        });
-        let need = match r.need() {
+            board: cells(&|p| sign(old.board().get(p)), &|p| {
+                sign(game.board().get(p))
+            }),
+            territory: cells(&|p| sign(owners[p.index()]), &|p| sign(owned[p.index()])),
+            captures: game.captures().into(),
+            ko: r.board_in_play().ko().map(|k| xy(geometry, k.point)),
+            score: score_view(&goref_referee::area_score(game, &Dead::new())),
+            clocks: self.clocks_view(now_ms),
+        })
+    }
+
+    /// What the referee waits for, as the state shows it.
+    fn need_view(&self) -> NeedView {
+        match self.referee.need() {
             Need::Move {
                 color,
                 resumed,
@@ -996,10 +1032,73 @@ impl Room {
             },
             Need::Adjudication { .. } => NeedView::Adjudication,
             Need::Over => NeedView::Over,
+        }
+    }
+
+    /// The clocks as shown at `now_ms`.
+    fn clocks_view(&self, now_ms: u64) -> ClocksView {
+        let r = &self.referee;
+        let now = Duration::from_millis(now_ms);
+        let clock = |c: Color| {
+            let shown = r.clock().shown(c, now);
+            ClockView {
+                main_ms: ms(shown.main),
+                periods: shown.periods,
+            }
         };
+        ClocksView {
+            black: clock(Color::Black),
+            white: clock(Color::White),
+            running: r
+                .clock()
+                .running()
+                .filter(|_| self.closed.is_none())
+                .map(Side::from),
+        }
+    }
+
+    /// The whole state, as the page shows it, at `now_ms`.
+    #[must_use]
+    pub fn view(&self, id: &str, now_ms: u64) -> StateView {
+        let r = &self.referee;
+        let game = r.game();
+        let geometry = game.geometry();
+        let grid = |f: &dyn Fn(Point) -> i8| -> Vec<Vec<i8>> {
+            (0..self.config.height)
+                .map(|y| {
+                    (0..self.config.width)
+                        .map(|x| f(geometry.at(x, y).expect("on board")))
+                        .collect()
+                })
+                .collect()
+        };
+        let rows = |board: &Board| grid(&|p| sign(board.get(p)));
+        let marked: Dead = r
+            .agreement()
+            .map(|a| a.marked().clone())
+            .unwrap_or_default();
+        let finished = self.finished();
+        let dead = finished.as_ref().map_or(&marked, |f| &f.dead);
+        let cleared = goref_referee::marking::without(game.board(), dead);
+        let score = goref_referee::area_score(game, dead);
+        let owners = cleared.territory();
+        let in_play = r.board_in_play();
+        let (lists_given, disputed) = match r.need() {
+            Need::DeadLists { missing } => (missing.map(|m| !m), Dead::new()),
+            Need::Adjudication { disputed, .. } => (ByColor::default(), disputed),
+            _ => (ByColor::default(), Dead::new()),
+        };
+        let copy = r.copy().map(|c| CopyView {
+            board: rows(c.board()),
+            moves: c.moves()[game.moves().len()..]
+                .iter()
+                .map(|m| move_view(geometry, m))
+                .collect(),
+        });
+        let points = |dead: &Dead| dead.iter().map(|&p| xy(geometry, p)).collect();
         StateView {
             id: id.to_string(),
-            need,
+            need: self.need_view(),
             version: self.version,
             config: self.config.clone(),
             time_text: self.config.time.to_string(),
@@ -1009,29 +1108,20 @@ impl Room {
             copy,
             to_move: Side::from(in_play.to_move()),
             to_act: r.agreement().map(|a| Side::from(a.to_act())),
-            moves: game.moves().iter().map(move_view).collect(),
+            moves: game
+                .moves()
+                .iter()
+                .map(|m| move_view(geometry, m))
+                .collect(),
             captures: game.captures().into(),
-            ko: in_play.ko().map(|k| xy(k.point)),
-            marked: marked.iter().map(|&p| xy(p)).collect(),
-            dead: dead.iter().map(|&p| xy(p)).collect(),
-            disputed: disputed.iter().map(|&p| xy(p)).collect(),
+            ko: in_play.ko().map(|k| xy(geometry, k.point)),
+            marked: points(&marked),
+            dead: points(dead),
+            disputed: points(&disputed),
             territory: grid(&|p| sign(owners[p.index()])),
-            score: ScoreView {
-                black: score.black,
-                white: score.white,
-                komi: score.komi.as_f64(),
-                result: score.outcome().to_sgf(),
-            },
+            score: score_view(&score),
             lists_given: lists_given.into(),
-            clocks: ClocksView {
-                black: clock(Color::Black),
-                white: clock(Color::White),
-                running: r
-                    .clock()
-                    .running()
-                    .filter(|_| self.closed.is_none())
-                    .map(Side::from),
-            },
+            clocks: self.clocks_view(now_ms),
             result: finished.as_ref().map(|f| f.result.to_sgf()),
             ending: finished.as_ref().map(|f| f.ending.clone()),
             notes: r
@@ -1071,6 +1161,84 @@ impl Room {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// A change sent for a move ([`Room::moved_since`]), applied to the state before it
+        /// ([`StateView::apply`]), is the state after it, field by field, on random games
+        /// (with captures, kos, passes, byo-yomi clocks, and ends); and every move that leaves
+        /// the game in play with nothing else changed is sent as a change, not as the whole.
+        #[test]
+        fn a_moves_change_applied_to_the_state_before_it_is_the_state_after_it(
+            seed in any::<u64>(),
+            width in 2usize..8,
+            height in 2usize..8,
+            rules in prop::sample::select(vec!["tromp-taylor", "nstt", "olympiad"]),
+        ) {
+            let request = CreateRequest {
+                width: Some(width),
+                height: Some(height),
+                rules: Some(rules.to_string()),
+                time: Some(TimeControl::ByoYomi {
+                    main: Duration::from_secs(20),
+                    period: Duration::from_secs(5),
+                    periods: 3,
+                }),
+                ..CreateRequest::default()
+            };
+            let mut room = Room::new(request.config().unwrap(), 1_000, 0).unwrap();
+            let mut rng = goref_rules::playout::Rng::new(seed);
+            let mut candidates = Vec::new();
+            let (mut now, mut changes) = (1_000u64, 0usize);
+            for _ in 0..200 {
+                if room.phase() != Phase::Play {
+                    break;
+                }
+                let by = room.referee().game().to_move();
+                let act = match rng.below(10) {
+                    0 => Act::Pass,
+                    _ => match goref_rules::playout::random_move(
+                        room.referee().game(),
+                        &mut rng,
+                        &mut candidates,
+                    ) {
+                        Move::Pass => Act::Pass,
+                        Move::Play(p) => {
+                            let (x, y) = room.referee().game().geometry().coords(p).unwrap();
+                            Act::Play { x, y }
+                        }
+                    },
+                };
+                // Now and then a turn overruns a byo-yomi period, or the last one.
+                let longest = if rng.below(20) == 0 { 20_000 } else { 4_000 };
+                now += rng.below(longest) as u64;
+                let Ok((_, next)) = room.prepare(Some(by), act, now, None) else {
+                    break;
+                };
+                let after = next.view("g", now);
+                match next.moved_since(&room, now) {
+                    Some(moved) => {
+                        let mut state = room.view("g", now);
+                        prop_assert!(state.apply(&moved));
+                        prop_assert_eq!(&state, &after);
+                        // A client at another version is told nothing.
+                        prop_assert!(!state.apply(&moved));
+                        changes += 1;
+                    }
+                    None => prop_assert!(
+                        next.phase() != Phase::Play
+                            || next.referee().notes().len() != room.referee().notes().len(),
+                        "a plain move was sent whole: {:?}",
+                        after.moves.last()
+                    ),
+                }
+                room = next;
+            }
+            prop_assert!(changes > 0 || width * height < 3);
+        }
+    }
 
     fn room() -> Room {
         let request = CreateRequest {

@@ -637,13 +637,17 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<(TypedJob, Answer)>) {
         }
         let mut answers = Vec::with_capacity(batch.len());
         let outcome = (|| -> Result<()> {
-            let mut tx = conn.transaction()?;
+            let tx = conn.transaction()?;
             for (job, answer) in batch {
+                // The savepoint's statements are cached: parsed once, not once a job.
                 let result = (|| -> Result<(), StoreError> {
-                    let sp = tx.savepoint()?;
-                    job(&sp)?;
-                    sp.commit()?;
-                    Ok(())
+                    tx.prepare_cached("SAVEPOINT job")?.execute([])?;
+                    let done = job(&tx);
+                    if done.is_err() {
+                        tx.prepare_cached("ROLLBACK TO job")?.execute([])?;
+                    }
+                    tx.prepare_cached("RELEASE job")?.execute([])?;
+                    done
                 })();
                 answers.push((answer, result));
             }

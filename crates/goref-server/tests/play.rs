@@ -348,6 +348,67 @@ async fn reconnecting_players_and_spectators_get_the_whole_state_live() {
     assert_eq!(seen["moves"][3]["name"], "A5");
 }
 
+/// A player that asked for changes (`?changes=1`) keeps, by applying them, the same state as
+/// one that gets the whole state after every move: through captures, a ko, passes, a
+/// reconnection in the middle, and the end of the play phase (sent whole).
+#[tokio::test]
+async fn changes_applied_give_the_whole_state_after_every_move() {
+    let s = server().await;
+    let mut t = table(s.addr, five_by_five("tromp")).await;
+    let secret = t.created["black"]["secret"].as_str().unwrap().to_string();
+    let old = std::mem::replace(
+        &mut t.black,
+        Player::connect_changes(s.addr, &t.id, Some(&secret))
+            .await
+            .unwrap(),
+    );
+    old.close().await;
+    let mut spectator = Player::connect(s.addr, &t.id, None).await.unwrap();
+    // White's stone at (1, 1) is captured; a ko at (2, 1); then passes to the end.
+    let moves = [
+        p(1, 0),
+        p(1, 1),
+        p(0, 1),
+        p(2, 1),
+        p(1, 2),
+        p(3, 3),
+        p(2, 0),
+        p(4, 4),
+        p(3, 1),
+        None,
+        None,
+    ];
+    let mut side = "B";
+    for (i, m) in moves.iter().enumerate() {
+        let msg = match m {
+            Some((x, y)) => json!({"type": "play", "x": x, "y": y}),
+            None => json!({"type": "pass"}),
+        };
+        t.ok(side, msg).await;
+        side = if side == "B" { "W" } else { "B" };
+        let v = t.sync().await;
+        let whole = spectator.wait_version(v).await.unwrap();
+        assert_eq!(t.black.state, whole, "after move {i}");
+        if i == 4 {
+            // Connected again mid-game: the whole state, then changes again.
+            let old = std::mem::replace(
+                &mut t.black,
+                Player::connect_changes(s.addr, &t.id, Some(&secret))
+                    .await
+                    .unwrap(),
+            );
+            old.close().await;
+        }
+    }
+    // Two passes end the play phase (here in marking): sent whole, and the same.
+    assert_eq!(t.black.state["phase"], "marking");
+    assert!(
+        t.black.changes_applied >= 5,
+        "{} changes",
+        t.black.changes_applied
+    );
+}
+
 #[tokio::test]
 async fn fischer_clocks_are_kept_by_the_server() {
     let s = server().await;

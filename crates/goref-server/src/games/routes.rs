@@ -107,6 +107,9 @@ struct WsQuery {
     secret: Option<String>,
     /// A session token: the seat of the account, if it plays this game.
     token: Option<String>,
+    /// `1`: after a move, send what it changed ([`ServerMessage::Moved`]) instead of the
+    /// whole state.
+    changes: Option<String>,
 }
 
 async fn game_ws(
@@ -147,10 +150,11 @@ async fn game_ws(
             }
         }
     };
+    let changes = matches!(q.changes.as_deref(), Some("1" | "true"));
     // Small read buffers: the default (128 KiB, zeroed as it is used) costs more than the
     // messages, which are a few hundred bytes.
     ws.max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
         .read_buffer_size(4096)
-        .on_upgrade(move |socket| connection(state, handle, seat, socket))
+        .on_upgrade(move |socket| connection(state, handle, seat, changes, socket))
 }

@@ -1,5 +1,6 @@
 //! A game's WebSocket: the greeting and the state, then each message answered (an `ack` once
-//! the event is stored, or an `error`) and every change of the room sent as it comes; a
+//! the event is stored, or an `error`) and every change of the room sent as it comes (the
+//! whole state, or with `?changes=1` what a move changed); a
 //! connection is rate-limited by its [`MessageBucket`] on the injected clock, and kept alive by pings.
 
 use super::*;
@@ -46,8 +47,10 @@ pub(super) async fn connection(
     state: Arc<Games>,
     handle: Arc<RoomHandle>,
     seat: Option<Color>,
+    changes: bool,
     mut socket: WebSocket,
 ) {
+    let _wholes = (!changes).then(|| TakesWholes::new(handle.clone()));
     let mut rx = handle.tx.subscribe();
     let (hello, view) = {
         let inner = handle.inner.lock().await;
@@ -117,8 +120,11 @@ pub(super) async fn connection(
             }
             update = rx.recv() => {
                 let text: Arc<str> = match update {
-                    Ok(t) => t,
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                    Ok(Shown::All(t)) => t,
+                    Ok(Shown::Moved { change, .. }) if changes => change,
+                    Ok(Shown::Moved { whole: Some(t), .. }) => t,
+                    // Opened as the change was made: the state as it is now.
+                    Ok(Shown::Moved { whole: None, .. }) | Err(broadcast::error::RecvError::Lagged(_)) => {
                         let inner = handle.inner.lock().await;
                         state_text(&inner.room, &handle.id, state.now_ms()).into()
                     }

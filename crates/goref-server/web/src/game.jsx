@@ -4,7 +4,7 @@
 // reviewed move by move.
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { BoundedGoban } from "@sabaki/shudan";
-import { clockText, durationText, replay, runningClock, wouldBeText } from "./util.js";
+import { applyMoved, clockText, durationText, replay, runningClock, wouldBeText } from "./util.js";
 import { api, checkSession, getSession, useSession } from "./session.js";
 import { PlayerName } from "./parts.jsx";
 
@@ -111,7 +111,7 @@ export function Game({ id }) {
         : token
           ? `?token=${encodeURIComponent(token)}`
           : "";
-      const sock = new WebSocket(`${proto}://${location.host}/api/games/${id}/ws${q}`);
+      const sock = new WebSocket(`${proto}://${location.host}/api/games/${id}/ws${q}${q ? "&" : "?"}changes=1`);
       let hello = false;
       ws.current = sock;
       sock.onopen = () => {
@@ -129,6 +129,17 @@ export function Game({ id }) {
           latest.current = m;
           setState(m);
           if (m.phase !== "dead_lists") setDeadList([]);
+        } else if (m.type === "moved") {
+          // What a move changed; a change of a state this page has not: the whole, please.
+          if (latest.current && m.version <= latest.current.version) return;
+          const next = applyMoved(latest.current, m);
+          if (!next) {
+            sock.send(JSON.stringify({ type: "sync" }));
+            return;
+          }
+          received.current = performance.now();
+          latest.current = next;
+          setState(next);
         } else if (m.type === "presence") setPresence(m);
         else if (m.type === "error") setMessage(m.message);
         else if (m.type === "ack") setMessage("");

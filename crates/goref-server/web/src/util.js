@@ -174,3 +174,29 @@ export function applyLobbyDelta(lobby, delta) {
     challenges: [...challenges.entries()].sort(byKey).map((e) => e[1]),
   };
 }
+
+// The state after a `moved` change (what moves of the play phase changed, sent by the game's
+// WebSocket opened with `changes=1`), or null when `state` is not the one it changes (at
+// another version): then the page asks for the whole state (`sync`). The same fields as the
+// server's StateView::apply, and `state` itself unchanged.
+export function applyMoved(state, m) {
+  if (!state || state.version !== m.from) return null;
+  const set = (grid, cells) => {
+    const next = grid.map((row) => row.slice());
+    for (const [x, y, v] of cells) if (next[y] && x < next[y].length) next[y][x] = v;
+    return next;
+  };
+  return {
+    ...state,
+    version: m.version,
+    need: m.need,
+    to_move: m.to_move,
+    moves: [...state.moves, ...m.moves],
+    board: set(state.board, m.board),
+    territory: set(state.territory, m.territory),
+    captures: m.captures,
+    ko: m.ko,
+    score: m.score,
+    clocks: m.clocks,
+  };
+}

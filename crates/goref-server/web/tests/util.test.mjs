@@ -2,7 +2,7 @@
 // game, the fixed handicap points, the clock in words.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyLobbyDelta, blackScore, handicapPoints, pointName, replay, timeText } from "../src/util.js";
+import { applyLobbyDelta, applyMoved, blackScore, handicapPoints, pointName, replay, timeText } from "../src/util.js";
 
 const B = (x, y) => ({ color: "B", point: [x, y] });
 const W = (x, y) => ({ color: "W", point: [x, y] });
@@ -69,4 +69,46 @@ test("a lobby_delta changes only what it names, in the server's order", () => {
   assert.deepEqual(after.challenges.map((x) => x.id), ["a1"]);
   // Absent fields change nothing.
   assert.deepEqual(applyLobbyDelta(after, { type: "lobby_delta" }), after);
+});
+
+test("a move's change applies to the state it was made from, and to no other", () => {
+  const state = {
+    version: 4,
+    phase: "play",
+    need: { type: "move", color: "W", resumed: false, cleanup: false },
+    to_move: "W",
+    moves: [B(1, 0), W(0, 0)],
+    board: [[-1, 1, 0], [0, 0, 0], [0, 0, 0]],
+    territory: [[-1, 1, 0], [0, 0, 0], [0, 0, 0]],
+    captures: { B: 0, W: 0 },
+    ko: null,
+    score: { B: 1, W: 1, komi: 0, result: "0" },
+    clocks: { B: { main_ms: 1000, periods: 0 }, W: { main_ms: 1000, periods: 0 }, running: "B" },
+    notes: [],
+  };
+  // Black takes the corner stone at (0, 0) with (0, 1).
+  const moved = {
+    type: "moved",
+    from: 4,
+    version: 5,
+    need: { type: "move", color: "W", resumed: false, cleanup: false },
+    to_move: "W",
+    moves: [B(0, 1)],
+    board: [[0, 0, 0], [0, 1, 1]],
+    territory: [[0, 0, 1], [0, 1, 1], [2, 2, 1]],
+    captures: { B: 1, W: 0 },
+    ko: [0, 0],
+    score: { B: 9, W: 0, komi: 0, result: "B+9" },
+    clocks: { B: { main_ms: 900, periods: 0 }, W: { main_ms: 1000, periods: 0 }, running: "W" },
+  };
+  const after = applyMoved(state, moved);
+  assert.deepEqual(after.board, [[0, 1, 0], [1, 0, 0], [0, 0, 0]]);
+  assert.deepEqual(after.territory, [[1, 1, 0], [1, 0, 0], [0, 0, 1]]);
+  assert.deepEqual(after.moves, [B(1, 0), W(0, 0), B(0, 1)]);
+  assert.equal(after.version, 5);
+  assert.deepEqual([after.ko, after.captures.B, after.clocks.running, after.phase], [[0, 0], 1, "W", "play"]);
+  // The state it came from is unchanged; a state at another version takes nothing.
+  assert.deepEqual(state.board[0], [-1, 1, 0]);
+  assert.equal(applyMoved(after, moved), null);
+  assert.equal(applyMoved(null, moved), null);
 });

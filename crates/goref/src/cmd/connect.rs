@@ -439,7 +439,8 @@ impl Table<'_> {
     async fn play(&mut self) -> Result<String> {
         let mut broken_since: Option<std::time::Instant> = None;
         loop {
-            let path = format!("/api/games/{}/ws?token={}", self.id, self.token);
+            // Changes after moves, not the whole state each time.
+            let path = format!("/api/games/{}/ws?token={}&changes=1", self.id, self.token);
             let mut socket = match self.server.open(&path).await {
                 Ok(s) => s,
                 Err(e) => {
@@ -453,12 +454,38 @@ impl Table<'_> {
             };
             // The version we acted at, so that one state is answered once.
             let mut acted: Option<u64> = None;
+            // The state as the server sent it and its changes made it.
+            let mut view: Option<StateView> = None;
             while let Some(msg) = next_message::<ServerMessage>(&mut socket).await {
+                let msg = match msg {
+                    ServerMessage::State(whole) => {
+                        view = Some(*whole);
+                        None
+                    }
+                    ServerMessage::Moved(change) => match view.as_mut() {
+                        // Already in the state this connection was sent.
+                        Some(v) if change.version <= v.version => continue,
+                        Some(v) if v.version == change.from => {
+                            v.apply(&change);
+                            None
+                        }
+                        // A change of a state this connection has not: the whole, please.
+                        _ => {
+                            let sync = ClientMessage::new(Command::Sync, change.from);
+                            if !send(&mut socket, &sync).await {
+                                break;
+                            }
+                            continue;
+                        }
+                    },
+                    other => Some(other),
+                };
                 match msg {
-                    ServerMessage::Hello { seat, .. } if seat != Some(self.mine) => {
+                    Some(ServerMessage::Hello { seat, .. }) if seat != Some(self.mine) => {
                         bail!("the server does not seat this account in game {}", self.id)
                     }
-                    ServerMessage::State(view) => {
+                    None => {
+                        let view = view.as_ref().expect("a state was just taken");
                         if let Some(result) = &view.result {
                             return Ok(result.clone());
                         }
@@ -466,7 +493,7 @@ impl Table<'_> {
                         if acted == Some(version) {
                             continue;
                         }
-                        match self.answer(&view).await {
+                        match self.answer(view).await {
                             Ok(Reply::Nothing) => {}
                             Ok(Reply::Send(command)) => {
                                 acted = Some(version);
@@ -490,12 +517,12 @@ impl Table<'_> {
                             }
                         }
                     }
-                    ServerMessage::Error {
+                    Some(ServerMessage::Error {
                         code,
                         message,
                         version,
                         ..
-                    } => {
+                    }) => {
                         if code != "stale" {
                             eprintln!("goref connect: game {}: refused: {message:?}", self.id);
                         }

@@ -1006,6 +1006,7 @@ enum GameMessage {
         seat: Option<Side>,
     },
     State(Box<LightState>),
+    Moved(Box<LightMoved>),
     Ack,
     Error {
         code: String,
@@ -1021,6 +1022,15 @@ struct LightState {
     need: Need,
     moves: Vec<MoveView>,
     result: Option<String>,
+}
+
+/// What moves changed (`moved`), read as [`LightState`] is.
+#[derive(Deserialize)]
+struct LightMoved {
+    from: u64,
+    version: u64,
+    need: Need,
+    moves: Vec<MoveView>,
 }
 
 /// A web game in progress.
@@ -1060,9 +1070,16 @@ impl Program {
                         return;
                     }
                 }
-                Ok(Err(retry_after)) => {
-                    self.shared.error("web: login refused 429", &"");
-                    if pause(retry_after, &mut stop).await {
+                Ok(Err((status, retry_after))) => {
+                    let kind = if status == 503 {
+                        "web: login deferred 503 (the server is busy with logins)"
+                    } else {
+                        "web: login refused 429"
+                    };
+                    self.shared.error(kind, &"");
+                    // Spread over a second, so the crowd does not come back at once.
+                    let jitter = Duration::from_millis(self.rng.next_u64() % 1000);
+                    if pause(retry_after + jitter, &mut stop).await {
                         return;
                     }
                     continue;
@@ -1075,9 +1092,9 @@ impl Program {
         }
     }
 
-    /// `POST /api/login`, from the program's own address: the token, or how long a 429 asks
-    /// to wait.
-    async fn login(&self) -> Result<Result<String, Duration>> {
+    /// `POST /api/login`, from the program's own address: the token, or the status of a 429
+    /// or 503 and how long it asks to wait.
+    async fn login(&self) -> Result<Result<String, (u16, Duration)>> {
         let body = serde_json::json!({
             "name": self.name,
             "password": self.password,
@@ -1106,7 +1123,9 @@ impl Program {
             .nth(1)
             .and_then(|s| s.parse().ok())
             .ok_or_else(|| anyhow!("no HTTP status in the login's answer"))?;
-        if status == 429 {
+        // 429: this address logs in too often; 503: the server has a crowd of logins to
+        // check. Both say when to come back.
+        if status == 429 || status == 503 {
             let seconds = head
                 .lines()
                 .find_map(|l| {
@@ -1116,7 +1135,7 @@ impl Program {
                         .then(|| value.trim().parse::<u64>().ok())?
                 })
                 .unwrap_or(1);
-            return Ok(Err(Duration::from_secs(seconds.clamp(1, 60))));
+            return Ok(Err((status, Duration::from_secs(seconds.clamp(1, 60)))));
         }
         if status != 200 {
             bail!(
@@ -1256,7 +1275,7 @@ impl Program {
                 return None;
             }
         };
-        let path = format!("/api/games/{}/ws?token={token}", start.id);
+        let path = format!("/api/games/{}/ws?token={token}&changes=1", start.id);
         match self.open(&path).await {
             Ok(ws) => Some(WebGame {
                 id: start.id,
@@ -1291,6 +1310,29 @@ impl Program {
                 if seat != Some(g.mine) {
                     self.shared.error("web: not seated in its game", &g.id);
                     return true;
+                }
+                false
+            }
+            GameMessage::Moved(change) => {
+                match g.last.as_mut() {
+                    // Already in the state this connection was sent.
+                    Some(last) if change.version <= last.version => return false,
+                    Some(last) if last.version == change.from => {
+                        last.version = change.version;
+                        last.need = change.need;
+                        last.moves.extend(change.moves);
+                    }
+                    // A change of a state it has not: the whole state, please.
+                    _ => {
+                        let sync = ClientMessage::new(Command::Sync, change.from);
+                        let text = serde_json::to_string(&sync).expect("messages serialise");
+                        return g.ws.send(Message::text(text)).await.is_err();
+                    }
+                }
+                self.shared.moved(&GameKey::Web(g.id.clone()));
+                let version = change.version;
+                if g.acted != Some(version) {
+                    return !self.answer(g).await;
                 }
                 false
             }
