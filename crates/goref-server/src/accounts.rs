@@ -127,6 +127,8 @@ pub struct Hasher {
     in_flight: std::sync::atomic::AtomicUsize,
     max_in_flight: usize,
     at_once: usize,
+    /// Refusals in the current second: (its start, unix ms; how many).
+    refusals: std::sync::Mutex<(u64, u64)>,
 }
 
 /// The most logins checked or waiting to be at once (a few seconds of hashing on two cores).
@@ -160,6 +162,7 @@ impl Hasher {
             in_flight: std::sync::atomic::AtomicUsize::new(0),
             max_in_flight: max_in_flight.max(1),
             at_once: permits.max(1),
+            refusals: std::sync::Mutex::new((0, 0)),
         }
     }
 
@@ -168,19 +171,34 @@ impl Hasher {
     /// # Errors
     ///
     /// [`LoginError::Busy`], with about the time the logins in flight take.
-    pub fn reserve(&self) -> Result<Slot<'_>, LoginError> {
+    pub fn reserve(&self, now_ms: u64) -> Result<Slot<'_>, LoginError> {
         let before = self
             .in_flight
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let slot = Slot(self);
         if before >= self.max_in_flight {
-            // About 30 ms a hash, `permits` at a time: the queue's length drains in this.
-            let retry_after_s = (before as u64 * 30 / self.at_once as u64)
-                .div_ceil(1000)
-                .clamp(1, 30);
-            return Err(LoginError::Busy { retry_after_s });
+            return Err(LoginError::Busy {
+                retry_after_s: self.refused(now_ms),
+            });
         }
         Ok(slot)
+    }
+
+    /// Counts a refusal at `now_ms`; the seconds to ask the refused to wait: the crowd seen
+    /// in the last second (those refused in it, each coming back once a wait) spread over
+    /// what the hasher does in a second (about 30 ms a hash, `at_once` at a time), so that
+    /// the crowd comes back about as fast as it is served.
+    fn refused(&self, now_ms: u64) -> u64 {
+        let mut window = self
+            .refusals
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if now_ms.saturating_sub(window.0) >= 1_000 {
+            *window = (now_ms, 0);
+        }
+        window.1 += 1;
+        let per_second = (self.at_once as u64 * 1_000 / 30).max(1);
+        (1 + window.1 / per_second).clamp(1, 60)
     }
 
     /// Runs `work` with a permit and a working memory, on a blocking thread.
@@ -279,7 +297,7 @@ impl Accounts {
     ) -> Result<(String, Account), LoginError> {
         check_name(&request.name)?;
         check_password(&request.password)?;
-        let _slot = self.hasher.reserve()?;
+        let _slot = self.hasher.reserve(self.clock.now_ms())?;
         let storage = |e: StoreError| LoginError::Storage(format!("{e:#}"));
         let now = self.clock.now_ms();
         let guess = self
@@ -407,15 +425,29 @@ mod tests {
     #[test]
     fn logins_past_the_bound_are_refused_at_once_and_their_places_come_back() {
         let hasher = Hasher::bounded(2, 3);
-        let mut held: Vec<_> = (0..3).map(|_| hasher.reserve().unwrap()).collect();
-        let Err(LoginError::Busy { retry_after_s }) = hasher.reserve() else {
+        let mut held: Vec<_> = (0..3).map(|_| hasher.reserve(0).unwrap()).collect();
+        let Err(LoginError::Busy { retry_after_s }) = hasher.reserve(0) else {
             panic!("a fourth login in flight is refused");
         };
-        assert!((1..=30).contains(&retry_after_s), "{retry_after_s}");
-        // The refused one held no place: one login ending lets exactly one more in.
+        assert_eq!(retry_after_s, 1, "a few refused: come back in a second");
+        // A crowd refused within a second is asked to wait longer, as long as the hasher
+        // takes to serve it (2 at a time, ~30 ms each: 66 a second).
+        let waits: Vec<u64> = (0..400)
+            .map(|_| match hasher.reserve(500) {
+                Err(LoginError::Busy { retry_after_s }) => retry_after_s,
+                _ => panic!("refused"),
+            })
+            .collect();
+        assert_eq!((waits[0], waits[399]), (1, 7));
+        // A second later, the count starts again.
+        assert!(matches!(
+            hasher.reserve(1_000),
+            Err(LoginError::Busy { retry_after_s: 1 })
+        ));
+        // The refused held no place: one login ending lets exactly one more in.
         drop(held.pop());
-        let again = hasher.reserve().expect("a place came back");
-        assert!(hasher.reserve().is_err());
+        let again = hasher.reserve(1_000).expect("a place came back");
+        assert!(hasher.reserve(1_000).is_err());
         drop(again);
         drop(held);
         assert_eq!(
