@@ -624,3 +624,65 @@ fn the_readme_quick_start_runs_as_written() {
         }
     }
 }
+
+/// Issue 40: `goref check-engine … | head -1` ends quietly when its reader goes (it printed
+/// `failed printing to stdout: Broken pipe` with a backtrace); so do the commands that print
+/// and exit (`score`, `perft`, `solve`: ended by SIGPIPE as Unix tools are). None panics.
+#[test]
+fn commands_that_print_end_quietly_when_their_reader_goes() {
+    use std::io::BufRead;
+    use std::os::unix::process::ExitStatusExt;
+    let random = engine("random");
+    let cases: [&[&str]; 3] = [
+        &["check-engine", &random],
+        &["perft", "--size", "3", "--depth", "6"],
+        &["solve", "--size", "2x2", "--rules", "nstt"],
+    ];
+    for args in cases {
+        let mut child = Command::new(GOREF)
+            .args(args)
+            .env("RUST_BACKTRACE", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        // The reader goes, as `head -1` does.
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!first.is_empty(), "{args:?}: no first line");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            out.status.success() || out.status.signal() == Some(13),
+            "{args:?}: {:?} {stderr}",
+            out.status
+        );
+    }
+}
+
+/// Issue 40: a `--graph` file that cannot be read is named as such (it was parsed as graph
+/// text: "line 1: the first line must be `points N`"), and `bench` fails before it measures
+/// anything (it ran the whole benchmark first).
+#[test]
+fn a_graph_file_that_cannot_be_read_is_named_as_such_at_once() {
+    let missing = out_dir("no-graph").join("nosuch.txt");
+    let missing = missing.to_str().unwrap();
+    for args in [
+        vec!["solve", "--graph", missing],
+        vec!["perft", "--graph", missing, "--depth", "1"],
+        vec!["bench", "--graph", missing, "--seconds", "5"],
+    ] {
+        let started = Instant::now();
+        let (stdout, stderr) = text(&goref(&args));
+        assert!(
+            stderr.contains("cannot read the file") && stderr.contains("No such file"),
+            "{args:?}: {stderr}"
+        );
+        assert!(stdout.is_empty(), "{args:?} printed {stdout}");
+        // Nothing was measured first (bench's run takes 5 s a line).
+        assert!(started.elapsed() < Duration::from_secs(4), "{args:?}");
+    }
+}

@@ -22,6 +22,12 @@ pub struct Args {
 
 /// Runs `goref bench`: one line a (size, preset) with playouts/s, moves a playout and ns a move.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    // Every graph read before anything is measured: a missing file fails at once.
+    let graphs = args
+        .graph
+        .iter()
+        .map(|spec| Ok((spec, std::sync::Arc::new(super::read_graph(spec)?))))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     println!(
         "{:<10} {:<13} {:>12} {:>12} {:>10}",
         "size", "rules", "playouts/s", "moves/game", "ns/move"
@@ -39,8 +45,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    for spec in &args.graph {
-        let geometry = std::sync::Arc::new(super::read_graph(spec)?);
+    for (spec, geometry) in graphs {
         for preset in Preset::ALL {
             let game = Game::new(geometry.clone(), Ruleset::preset(preset));
             let m = measure_game(&game, Duration::from_secs_f64(args.seconds));

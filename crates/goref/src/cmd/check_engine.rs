@@ -58,21 +58,21 @@ async fn check(spec: &EngineSpec, args: &Args) -> anyhow::Result<ExitCode> {
     let mut engine = Engine::start(spec, "engine", None).await?;
     let info = engine.check(t).await?.clone();
     let mut ok = true;
-    println!("command           {spec}");
-    println!("protocol_version  {}", info.protocol_version);
-    println!("name              {}", info.name);
-    println!("version           {}", info.version);
-    println!("commands          {}", info.commands.len());
+    outln!("command           {spec}");
+    outln!("protocol_version  {}", info.protocol_version);
+    outln!("name              {}", info.name);
+    outln!("version           {}", info.version);
+    outln!("commands          {}", info.commands.len());
     if info.protocol_version != "2" {
-        println!("warning: protocol version is not 2");
+        outln!("warning: protocol version is not 2");
     }
     for c in REQUIRED {
         let yes = info.supports(c) || ["list_commands", "protocol_version"].contains(&c);
         ok &= yes;
-        println!("  {} {c}", if yes { "yes" } else { "NO " });
+        outln!("  {} {c}", if yes { "yes" } else { "NO " });
     }
     for (c, why) in OPTIONAL {
-        println!(
+        outln!(
             "  {} {c} ({why})",
             if info.supports(c) { "yes" } else { "no " }
         );
@@ -85,12 +85,12 @@ async fn check(spec: &EngineSpec, args: &Args) -> anyhow::Result<ExitCode> {
         format!("rectangular_boardsize {w} {h}")
     };
     if let Err(e) = test_game(&mut engine, &mut game, &size, t).await {
-        println!("test game failed: {e:#}");
+        outln!("test game failed: {e:#}");
         ok = false;
     }
     let stopped = engine.shutdown(Duration::from_secs(2)).await;
-    println!("shutdown          {}", stopped_text(&stopped));
-    println!("{}", if ok { "compliant" } else { "NOT compliant" });
+    outln!("shutdown          {}", stopped_text(&stopped));
+    outln!("{}", if ok { "compliant" } else { "NOT compliant" });
     Ok(if ok {
         ExitCode::SUCCESS
     } else {
@@ -123,17 +123,17 @@ async fn test_game(
         Some(GenMove::Move(mv)) => {
             game.play(mv)
                 .map_err(|e| anyhow::anyhow!("genmove b answered an illegal move: {e}"))?;
-            println!("genmove b        {}", format_move(&geometry, mv));
+            outln!("genmove b        {}", format_move(&geometry, mv));
         }
-        Some(GenMove::Resign) => println!("genmove b        resign"),
+        Some(GenMove::Resign) => outln!("genmove b        resign"),
         None => anyhow::bail!("genmove b answered '{reply}', which is not a move"),
     }
     let reply = engine.command("genmove w", t).await?;
     match parse_genmove(&geometry, &reply) {
         Some(GenMove::Move(mv)) if game.is_legal(mv) => {
-            println!("genmove w        {}", format_move(&geometry, mv));
+            outln!("genmove w        {}", format_move(&geometry, mv));
         }
-        Some(GenMove::Resign) => println!("genmove w        resign"),
+        Some(GenMove::Resign) => outln!("genmove w        resign"),
         _ => anyhow::bail!("genmove w answered '{reply}', which is not a legal move"),
     }
     Ok(())

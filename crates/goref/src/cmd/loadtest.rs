@@ -133,7 +133,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
         .build()?;
     let report = runtime.block_on(load(args))?;
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?);
     } else {
         print!("{}", report.table());
     }

@@ -1,5 +1,15 @@
 //! One module a subcommand.
 
+/// `println!` for the commands that talk to engines or sockets through pipes (where SIGPIPE
+/// stays ignored, so that a closed engine is an error, not the end of goref): when standard
+/// output's reader has gone (`goref check-engine … | head -1`), goref ends quietly, as Unix
+/// tools do, instead of panicking on the broken pipe.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cmd::print_line(format_args!($($arg)*))
+    };
+}
+
 pub mod bench;
 pub mod check_engine;
 pub mod connect;
@@ -70,11 +80,29 @@ pub fn parse_preset(text: &str) -> Result<Preset, goref_rules::ParseError> {
 pub fn read_graph(arg: &str) -> anyhow::Result<goref_rules::Geometry> {
     use anyhow::Context as _;
     let path = std::path::Path::new(arg);
-    if path.is_file() {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        goref_rules::parse_graph(&text).with_context(|| path.display().to_string())
-    } else {
-        goref_rules::parse_graph(arg).map_err(|e| anyhow::anyhow!("--graph {arg}: {e}"))
+    // `name:size` is a shape unless a file has that name.
+    if arg.contains(':') && !path.exists() {
+        return goref_rules::parse_graph(arg).map_err(|e| anyhow::anyhow!("--graph {arg}: {e}"));
+    }
+    let text = std::fs::read_to_string(path).with_context(|| {
+        format!(
+            "--graph {arg}: cannot read the file (and it is not a shape: `path:N`, \
+             `cycle:N`, `grid:WxH`, `torus:WxH`)"
+        )
+    })?;
+    goref_rules::parse_graph(&text).with_context(|| format!("--graph {}", path.display()))
+}
+
+/// Writes a line to standard output ([`outln!`]); exits quietly (status 0) when its reader
+/// has gone, and with status 2 on another write error.
+pub fn print_line(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("goref: writing to standard output: {e}");
+        std::process::exit(2);
     }
 }

@@ -186,22 +186,36 @@ pub fn print_status(url: &str) -> anyhow::Result<ExitCode> {
             .await
             .map_err(|e| anyhow!("{e}"))
     })?;
-    println!(
+    outln!(
         "{:<18} {:<8} {:>7} {:>7} {:>7}",
-        "tournament", "state", "queued", "running", "done"
+        "tournament",
+        "state",
+        "queued",
+        "running",
+        "done"
     );
     for t in &status.tournaments {
-        println!(
+        outln!(
             "{:<18} {:<8} {:>7} {:>7} {:>7}",
-            t.id, t.state, t.queued, t.running, t.done
+            t.id,
+            t.state,
+            t.queued,
+            t.running,
+            t.done
         );
     }
-    println!(
+    outln!(
         "{:<22} {:<16} {:<10} {:<18} {:>6} {:>9} {:>9}  refused",
-        "worker", "host", "version", "tournament", "games", "games/min", "seen (s)"
+        "worker",
+        "host",
+        "version",
+        "tournament",
+        "games",
+        "games/min",
+        "seen (s)"
     );
     for w in &status.workers {
-        println!(
+        outln!(
             "{:<22} {:<16} {:<10} {:<18} {:>6} {:>9.1} {:>9.1}  {}",
             w.id,
             w.host,
