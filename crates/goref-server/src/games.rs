@@ -37,6 +37,7 @@ use crate::bus::{Bus, BusEvent, GameEvent};
 use crate::clock::Clock;
 use crate::error::{ApiError, Missing};
 use crate::limits::{ClientAddr, Limited, RateLimiter};
+use crate::metrics::Metrics;
 use crate::options::Options;
 use crate::protocol::{
     ClientMessage, GameCreated, GameList, ProtocolError, ProtocolErrorKind, SeatLink, ServerMessage,
@@ -92,6 +93,8 @@ pub struct Games {
     leader: Option<tokio::sync::watch::Receiver<bool>>,
     /// Permits for perfect-play searches ([`PERFECT_PLAY_AT_ONCE`]).
     solves: tokio::sync::Semaphore,
+    /// The server's counters (moves stored, their relay; the features count theirs).
+    metrics: Arc<Metrics>,
 }
 
 impl Games {
@@ -106,6 +109,21 @@ impl Games {
         store: Arc<dyn Store>,
         bus: Arc<Bus>,
         opts: Options,
+    ) -> Result<Arc<Games>, StoreError> {
+        Games::with_metrics(store, bus, opts, Arc::new(Metrics::new())).await
+    }
+
+    /// As [`Games::new`], counting in `metrics` (the server's, which the features and the
+    /// store count in too).
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be read.
+    pub async fn with_metrics(
+        store: Arc<dyn Store>,
+        bus: Arc<Bus>,
+        opts: Options,
+        metrics: Arc<Metrics>,
     ) -> Result<Arc<Games>, StoreError> {
         let leader = store.leader();
         let clock = opts.clock.clone();
@@ -126,6 +144,7 @@ impl Games {
             timers: Mutex::new(HashMap::new()),
             leader,
             solves: tokio::sync::Semaphore::new(PERFECT_PLAY_AT_ONCE),
+            metrics,
         });
         // Before answering anyone: whether this server leads (the first answer of the
         // leader's lock, at most 2 s). If so, the clocks of the started games resume as of
@@ -177,6 +196,18 @@ impl Games {
     #[must_use]
     pub fn options(&self) -> &Options {
         &self.opts
+    }
+
+    /// The server's counters.
+    #[must_use]
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// The server's clock.
+    #[must_use]
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// Unix ms now, by the injected clock.
@@ -405,11 +436,13 @@ impl Games {
         think_ms: Option<u64>,
         comment: Option<String>,
     ) -> Result<u64, (MessageRefusal, u64)> {
+        let arrived_us = self.clock.now_us();
         let handle = room_to_act_on(self, id).await?;
         let mut inner = handle.inner.lock().await;
         let act = make(&inner.room);
+        let moved = is_move(&act);
         let version = Some(inner.room.version());
-        act_locked(
+        let acted = act_locked(
             self,
             &handle,
             &mut inner,
@@ -419,7 +452,9 @@ impl Games {
             think_ms,
             comment,
         )
-        .await
+        .await;
+        relayed(self, moved && acted.is_ok(), arrived_us);
+        acted
     }
 
     /// Voids game `id` if nobody has begun it within `within` of its creation (a pairing
@@ -864,11 +899,30 @@ async fn act_on(
     think_ms: Option<u64>,
     comment: Option<String>,
 ) -> Result<u64, (MessageRefusal, u64)> {
+    let arrived_us = state.clock.now_us();
+    let moved = is_move(&act);
     let mut inner = handle.inner.lock().await;
-    act_locked(
+    let acted = act_locked(
         state, handle, &mut inner, seat, act, version, think_ms, comment,
     )
-    .await
+    .await;
+    relayed(state, moved && acted.is_ok(), arrived_us);
+    acted
+}
+
+/// Whether `act` is a move: a stone or a pass by a player (what `goref_moves_total` counts
+/// and the relay's histogram times).
+fn is_move(act: &Act) -> bool {
+    matches!(act, Act::Play { .. } | Act::Pass)
+}
+
+/// A move that arrived at `arrived_us` was stored and sent to the game's connections here
+/// (the room's WebSockets and watchers, by [`store_and_apply`]) when `sent`: its relay is
+/// timed, now, by the server's clock.
+fn relayed(state: &Games, sent: bool, arrived_us: u64) {
+    if sent {
+        state.metrics.relayed(arrived_us, state.clock.now_us());
+    }
 }
 
 /// [`act_on`] with the room held.
@@ -957,6 +1011,9 @@ async fn store_and_apply(
             return Err(e);
         }
         state.appends.fetch_add(1, Ordering::SeqCst);
+        if event.by.is_some() && is_move(&event.act) {
+            state.metrics.moved();
+        }
         handle.set_room(inner, next);
         state
             .bus

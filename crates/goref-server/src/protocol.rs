@@ -843,6 +843,32 @@ pub struct LoginAnswer {
     pub account: Account,
 }
 
+/// The answer of `GET /healthz`: `ok` when the store answered a trivial query (200), else
+/// why not (503).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    /// Whether the server can serve: its store answers.
+    pub ok: bool,
+    /// Whether this server leads (fires the clocks, pairs the lobby, ...).
+    pub leads: bool,
+    /// Why not, for programs (`store`); absent when `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Why not, for people; absent when `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// The answer of `POST /api/accounts/{name}/ban` and `/unban`: the account as stored, and
+/// whether it is banned now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BanAnswer {
+    /// The account's name, as stored.
+    pub name: String,
+    /// Whether it is banned now.
+    pub banned: bool,
+}
+
 /// A seat of a new game: its secret and the page's link.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatLink {
@@ -969,6 +995,8 @@ pub enum LoginError {
     WrongPassword,
     /// Too many failed logins for this name or address: try later.
     TooManyAttempts,
+    /// The tournament director banned the account.
+    Banned,
     /// The account could not be read or written.
     Storage(String),
 }
@@ -983,6 +1011,7 @@ impl LoginError {
             LoginError::UnknownAccount => "unknown_account",
             LoginError::WrongPassword => "wrong_password",
             LoginError::TooManyAttempts => "too_many_attempts",
+            LoginError::Banned => "banned",
             LoginError::Storage(_) => "storage",
         }
     }
@@ -1002,6 +1031,7 @@ impl std::fmt::Display for LoginError {
             LoginError::UnknownAccount => f.write_str("no account has this name"),
             LoginError::WrongPassword => f.write_str("wrong password for this account"),
             LoginError::TooManyAttempts => f.write_str("too many failed logins: try later"),
+            LoginError::Banned => f.write_str("this account is banned"),
             LoginError::Storage(e) => write!(f, "accounts could not be read or written: {e}"),
         }
     }
@@ -1345,6 +1375,26 @@ pub enum TdAction {
         /// Why, for the record.
         reason: String,
     },
+    /// Aborts the game: it ends without a result (SGF `RE[Void]`, ending `aborted`, as a
+    /// game the server closes), for `reason` (in the record). Rated games so aborted count
+    /// for nobody.
+    Abort {
+        /// Why, for the record.
+        reason: String,
+    },
+}
+
+impl TdAction {
+    /// The reason the director gave.
+    #[must_use]
+    pub fn reason(&self) -> &str {
+        match self {
+            TdAction::Result { reason, .. }
+            | TdAction::Time { reason, .. }
+            | TdAction::Pass { reason }
+            | TdAction::Abort { reason } => reason,
+        }
+    }
 }
 
 /// The longest reason a TD may give, in characters.
@@ -1361,6 +1411,8 @@ pub enum Closing {
     NeverStarted,
     /// Nobody acted for a long time (a game between guests left unfinished).
     Abandoned,
+    /// The tournament director aborted it ([`TdAction::Abort`]).
+    Aborted,
 }
 
 impl Closing {
@@ -1370,6 +1422,7 @@ impl Closing {
         match self {
             Closing::NeverStarted => "never-started",
             Closing::Abandoned => "abandoned",
+            Closing::Aborted => "aborted",
         }
     }
 }

@@ -46,6 +46,7 @@ pub(super) async fn connection(
     state: Arc<Games>,
     handle: Arc<RoomHandle>,
     seat: Option<Color>,
+    mut banned: Option<crate::bus::BanWatch>,
     mut socket: WebSocket,
 ) {
     let mut rx = handle.tx.subscribe();
@@ -114,6 +115,13 @@ pub(super) async fn connection(
                         break;
                     }
                 }
+            }
+            () = crate::bus::until_banned(&mut banned) => {
+                let _ = socket.send(Message::Close(Some(axum::extract::ws::CloseFrame {
+                    code: axum::extract::ws::close_code::POLICY,
+                    reason: "banned".into(),
+                }))).await;
+                break;
             }
             update = rx.recv() => {
                 let text: Arc<str> = match update {
