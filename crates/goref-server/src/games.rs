@@ -1509,6 +1509,57 @@ mod tests {
     }
 
     /// A server on `store` whose time is `clock` (moved by hand).
+    /// Moves are counted once stored, and their relay timed by the server's clock (a manual
+    /// one here, which does not move: 0 s); refusals, resignations and the server's events
+    /// are neither.
+    #[tokio::test(start_paused = true)]
+    async fn moves_are_counted_and_their_relay_timed_by_the_servers_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
+        let clock = Clock::manual(1_000_000);
+        let games = on_manual(store, &clock).await;
+        let id = games.open(clocked(60), "test".into()).await.unwrap().id;
+        act_now(&games, &id, Color::Black, Act::Play { x: 2, y: 2 }).await;
+        let refused = games
+            .act(
+                &id,
+                Some(Color::Black),
+                Act::Play { x: 3, y: 3 },
+                Some(1),
+                None,
+            )
+            .await;
+        assert!(refused.is_err(), "out of turn");
+        act_now(&games, &id, Color::White, Act::Pass).await;
+        let grant = Act::Td {
+            td: "td".into(),
+            action: crate::protocol::TdAction::Time {
+                color: Side::B,
+                seconds: 5,
+                reason: String::new(),
+            },
+        };
+        games.act_as_server(&id, grant).await.unwrap();
+        act_now(&games, &id, Color::Black, Act::Resign).await;
+        assert_eq!(games.metrics().moves(), 2);
+        let text = games.metrics().render(&[], games.leads());
+        let scrape =
+            prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).unwrap();
+        let relay = scrape
+            .samples
+            .iter()
+            .find(|s| s.metric == "goref_move_relay_seconds")
+            .unwrap();
+        let prometheus_parse::Value::Histogram(buckets) = &relay.value else {
+            panic!("{:?}", relay.value);
+        };
+        assert_eq!(
+            (buckets[0].less_than, buckets[0].count),
+            (0.0005, 2.0),
+            "two relays, in no time by the manual clock"
+        );
+    }
+
     async fn on_manual(store: Arc<dyn Store>, clock: &Clock) -> Arc<Games> {
         let opts = Options {
             clock: clock.clone(),
