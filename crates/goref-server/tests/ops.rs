@@ -354,6 +354,98 @@ async fn a_ban_refuses_logins_ends_sessions_and_closes_connections_until_lifted(
     assert_eq!(back.account["name"], "alice");
 }
 
+/// A CGOS door's connection: the handshake's lines, then the login (`e1`, name, password);
+/// what the door said after the password (nothing yet, when logged in).
+struct Door {
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::net::tcp::OwnedReadHalf>>,
+    write: tokio::net::tcp::OwnedWriteHalf,
+}
+
+impl Door {
+    async fn log_in(addr: SocketAddr, name: &str, password: &str) -> Door {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let (read, write) = stream.into_split();
+        let mut door = Door {
+            lines: tokio::io::BufReader::new(read).lines(),
+            write,
+        };
+        for (asked, answer) in [
+            ("protocol", "e1 test-client".to_string()),
+            ("username", name.to_string()),
+            ("password", password.to_string()),
+        ] {
+            let line = door.line().await.unwrap();
+            assert!(line.starts_with(asked), "{line}");
+            door.write
+                .write_all(format!("{answer}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        door
+    }
+
+    /// The next line; `None` once closed.
+    async fn line(&mut self) -> Option<String> {
+        tokio::time::timeout(goref_server::client::TIMEOUT, self.lines.next_line())
+            .await
+            .expect("the door answers")
+            .ok()
+            .flatten()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ban_closes_the_accounts_cgos_connection_and_its_logins_are_refused() {
+    let pairing = goref_server::room::CreateRequest {
+        width: Some(9),
+        time: Some(goref_clock::TimeControl::SuddenDeath {
+            main: std::time::Duration::from_secs(300),
+        }),
+        ..Default::default()
+    };
+    let cgos = goref_server::options::CgosOptions::new(
+        "127.0.0.1:0",
+        &pairing,
+        "nstt",
+        std::time::Duration::from_millis(250),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(goref_server::SqliteStore::open(&dir.path().join("g.db")).unwrap());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let opts = Options {
+        cgos: Some(cgos),
+        ..Options::default()
+    };
+    let running = goref_server::start(listener, store, opts).await.unwrap();
+    let (a, door) = (running.addr, running.cgos_addr.unwrap());
+    let td = login(a, "director", "pw-director", false, true)
+        .await
+        .unwrap();
+    let mut bot = Door::log_in(door, "bot1", "pw-bot1").await;
+    // Logged in (its account made), it waits in the lobby: counted once entered.
+    connections_settle(a, "cgos", 1.0).await;
+    let (status, v) = post(a, "/api/accounts/bot1/ban", &json!({}), Some(&td)).await;
+    assert_eq!(status, 200, "{v}");
+    let mut told = Vec::new();
+    while let Some(line) = bot.line().await {
+        told.push(line);
+    }
+    assert!(
+        told.iter().any(|l| l.starts_with("info ")),
+        "closed as a second login closes it: {told:?}"
+    );
+    connections_settle(a, "cgos", 0.0).await;
+    let mut again = Door::log_in(door, "bot1", "pw-bot1").await;
+    assert_eq!(
+        again.line().await.as_deref(),
+        Some("Error: this account is banned")
+    );
+    assert_eq!(again.line().await, None, "and closed");
+    running.task.abort();
+}
+
 /// Two servers on one PostgreSQL database: a ban made on one closes the account's lobby
 /// connection on the other, and the other refuses its logins.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
