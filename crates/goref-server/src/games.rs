@@ -204,12 +204,6 @@ impl Games {
         &self.metrics
     }
 
-    /// The server's clock.
-    #[must_use]
-    pub fn clock(&self) -> &Clock {
-        &self.clock
-    }
-
     /// Unix ms now, by the injected clock.
     #[must_use]
     pub fn now_ms(&self) -> u64 {
@@ -1508,7 +1502,6 @@ mod tests {
         inner.room.view(id, games.now_ms()).clocks.white.main_ms
     }
 
-    /// A server on `store` whose time is `clock` (moved by hand).
     /// Moves are counted once stored, and their relay timed by the server's clock (a manual
     /// one here, which does not move: 0 s); refusals, resignations and the server's events
     /// are neither.
@@ -1560,6 +1553,7 @@ mod tests {
         );
     }
 
+    /// A server on `store` whose time is `clock` (moved by hand).
     async fn on_manual(store: Arc<dyn Store>, clock: &Clock) -> Arc<Games> {
         let opts = Options {
             clock: clock.clone(),
