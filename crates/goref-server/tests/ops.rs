@@ -416,6 +416,10 @@ async fn a_ban_closes_the_accounts_cgos_connection_and_its_logins_are_refused() 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let opts = Options {
         cgos: Some(cgos),
+        pairing: goref_server::lobby::PairingOptions {
+            interval: Some(std::time::Duration::from_millis(100)),
+            game: pairing.clone(),
+        },
         ..Options::default()
     };
     let running = goref_server::start(listener, store, opts).await.unwrap();
@@ -428,13 +432,15 @@ async fn a_ban_closes_the_accounts_cgos_connection_and_its_logins_are_refused() 
     connections_settle(a, "cgos", 1.0).await;
     let (status, v) = post(a, "/api/accounts/bot1/ban", &json!({}), Some(&td)).await;
     assert_eq!(status, 200, "{v}");
+    // Closed (waiting to be paired, by whichever comes first: the lobby dropping its entry,
+    // or the door closing it as a second login would, with an `info` line): no timeout.
     let mut told = Vec::new();
     while let Some(line) = bot.line().await {
         told.push(line);
     }
     assert!(
-        told.iter().any(|l| l.starts_with("info ")),
-        "closed as a second login closes it: {told:?}"
+        told.iter().all(|l| l.starts_with("info ")),
+        "nothing else: {told:?}"
     );
     connections_settle(a, "cgos", 0.0).await;
     let mut again = Door::log_in(door, "bot1", "pw-bot1").await;
@@ -443,6 +449,37 @@ async fn a_ban_closes_the_accounts_cgos_connection_and_its_logins_are_refused() 
         Some("Error: this account is banned")
     );
     assert_eq!(again.line().await, None, "and closed");
+
+    // In a game: two bots are paired; one is banned while its game is on: its connection is
+    // closed (the door's: `info`, then closed), its opponent's is not, and the game goes on.
+    let mut black_or_white = [
+        Door::log_in(door, "bot2", "pw-bot2").await,
+        Door::log_in(door, "bot3", "pw-bot3").await,
+    ];
+    for bot in &mut black_or_white {
+        let setup = bot.line().await.unwrap();
+        assert!(setup.starts_with("setup "), "{setup}");
+    }
+    let [mut two, three] = black_or_white;
+    let (status, v) = post(a, "/api/accounts/bot2/ban", &json!({}), Some(&td)).await;
+    assert_eq!(status, 200, "{v}");
+    let mut told = Vec::new();
+    while let Some(line) = two.line().await {
+        told.push(line);
+    }
+    assert!(
+        told.last().is_some_and(|l| l.starts_with("info ")),
+        "told, then closed: {told:?}"
+    );
+    connections_settle(a, "cgos", 1.0).await;
+    let (_, games) = http(a, "GET", "/api/games", None).await.unwrap();
+    let games: Value = serde_json::from_str(&games).unwrap();
+    assert_eq!(
+        games["games"][0]["result"],
+        Value::Null,
+        "the game goes on: {games}"
+    );
+    drop(three.write);
     running.task.abort();
 }
 
