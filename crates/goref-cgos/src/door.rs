@@ -342,6 +342,16 @@ impl<H: Host> Door<H> {
         (conn, rx)
     }
 
+    /// Closes the connection logged in as `name`, if there is one (its account was banned,
+    /// say): it ends as a second login of the name ends it (`info`, then closed). Whether
+    /// there was one.
+    pub fn close(&self, name: &str) -> bool {
+        let logins = self.logins.lock().expect("logins");
+        logins
+            .get(&name.to_ascii_lowercase())
+            .is_some_and(|(_, tx)| tx.send(true).is_ok())
+    }
+
     async fn refuse<R, W>(&self, line: &mut Line<R, W>, text: &str) -> Ended
     where
         R: AsyncRead + Unpin,

@@ -4,24 +4,32 @@
 //! As on CGOS, logging in with a name nobody has creates the account with that password.
 //!
 //! The feature [`Accounts`] owns the login route (`POST /api/login`), the password hasher and
-//! the login throttle; an account's rating and page are the ratings' ([`crate::ratings`]).
+//! the login throttle, and the tournament director's bans (`POST /api/accounts/{name}/ban`
+//! and `/unban`); an account's rating and page are the ratings' ([`crate::ratings`]).
+//!
+//! A ban is stored (every server refuses the account's logins and its sessions end) and told
+//! on the bus ([`BusEvent::Banned`]): every server closes the account's connections — lobby
+//! and game WebSockets (their loops hear it), CGOS's door (the lobby and the door). Its games
+//! go on, and run out on its clock.
 
 use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde::Deserialize;
 use std::sync::Arc;
 
-use crate::error::ApiError;
+use crate::bus::{Bus, BusEvent};
+use crate::error::{ApiError, Missing};
 use crate::limits::{ClientAddr, Limited, RateLimiter};
-use crate::protocol::LoginAnswer;
 pub use crate::protocol::{
     check_name, check_password, Account, LoginError, MAX_ACCOUNT_NAME, MAX_PASSWORD, MIN_PASSWORD,
 };
-use crate::sessions::{hash_secret, random_hex};
+use crate::protocol::{BanAnswer, LoginAnswer};
+use crate::sessions::{account_of_request, hash_secret, random_hex};
 use crate::store::{NewAccount, Store, StoreError};
 
 /// The Argon2id hash of `password` with a fresh salt, as a PHC string. Slow by design (tens
@@ -245,6 +253,8 @@ impl Hasher {
 /// The accounts feature: logins (creating accounts CGOS's way), the hasher, the throttle.
 pub struct Accounts {
     store: Arc<dyn Store>,
+    /// Where bans are told to every server.
+    bus: Arc<Bus>,
     clock: crate::clock::Clock,
     /// The tournament director's account; `None`: the first account created.
     td: Option<String>,
@@ -257,12 +267,18 @@ pub struct Accounts {
 }
 
 impl Accounts {
-    /// The feature over `store` with the server's settings (the TD, the login limits: the
-    /// creation limits, as a club's page logs in now and then and a flood is refused).
+    /// The feature over `store`, telling bans on `bus`, with the server's settings (the TD,
+    /// the login limits: the creation limits, as a club's page logs in now and then and a
+    /// flood is refused).
     #[must_use]
-    pub fn new(store: Arc<dyn Store>, opts: &crate::options::Options) -> Arc<Accounts> {
+    pub fn new(
+        store: Arc<dyn Store>,
+        bus: Arc<Bus>,
+        opts: &crate::options::Options,
+    ) -> Arc<Accounts> {
         Arc::new(Accounts {
             store,
+            bus,
             clock: opts.clock.clone(),
             td: opts.td.clone(),
             hasher: Hasher::new(2),
@@ -275,11 +291,58 @@ impl Accounts {
         })
     }
 
-    /// `POST /api/login`.
+    /// `POST /api/login`, `POST /api/accounts/{name}/ban` and `/unban`.
     pub fn routes(self: Arc<Accounts>) -> Router {
         Router::new()
             .route("/api/login", axum::routing::post(login))
+            .route("/api/accounts/{name}/ban", axum::routing::post(ban))
+            .route("/api/accounts/{name}/unban", axum::routing::post(unban))
             .with_state(self)
+    }
+
+    /// The tournament director `by` bans account `name` (`banned`) or lifts its ban: stored
+    /// (its sessions end), then a ban is told to every server, which closes the account's
+    /// connections. The account as stored.
+    ///
+    /// # Errors
+    ///
+    /// 403 `not_td` when `by` is not the tournament director, 404 for no such account, 400
+    /// `invalid` for banning a tournament director, 500 when the store fails.
+    pub async fn set_banned(
+        &self,
+        by: &Account,
+        name: &str,
+        banned: bool,
+    ) -> Result<BanAnswer, ApiError> {
+        if !by.td {
+            return Err(ApiError::NotTd);
+        }
+        if check_name(name).is_err() {
+            return Err(ApiError::NotFound(Missing::Player));
+        }
+        let storage = |e: StoreError| ApiError::storage(&e);
+        if banned {
+            let target = self.store.account(name).await.map_err(storage)?;
+            if target.is_some_and(|(a, _)| a.td) {
+                return Err(ApiError::Invalid(
+                    "the tournament director cannot be banned".into(),
+                ));
+            }
+        }
+        let Some(stored) = self.store.set_banned(name, banned).await.map_err(storage)? else {
+            return Err(ApiError::NotFound(Missing::Player));
+        };
+        if banned {
+            self.bus
+                .publish(BusEvent::Banned {
+                    name: stored.clone(),
+                })
+                .await;
+        }
+        Ok(BanAnswer {
+            name: stored,
+            banned,
+        })
     }
 
     /// Logs `request` in from the client address `address` (its limits key): a session
@@ -311,6 +374,10 @@ impl Accounts {
                     return Err(LoginError::WrongPassword);
                 }
                 self.throttle.succeeded(guess);
+                // Banned: refused once the password is right (nobody else learns of it).
+                if self.store.is_banned(&account.name).await.map_err(storage)? {
+                    return Err(LoginError::Banned);
+                }
                 account
             }
             None if request.create => {
@@ -379,6 +446,28 @@ async fn login(
         serde_json::from_slice(&body).map_err(|e| ApiError::Malformed(e.to_string()))?;
     let (token, account) = accounts.log_in(request, &client.key()).await?;
     Ok(axum::Json(LoginAnswer { token, account }).into_response())
+}
+
+/// `POST /api/accounts/{name}/ban` (the TD only): see [`Accounts::set_banned`].
+async fn ban(
+    State(accounts): State<Arc<Accounts>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let by = account_of_request(accounts.store.as_ref(), &headers).await?;
+    let answer = accounts.set_banned(&by, &name, true).await?;
+    Ok(axum::Json(answer).into_response())
+}
+
+/// `POST /api/accounts/{name}/unban` (the TD only).
+async fn unban(
+    State(accounts): State<Arc<Accounts>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let by = account_of_request(accounts.store.as_ref(), &headers).await?;
+    let answer = accounts.set_banned(&by, &name, false).await?;
+    Ok(axum::Json(answer).into_response())
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! routes, merged into one router and served.
 //!
 //! The modules' imports form a tree: `protocol` ← `room` ← `store` ← `bus` ← `games` ←
-//! {`accounts`, `lobby`, `ratings`, `tournaments`} ← `cgos` ← `app` (with `sessions`, `error`,
-//! `limits`, `clock`, `options` below games for all). Nothing below calls up: the features
-//! hear of games on the bus.
+//! {`accounts`, `lobby`, `ratings`, `tournaments`} ← `cgos` ← `ops` ← `app` (with `sessions`,
+//! `error`, `limits`, `clock`, `options`, `metrics` below games for all). Nothing below calls
+//! up: the features hear of games on the bus.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -22,9 +22,10 @@ use crate::assets;
 use crate::bus::Bus;
 use crate::games::Games;
 use crate::lobby::Lobby;
+use crate::metrics::Metrics;
 pub use crate::options::Options;
 use crate::ratings::Ratings;
-use crate::store::Store;
+use crate::store::{Counted, Store};
 use crate::tournaments::Tournaments;
 
 /// The largest request body (game creation).
@@ -63,9 +64,12 @@ impl App {
     ///
     /// The store cannot be read.
     pub async fn new(store: Arc<dyn Store>, opts: Options) -> Result<App> {
+        let metrics = Arc::new(Metrics::new());
+        // Every service's store calls, their failures counted.
+        let store: Arc<dyn Store> = Arc::new(Counted::new(store, metrics.clone()));
         let bus = Bus::new(store.clone());
-        let accounts = Accounts::new(store.clone(), &opts);
-        let games = Games::new(store, bus, opts.clone()).await?;
+        let accounts = Accounts::new(store.clone(), bus.clone(), &opts);
+        let games = Games::with_metrics(store, bus, opts.clone(), metrics).await?;
         Ok(App {
             lobby: Lobby::new(games.clone(), &opts),
             ratings: Ratings::new(games.clone()),
@@ -92,6 +96,7 @@ impl App {
             .merge(self.lobby.clone().routes())
             .merge(self.ratings.clone().routes())
             .merge(self.tournaments.clone().routes())
+            .merge(crate::ops::routes(self.games.clone()))
             .layer(DefaultBodyLimit::max(MAX_BODY))
             .layer(axum::middleware::map_response(|response: Response| async move {
                 crate::error::uniform_refusal(response, MAX_BODY)

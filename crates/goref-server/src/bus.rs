@@ -87,10 +87,19 @@ pub enum BusEvent {
     /// Events may have been missed (the database's listener connected again): read again
     /// whatever is held.
     Missed,
+    /// Account `name` was banned (stored): every server closes its connections
+    /// ([`Bus::watch_bans`]; the lobby closes its members).
+    Banned {
+        /// The account, as stored.
+        name: String,
+    },
 }
 
 /// Subscribers that fall this far behind miss events (and are told `Lagged`).
 const CAPACITY: usize = 4096;
+/// Bans a connection may fall behind by (it then asks the store whether its account is
+/// banned).
+const BANS: usize = 64;
 
 /// The bus; see the [module](self).
 pub struct Bus {
@@ -102,6 +111,9 @@ pub struct Bus {
     /// Shared store: the events other servers stored, `(game, version)` (an empty game: some
     /// may have been missed), for the games service, which must not miss one.
     appended: std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<(String, u64)>>>,
+    /// The names of accounts banned (on any server), apart: what each connection of an
+    /// account listens to, woken by nothing else.
+    bans: broadcast::Sender<Arc<str>>,
     store: Arc<dyn Store>,
     shared: bool,
 }
@@ -119,6 +131,7 @@ impl Bus {
             tx,
             changes,
             appended: std::sync::Mutex::new(notes.is_some().then_some(appended_rx)),
+            bans: broadcast::channel(BANS).0,
             store,
             shared: notes.is_some(),
         });
@@ -145,11 +158,37 @@ impl Bus {
                             BusEvent::Missed
                         }
                     };
-                    let _ = bus.tx.send(event);
+                    bus.tell_here(event);
                 }
             });
         }
         bus
+    }
+
+    /// Tells this server's subscribers.
+    fn tell_here(&self, event: BusEvent) {
+        if let BusEvent::Banned { name } = &event {
+            let _ = self.bans.send(name.as_str().into());
+        }
+        let _ = self.tx.send(event);
+    }
+
+    /// The names of the accounts banned from now on (by any server).
+    #[must_use]
+    pub fn subscribe_bans(&self) -> broadcast::Receiver<Arc<str>> {
+        self.bans.subscribe()
+    }
+
+    /// Follows the bans told from now on (by any server), for the account it is then given
+    /// ([`BanWatch::of`]): taken before the account's session is checked, so that a ban
+    /// stored after the check is heard.
+    #[must_use]
+    pub fn watch_bans(&self) -> BanWatch {
+        BanWatch {
+            name: String::new(),
+            rx: self.bans.subscribe(),
+            store: self.store.clone(),
+        }
     }
 
     /// Whether other servers share this bus (and the store).
@@ -174,7 +213,7 @@ impl Bus {
                 Err(e) => eprintln!("goref serve: not told to the other servers: {e:#}"),
             }
         }
-        let _ = self.tx.send(event);
+        self.tell_here(event);
     }
 
     /// Tells this server's subscribers (only) of a game's `Changed` that the games service
@@ -205,6 +244,54 @@ impl Bus {
     }
 }
 
+/// The bans of one account, followed ([`Bus::watch_bans`]).
+pub struct BanWatch {
+    name: String,
+    rx: broadcast::Receiver<Arc<str>>,
+    store: Arc<dyn Store>,
+}
+
+impl BanWatch {
+    /// Returns once the account is banned (never, if it is not). Having missed bans (more
+    /// than a connection could hear at once), it asks the store.
+    pub async fn banned(&mut self) {
+        loop {
+            match self.rx.recv().await {
+                Ok(name) if name.eq_ignore_ascii_case(&self.name) => return,
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    if self.store.is_banned(&self.name).await.unwrap_or(false) {
+                        return;
+                    }
+                }
+                Err(broadcast::error::RecvError::Closed) => std::future::pending().await,
+            }
+        }
+    }
+
+    /// The same, following account `name`.
+    #[must_use]
+    pub fn of(mut self, name: &str) -> BanWatch {
+        name.clone_into(&mut self.name);
+        self
+    }
+
+    /// The account.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Returns once the account `watch` follows is banned; never without one (a connection of
+/// no account).
+pub async fn until_banned(watch: &mut Option<BanWatch>) {
+    match watch {
+        Some(w) => w.banned().await,
+        None => std::future::pending().await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,6 +317,9 @@ mod tests {
             BusEvent::Ratings,
             BusEvent::Tournament { id: "t".into() },
             BusEvent::Missed,
+            BusEvent::Banned {
+                name: "Mallory".into(),
+            },
         ] {
             let text = serde_json::to_string(&event).unwrap();
             assert!(text.len() < 8000, "NOTIFY takes payloads under 8000 bytes");

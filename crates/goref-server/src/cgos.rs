@@ -35,6 +35,7 @@ use crate::accounts::{Accounts, LoginRequest};
 use crate::games::Games;
 use crate::limits::RateLimiter;
 use crate::lobby::{Lobby, Member};
+use crate::metrics::{Connected, ConnectionKind};
 use crate::options::CgosOptions;
 use crate::protocol::{
     Account, LobbyClientMessage, LobbyServerMessage, LoginError, Rating, BASE_RATING,
@@ -65,7 +66,25 @@ pub(crate) async fn open(
         accounts,
         lobby,
     };
+    let mut bans = host.games.bus().subscribe_bans();
     let door = Door::new(host, options.door.clone());
+    // A banned account's connection is closed (a ban missed, 64 behind, is not: its next
+    // login is refused).
+    let banning = Arc::downgrade(&door);
+    tokio::spawn(async move {
+        loop {
+            match bans.recv().await {
+                Ok(name) => match banning.upgrade() {
+                    Some(door) => {
+                        door.close(&name);
+                    }
+                    None => return,
+                },
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    });
     let caps = Caps {
         max_connections: options.max_connections,
         max_per_address: options.max_per_address,
@@ -89,6 +108,8 @@ pub(crate) struct DoorEntry {
     member: Member,
     /// The game last told (a start told again, after this server fell behind, is the same).
     last: Option<String>,
+    /// Counted among the server's connections while it lives.
+    _connected: Connected,
 }
 
 impl Entry for DoorEntry {
@@ -124,6 +145,7 @@ fn login_refusal(e: &LoginError) -> String {
         }
         LoginError::TooManyAttempts => "too many logins: try again later".into(),
         LoginError::Busy { .. } => "the server is busy with other logins: try again".into(),
+        LoginError::Banned => "this account is banned".into(),
         LoginError::Storage(_) => "the server cannot log you in now: try again later".into(),
     }
 }
@@ -268,11 +290,26 @@ impl Host for ServerHost {
     }
 
     async fn enter(&self, login: &Account) -> Result<DoorEntry, Refused> {
-        self.lobby
+        let member = self
+            .lobby
             .join_cgos(login.clone())
             .await
-            .map(|member| DoorEntry { member, last: None })
-            .map_err(|e| e.to_string().into())
+            .map_err(|e| e.to_string())?;
+        // Banned since it logged in (before the door heard of the ban): refused.
+        if self
+            .games
+            .store()
+            .is_banned(&login.name)
+            .await
+            .unwrap_or(false)
+        {
+            return Err(login_refusal(&LoginError::Banned).into());
+        }
+        Ok(DoorEntry {
+            member,
+            last: None,
+            _connected: self.games.metrics().connected(ConnectionKind::Cgos),
+        })
     }
 
     async fn live_game(&self, login: &Account) -> Option<String> {

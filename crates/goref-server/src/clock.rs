@@ -45,6 +45,21 @@ impl Clock {
         }
     }
 
+    /// Unix time in microseconds, from the same clock as [`Clock::now_ms`] (a manual clock:
+    /// its milliseconds): for durations shorter than a millisecond, such as the relay of a
+    /// move ([`crate::metrics`]).
+    #[must_use]
+    pub fn now_us(&self) -> u64 {
+        match self {
+            Clock::Manual(at) => at.load(std::sync::atomic::Ordering::SeqCst) * 1_000,
+            Clock::Wall => wall_us(),
+            Clock::Tokio { unix_ms, at } => {
+                let since = tokio::time::Instant::now().saturating_duration_since(*at);
+                unix_ms * 1_000 + u64::try_from(since.as_micros()).unwrap_or(u64::MAX / 2)
+            }
+        }
+    }
+
     /// Unix time in milliseconds.
     #[must_use]
     pub fn now_ms(&self) -> u64 {
@@ -67,6 +82,14 @@ pub fn wall_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// The system's unix time in microseconds.
+#[must_use]
+pub fn wall_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +101,8 @@ mod tests {
         assert_eq!(clock.now_ms(), t0, "paused: nothing moves");
         tokio::time::advance(std::time::Duration::from_millis(1_234)).await;
         assert_eq!(clock.now_ms(), t0 + 1_234);
+        let us = clock.now_us();
+        tokio::time::advance(std::time::Duration::from_micros(250)).await;
+        assert_eq!(clock.now_us(), us + 250, "microseconds too");
     }
 }

@@ -105,7 +105,7 @@ impl ApiError {
             ApiError::Login(e) => match e {
                 LoginError::BadName | LoginError::BadPassword => StatusCode::BAD_REQUEST,
                 LoginError::UnknownAccount => StatusCode::NOT_FOUND,
-                LoginError::WrongPassword => StatusCode::FORBIDDEN,
+                LoginError::WrongPassword | LoginError::Banned => StatusCode::FORBIDDEN,
                 LoginError::TooManyAttempts => StatusCode::TOO_MANY_REQUESTS,
                 LoginError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
                 LoginError::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -37,6 +37,7 @@ use crate::bus::{Bus, BusEvent, GameEvent};
 use crate::clock::Clock;
 use crate::error::{ApiError, Missing};
 use crate::limits::{ClientAddr, Limited, RateLimiter};
+use crate::metrics::Metrics;
 use crate::options::Options;
 use crate::protocol::{
     ClientMessage, GameCreated, GameList, ProtocolError, ProtocolErrorKind, SeatLink, ServerMessage,
@@ -92,6 +93,8 @@ pub struct Games {
     leader: Option<tokio::sync::watch::Receiver<bool>>,
     /// Permits for perfect-play searches ([`PERFECT_PLAY_AT_ONCE`]).
     solves: tokio::sync::Semaphore,
+    /// The server's counters (moves stored, their relay; the features count theirs).
+    metrics: Arc<Metrics>,
 }
 
 impl Games {
@@ -106,6 +109,21 @@ impl Games {
         store: Arc<dyn Store>,
         bus: Arc<Bus>,
         opts: Options,
+    ) -> Result<Arc<Games>, StoreError> {
+        Games::with_metrics(store, bus, opts, Arc::new(Metrics::new())).await
+    }
+
+    /// As [`Games::new`], counting in `metrics` (the server's, which the features and the
+    /// store count in too).
+    ///
+    /// # Errors
+    ///
+    /// The store cannot be read.
+    pub async fn with_metrics(
+        store: Arc<dyn Store>,
+        bus: Arc<Bus>,
+        opts: Options,
+        metrics: Arc<Metrics>,
     ) -> Result<Arc<Games>, StoreError> {
         let leader = store.leader();
         let clock = opts.clock.clone();
@@ -126,6 +144,7 @@ impl Games {
             timers: Mutex::new(HashMap::new()),
             leader,
             solves: tokio::sync::Semaphore::new(PERFECT_PLAY_AT_ONCE),
+            metrics,
         });
         // Before answering anyone: whether this server leads (the first answer of the
         // leader's lock, at most 2 s). If so, the clocks of the started games resume as of
@@ -177,6 +196,12 @@ impl Games {
     #[must_use]
     pub fn options(&self) -> &Options {
         &self.opts
+    }
+
+    /// The server's counters.
+    #[must_use]
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
     }
 
     /// Unix ms now, by the injected clock.
@@ -405,11 +430,13 @@ impl Games {
         think_ms: Option<u64>,
         comment: Option<String>,
     ) -> Result<u64, (MessageRefusal, u64)> {
+        let arrived_us = self.clock.now_us();
         let handle = room_to_act_on(self, id).await?;
         let mut inner = handle.inner.lock().await;
         let act = make(&inner.room);
+        let moved = is_move(&act);
         let version = Some(inner.room.version());
-        act_locked(
+        let acted = act_locked(
             self,
             &handle,
             &mut inner,
@@ -419,7 +446,9 @@ impl Games {
             think_ms,
             comment,
         )
-        .await
+        .await;
+        relayed(self, moved && acted.is_ok(), arrived_us);
+        acted
     }
 
     /// Voids game `id` if nobody has begun it within `within` of its creation (a pairing
@@ -913,11 +942,30 @@ async fn act_on(
     think_ms: Option<u64>,
     comment: Option<String>,
 ) -> Result<u64, (MessageRefusal, u64)> {
+    let arrived_us = state.clock.now_us();
+    let moved = is_move(&act);
     let mut inner = handle.inner.lock().await;
-    act_locked(
+    let acted = act_locked(
         state, handle, &mut inner, seat, act, version, think_ms, comment,
     )
-    .await
+    .await;
+    relayed(state, moved && acted.is_ok(), arrived_us);
+    acted
+}
+
+/// Whether `act` is a move: a stone or a pass by a player (what `goref_moves_total` counts
+/// and the relay's histogram times).
+fn is_move(act: &Act) -> bool {
+    matches!(act, Act::Play { .. } | Act::Pass)
+}
+
+/// A move that arrived at `arrived_us` was stored and sent to the game's connections here
+/// (the room's WebSockets and watchers, by [`store_and_apply`]) when `sent`: its relay is
+/// timed, now, by the server's clock.
+fn relayed(state: &Games, sent: bool, arrived_us: u64) {
+    if sent {
+        state.metrics.relayed(arrived_us, state.clock.now_us());
+    }
 }
 
 /// [`act_on`] with the room held.
@@ -1008,6 +1056,9 @@ async fn store_and_apply(
             return Err(e);
         }
         state.appends.fetch_add(1, Ordering::SeqCst);
+        if event.by.is_some() && is_move(&event.act) {
+            state.metrics.moved();
+        }
         let before = handle.set_room(inner, next);
         shown.get_or_insert(before);
         state
@@ -1501,6 +1552,57 @@ mod tests {
         let handle = load_room(games, id).await.unwrap().unwrap();
         let inner = handle.inner.lock().await;
         inner.room.view(id, games.now_ms()).clocks.white.main_ms
+    }
+
+    /// Moves are counted once stored, and their relay timed by the server's clock (a manual
+    /// one here, which does not move: 0 s); refusals, resignations and the server's events
+    /// are neither.
+    #[tokio::test(start_paused = true)]
+    async fn moves_are_counted_and_their_relay_timed_by_the_servers_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
+        let clock = Clock::manual(1_000_000);
+        let games = on_manual(store, &clock).await;
+        let id = games.open(clocked(60), "test".into()).await.unwrap().id;
+        act_now(&games, &id, Color::Black, Act::Play { x: 2, y: 2 }).await;
+        let refused = games
+            .act(
+                &id,
+                Some(Color::Black),
+                Act::Play { x: 3, y: 3 },
+                Some(1),
+                None,
+            )
+            .await;
+        assert!(refused.is_err(), "out of turn");
+        act_now(&games, &id, Color::White, Act::Pass).await;
+        let grant = Act::Td {
+            td: "td".into(),
+            action: crate::protocol::TdAction::Time {
+                color: Side::B,
+                seconds: 5,
+                reason: String::new(),
+            },
+        };
+        games.act_as_server(&id, grant).await.unwrap();
+        act_now(&games, &id, Color::Black, Act::Resign).await;
+        assert_eq!(games.metrics().moves(), 2);
+        let text = games.metrics().render(&[], games.leads());
+        let scrape =
+            prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).unwrap();
+        let relay = scrape
+            .samples
+            .iter()
+            .find(|s| s.metric == "goref_move_relay_seconds")
+            .unwrap();
+        let prometheus_parse::Value::Histogram(buckets) = &relay.value else {
+            panic!("{:?}", relay.value);
+        };
+        assert_eq!(
+            (buckets[0].less_than, buckets[0].count),
+            (0.0005, 2.0),
+            "two relays, in no time by the manual clock"
+        );
     }
 
     /// A server on `store` whose time is `clock` (moved by hand).

@@ -39,7 +39,8 @@
 //!   their events, accounts, sessions, the lobby's presences and challenges, ratings,
 //!   tournaments (one contract suite for both);
 //! - [`clock`], [`options`], [`error`], [`limits`], [`guard`], [`net`], [`throttle`],
-//!   [`sessions`]: the time (injected), the settings, refusals, limits, connections, tokens;
+//!   [`sessions`], [`metrics`]: the time (injected), the settings, refusals, limits,
+//!   connections, tokens, the operator's counters;
 //! - [`bus`]: [`bus::GameEvent`]s and the features' news, to every server on the database
 //!   (PostgreSQL `LISTEN/NOTIFY`; SQLite: in-process broadcast);
 //! - [`games`]: the games service — rooms, timers, the leader's role — that stores and then
@@ -49,6 +50,7 @@
 //!   [`lobby`] (presence, waiting, challenges, pairing), [`ratings`], [`tournaments`];
 //! - [`cgos`]: CGOS's door (`--cgos`), a door to the lobby and the games beside the
 //!   WebSockets, for CGOS's programs;
+//! - [`ops`]: the operator's routes, `GET /metrics` and `GET /healthz`;
 //! - [`app`]: builds them over a store and merges their routers;
 //! - [`client`]: a small client for tests, load tests and scripts;
 //! - the web page, built ahead from `web/` and embedded ([`assets`]).
@@ -65,7 +67,9 @@ pub mod games;
 pub mod guard;
 pub mod limits;
 pub mod lobby;
+pub mod metrics;
 pub mod net;
+pub mod ops;
 pub mod options;
 pub mod protocol;
 pub mod ratings;

@@ -50,6 +50,7 @@ use crate::bus::{BusEvent, GameEvent};
 use crate::error::{ApiError, NoSession};
 use crate::games::Games;
 use crate::limits::{MessageBucket, RateLimiter};
+use crate::metrics::ConnectionKind;
 use crate::options::Options;
 pub use crate::options::PairingOptions;
 use crate::protocol::{
@@ -486,6 +487,15 @@ impl Lobby {
         );
     }
 
+    /// Closes every connection here of account `name` (banned): each [`Member`] is told
+    /// nothing more ([`Member::recv`] and [`Member::next_game`] give `None`), and leaves.
+    fn close_account(&self, name: &str) {
+        let closed = self.locals.lock().expect("lobby").remove(&key(name));
+        if closed.is_some() {
+            self.lists_changed();
+        }
+    }
+
     /// Tells every connection here its account's games still on again (after this server
     /// fell behind the bus and may have missed a start).
     async fn tell_live_games_again(&self) {
@@ -635,6 +645,7 @@ impl Lobby {
                 self.lists_changed();
                 self.tell_live_games_again().await;
             }
+            BusEvent::Banned { name } => self.close_account(name),
             BusEvent::Game(GameEvent::Changed { .. }) | BusEvent::Tournament { .. } => {}
         }
     }
@@ -662,6 +673,7 @@ impl Lobby {
     /// it fits the pairing game (a game with one of them is played under CGOS's terms), else
     /// among themselves.
     pub async fn pair_round(&self) {
+        self.games.metrics().paired();
         let store = self.store();
         let Ok((present, _)) = store.lobby(self.now_ms()).await else {
             return;
@@ -1082,11 +1094,18 @@ async fn lobby_ws(
     let account = account_of_token(lobby.store().as_ref(), &token).await?;
     let list = !matches!(q.list.as_deref(), Some("0" | "false"));
     let member = lobby.join(account, list).await?;
+    // Banned while it joined (after the check above, before its ban closed the members
+    // here): refused now.
+    account_of_token(lobby.store().as_ref(), &token).await?;
+    let connected = lobby.games.metrics().connected(ConnectionKind::Lobby);
     Ok(ws
         .max_message_size(16 * 1024)
         .max_frame_size(16 * 1024)
         .read_buffer_size(4096)
-        .on_upgrade(move |socket| lobby_connection(lobby, member, socket)))
+        .on_upgrade(move |socket| async move {
+            let _connected = connected;
+            lobby_connection(lobby, member, socket).await;
+        }))
 }
 
 async fn lobby_connection(lobby: Arc<Lobby>, mut member: Member, mut socket: WebSocket) {

@@ -911,6 +911,32 @@ pub struct LoginAnswer {
     pub account: Account,
 }
 
+/// The answer of `GET /healthz`: `ok` when the store answered a trivial query (200), else
+/// why not (503).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    /// Whether the server can serve: its store answers.
+    pub ok: bool,
+    /// Whether this server leads (fires the clocks, pairs the lobby, ...).
+    pub leads: bool,
+    /// Why not, for programs (`store`); absent when `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Why not, for people; absent when `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// The answer of `POST /api/accounts/{name}/ban` and `/unban`: the account as stored, and
+/// whether it is banned now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BanAnswer {
+    /// The account's name, as stored.
+    pub name: String,
+    /// Whether it is banned now.
+    pub banned: bool,
+}
+
 /// A seat of a new game: its secret and the page's link.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatLink {
@@ -1043,6 +1069,8 @@ pub enum LoginError {
         /// Whole seconds to wait.
         retry_after_s: u64,
     },
+    /// The tournament director banned the account.
+    Banned,
     /// The account could not be read or written.
     Storage(String),
 }
@@ -1058,6 +1086,7 @@ impl LoginError {
             LoginError::WrongPassword => "wrong_password",
             LoginError::TooManyAttempts => "too_many_attempts",
             LoginError::Busy { .. } => "busy",
+            LoginError::Banned => "banned",
             LoginError::Storage(_) => "storage",
         }
     }
@@ -1081,6 +1110,7 @@ impl std::fmt::Display for LoginError {
                 f,
                 "the server is busy with other logins: try again in {retry_after_s} s"
             ),
+            LoginError::Banned => f.write_str("this account is banned"),
             LoginError::Storage(e) => write!(f, "accounts could not be read or written: {e}"),
         }
     }
@@ -1424,6 +1454,26 @@ pub enum TdAction {
         /// Why, for the record.
         reason: String,
     },
+    /// Aborts the game: it ends without a result (SGF `RE[Void]`, ending `aborted`, as a
+    /// game the server closes), for `reason` (in the record). Rated games so aborted count
+    /// for nobody.
+    Abort {
+        /// Why, for the record.
+        reason: String,
+    },
+}
+
+impl TdAction {
+    /// The reason the director gave.
+    #[must_use]
+    pub fn reason(&self) -> &str {
+        match self {
+            TdAction::Result { reason, .. }
+            | TdAction::Time { reason, .. }
+            | TdAction::Pass { reason }
+            | TdAction::Abort { reason } => reason,
+        }
+    }
 }
 
 /// The longest reason a TD may give, in characters.
@@ -1440,6 +1490,8 @@ pub enum Closing {
     NeverStarted,
     /// Nobody acted for a long time (a game between guests left unfinished).
     Abandoned,
+    /// The tournament director aborted it ([`TdAction::Abort`]).
+    Aborted,
 }
 
 impl Closing {
@@ -1449,6 +1501,7 @@ impl Closing {
         match self {
             Closing::NeverStarted => "never-started",
             Closing::Abandoned => "abandoned",
+            Closing::Aborted => "aborted",
         }
     }
 }

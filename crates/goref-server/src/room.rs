@@ -422,6 +422,22 @@ fn duration_text(ms: u64) -> String {
     }
 }
 
+/// The director's reason as the record says it (`: REASON`, or nothing), or the refusal of
+/// one that is too long or not on one line.
+fn td_why(action: &TdAction) -> Result<String, MessageRefusal> {
+    let reason = action.reason();
+    if reason.chars().count() > MAX_REASON || reason.chars().any(char::is_control) {
+        return Err(MessageRefusal::Malformed(format!(
+            "a reason is at most {MAX_REASON} characters on one line"
+        )));
+    }
+    Ok(if reason.trim().is_empty() {
+        String::new()
+    } else {
+        format!(": {}", reason.trim())
+    })
+}
+
 fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
@@ -662,21 +678,7 @@ impl Room {
     }
 
     fn td_input(&self, td: &str, action: &TdAction) -> Result<Input, MessageRefusal> {
-        let reason = match action {
-            TdAction::Result { reason, .. }
-            | TdAction::Time { reason, .. }
-            | TdAction::Pass { reason } => reason,
-        };
-        if reason.chars().count() > MAX_REASON || reason.chars().any(char::is_control) {
-            return Err(MessageRefusal::Malformed(format!(
-                "a reason is at most {MAX_REASON} characters on one line"
-            )));
-        }
-        let why = if reason.trim().is_empty() {
-            String::new()
-        } else {
-            format!(": {}", reason.trim())
-        };
+        let why = td_why(action)?;
         Ok(match action {
             TdAction::Result { result, .. } => Input::Decide {
                 outcome: result.parse().map_err(|e: goref_rules::ParseError| {
@@ -701,6 +703,11 @@ impl Room {
                 by: self.referee.board_in_play().to_move(),
                 mv: Move::Pass,
             },
+            TdAction::Abort { .. } => {
+                return Err(MessageRefusal::Malformed(
+                    "an abort closes the game: it is no referee's input".into(),
+                ))
+            }
         })
     }
 
@@ -760,6 +767,19 @@ impl Room {
                 }
                 next.closed = Some(*why);
                 next.referee.note(note.clone());
+            }
+            // The TD aborts the game: closed without a result, as the server closes one.
+            Act::Td {
+                td,
+                action: action @ TdAction::Abort { .. },
+            } if by.is_none() => {
+                if self.phase() == Phase::Over {
+                    return Err(MessageRefusal::Referee(RefereeRefusal::Over));
+                }
+                let why = td_why(action)?;
+                next.closed = Some(Closing::Aborted);
+                next.referee
+                    .note(format!("aborted by the TD ({td}) without a result{why}"));
             }
             _ => {
                 let input = self.input(by, &act)?;
@@ -896,15 +916,16 @@ impl Room {
         if self.phase() == Phase::Over || now_ms < since.saturating_add(after) {
             return None;
         }
-        let note = match why {
-            Closing::NeverStarted => format!(
+        let note = if why == Closing::NeverStarted {
+            format!(
                 "closed by the server without a result: no move within {} of its creation",
                 duration_text(after)
-            ),
-            Closing::Abandoned => format!(
+            )
+        } else {
+            format!(
                 "closed by the server without a result: abandoned, nothing happened for {}",
                 duration_text(after)
-            ),
+            )
         };
         self.prepare(None, Act::Close { why, note }, now_ms, None)
             .ok()
@@ -1435,6 +1456,93 @@ mod tests {
             .unwrap();
         assert_eq!(replayed.finished(), closed.finished());
         assert_eq!(replayed.sgf(), closed.sgf());
+    }
+
+    /// The TD aborts a game in play: over without a result (`RE[Void]`, ending `aborted`),
+    /// the reason in the record, which replays (goref-sgf) to the same `Void`; the stored
+    /// events rebuild it. Only the server (for the TD) aborts, once, with a reason on one line.
+    #[test]
+    fn the_td_aborts_a_game_void_with_the_reason_in_the_record_and_it_replays() {
+        let abort = |reason: &str| Act::Td {
+            td: "td".into(),
+            action: TdAction::Abort {
+                reason: reason.into(),
+            },
+        };
+        let mut events = Vec::new();
+        let mut r = room();
+        for (i, (by, x, y)) in [
+            (Color::Black, 2, 2),
+            (Color::White, 1, 1),
+            (Color::Black, 3, 3),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let (e, next) = r
+                .prepare(Some(by), Act::Play { x, y }, 2_000 + i as u64, None)
+                .unwrap();
+            events.push(e);
+            r = next;
+        }
+        let refused = r.prepare(Some(Color::White), abort("mine"), 9_000, None);
+        assert_eq!(refused.unwrap_err().code(), "malformed", "a player cannot");
+        let refused = r.prepare(None, abort(&"x".repeat(MAX_REASON + 1)), 9_000, None);
+        assert_eq!(refused.unwrap_err().code(), "malformed", "too long");
+        let refused = r.prepare(None, abort("two\nlines"), 9_000, None);
+        assert_eq!(refused.unwrap_err().code(), "malformed", "one line");
+        let (event, aborted) = r
+            .prepare(None, abort(" the players' connection broke "), 9_000, None)
+            .unwrap();
+        events.push(event);
+        assert_eq!(aborted.phase(), Phase::Over);
+        assert_eq!(aborted.closed(), Some(Closing::Aborted));
+        assert_eq!(aborted.deadline_ms(), None);
+        let f = aborted.finished().unwrap();
+        assert_eq!(
+            (f.result, f.ending.as_str()),
+            (goref_rules::Outcome::Void, "aborted")
+        );
+        let view = aborted.view("g", 10_000);
+        assert_eq!(view.result.as_deref(), Some("Void"));
+        assert_eq!(view.ending.as_deref(), Some("aborted"));
+        let note = "aborted by the TD (td) without a result: the players' connection broke";
+        assert_eq!(view.notes.last().unwrap().text, note);
+        let refused = aborted.prepare(None, abort("again"), 11_000, None);
+        assert_eq!(refused.unwrap_err().code(), "over");
+        let refused = aborted.prepare(Some(Color::White), Act::Pass, 11_000, None);
+        assert_eq!(refused.unwrap_err().code(), "over");
+        // The record: RE[Void], the reason, the moves; goref-sgf reads it and replays the
+        // moves, and its result is the same Void.
+        let sgf = aborted.sgf();
+        assert!(sgf.contains("RE[Void]"), "{sgf}");
+        assert!(sgf.contains("the players' connection broke"), "{sgf}");
+        let record = goref_sgf::parse(&sgf).unwrap();
+        let game = record
+            .replay(goref_rules::Ruleset::preset(
+                goref_rules::Preset::TrompTaylor,
+            ))
+            .unwrap();
+        assert_eq!(game.moves().len(), 3);
+        let re: goref_rules::Outcome = record.result.as_deref().unwrap().parse().unwrap();
+        assert_eq!(re, f.result);
+        // The stored events (as JSON) rebuild it.
+        let mut replayed = room();
+        for e in &events {
+            let json = serde_json::to_string(e).unwrap();
+            replayed
+                .commit(&serde_json::from_str(&json).unwrap())
+                .unwrap();
+        }
+        assert_eq!(replayed.finished(), aborted.finished());
+        assert_eq!(replayed.sgf(), sgf);
+        // A game nobody began is aborted alike.
+        let (_, unbegun) = room().prepare(None, abort(""), 3_000, None).unwrap();
+        assert_eq!(unbegun.finished().unwrap().ending, "aborted");
+        assert_eq!(
+            unbegun.view("g", 3_000).notes[0].text,
+            "aborted by the TD (td) without a result"
+        );
     }
 
     #[test]

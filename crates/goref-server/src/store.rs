@@ -21,7 +21,9 @@ pub use crate::protocol::GameSummary;
 use crate::protocol::{Account, Rating};
 use crate::room::{Event, GameConfig};
 
+pub mod counted;
 pub mod pg;
+pub use counted::Counted;
 pub use pg::PgStore;
 
 /// A boxed future, so that the trait can be used as `dyn Store`.
@@ -261,6 +263,16 @@ pub trait Store: Send + Sync {
     fn session(&self, token_hash: &str) -> StoreFuture<'_, Option<Account>>;
     /// Every account.
     fn accounts(&self) -> StoreFuture<'_, Vec<Account>>;
+    /// Bans account `name` (without regard to case), or lifts its ban: its name as stored,
+    /// `None` when no account has it. A ban ends the account's sessions (lifted, it logs in
+    /// again), and while it holds [`Store::session`] finds none of its tokens.
+    fn set_banned(&self, name: &str, banned: bool) -> StoreFuture<'_, Option<String>>;
+    /// Whether account `name` is banned (`false` for no such account).
+    fn is_banned(&self, name: &str) -> StoreFuture<'_, bool>;
+    /// The games not over, counted by board size: `(width, height, games)`, smallest first.
+    fn live_games_by_size(&self) -> StoreFuture<'_, Vec<(usize, usize, u64)>>;
+    /// A trivial query (the health check): `Ok` when the store answers, reads and writes.
+    fn ping(&self) -> StoreFuture<'_, ()>;
     /// Every finished rated game: Black's account, White's, the result (SGF `RE`), oldest first.
     fn rated_results(&self) -> StoreFuture<'_, Vec<RatedResult>>;
     /// The games account `name` played or plays, newest first.
@@ -506,6 +518,14 @@ fn migrate(conn: &Connection) -> Result<()> {
              UPDATE games SET last_ms = (SELECT MAX(json_extract(body, '$.at_ms'))
                                          FROM events WHERE game_id = games.id);",
         )?;
+    }
+    let banned: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('accounts') WHERE name = 'banned')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !banned {
+        conn.execute_batch("ALTER TABLE accounts ADD COLUMN banned INTEGER NOT NULL DEFAULT 0")?;
     }
     conn.execute_batch(
         "CREATE INDEX IF NOT EXISTS games_live_by_creator ON games (creator) WHERE result IS NULL;
@@ -921,7 +941,8 @@ impl Store for SqliteStore {
                 .query_row(
                     &format!(
                         "SELECT {ACCOUNT_COLUMNS} FROM accounts \
-                         WHERE name = (SELECT name FROM sessions WHERE token = ?1)"
+                         WHERE name = (SELECT name FROM sessions WHERE token = ?1) \
+                         AND NOT banned"
                     ),
                     params![token_hash],
                     account_row,
@@ -939,6 +960,70 @@ impl Store for SqliteStore {
                 .query_map([], account_row)?
                 .collect::<rusqlite::Result<Vec<Account>>>()?;
             Ok(accounts)
+        })
+    }
+
+    fn set_banned(&self, name: &str, banned: bool) -> StoreFuture<'_, Option<String>> {
+        let name = name.to_string();
+        self.write_value(move |conn| {
+            let stored: Option<String> = conn
+                .query_row(
+                    "UPDATE accounts SET banned = ?2 WHERE name = ?1 RETURNING name",
+                    params![name, banned],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let (Some(stored), true) = (&stored, banned) {
+                conn.execute("DELETE FROM sessions WHERE name = ?1", params![stored])?;
+            }
+            Ok(stored)
+        })
+    }
+
+    fn is_banned(&self, name: &str) -> StoreFuture<'_, bool> {
+        let name = name.to_string();
+        self.read(move |conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT banned FROM accounts WHERE name = ?1",
+                    params![name],
+                    |r| r.get::<_, bool>(0),
+                )
+                .optional()?
+                .unwrap_or(false))
+        })
+    }
+
+    fn live_games_by_size(&self) -> StoreFuture<'_, Vec<(usize, usize, u64)>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT json_extract(config, '$.width'), json_extract(config, '$.height'), \
+                 COUNT(*) FROM games WHERE result IS NULL GROUP BY 1, 2 ORDER BY 1, 2",
+            )?;
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, i64>(2)?,
+                    ))
+                })?
+                .collect::<rusqlite::Result<Vec<(i64, i64, i64)>>>()?;
+            Ok(by_size(rows))
+        })
+    }
+
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        let one = |conn: &Connection| -> Result<()> {
+            conn.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))?;
+            Ok(())
+        };
+        let read = self.read(one);
+        // Through the writer too: its thread answers (an empty transaction, nothing written).
+        let write = self.write(Box::new(one));
+        Box::pin(async move {
+            read.await?;
+            write.await
         })
     }
 
@@ -1254,6 +1339,19 @@ fn account_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Account> {
         td: r.get(2)?,
         created_ms: r.get::<_, i64>(3)? as u64,
     })
+}
+
+/// Rows of `(width, height, games)` as the store read them, those that are sizes.
+fn by_size(rows: Vec<(i64, i64, i64)>) -> Vec<(usize, usize, u64)> {
+    rows.into_iter()
+        .filter_map(|(w, h, n)| {
+            Some((
+                usize::try_from(w).ok()?,
+                usize::try_from(h).ok()?,
+                u64::try_from(n).ok()?,
+            ))
+        })
+        .collect()
 }
 
 /// Ratings best first, equal ones by name.

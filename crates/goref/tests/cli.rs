@@ -238,6 +238,30 @@ fn score_of_a_resigned_game_ignores_the_territory() {
     assert!(v.get("removed").is_none(), "{v}");
 }
 
+/// A record closed without a result (`RE[Void]`: the server's games never begun or
+/// abandoned, or aborted by the TD) replays and gives `Void`, whatever its board (here two
+/// passes, which alone would score it).
+#[test]
+fn score_of_a_void_record_is_void() {
+    let sgf = "(;GM[1]FF[4]SZ[5]KM[0.5]RE[Void]C[Void (aborted)];B[cc];W[dd];B[];W[]\
+               C[aborted by the TD (td) without a result: the network broke])";
+    let (code, out, err) = stdout_of(&["score", "-"], sgf);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().next(), Some("Void"), "{out}");
+    let (_, out, _) = stdout_of(&["score", "-", "--json"], sgf);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        (&v["result"], &v["winner"], &v["end"], &v["moves"]),
+        (
+            &serde_json::json!("Void"),
+            &serde_json::Value::Null,
+            &serde_json::json!("void"),
+            &serde_json::json!(4)
+        ),
+        "{v}"
+    );
+}
+
 /// Olympiad 3.6.2: a long cycle with equal captures is a draw, `0`, with margin 0 like a
 /// long-cycle win (not the margin of the board's points).
 #[test]

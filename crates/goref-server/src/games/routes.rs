@@ -3,6 +3,7 @@
 
 use super::ws::connection;
 use super::*;
+use crate::metrics::ConnectionKind;
 
 /// Frames larger than this close the connection (before any JSON is read).
 const MAX_FRAME: usize = 64 * 1024;
@@ -126,13 +127,16 @@ async fn game_ws(
         Ok(h) => h,
         Err(e) => return e.into_response(),
     };
-    let by_token = match q.token.as_deref().filter(|t| !t.is_empty()) {
-        None => None,
+    // Heard from before the session is checked: a ban stored after the check closes it.
+    let bans = state.bus.watch_bans();
+    let (by_token, banned) = match q.token.as_deref().filter(|t| !t.is_empty()) {
+        None => (None, None),
         Some(token) => match crate::sessions::account_of_token(state.store.as_ref(), token).await {
             Ok(account) => {
                 let inner = handle.inner.lock().await;
                 let players = inner.room.config().players.as_ref();
-                players.and_then(|p| p.color_of(&account.name))
+                let seat = players.and_then(|p| p.color_of(&account.name));
+                (seat, Some(bans.of(&account.name)))
             }
             Err(e) => return e.into_response(),
         },
@@ -156,5 +160,8 @@ async fn game_ws(
     ws.max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
         .read_buffer_size(4096)
-        .on_upgrade(move |socket| connection(state, handle, seat, changes, socket))
+        .on_upgrade(move |socket| async move {
+            let _connected = state.metrics.connected(ConnectionKind::Game);
+            connection(state, handle, seat, changes, banned, socket).await;
+        })
 }

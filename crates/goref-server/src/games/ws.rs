@@ -48,6 +48,7 @@ pub(super) async fn connection(
     handle: Arc<RoomHandle>,
     seat: Option<Color>,
     changes: bool,
+    mut banned: Option<crate::bus::BanWatch>,
     mut socket: WebSocket,
 ) {
     let _wholes = (!changes).then(|| TakesWholes::new(handle.clone()));
@@ -117,6 +118,13 @@ pub(super) async fn connection(
                         break;
                     }
                 }
+            }
+            () = crate::bus::until_banned(&mut banned) => {
+                let _ = socket.send(Message::Close(Some(axum::extract::ws::CloseFrame {
+                    code: axum::extract::ws::close_code::POLICY,
+                    reason: "banned".into(),
+                }))).await;
+                break;
             }
             update = rx.recv() => {
                 let text: Arc<str> = match update {

@@ -142,6 +142,9 @@ CREATE TABLE lobby_challenges (
     body TEXT NOT NULL
 );
 ",
+    "
+ALTER TABLE accounts ADD COLUMN banned BOOLEAN NOT NULL DEFAULT false;
+",
 ];
 
 /// A database error as one line: PostgreSQL's message and detail when it sent them.
@@ -1058,7 +1061,7 @@ impl Store for PgStore {
             let rows = conn
                 .query(
                     "SELECT a.name, a.program, a.td, a.created_ms FROM sessions s \
-                     JOIN accounts a ON a.name = s.name WHERE s.token = $1",
+                     JOIN accounts a ON a.name = s.name WHERE s.token = $1 AND NOT a.banned",
                     &[&token_hash],
                 )
                 .await?;
@@ -1076,6 +1079,72 @@ impl Store for PgStore {
                 )
                 .await?;
             rows.iter().map(account_row).collect()
+        })
+    }
+
+    fn set_banned(&self, name: &str, banned: bool) -> StoreFuture<'_, Option<String>> {
+        let name = name.to_string();
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            let tx = conn.client.transaction().await.map_err(db)?;
+            let rows = tx
+                .query(
+                    "UPDATE accounts SET banned = $2 WHERE lower(name) = lower($1) RETURNING name",
+                    &[&name, &banned],
+                )
+                .await
+                .map_err(db)?;
+            let stored: Option<String> = rows.first().map(|r| r.try_get(0)).transpose()?;
+            if let (Some(stored), true) = (&stored, banned) {
+                tx.execute("DELETE FROM sessions WHERE name = $1", &[stored])
+                    .await
+                    .map_err(db)?;
+            }
+            tx.commit().await.map_err(db)?;
+            Ok(stored)
+        })
+    }
+
+    fn is_banned(&self, name: &str) -> StoreFuture<'_, bool> {
+        let name = name.to_string();
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query(
+                    "SELECT banned FROM accounts WHERE lower(name) = lower($1)",
+                    &[&name],
+                )
+                .await?;
+            Ok(match rows.first() {
+                Some(r) => r.try_get(0)?,
+                None => false,
+            })
+        })
+    }
+
+    fn live_games_by_size(&self) -> StoreFuture<'_, Vec<(usize, usize, u64)>> {
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query(
+                    "SELECT (config::json->>'width')::bigint, (config::json->>'height')::bigint, \
+                     COUNT(*) FROM games WHERE result IS NULL GROUP BY 1, 2 ORDER BY 1, 2",
+                    &[],
+                )
+                .await?;
+            let rows = rows
+                .iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+                .collect::<Result<Vec<(i64, i64, i64)>>>()?;
+            Ok(super::by_size(rows))
+        })
+    }
+
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            conn.query("SELECT 1", &[]).await?;
+            Ok(())
         })
     }
 

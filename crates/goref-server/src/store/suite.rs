@@ -292,6 +292,91 @@ async fn accounts_and_sessions(store: Arc<dyn Store>) {
     );
 }
 
+/// A ban is stored: it ends the account's sessions, hides any session made meanwhile, and
+/// is lifted (the account logs in again); names without regard to case.
+async fn bans_are_stored_and_end_sessions(store: Arc<dyn Store>) {
+    let mallory = store
+        .create_account(new_account("Mallory", 10), None)
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .create_account(new_account("bob", 20), None)
+        .await
+        .unwrap()
+        .unwrap();
+    for (token, name) in [("m1", "Mallory"), ("m2", "Mallory"), ("b1", "bob")] {
+        store
+            .create_session(token.into(), name.into(), 100)
+            .await
+            .unwrap();
+    }
+    assert!(!store.is_banned("mallory").await.unwrap());
+    assert!(!store.is_banned("nobody").await.unwrap());
+    assert_eq!(
+        store.set_banned("MALLORY", true).await.unwrap().as_deref(),
+        Some("Mallory"),
+        "the name as stored"
+    );
+    assert_eq!(store.set_banned("nobody", true).await.unwrap(), None);
+    assert!(store.is_banned("mallory").await.unwrap());
+    assert!(!store.is_banned("bob").await.unwrap());
+    for token in ["m1", "m2"] {
+        assert_eq!(store.session(token).await.unwrap(), None, "{token} ended");
+    }
+    assert!(
+        store.session("b1").await.unwrap().is_some(),
+        "others keep theirs"
+    );
+    // A session made while banned (a login that raced the ban) opens nothing.
+    store
+        .create_session("m3".into(), "Mallory".into(), 200)
+        .await
+        .unwrap();
+    assert_eq!(store.session("m3").await.unwrap(), None);
+    // The account is kept, and its games' lists too.
+    assert_eq!(
+        store.account("mallory").await.unwrap().map(|(a, _)| a),
+        Some(mallory.clone())
+    );
+    // Lifted: the session made meanwhile opens it again; the ended ones stay ended.
+    assert_eq!(
+        store.set_banned("mallory", false).await.unwrap().as_deref(),
+        Some("Mallory")
+    );
+    assert!(!store.is_banned("Mallory").await.unwrap());
+    assert_eq!(store.session("m3").await.unwrap(), Some(mallory));
+    assert_eq!(store.session("m1").await.unwrap(), None);
+}
+
+/// The health check's query answers; the live games are counted by board size.
+async fn ping_and_live_games_by_size(store: Arc<dyn Store>) {
+    store.ping().await.unwrap();
+    assert!(store.live_games_by_size().await.unwrap().is_empty());
+    let sized = |id: &str, width: usize, height: usize| {
+        let mut g = game(id, 1, "");
+        g.config.width = width;
+        g.config.height = height;
+        g
+    };
+    for g in [
+        sized("a", 9, 9),
+        sized("b", 9, 9),
+        sized("c", 19, 19),
+        sized("d", 13, 7),
+        sized("e", 9, 9),
+    ] {
+        store.create(g).await.unwrap();
+    }
+    store.finish("e", "B+R".parse().unwrap()).await.unwrap();
+    assert_eq!(
+        store.live_games_by_size().await.unwrap(),
+        [(9, 9, 2), (13, 7, 1), (19, 19, 1)],
+        "the games not over, smallest first"
+    );
+    store.ping().await.unwrap();
+}
+
 /// Accounts created at once: one of them, exactly, is the first.
 async fn one_first_account_among_simultaneous_ones(store: Arc<dyn Store>) {
     let tasks: Vec<_> = (0..8)
@@ -803,6 +888,8 @@ suite!(
     challenges_are_shared_and_taken_once,
     ratings_are_replaced_whole,
     a_resume_is_an_event_of_the_log_and_no_activity,
+    bans_are_stored_and_end_sessions,
+    ping_and_live_games_by_size,
 );
 
 /// The migrations leave a database that a second start finds up to date, and a database from
@@ -849,6 +936,34 @@ async fn postgres_resumes_from_before_are_read() {
         .unwrap();
     assert_eq!(store.legacy_resumes().await.unwrap(), [5_000, 9_000]);
     drop_schema(&schema).await;
+}
+
+/// An SQLite database from before bans: its accounts gain the column, none banned.
+#[tokio::test]
+async fn an_sqlite_database_from_before_bans_gains_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE accounts (name TEXT PRIMARY KEY COLLATE NOCASE, password TEXT NOT NULL,
+                 program INTEGER NOT NULL, td INTEGER NOT NULL, created_ms INTEGER NOT NULL);
+             INSERT INTO accounts VALUES ('old', 'phc', 0, 1, 5);",
+        )
+        .unwrap();
+    }
+    let store = SqliteStore::open(&path).unwrap();
+    assert!(!store.is_banned("old").await.unwrap());
+    assert_eq!(
+        store.set_banned("OLD", true).await.unwrap().as_deref(),
+        Some("old")
+    );
+    drop(store);
+    let again = SqliteStore::open(&path).unwrap();
+    assert!(
+        again.is_banned("old").await.unwrap(),
+        "kept, and opened twice"
+    );
 }
 
 #[tokio::test]

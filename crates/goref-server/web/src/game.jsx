@@ -19,8 +19,8 @@ function useNow(active) {
 }
 
 // The tournament director's actions on a game in progress (001 §1, 3.10.2, 3.10.3): decide
-// its result, grant a player time, pass in place of the player to move. Each is stored in
-// the game's record with its reason.
+// its result, grant a player time, pass in place of the player to move, abort it (no result,
+// Void). Each is stored in the game's record with its reason.
 function DirectorPanel({ id, timed, onError }) {
   async function act(evt, action) {
     evt.preventDefault();
@@ -55,6 +55,10 @@ function DirectorPanel({ id, timed, onError }) {
       <form onSubmit={(e) => act(e, "pass")} data-testid="td-pass">
         {reason()}
         <button type="submit">Pass for the player to move</button>
+      </form>
+      <form onSubmit={(e) => act(e, "abort")} data-testid="td-abort">
+        {reason()}
+        <button type="submit">Abort: no result (Void)</button>
       </form>
     </details>
   );

@@ -110,9 +110,21 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
         _ => {}
     }
+    // A game closed without a result (RE[Void]: never begun, abandoned, aborted by the TD),
+    // whatever its board: no result; the board only gives the counts.
+    let re = record
+        .result
+        .as_deref()
+        .and_then(|re| re.parse::<Outcome>().ok());
+    if re == Some(Outcome::Void) {
+        report.result = Outcome::Void.to_sgf();
+        report.winner = None;
+        report.margin = 0.0;
+        report.end = "void";
+    }
     // A game that ended off the board (resignation, time, forfeit, a TD's decision of one of
     // those): the record's RE is the result; the board only gives the counts.
-    if game.end().is_none() {
+    else if game.end().is_none() {
         if let Some(outcome) = record
             .result
             .as_deref()
