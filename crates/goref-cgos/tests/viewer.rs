@@ -138,8 +138,8 @@ fn config() -> DoorConfig {
     }
 }
 
-/// A viewer connected to a door of `host` (a duplex of `capacity` bytes), past `v1`.
-async fn viewer(
+/// A client connected to a door of `host` (a duplex of `capacity` bytes), greeted.
+async fn connect(
     host: &Shows,
     config: DoorConfig,
     capacity: usize,
@@ -157,6 +157,16 @@ async fn viewer(
         writer: cw,
     };
     v.expect("protocol genmove_analyze").await;
+    (v, task)
+}
+
+/// A viewer connected to a door of `host` (a duplex of `capacity` bytes), past `v1`.
+async fn viewer(
+    host: &Shows,
+    config: DoorConfig,
+    capacity: usize,
+) -> (Viewer, tokio::task::JoinHandle<Ended>) {
+    let (mut v, task) = connect(host, config, capacity).await;
     let before = host.news.receiver_count();
     v.send("v1 cgosview 0.32").await;
     // The door follows the news once it has read `v1`.
@@ -394,23 +404,11 @@ async fn an_observer_that_falls_behind_its_game_is_closed() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_host_without_viewers_refuses_them() {
-    // The door's default host serves no viewers: see tests/door.rs (`v1 viewer` refused).
-    // Here: a viewer's `e1` is an engine (refused by this host's login), never a viewer.
+async fn only_v1_is_a_viewer() {
+    // `e1` is an engine, asked its name and password even where viewers are served (this
+    // host's login refuses it). A host serving no viewers refuses `v1`: tests/door.rs.
     let host = shows();
-    let door = Door::new(host.clone(), config());
-    let (client, server) = tokio::io::duplex(4096);
-    let (sr, sw) = tokio::io::split(server);
-    let task = tokio::spawn(async move {
-        door.serve_connection(sr, sw, IpAddr::V4(Ipv4Addr::LOCALHOST))
-            .await
-    });
-    let (cr, cw) = tokio::io::split(client);
-    let mut v = Viewer {
-        lines: BufReader::new(cr).lines(),
-        writer: cw,
-    };
-    v.expect("protocol genmove_analyze").await;
+    let (mut v, task) = connect(&host, config(), 4096).await;
     v.send("e1 x").await;
     v.expect("username").await;
     v.send("someone").await;
