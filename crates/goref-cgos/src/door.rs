@@ -30,12 +30,13 @@ use std::time::Duration;
 
 use goref_rules::{ByColor, Color};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 use crate::protocol::{
-    Answer, CgosError, ClientKind, ClientMessage, Expect, Gameover, LineReader, ReadError,
-    ServerMessage, Setup, TimedMove,
+    Answer, CgosError, ClientKind, ClientMessage, Expect, Gameover, LineReader, Match, ReadError,
+    ServerMessage, Setup, TimedMove, ViewerMessage,
 };
+use crate::viewer::Observation;
 
 /// What the door says to a connection that another login of the same name replaces (as
 /// CGOS's server says it; [`crate::client::REPLACED_INFO`] is how it begins).
@@ -56,6 +57,12 @@ pub struct DoorConfig {
     pub write_timeout: Duration,
     /// Lines a client may send that nothing asked for (CGOS ignores them) before it is closed.
     pub max_unasked_lines: u32,
+    /// Games one viewer may observe at once; `observe` of one more is answered `info …` and
+    /// ignored (an observation ends with its game).
+    pub max_observed: usize,
+    /// `observe` requests one viewer may make a minute (a burst of as many, then one every
+    /// 60/n s); more are answered `info …`, ignored, and counted as lines nobody asked for.
+    pub observes_per_minute: u32,
 }
 
 impl Default for DoorConfig {
@@ -66,6 +73,8 @@ impl Default for DoorConfig {
             ready_timeout: Duration::from_secs(300),
             write_timeout: Duration::from_secs(30),
             max_unasked_lines: 1000,
+            max_observed: 16,
+            observes_per_minute: 60,
         }
     }
 }
@@ -209,6 +218,27 @@ pub trait Host: Send + Sync + 'static {
     ) -> impl Future<Output = Result<(), Refused>> + Send;
     /// The host's clock, in ms (the same as [`GameView::at_ms`]).
     fn now_ms(&self) -> u64;
+
+    /// News for every viewer (`v1`) from now on: a `match` line ([`ViewerMessage::Match`])
+    /// for each game that starts, `gameover` ([`ViewerMessage::Gameover`]) for each that ends.
+    /// `None` (the default): viewers are not served, and are refused. The channel is the
+    /// bound: a viewer that falls behind it is closed.
+    fn viewer_news(&self) -> Option<broadcast::Receiver<ViewerMessage>> {
+        None
+    }
+
+    /// The games a viewer is told of on arrival, as `match` lines: the recent finished games
+    /// (CGOS: the last 40), oldest first, then those in play.
+    fn listing(&self) -> impl Future<Output = Vec<Match>> + Send {
+        async { Vec::new() }
+    }
+
+    /// Game `game_id` for an observer (`observe`): unknown, finished (its whole record), or
+    /// in play (its moves so far, then its updates until its end).
+    fn observe(&self, game_id: u64) -> impl Future<Output = Observation> + Send {
+        let _ = game_id;
+        async { Observation::Unknown }
+    }
 }
 
 /// How a connection ended.
@@ -234,21 +264,22 @@ pub struct Door<H: Host> {
 }
 
 /// One connection's lines.
-struct Line<R, W> {
+pub(crate) struct Line<R, W> {
     lines: LineReader<BufReader<R>>,
     writer: W,
     write_timeout: Duration,
 }
 
 /// What reading gave.
-enum Read {
+pub(crate) enum Read {
     Line(String),
     Bad(CgosError),
     Closed,
 }
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Line<R, W> {
-    async fn send(&mut self, message: &ServerMessage) -> bool {
+    /// Sends one line within the write timeout; whether it went.
+    pub(crate) async fn send(&mut self, message: &impl std::fmt::Display) -> bool {
         let text = format!("{message}\n");
         let write = async {
             self.writer.write_all(text.as_bytes()).await?;
@@ -260,7 +291,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Line<R, W> {
         )
     }
 
-    async fn read(&mut self) -> Read {
+    pub(crate) async fn read(&mut self) -> Read {
         match self.lines.next_line().await {
             Ok(Some(line)) => Read::Line(line),
             Ok(None) | Err(ReadError::Io(_)) => Read::Closed,
@@ -271,6 +302,14 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Line<R, W> {
     async fn read_within(&mut self, limit: Duration) -> Option<Read> {
         tokio::time::timeout(limit, self.read()).await.ok()
     }
+}
+
+/// Who the handshake let in.
+enum Hello<L> {
+    /// An engine logged in, sending analysis or not.
+    Engine(L, bool),
+    /// A viewer, with the news it follows.
+    Viewer(broadcast::Receiver<ViewerMessage>),
 }
 
 /// How a game ended for the connection.
@@ -311,7 +350,10 @@ impl<H: Host> Door<H> {
             write_timeout: self.config.write_timeout,
         };
         let (login, analyze) = match self.handshake(&mut line, peer).await {
-            Ok(ok) => ok,
+            Ok(Hello::Engine(login, analyze)) => (login, analyze),
+            Ok(Hello::Viewer(news)) => {
+                return crate::viewer::serve(&self.host, &self.config, &mut line, news).await
+            }
             Err(ended) => return ended,
         };
         let name = H::name(&login).to_string();
@@ -395,7 +437,7 @@ impl<H: Host> Door<H> {
         &self,
         line: &mut Line<R, W>,
         peer: IpAddr,
-    ) -> Result<(H::Login, bool), Ended>
+    ) -> Result<Hello<H::Login>, Ended>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin,
@@ -409,11 +451,18 @@ impl<H: Host> Door<H> {
                 genmove_analyze,
                 ..
             } => genmove_analyze && self.config.genmove_analyze,
-            ClientMessage::Hello { .. } => {
-                return Err(self
-                    .refuse(line, "viewers are not served here: watch on the web page")
-                    .await)
-            }
+            // A viewer gives no name (as CGOS's `_handle_player_protocol`): it is served at once.
+            ClientMessage::Hello {
+                kind: ClientKind::Viewer,
+                ..
+            } => match self.host.viewer_news() {
+                Some(news) => return Ok(Hello::Viewer(news)),
+                None => {
+                    return Err(self
+                        .refuse(line, "viewers are not served here: watch on the web page")
+                        .await)
+                }
+            },
             _ => return Err(self.refuse(line, "invalid response").await),
         };
         let ClientMessage::Username(name) = self
@@ -437,7 +486,7 @@ impl<H: Host> Door<H> {
                 .await);
         }
         match self.host.login(&name, &password, peer).await {
-            Ok(login) => Ok((login, analyze)),
+            Ok(login) => Ok(Hello::Engine(login, analyze)),
             Err(why) => Err(self.refuse(line, &why.text).await),
         }
     }

@@ -10,6 +10,9 @@
 //!   [`Outcome`](goref_rules::Outcome); bounded, cancel-safe line reading ([`LineReader`]).
 //! - [`door`]: the server side: a CGOS door to a server (`goref serve --cgos`), acting on it
 //!   through a narrow interface ([`Host`]);
+//! - [`viewer`]: CGOS's viewers on the door (`v1`): the games listed and announced (`match`),
+//!   ended (`gameover`), and observed move by move (`observe`, `setup`, `update`), from the
+//!   host's bounded streams ([`Observation`]);
 //! - [`client`]: an engine client that logs in to a CGOS server and plays its games with a GTP
 //!   engine ([`client::run`] over TCP, [`client::play_session`] over any byte streams).
 //!
@@ -58,6 +61,7 @@
 pub mod client;
 pub mod door;
 pub mod protocol;
+pub mod viewer;
 
 pub use client::{
     play_session, run, stop_on_signals, ClientConfig, ClientError, GameRecord, Progress,
@@ -66,6 +70,8 @@ pub use client::{
 pub use door::{Door, DoorConfig, Ended, Entry, GameView, Host, Refused, Submitted};
 pub use protocol::{
     Answer, CgosError, CgosMove, CgosResult, CgosWin, ClientKind, ClientMessage, Date, Expect,
-    Gameover, IllegalReason, LineReader, Rating, ReadError, Seat, ServerMessage, Setup, TimedMove,
-    Vertex, MAX_LINE,
+    Gameover, IllegalReason, LineReader, Match, Rating, ReadError, Seat, ServerMessage, Setup,
+    Started, TimeOfDay, TimedMove, Update, Vertex, ViewedMove, ViewerMessage, ViewerSetup,
+    MAX_LINE,
 };
+pub use viewer::Observation;

@@ -14,6 +14,12 @@
 //!   with no thinking time reported: the time gift is the game's lag allowance
 //!   ([`crate::room::CgosTerms`]). An illegal move's reason is the referee's, kept with the
 //!   result ([`goref_referee::Referee::illegal_attempt`]), so every server tells the same.
+//! - viewers (`v1`): what they see is the showcase's (`cgos/viewers.rs`): the games on the
+//!   door's board, followed from the games service's events (bus and rooms), with rated games'
+//!   moves held back by `--broadcast-delay`
+//!   ([`crate::options::CgosOptions::broadcast_delay`]).
+
+mod viewers;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -25,11 +31,11 @@ use goref_cgos::protocol::{
     compact_analysis, CgosMove, CgosResult, Date, Gameover, IllegalReason, Rating as CgosRating,
     Seat, TimedMove, RESIGNATION_TEXT,
 };
-use goref_cgos::{Answer, Door, Entry, GameView, Host, Refused};
+use goref_cgos::{Answer, Door, Entry, GameView, Host, Match, Observation, Refused, ViewerMessage};
 use goref_clock::TimeControl;
 use goref_referee::{Ending, IllegalAttempt, Need};
 use goref_rules::{ByColor, Color, Komi};
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 use crate::accounts::{Accounts, LoginRequest};
 use crate::games::Games;
@@ -38,7 +44,7 @@ use crate::lobby::{Lobby, Member};
 use crate::metrics::{Connected, ConnectionKind};
 use crate::options::CgosOptions;
 use crate::protocol::{
-    Account, LobbyClientMessage, LobbyServerMessage, LoginError, Rating, BASE_RATING,
+    Account, GameConfig, LobbyClientMessage, LobbyServerMessage, LoginError, Rating, BASE_RATING,
     MAX_ACCOUNT_NAME, MAX_PASSWORD, MIN_PASSWORD,
 };
 use crate::room::{Act, Phase, Room, MAX_COMMENT};
@@ -56,7 +62,10 @@ pub(crate) async fn open(
         .with_context(|| format!("CGOS: listening on {}", options.listen))?;
     let addr = listener.local_addr()?;
     let opts = games.options();
+    let size = options.game.width.unwrap_or(19);
+    let showcase = viewers::Showcase::start(games.clone(), size, options.broadcast_delay);
     let host = ServerHost {
+        showcase,
         logins: RateLimiter::new(
             opts.create_burst,
             opts.create_per_minute,
@@ -95,6 +104,8 @@ pub(crate) async fn open(
 
 /// This server as the door's host.
 pub(crate) struct ServerHost {
+    /// What CGOS's viewers see.
+    showcase: Arc<viewers::Showcase>,
     games: Arc<Games>,
     accounts: Arc<Accounts>,
     lobby: Arc<Lobby>,
@@ -175,19 +186,23 @@ fn seat(ratings: &[Rating], name: &str) -> Seat {
     }
 }
 
-/// The game as the door shows it, read from its room at `now`.
-fn view_of(room: &Room, id: &str, seats: &ByColor<Seat>, now: u64) -> GameView {
-    let config = room.config();
+/// Each player's time for the game, ms: the main time of sudden death (CGOS's only clock),
+/// else 0.
+fn main_time_ms(config: &GameConfig) -> u64 {
+    match config.time {
+        TimeControl::SuddenDeath { main } => u64::try_from(main.as_millis()).unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// The moves of `room`'s game as CGOS gives them, each with its player's time left after it
+/// (the main time when the clock did not say).
+fn timed_moves(room: &Room, main_time_ms: u64) -> Vec<TimedMove> {
     let referee = room.referee();
     let game = referee.game();
     let geometry = game.geometry();
-    let main_time_ms = match config.time {
-        TimeControl::SuddenDeath { main } => u64::try_from(main.as_millis()).unwrap_or(0),
-        _ => 0,
-    };
     let after = referee.clock_after_moves();
-    let moves = game
-        .moves()
+    game.moves()
         .iter()
         .enumerate()
         .map(|(i, &(_, mv))| TimedMove {
@@ -198,7 +213,35 @@ fn view_of(room: &Room, id: &str, seats: &ByColor<Seat>, now: u64) -> GameView {
                 .flatten()
                 .map_or(main_time_ms as i64, |(s, _)| (s * 1000.0).round() as i64),
         })
-        .collect();
+        .collect()
+}
+
+/// How `room`'s game ended, in CGOS's words (its result and `gameover`'s text), once over: a
+/// game the server closed, or one whose result CGOS has no word for, is `Abort`.
+fn ending(room: &Room) -> Option<(CgosResult, String)> {
+    room.finished()?;
+    let referee = room.referee();
+    Some(match referee.result() {
+        Some(r) if room.closed().is_none() => {
+            let result = CgosResult::try_from(r.outcome).unwrap_or(CgosResult::Abort);
+            let text = match r.ending {
+                Ending::Resignation => RESIGNATION_TEXT.to_string(),
+                Ending::Illegal => illegal_text(room),
+                Ending::TwoPasses | Ending::Time => String::new(),
+                _ => r.detail.clone().unwrap_or_default(),
+            };
+            (result, text)
+        }
+        _ => (CgosResult::Abort, String::new()),
+    })
+}
+
+/// The game as the door shows it, read from its room at `now`.
+fn view_of(room: &Room, id: &str, seats: &ByColor<Seat>, now: u64) -> GameView {
+    let config = room.config();
+    let referee = room.referee();
+    let main_time_ms = main_time_ms(config);
+    let moves = timed_moves(room, main_time_ms);
     let to_move = match referee.need() {
         Need::Move { color, .. } if room.phase() != Phase::Over => Some(color),
         _ => None,
@@ -209,25 +252,10 @@ fn view_of(room: &Room, id: &str, seats: &ByColor<Seat>, now: u64) -> GameView {
         ms(clock.shown(Color::Black, at).main),
         ms(clock.shown(Color::White, at).main),
     );
-    let over = room.finished().map(|_| {
-        let date = Date::from_unix_seconds(room.created_ms() / 1000);
-        match referee.result() {
-            Some(r) if room.closed().is_none() => {
-                let result = CgosResult::try_from(r.outcome).unwrap_or(CgosResult::Abort);
-                let text = match r.ending {
-                    Ending::Resignation => RESIGNATION_TEXT.to_string(),
-                    Ending::Illegal => illegal_text(room),
-                    Ending::TwoPasses | Ending::Time => String::new(),
-                    _ => r.detail.clone().unwrap_or_default(),
-                };
-                Gameover { date, result, text }
-            }
-            _ => Gameover {
-                date,
-                result: CgosResult::Abort,
-                text: String::new(),
-            },
-        }
+    let over = ending(room).map(|(result, text)| Gameover {
+        date: Date::from_unix_seconds(room.created_ms() / 1000),
+        result,
+        text,
     });
     GameView {
         game_id: u64::from_str_radix(id, 16).unwrap_or(0),
@@ -393,5 +421,17 @@ impl Host for ServerHost {
 
     fn now_ms(&self) -> u64 {
         self.games.now_ms()
+    }
+
+    fn viewer_news(&self) -> Option<broadcast::Receiver<ViewerMessage>> {
+        Some(self.showcase.news())
+    }
+
+    async fn listing(&self) -> Vec<Match> {
+        self.showcase.listing()
+    }
+
+    async fn observe(&self, game_id: u64) -> Observation {
+        self.showcase.observe(game_id).await
     }
 }

@@ -168,6 +168,10 @@ pub struct CgosOptions {
     pub max_per_address: usize,
     /// The dialogue's bounds.
     pub door: goref_cgos::DoorConfig,
+    /// How long the moves of rated games are held back from CGOS's viewers (`v1`): a viewer
+    /// sees a move this long after it was played, and the game's end this long after it
+    /// ended (`--broadcast-delay`, default none).
+    pub broadcast_delay: Duration,
 }
 
 /// The default of [`CgosOptions::max_connections`] (`goref serve --cgos-max-connections`).
@@ -244,6 +248,7 @@ impl CgosOptions {
             max_connections: DEFAULT_CGOS_MAX_CONNECTIONS,
             max_per_address: DEFAULT_CGOS_MAX_PER_ADDRESS,
             door: goref_cgos::DoorConfig::default(),
+            broadcast_delay: Duration::ZERO,
         })
     }
 }

@@ -457,6 +457,8 @@ pub struct Room {
     last_event_ms: Option<u64>,
     /// Set when the server closed the game without a result.
     closed: Option<Closing>,
+    /// When each move of the game was played (unix ms: its event's time), in order.
+    move_ms: Vec<u64>,
 }
 
 impl Room {
@@ -492,6 +494,7 @@ impl Room {
             acted_version: 0,
             last_event_ms: None,
             closed: None,
+            move_ms: Vec::new(),
         })
     }
 
@@ -499,6 +502,13 @@ impl Room {
     #[must_use]
     pub fn config(&self) -> &GameConfig {
         &self.config
+    }
+
+    /// When each move of the game (its record's, as [`Room::moves`] counts them) was played:
+    /// its event's time, unix ms (the moves a third party plays out share their event's).
+    #[must_use]
+    pub fn move_times_ms(&self) -> &[u64] {
+        &self.move_ms
     }
 
     /// Events applied so far.
@@ -810,6 +820,9 @@ impl Room {
         if let Some(text) = &comment {
             next.referee.note(text.clone());
         }
+        let moves = next.moves();
+        next.move_ms.truncate(moves);
+        next.move_ms.resize(moves, now_ms);
         next.version += 1;
         if !matches!(act, Act::Resume) {
             next.acted_version = next.version;

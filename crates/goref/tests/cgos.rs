@@ -246,7 +246,6 @@ async fn a_malformed_handshake_gets_error_and_is_closed() {
     let (_server, addr, cgos) = serve(&dir, &[]);
     for (hello, name, password) in [
         ("x1 client", "", ""),
-        ("v1 viewer", "", ""),
         ("e1 client", "has space", ""),
         ("e1 client", "bad/name", "secret"),
         ("e1 client", "shortpw", "ab"),
@@ -483,6 +482,143 @@ async fn a_dropped_client_logs_in_again_gets_setup_with_its_moves_and_finishes()
     let id = listed[0]["id"].as_str().unwrap();
     let re = check_record(addr, &dir, id).await;
     assert_eq!(re, "W+7.5");
+}
+
+/// A CGOS viewer written from the protocol (cgos.py's `viewer_respond`, cgosview): `v1`, then
+/// `match`, `setup`, `update` and `gameover` lines, raw.
+async fn viewer(cgos: SocketAddr) -> Raw {
+    let mut v = Raw::connect(cgos).await;
+    v.expect("protocol").await;
+    v.send("v1 raw-viewer 0.1").await;
+    v
+}
+
+/// `update <id> <move> <ms>` lines of game `id` and the end seen, read until both the
+/// observer's `update <id> <result>` and every viewer's `gameover <id> …` came; other games'
+/// lines are skipped.
+async fn follow_to_the_end(v: &mut Raw, id: &str) -> (Vec<(String, i64)>, String, String) {
+    let mut moves = Vec::new();
+    let (mut over, mut gameover) = (None, None);
+    while over.is_none() || gameover.is_none() {
+        let line = v.next().await.expect("the viewer is served");
+        let words: Vec<&str> = line.split(' ').collect();
+        match words[..] {
+            ["update", game, mv, ms] if game == id => {
+                moves.push((mv.to_string(), ms.parse().unwrap()));
+            }
+            ["update", game, result] if game == id => over = Some(result.to_string()),
+            ["gameover", game, ..] if game == id => gameover = Some(line.clone()),
+            _ => {}
+        }
+    }
+    (moves, over.unwrap(), gameover.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cgos_viewer_sees_a_game_move_by_move_then_listed_finished_as_recorded() {
+    let dir = temp_dir("viewer");
+    let (_server, addr, cgos) = serve(&dir, &["--pairing-time", "5m", "--pairing-komi", "7.5"]);
+    // A viewer arrives before any game: nothing listed. An unknown game: `?` (and the viewer
+    // is served from then on).
+    let mut v = viewer(cgos).await;
+    v.send("observe 1").await;
+    assert_eq!(v.next().await.as_deref(), Some("setup 1 ?"));
+    // Two CGOS programs are paired: the game is announced.
+    let (mut black, mut white, setup) = paired(cgos, "seen-a", "seen-b", "e1 scripted").await;
+    // setup <id> <size> <komi> <time> <white>(r) <black>(r)
+    let words: Vec<&str> = setup.split(' ').collect();
+    let (id, white_seat, black_seat) = (words[1], words[5], words[6]);
+    assert_eq!(
+        v.next().await.unwrap(),
+        format!("match {id} - - 9 7.5 {white_seat} {black_seat} -")
+    );
+    v.send(&format!("observe {id}")).await;
+    assert_eq!(
+        v.next().await.unwrap(),
+        format!("setup {id} - - 9 7.5 {white_seat} {black_seat} 300000")
+    );
+    // The game, move by move.
+    black.expect("genmove b").await;
+    black.send("e5").await;
+    white.expect("play b E5").await;
+    white.expect("genmove w").await;
+    white.send("c3").await;
+    black.expect("play w C3").await;
+    black.expect("genmove b").await;
+    black.send("pass").await;
+    white.expect("play b pass").await;
+    white.expect("genmove w").await;
+    white.send("pass").await;
+    black.expect("play w pass").await;
+    for player in [&mut black, &mut white] {
+        let line = player.expect("gameover").await;
+        assert_eq!(line.split(' ').nth(2), Some("W+7.5"), "{line}");
+    }
+    let (moves, over, gameover) = follow_to_the_end(&mut v, id).await;
+    let names: Vec<&str> = moves.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(names, ["E5", "C3", "pass", "pass"]);
+    assert_eq!(over, "W+7.5");
+    // gameover <id> <result> <White's ms used> <Black's ms used>: the main time less what each
+    // had left after its last move.
+    let words: Vec<&str> = gameover.split(' ').collect();
+    assert_eq!(words[2], "W+7.5", "{gameover}");
+    let used = |w: &str| w.parse::<i64>().unwrap();
+    assert!(
+        (used(words[3]) - (300_000 - moves[3].1)).abs() <= 1,
+        "{gameover} {moves:?}"
+    );
+    assert!(
+        (used(words[4]) - (300_000 - moves[2].1)).abs() <= 1,
+        "{gameover} {moves:?}"
+    );
+    // The moves and times seen are the record's.
+    let game_id = format!("{:012x}", id.parse::<u64>().unwrap());
+    assert_eq!(check_record(addr, &dir, &game_id).await, "W+7.5");
+    let sgf = std::fs::read_to_string(dir.join(format!("{game_id}.sgf"))).unwrap();
+    let record = goref_sgf::parse(&sgf).unwrap();
+    let geometry = goref_rules::Geometry::rect(9, 9).unwrap();
+    let recorded: Vec<(String, i64)> = record
+        .moves
+        .iter()
+        .map(|m| {
+            let name = match m.mv {
+                goref_rules::Move::Play(p) => geometry.name(p),
+                goref_rules::Move::Pass => "pass".to_string(),
+            };
+            (name, (m.time_left.unwrap() * 1000.0).round() as i64)
+        })
+        .collect();
+    assert_eq!(recorded.len(), moves.len());
+    for ((seen, seen_ms), (kept, kept_ms)) in moves.iter().zip(&recorded) {
+        assert_eq!(seen, kept);
+        assert!((seen_ms - kept_ms).abs() <= 1, "{moves:?} {recorded:?}");
+    }
+    // A viewer arriving now finds it among the finished games, with its day, time and result;
+    // observed, it is its whole record.
+    let mut late = viewer(cgos).await;
+    let listed = late.expect(&format!("match {id} ")).await;
+    let words: Vec<&str> = listed.split(' ').collect();
+    assert_eq!(words.len(), 9, "{listed}");
+    assert!(words[2].len() == 10 && words[3].len() == 5, "{listed}");
+    assert_eq!(
+        words[4..],
+        ["9", "7.5", white_seat, black_seat, "W+7.5"],
+        "{listed}"
+    );
+    late.send(&format!("observe {id}")).await;
+    let whole = late.expect(&format!("setup {id} ")).await;
+    let seen: Vec<String> = moves.iter().map(|(m, ms)| format!("{m} {ms}")).collect();
+    assert_eq!(
+        whole,
+        format!(
+            "setup {id} {} {} 9 7.5 {white_seat} {black_seat} 300000 {} W+7.5",
+            words[2],
+            words[3],
+            seen.join(" ")
+        )
+    );
+    late.send("quit").await;
+    assert_eq!(late.next().await, None);
 }
 
 /// A process killed when the test ends, however it ends.

@@ -65,6 +65,11 @@ pub struct Args {
     /// The CGOS door's open connections at most from one IP address.
     #[arg(long, default_value_t = goref_server::options::DEFAULT_CGOS_MAX_PER_ADDRESS, value_parser = at_least_one)]
     pub cgos_max_per_address: usize,
+    /// How long the moves of rated games are held back from CGOS's viewers (`v1` clients of
+    /// the door): a viewer sees a move this long after it was played, and a game's end this
+    /// long after it ended (the web page and the API show games as they are).
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    pub broadcast_delay: Duration,
     /// The tournament director's account (default: the first account created).
     #[arg(long)]
     pub td: Option<String>,
@@ -208,6 +213,7 @@ impl Args {
                 Some(addr) => Some(goref_server::options::CgosOptions {
                     max_connections: self.cgos_max_connections,
                     max_per_address: self.cgos_max_per_address,
+                    broadcast_delay: self.broadcast_delay,
                     ..goref_server::options::CgosOptions::new(
                         addr,
                         &pairing(self)?.game,
@@ -311,6 +317,17 @@ mod tests {
         .unwrap();
         let cgos = cli.args.options().unwrap().cgos.unwrap();
         assert_eq!((cgos.max_connections, cgos.max_per_address), (300, 2));
+        assert_eq!(cgos.broadcast_delay, Duration::ZERO);
+        let cli = Cli::try_parse_from([
+            "serve",
+            "--cgos",
+            "127.0.0.1:6867",
+            "--broadcast-delay",
+            "30s",
+        ])
+        .unwrap();
+        let cgos = cli.args.options().unwrap().cgos.unwrap();
+        assert_eq!(cgos.broadcast_delay, Duration::from_secs(30));
         assert!(Cli::try_parse_from(["serve", "--cgos-max-per-address", "0"]).is_err());
         // CGOS plays sudden death on square boards.
         for flags in [["--pairing-time", "5m+3s"], ["--pairing-size", "9x7"]] {
