@@ -686,3 +686,52 @@ fn a_graph_file_that_cannot_be_read_is_named_as_such_at_once() {
         assert!(started.elapsed() < Duration::from_secs(4), "{args:?}");
     }
 }
+
+/// Issue 40: an engine that fails at start has the last lines of its standard error shown (it
+/// said only "closed its output during 'protocol_version' (exit status: 1)"), by check-engine,
+/// a match and a tournament: GNU Go's "Invalid mode selection: gtpx" when GNU Go is there, and
+/// goref's own faulty engine's line in any case.
+#[test]
+fn an_engine_that_fails_at_start_has_its_last_stderr_lines_shown() {
+    let mut cases = vec![(
+        engine("faulty --exit-at-start"),
+        "goref-faulty: exiting at start as asked",
+    )];
+    if have_gnugo() {
+        cases.push((
+            format!("{GNUGO} --mode gtpx"),
+            "Invalid mode selection: gtpx",
+        ));
+    }
+    for (i, (command, said)) in cases.iter().enumerate() {
+        let (_, stderr) = text(&goref(&["check-engine", command]));
+        assert!(
+            stderr.contains("closed its output during 'protocol_version'")
+                && stderr.contains(&format!("its standard error ended: {said}")),
+            "{command}: {stderr}"
+        );
+
+        let out = out_dir(&format!("stderr-match-{i}"));
+        let o = run_match(command, &engine("random"), &["--size", "5"], &out);
+        let (_, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("cannot play: exited with exit status: 1") && stderr.contains(said),
+            "{command}: {stderr}"
+        );
+
+        let out = out_dir(&format!("stderr-tournament-{i}"));
+        let o = tournament(
+            &[("good", &engine("random")), ("bad", command)],
+            &["--size", "5", "--time", "none"],
+            &out,
+        );
+        let (_, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        let line = stderr
+            .lines()
+            .find(|l| l.contains("engine 'bad'"))
+            .unwrap_or_else(|| panic!("{stderr}"));
+        assert!(line.contains(said), "{command}: {stderr}");
+    }
+}
