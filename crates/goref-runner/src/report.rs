@@ -13,8 +13,11 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
+use goref_match::Ending;
 use goref_tournament::standings::{standings, Standing, Standings};
 use goref_tournament::GameLine;
+
+use crate::summary::{end_detail, settlement_kind};
 
 /// The report's file name in the output directory.
 pub const REPORT_FILE: &str = "report.html";
@@ -358,9 +361,19 @@ fn endings_section(page: &mut String, names: &[String], games: &[GameLine]) {
         page.push_str("<p>No games yet.</p>\n");
         return;
     }
+    // Games ended by passes are counted by how their dead stones were settled (as the
+    // match's table counts them), unless every one was scored with all stones alive.
+    let only_all_alive = games
+        .iter()
+        .filter(|g| g.end == Ending::TwoPasses)
+        .all(|g| matches!(settlement_kind(g), None | Some("all-alive")));
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
     for g in games {
-        *counts.entry(g.end.name()).or_default() += 1;
+        let kind = match (g.end, settlement_kind(g)) {
+            (Ending::TwoPasses, Some(kind)) if !only_all_alive => kind,
+            (end, _) => end.name(),
+        };
+        *counts.entry(kind).or_default() += 1;
     }
     let mut counts: Vec<(&str, usize)> = counts.into_iter().collect();
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -385,7 +398,11 @@ fn endings_section(page: &mut String, names: &[String], games: &[GameLine]) {
     for (k, c) in &counts {
         let _ = writeln!(page, "<tr><td>{}</td><td class=\"n\">{c}</td></tr>", esc(k));
     }
-    page.push_str("</table>\n<h3>Forfeits by engine</h3>\n");
+    page.push_str("</table>\n");
+    if !only_all_alive {
+        page.push_str("<p class=\"note\">Games ended by two passes, by how their dead stones were settled: agreement (the engines agreed, no play resumed), play-on (settled by further play), four-passes, referee (disputed stones settled by the referee), all-alive. The games' table has each game's settlement.</p>\n");
+    }
+    page.push_str("<h3>Forfeits by engine</h3>\n");
 
     let n = names.len();
     let mut by_engine: Vec<BTreeMap<&'static str, usize>> = vec![BTreeMap::new(); n];
@@ -468,7 +485,7 @@ fn games_section(page: &mut String, games: &[GameLine]) {
             g.seconds[0],
             g.seconds[1],
             record,
-            esc(g.detail.as_deref().unwrap_or("")),
+            esc(&end_detail(g)),
         );
     }
     page.push_str("</table>\n");

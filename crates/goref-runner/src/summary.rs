@@ -260,36 +260,84 @@ pub fn settlement_kind(report: &GameLine) -> Option<&'static str> {
 }
 
 impl Summary {
-    /// `agreement 3, play-on 1, four-passes 0, referee 0, resignation 2`: games ended by
-    /// passes counted by settlement (all four always shown unless every such game was scored
-    /// all alive), then the other ends.
+    /// `agreement 3, play-on 1, four-passes 0, referee 0, resignation 2`: see [`ends_line`].
     #[must_use]
     pub fn ends_line(&self) -> String {
-        let mut settled: BTreeMap<&'static str, u32> = BTreeMap::new();
-        let mut other: BTreeMap<&'static str, u32> = BTreeMap::new();
-        for r in &self.reports {
-            match (r.end, settlement_kind(r)) {
-                (Ending::TwoPasses, Some(kind)) => *settled.entry(kind).or_default() += 1,
-                (end, _) => *other.entry(end.name()).or_default() += 1,
-            }
-        }
-        let mut parts = Vec::new();
-        let only_all_alive = settled.keys().all(|&k| k == "all-alive");
-        if only_all_alive {
-            if let Some(n) = settled.get("all-alive") {
-                parts.push(format!("two-passes {n}"));
-            }
-        } else {
-            for kind in SETTLEMENTS {
-                let n = settled.get(kind).copied().unwrap_or(0);
-                if kind != "all-alive" || n > 0 {
-                    parts.push(format!("{kind} {n}"));
-                }
-            }
-        }
-        parts.extend(other.iter().map(|(k, v)| format!("{k} {v}")));
-        parts.join(", ")
+        ends_line(&self.reports)
     }
+}
+
+/// `agreement 3, play-on 1, four-passes 0, referee 0, resignation 2`: games ended by passes
+/// counted by settlement (all four always shown unless every such game was scored all alive),
+/// then the other ends.
+#[must_use]
+pub fn ends_line(reports: &[GameLine]) -> String {
+    let mut settled: BTreeMap<&'static str, u32> = BTreeMap::new();
+    let mut other: BTreeMap<&'static str, u32> = BTreeMap::new();
+    for r in reports {
+        match (r.end, settlement_kind(r)) {
+            (Ending::TwoPasses, Some(kind)) => *settled.entry(kind).or_default() += 1,
+            (end, _) => *other.entry(end.name()).or_default() += 1,
+        }
+    }
+    let mut parts = Vec::new();
+    let only_all_alive = settled.keys().all(|&k| k == "all-alive");
+    if only_all_alive {
+        if let Some(n) = settled.get("all-alive") {
+            parts.push(format!("two-passes {n}"));
+        }
+    } else {
+        for kind in SETTLEMENTS {
+            let n = settled.get(kind).copied().unwrap_or(0);
+            if kind != "all-alive" || n > 0 {
+                parts.push(format!("{kind} {n}"));
+            }
+        }
+    }
+    parts.extend(other.iter().map(|(k, v)| format!("{k} {v}")));
+    parts.join(", ")
+}
+
+/// How a game that ended by passes was settled, in words: `agreement, no stones removed`,
+/// `referee after 3 resumptions of play, 18 stones removed`, `all-alive`. None for a game that
+/// ended otherwise (or whose line predates the settlement's record).
+#[must_use]
+pub fn settlement_detail(report: &GameLine) -> Option<String> {
+    if report.end != Ending::TwoPasses {
+        return None;
+    }
+    let ending = report.ending.as_deref()?;
+    let mut text = ending.to_string();
+    match report.resumptions {
+        0 => {}
+        1 => text.push_str(" after 1 resumption of play"),
+        n => {
+            let _ = write!(text, " after {n} resumptions of play");
+        }
+    }
+    if ending != "all-alive" {
+        match report.removed.len() {
+            0 => text.push_str(", no stones removed"),
+            1 => text.push_str(", 1 stone removed"),
+            n => {
+                let _ = write!(text, ", {n} stones removed");
+            }
+        }
+    }
+    Some(text)
+}
+
+/// All a game's line says of how it ended beyond its end's name: the settlement of a game
+/// ended by passes ([`settlement_detail`]), then the detail of a forfeit or an illegal move;
+/// empty when there is nothing more to say.
+#[must_use]
+pub fn end_detail(report: &GameLine) -> String {
+    [settlement_detail(report), report.detail.clone()]
+        .into_iter()
+        .flatten()
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn truncate(text: &str, n: usize) -> String {

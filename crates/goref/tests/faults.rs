@@ -735,3 +735,64 @@ fn an_engine_that_fails_at_start_has_its_last_stderr_lines_shown() {
         assert!(line.contains(said), "{command}: {stderr}");
     }
 }
+
+/// Issue 40: a game ended by two passes that the referee settled after three resumptions of
+/// play says so everywhere the tournament tells its games (it said only "two-passes", its
+/// Detail empty): the line of each game, the "game ends" line, the report's endings table
+/// and its games' Detail.
+#[test]
+fn a_tournament_tells_how_each_game_ended_by_passes_was_settled() {
+    let out = out_dir("settled");
+    // Black's columns a-c live; White's a4 inside them is dead, White says none is: play
+    // resumes three times, then the referee (Olympiad 3.9) removes a4.
+    let black = engine("scripted --moves c1,c2,c3,c4,c5,b1,b2,b3,b4,b5,a2 --dead a4");
+    let white = engine("scripted --moves d1,d2,d3,d4,d5,a4 --dead ''");
+    let o = Command::new(GOREF)
+        .args(["tournament", "--engine", "name=walls"])
+        .arg(format!("cmd={black}"))
+        .args(["--engine", "name=invader"])
+        .arg(format!("cmd={white}"))
+        .args([
+            "--games-per-pair",
+            "1",
+            "--size",
+            "5",
+            "--komi",
+            "0.5",
+            "--end",
+            "olympiad",
+            "--time",
+            "none",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    let rows = results(&out);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["ending"], "referee", "{}", rows[0]);
+    assert_eq!(rows[0]["resumptions"], 3, "{}", rows[0]);
+    let settled = "referee after 3 resumptions of play, 1 stone removed";
+    // Standard error is not a terminal: one line a game.
+    assert!(
+        stderr.contains(&format!(
+            "game 1 (round 1): walls - invader: B+4.5 (two-passes: {settled})"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("game ends: agreement 0, play-on 0, four-passes 0, referee 1"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains(&format!("<td>{settled}</td></tr>")),
+        "no Detail in the games' table"
+    );
+    assert!(
+        html.contains("<tr><td>referee</td><td class=\"n\">1</td></tr>"),
+        "the endings table does not count the settlement"
+    );
+}

@@ -361,8 +361,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             where_played.clone(),
             |line, all, byes| {
                 // The last result above the bar; the bar says how far, and who leads.
+                let settled = goref_runner::summary::settlement_detail(line)
+                    .map(|s| format!(": {s}"))
+                    .unwrap_or_default();
                 let text = format!(
-                    "game {} (round {}): {} - {}: {} ({})",
+                    "game {} (round {}): {} - {}: {} ({}{settled})",
                     line.game,
                     line.round,
                     line.black_name,
@@ -463,6 +466,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             s.tiebreaks["sos"],
             s.rating,
             format!("[{:.0}, {:.0}]", s.rating_ci95[0], s.rating_ci95[1])
+        );
+    }
+    if !finished.games.is_empty() {
+        let _ = writeln!(
+            stdout,
+            "game ends: {}",
+            goref_runner::summary::ends_line(&finished.games)
         );
     }
     if let Some((decision, counts)) = &finished.sprt {
