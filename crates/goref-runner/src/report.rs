@@ -323,9 +323,14 @@ fn time_section(page: &mut String, names: &[String], games: &[GameLine]) {
         let colors: Vec<RGBColor> = (0..n).map(engine_color).collect();
         plot(
             page,
-            bars_svg(names, &mean, &colors, "mean seconds per genmove", |v| {
-                format!("{v:.3} s")
-            }),
+            bars_svg(
+                names,
+                &mean,
+                &colors,
+                "mean seconds per genmove",
+                |v| format!("{v:.3} s"),
+                false,
+            ),
         );
     }
     page.push_str("<table>\n<tr><th>Engine</th><th>Games</th><th>Moves generated</th><th>Seconds in genmove</th><th>Mean seconds per move</th></tr>\n");
@@ -392,7 +397,14 @@ fn endings_section(page: &mut String, names: &[String], games: &[GameLine]) {
         .collect();
     plot(
         page,
-        bars_svg(&labels, &values, &colors, "games", |v| format!("{v:.0}")),
+        bars_svg(
+            &labels,
+            &values,
+            &colors,
+            "games",
+            |v| format!("{v:.0}"),
+            true,
+        ),
     );
     page.push_str("<p class=\"note\">Red: the loser forfeited.</p>\n<table>\n<tr><th>Ending</th><th>Games</th></tr>\n");
     for (k, c) in &counts {
@@ -583,7 +595,8 @@ fn rating_svg(
             .configure_mesh()
             .x_desc("games played")
             .y_desc("rating (Elo)")
-            .x_label_formatter(&|v| format!("{v:.0}"))
+            .x_labels(whole_labels(xmax))
+            .x_label_formatter(&whole_label)
             .y_label_formatter(&|v| format!("{v:.0}"))
             .label_style(("sans-serif", LABEL_SIZE))
             .axis_desc_style(("sans-serif", LABEL_SIZE))
@@ -632,6 +645,7 @@ fn bars_svg(
     colors: &[RGBColor],
     x_desc: &str,
     show: fn(f64) -> String,
+    whole: bool,
 ) -> Result<String, Box<dyn Error>> {
     let n = values.len();
     let labels: Vec<String> = labels.iter().map(|l| short(l, 24)).collect();
@@ -642,6 +656,8 @@ fn bars_svg(
     let height = 80 + 30 * n.max(2) as u32;
     let max = values.iter().copied().fold(0.0f64, f64::max);
     let xmax = if max > 0.0 { max * 1.18 } else { 1.0 };
+    // Counts are labelled at whole numbers only (a chart of 2 games read 0, 0.5, 1, 1.5, 2).
+    let x_labels = if whole { whole_labels(xmax) } else { 10 };
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, (PLOT_WIDTH, height)).into_drawing_area();
@@ -659,11 +675,14 @@ fn bars_svg(
             let i = i as i32;
             rows - 1 - i
         };
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
+        let mut mesh = chart.configure_mesh();
+        if whole {
+            mesh.x_label_formatter(&whole_label);
+        }
+        mesh.disable_y_mesh()
             .light_line_style(RGBColor(0xee, 0xee, 0xee))
             .x_desc(x_desc)
+            .x_labels(x_labels)
             .label_style(("sans-serif", LABEL_SIZE))
             .axis_desc_style(("sans-serif", LABEL_SIZE))
             .y_labels(n)
@@ -702,6 +721,28 @@ fn bars_svg(
         root.present()?;
     }
     Ok(inline_svg(buf))
+}
+
+/// How many labels an axis from 0 to `max` that counts (games, ordinals) asks for: one a
+/// whole number up to 10, so that `plotters` steps by 1 or more, never by a fraction.
+fn whole_labels(max: f64) -> usize {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let whole = if max.is_finite() && max > 0.0 {
+        max.floor() as usize
+    } else {
+        0
+    };
+    (whole + 1).clamp(2, 10)
+}
+
+/// A count's label: a whole number, or nothing between whole numbers.
+#[allow(clippy::trivially_copy_pass_by_ref)] // plotters passes labels by reference
+fn whole_label(v: &f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        String::new()
+    }
 }
 
 /// At most `max` characters of `s`, with an ellipsis when cut.

@@ -796,3 +796,46 @@ fn a_tournament_tells_how_each_game_ended_by_passes_was_settled() {
         "the endings table does not count the settlement"
     );
 }
+
+/// Issue 40: the match's Elo line reads right for short runs: a sweep of five gives a lower
+/// bound above 0 for the winner, a sweep of four says it is too few games for one (it said
+/// `> -19 (95%, every game won)`), and 1-1 says it has too few games for an interval (it said
+/// `-0.0 ± inf`).
+#[test]
+fn the_elo_line_of_a_short_match_reads_right() {
+    let resigner = engine("faulty --resign-after 0");
+    let cases = [
+        (
+            engine("random"),
+            5,
+            "Elo random vs faulty: > +34 (95%, every game won), LOS 98.7%",
+        ),
+        (
+            engine("random"),
+            4,
+            "Elo random vs faulty: every game won, too few games for a 95% bound above 0 (> -19), LOS 97.7%",
+        ),
+        (
+            resigner.clone(),
+            2,
+            "Elo faulty-1 vs faulty-2: +0, too few games for a 95% interval, LOS 50.0%",
+        ),
+    ];
+    for (i, (first, games, line)) in cases.iter().enumerate() {
+        let out = out_dir(&format!("elo-{i}"));
+        let games = games.to_string();
+        let o = run_match(
+            first,
+            &resigner,
+            &["--games", &games, "--size", "5", "--time", "none"],
+            &out,
+        );
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+        assert!(stdout.lines().any(|l| l == *line), "{line}: {stdout}");
+        assert!(
+            !stdout.contains("inf") && !stdout.contains("-0.0"),
+            "{stdout}"
+        );
+    }
+}
