@@ -92,9 +92,9 @@ impl Summary {
         let mut t = String::new();
         let _ = writeln!(
             t,
-            "{} of {} games, {}",
+            "{} of {}, {}",
             self.reports.len(),
-            self.games_planned,
+            crate::count(self.games_planned, "game"),
             self.description
         );
         let _ = writeln!(

@@ -438,8 +438,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let wall = finished.wall.as_secs_f64();
     let _ = writeln!(
         stdout,
-        "{} games, {format}; this run: {} in {wall:.1}s; goref CPU {cpu:.2}s = {:.1}% of wall time",
-        finished.games.len(),
+        "{}, {format}; this run: {} in {wall:.1}s; goref CPU {cpu:.2}s = {:.1}% of wall time",
+        goref_runner::count(finished.games.len(), "game"),
         finished.games.len() - finished.resumed,
         if wall > 0.0 { 100.0 * cpu / wall } else { 0.0 }
     );
