@@ -1,5 +1,6 @@
 //! The controller side of GTP: start an engine, send it commands, read its replies, stop it.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, Write};
 use std::pin::Pin;
@@ -9,7 +10,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::process::{Child, Command};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 use tokio::task::JoinHandle;
 use tokio::time::{timeout, timeout_at, Instant};
 
@@ -67,6 +68,10 @@ pub enum GtpError {
         command: String,
         /// How the process ended, if it did.
         status: Option<String>,
+        /// The last lines the program wrote on its standard error (at most
+        /// [`STDERR_TAIL_LINES`] lines and [`STDERR_TAIL_BYTES`] bytes; blank lines left out):
+        /// often why it stopped (`Invalid mode selection: gtpx`). Empty for a TCP engine.
+        stderr: Vec<String>,
     },
     /// The engine answered `? message`.
     Failure {
@@ -91,6 +96,100 @@ impl GtpError {
     #[must_use]
     pub fn is_fatal(&self) -> bool {
         !matches!(self, GtpError::Failure { .. })
+    }
+
+    /// The last lines the engine wrote on its standard error before it closed, if it did (see
+    /// [`GtpError::Closed`]); empty otherwise.
+    #[must_use]
+    pub fn stderr_tail(&self) -> &[String] {
+        match self {
+            GtpError::Closed { stderr, .. } => stderr,
+            _ => &[],
+        }
+    }
+
+    /// `; its standard error ended: LINE | LINE…` for an engine that closed after writing on
+    /// its standard error, else nothing: what the error's text ends with, for callers that say
+    /// it in their own words.
+    #[must_use]
+    pub fn stderr_note(&self) -> String {
+        let lines = self.stderr_tail();
+        if lines.is_empty() {
+            String::new()
+        } else {
+            format!("; its standard error ended: {}", lines.join(" | "))
+        }
+    }
+}
+
+/// At most this many lines of an engine's standard error are kept for [`GtpError::Closed`].
+pub const STDERR_TAIL_LINES: usize = 20;
+/// At most this many bytes of an engine's standard error are kept for [`GtpError::Closed`].
+pub const STDERR_TAIL_BYTES: usize = 4096;
+
+/// The last lines of an engine's standard error, kept as they come by the task copying them to
+/// the log, and whether that stream has ended.
+#[derive(Default)]
+struct StderrTail {
+    state: Mutex<TailState>,
+    ended: Notify,
+}
+
+#[derive(Default)]
+struct TailState {
+    lines: VecDeque<String>,
+    bytes: usize,
+    ended: bool,
+}
+
+impl StderrTail {
+    fn push(&self, line: &str) {
+        let line = line.trim_end();
+        if line.trim().is_empty() {
+            return;
+        }
+        // One line longer than the whole budget keeps its end.
+        let mut start = line.len().saturating_sub(STDERR_TAIL_BYTES);
+        while !line.is_char_boundary(start) {
+            start += 1;
+        }
+        let line = &line[start..];
+        let Ok(mut t) = self.state.lock() else { return };
+        t.bytes += line.len();
+        t.lines.push_back(line.to_string());
+        while t.lines.len() > STDERR_TAIL_LINES || t.bytes > STDERR_TAIL_BYTES {
+            match t.lines.pop_front() {
+                Some(old) => t.bytes -= old.len(),
+                None => break,
+            }
+        }
+    }
+
+    fn end(&self) {
+        if let Ok(mut t) = self.state.lock() {
+            t.ended = true;
+        }
+        self.ended.notify_waiters();
+    }
+
+    /// The lines kept, once the stream has ended or `limit` has passed.
+    async fn lines(&self, limit: Duration) -> Vec<String> {
+        let wait = async {
+            loop {
+                let notified = self.ended.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                if self.state.lock().map_or(true, |t| t.ended) {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        let _ = timeout(limit, wait).await;
+        self.state
+            .lock()
+            .map(|t| t.lines.iter().cloned().collect())
+            .unwrap_or_default()
     }
 }
 
@@ -120,12 +219,13 @@ impl fmt::Display for GtpError {
                 engine,
                 command,
                 status,
+                ..
             } => {
                 write!(f, "{engine}: closed its output during '{command}'")?;
-                match status {
-                    Some(s) => write!(f, " ({s})"),
-                    None => Ok(()),
+                if let Some(s) = status {
+                    write!(f, " ({s})")?;
                 }
+                f.write_str(&self.stderr_note())
             }
             GtpError::Failure {
                 engine,
@@ -181,6 +281,8 @@ pub struct Engine {
     awaiting: Option<u32>,
     info: EngineInfo,
     log: Option<Log>,
+    /// The end of a started program's standard error.
+    stderr: Option<Arc<StderrTail>>,
     tasks: Vec<JoinHandle<()>>,
 }
 
@@ -228,9 +330,11 @@ impl Engine {
                 let stderr = child.stderr.take().expect("piped");
                 let mut engine = Engine::over(stdout, stdin, label, log.clone());
                 let prefix = format!("[{label} stderr]");
+                let tail = Arc::new(StderrTail::default());
                 engine
                     .tasks
-                    .push(tokio::spawn(copy_lines(stderr, log, prefix)));
+                    .push(tokio::spawn(copy_lines(stderr, log, prefix, tail.clone())));
+                engine.stderr = Some(tail);
                 engine.child = Some(child);
                 Ok(engine)
             }
@@ -275,6 +379,7 @@ impl Engine {
             awaiting: None,
             info: EngineInfo::default(),
             log,
+            stderr: None,
             tasks: vec![task],
         }
     }
@@ -483,10 +588,17 @@ impl Engine {
                 }
             }
         }
+        // What it said last on its way out: the copy of its standard error ends with the
+        // process (a child it left holding the pipe open is not waited for long).
+        let stderr = match &self.stderr {
+            Some(tail) => tail.lines(Duration::from_millis(300)).await,
+            None => Vec::new(),
+        };
         GtpError::Closed {
             engine: self.label.clone(),
             command: command.to_string(),
             status: self.status.map(|s| s.to_string()),
+            stderr,
         }
     }
 }
@@ -546,9 +658,17 @@ async fn read_replies(
     let _ = tx.send(Incoming::Closed);
 }
 
-async fn copy_lines(reader: impl AsyncRead + Unpin, log: Option<Log>, prefix: String) {
+async fn copy_lines(
+    reader: impl AsyncRead + Unpin,
+    log: Option<Log>,
+    prefix: String,
+    tail: Arc<StderrTail>,
+) {
     for_each_line(reader, |raw| {
-        log_line(&log, &prefix, &crate::reply::clean_line(raw));
+        let line = crate::reply::clean_line(raw);
+        tail.push(&line);
+        log_line(&log, &prefix, &line);
     })
     .await;
+    tail.end();
 }

@@ -194,3 +194,41 @@ async fn the_process_group_ends_with_the_engine() {
     }
     assert_eq!(members(), 0, "the helper ended with the engine");
 }
+
+/// Issue 40: an engine that exits at once has the end of its standard error in the error (the
+/// last 20 lines at most, blank ones left out), so that a bad option is seen for what it is.
+#[tokio::test]
+async fn an_engine_that_exits_has_the_last_lines_of_its_stderr_in_the_error() {
+    let script = "for i in $(seq 1 50); do echo \"line $i\" >&2; echo >&2; done; exit 1";
+    let mut e = Engine::start(&sh(script), "talker", None).await.unwrap();
+    let err = e
+        .send("protocol_version", Duration::from_secs(20))
+        .await
+        .unwrap_err();
+    let tail: Vec<String> = (31..=50).map(|i| format!("line {i}")).collect();
+    assert_eq!(err.stderr_tail(), tail, "{err}");
+    assert!(
+        err.to_string()
+            .ends_with("(exit status: 1); its standard error ended: line 31 | line 32 | line 33 | line 34 | line 35 | line 36 | line 37 | line 38 | line 39 | line 40 | line 41 | line 42 | line 43 | line 44 | line 45 | line 46 | line 47 | line 48 | line 49 | line 50"),
+        "{err}"
+    );
+
+    // Long lines: at most 4 KB in all, the last lines whole.
+    let script = "for i in 1 2 3; do printf \"$i%.0s\" $(seq 1 3000) >&2; echo >&2; done; exit 2";
+    let mut e = Engine::start(&sh(script), "shouter", None).await.unwrap();
+    let err = e.send("name", Duration::from_secs(20)).await.unwrap_err();
+    let kept: usize = err.stderr_tail().iter().map(String::len).sum();
+    assert!(kept <= goref_gtp::controller::STDERR_TAIL_BYTES, "{kept}");
+    assert_eq!(
+        err.stderr_tail().last().map(String::len),
+        Some(3000),
+        "{err}"
+    );
+    assert!(err.stderr_tail().last().unwrap().chars().all(|c| c == '3'));
+
+    // Nothing on standard error: the error says nothing more.
+    let mut e = Engine::start(&sh("exit 3"), "mute", None).await.unwrap();
+    let err = e.send("name", Duration::from_secs(20)).await.unwrap_err();
+    assert!(err.stderr_tail().is_empty(), "{err}");
+    assert!(!err.to_string().contains("standard error"), "{err}");
+}

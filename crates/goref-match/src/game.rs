@@ -706,7 +706,8 @@ pub fn can_be_told_rules(engine: &EngineInfo) -> bool {
 /// Starts `player`'s engine once, asks `protocol_version`, `name`, `version` and
 /// `list_commands`, and stops it: the check before a match's or tournament's first game (as
 /// gomill's ringmaster does). The error says why in a few words ("command not found", "exited
-/// with exit status: 1", "no answer to 'name' in 5.000s").
+/// with exit status: 1", "no answer to 'name' in 5.000s"), with the last lines of the engine's
+/// standard error when it closed.
 ///
 /// # Errors
 ///
@@ -734,8 +735,8 @@ pub async fn check_player(
         GtpError::Closed {
             command, status, ..
         } => match status {
-            Some(status) => format!("exited with {status} (at '{command}')"),
-            None => format!("closed its output at '{command}'"),
+            Some(status) => format!("exited with {status} (at '{command}'){}", e.stderr_note()),
+            None => format!("closed its output at '{command}'{}", e.stderr_note()),
         },
         GtpError::Failure {
             command, message, ..

@@ -51,6 +51,22 @@ pub mod summary;
 pub mod tournament;
 
 pub use matches::{run_match, MatchConfig, MatchError, Stop};
+
+/// `n` and `word`, plural unless `n` is 1: `1 game`, `2 games`, `0 moves` (words whose
+/// plural takes an `s`).
+///
+/// ```
+/// assert_eq!(goref_runner::count(1, "game"), "1 game");
+/// assert_eq!(goref_runner::count(0, "move"), "0 moves");
+/// ```
+#[must_use]
+pub fn count(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
 pub use summary::Summary;
 pub use tournament::{
     run_tournament, run_tournament_with, Entrant, Flow, Games, Job, RemoteGames, Restart,

@@ -56,9 +56,9 @@ pub struct MatchError(pub TournamentError);
 impl std::fmt::Display for MatchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
-            e @ (TournamentError::Engine { .. } | TournamentError::Game(_)) => {
-                write!(f, "match stopped: {e}")
-            }
+            e @ TournamentError::Engine { .. } => write!(f, "match stopped: {e}"),
+            // The tournament's text starts "stopped:" too: said once.
+            TournamentError::Game(m) => write!(f, "match stopped: {m}"),
             other => write!(f, "{other}"),
         }
     }

@@ -13,8 +13,11 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
+use goref_match::Ending;
 use goref_tournament::standings::{standings, Standing, Standings};
 use goref_tournament::GameLine;
+
+use crate::summary::{end_detail, settlement_kind};
 
 /// The report's file name in the output directory.
 pub const REPORT_FILE: &str = "report.html";
@@ -320,9 +323,14 @@ fn time_section(page: &mut String, names: &[String], games: &[GameLine]) {
         let colors: Vec<RGBColor> = (0..n).map(engine_color).collect();
         plot(
             page,
-            bars_svg(names, &mean, &colors, "mean seconds per genmove", |v| {
-                format!("{v:.3} s")
-            }),
+            bars_svg(
+                names,
+                &mean,
+                &colors,
+                "mean seconds per genmove",
+                |v| format!("{v:.3} s"),
+                false,
+            ),
         );
     }
     page.push_str("<table>\n<tr><th>Engine</th><th>Games</th><th>Moves generated</th><th>Seconds in genmove</th><th>Mean seconds per move</th></tr>\n");
@@ -358,9 +366,19 @@ fn endings_section(page: &mut String, names: &[String], games: &[GameLine]) {
         page.push_str("<p>No games yet.</p>\n");
         return;
     }
+    // Games ended by passes are counted by how their dead stones were settled (as the
+    // match's table counts them), unless every one was scored with all stones alive.
+    let only_all_alive = games
+        .iter()
+        .filter(|g| g.end == Ending::TwoPasses)
+        .all(|g| matches!(settlement_kind(g), None | Some("all-alive")));
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
     for g in games {
-        *counts.entry(g.end.name()).or_default() += 1;
+        let kind = match (g.end, settlement_kind(g)) {
+            (Ending::TwoPasses, Some(kind)) if !only_all_alive => kind,
+            (end, _) => end.name(),
+        };
+        *counts.entry(kind).or_default() += 1;
     }
     let mut counts: Vec<(&str, usize)> = counts.into_iter().collect();
     counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -379,13 +397,24 @@ fn endings_section(page: &mut String, names: &[String], games: &[GameLine]) {
         .collect();
     plot(
         page,
-        bars_svg(&labels, &values, &colors, "games", |v| format!("{v:.0}")),
+        bars_svg(
+            &labels,
+            &values,
+            &colors,
+            "games",
+            |v| format!("{v:.0}"),
+            true,
+        ),
     );
     page.push_str("<p class=\"note\">Red: the loser forfeited.</p>\n<table>\n<tr><th>Ending</th><th>Games</th></tr>\n");
     for (k, c) in &counts {
         let _ = writeln!(page, "<tr><td>{}</td><td class=\"n\">{c}</td></tr>", esc(k));
     }
-    page.push_str("</table>\n<h3>Forfeits by engine</h3>\n");
+    page.push_str("</table>\n");
+    if !only_all_alive {
+        page.push_str("<p class=\"note\">Games ended by two passes, by how their dead stones were settled: agreement (the engines agreed, no play resumed), play-on (settled by further play), four-passes, referee (disputed stones settled by the referee), all-alive. The games' table has each game's settlement.</p>\n");
+    }
+    page.push_str("<h3>Forfeits by engine</h3>\n");
 
     let n = names.len();
     let mut by_engine: Vec<BTreeMap<&'static str, usize>> = vec![BTreeMap::new(); n];
@@ -468,7 +497,7 @@ fn games_section(page: &mut String, games: &[GameLine]) {
             g.seconds[0],
             g.seconds[1],
             record,
-            esc(g.detail.as_deref().unwrap_or("")),
+            esc(&end_detail(g)),
         );
     }
     page.push_str("</table>\n");
@@ -566,7 +595,8 @@ fn rating_svg(
             .configure_mesh()
             .x_desc("games played")
             .y_desc("rating (Elo)")
-            .x_label_formatter(&|v| format!("{v:.0}"))
+            .x_labels(whole_labels(xmax))
+            .x_label_formatter(&whole_label)
             .y_label_formatter(&|v| format!("{v:.0}"))
             .label_style(("sans-serif", LABEL_SIZE))
             .axis_desc_style(("sans-serif", LABEL_SIZE))
@@ -615,6 +645,7 @@ fn bars_svg(
     colors: &[RGBColor],
     x_desc: &str,
     show: fn(f64) -> String,
+    whole: bool,
 ) -> Result<String, Box<dyn Error>> {
     let n = values.len();
     let labels: Vec<String> = labels.iter().map(|l| short(l, 24)).collect();
@@ -625,6 +656,8 @@ fn bars_svg(
     let height = 80 + 30 * n.max(2) as u32;
     let max = values.iter().copied().fold(0.0f64, f64::max);
     let xmax = if max > 0.0 { max * 1.18 } else { 1.0 };
+    // Counts are labelled at whole numbers only (a chart of 2 games read 0, 0.5, 1, 1.5, 2).
+    let x_labels = if whole { whole_labels(xmax) } else { 10 };
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, (PLOT_WIDTH, height)).into_drawing_area();
@@ -642,11 +675,14 @@ fn bars_svg(
             let i = i as i32;
             rows - 1 - i
         };
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
+        let mut mesh = chart.configure_mesh();
+        if whole {
+            mesh.x_label_formatter(&whole_label);
+        }
+        mesh.disable_y_mesh()
             .light_line_style(RGBColor(0xee, 0xee, 0xee))
             .x_desc(x_desc)
+            .x_labels(x_labels)
             .label_style(("sans-serif", LABEL_SIZE))
             .axis_desc_style(("sans-serif", LABEL_SIZE))
             .y_labels(n)
@@ -685,6 +721,28 @@ fn bars_svg(
         root.present()?;
     }
     Ok(inline_svg(buf))
+}
+
+/// How many labels an axis from 0 to `max` that counts (games, ordinals) asks for: one a
+/// whole number up to 10, so that `plotters` steps by 1 or more, never by a fraction.
+fn whole_labels(max: f64) -> usize {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let whole = if max.is_finite() && max > 0.0 {
+        max.floor() as usize
+    } else {
+        0
+    };
+    (whole + 1).clamp(2, 10)
+}
+
+/// A count's label: a whole number, or nothing between whole numbers.
+#[allow(clippy::trivially_copy_pass_by_ref)] // plotters passes labels by reference
+fn whole_label(v: &f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        String::new()
+    }
 }
 
 /// At most `max` characters of `s`, with an ellipsis when cut.

@@ -92,9 +92,9 @@ impl Summary {
         let mut t = String::new();
         let _ = writeln!(
             t,
-            "{} of {} games, {}",
+            "{} of {}, {}",
             self.reports.len(),
-            self.games_planned,
+            crate::count(self.games_planned, "game"),
             self.description
         );
         let _ = writeln!(
@@ -176,34 +176,7 @@ impl Summary {
             );
         }
         let wld = self.wld(0);
-        let los = wld
-            .los()
-            .map_or("-".into(), |l| format!("{:.1}%", 100.0 * l));
-        match (wld.perfect_score_bound(), wld.elo()) {
-            (Some(bound), _) => {
-                let side = if wld.wins > 0 { '>' } else { '<' };
-                let _ = writeln!(
-                    t,
-                    "Elo {} vs {}: {side} {bound:+.0} (95%, every game {}), LOS {los}",
-                    self.names[0],
-                    self.names[1],
-                    if wld.wins > 0 { "won" } else { "lost" }
-                );
-            }
-            (None, Some((elo, half))) => {
-                let _ = writeln!(
-                    t,
-                    "Elo {} vs {}: {} ± {} (95%), LOS {los}",
-                    self.names[0],
-                    self.names[1],
-                    signed(elo),
-                    number(half)
-                );
-            }
-            (None, None) => {
-                let _ = writeln!(t, "Elo: no games");
-            }
-        }
+        let _ = writeln!(t, "{}", elo_line(&self.names[0], &self.names[1], &wld));
         if let Some(sprt) = &self.sprt {
             let (lower, upper) = sprt.bounds();
             let state = match sprt.decision(SprtCounts::Games(&wld)) {
@@ -236,6 +209,53 @@ impl Summary {
     }
 }
 
+/// The table's Elo line: `Elo A vs B: +120 ± 85 (95%), LOS 99.2%`, the Elo difference of A
+/// over B with its 95% interval from A's `wld` against B. A perfect score has a one-sided bound
+/// (`> +34 (95%, every game won)`), or says that it has too few games for one on the winner's
+/// side of 0 (four games won of four: 6% of such runs between equals, more than 5%); a score
+/// whose interval runs past 0% or 100% says it has too few games for an interval, and one of
+/// draws alone that it has none.
+#[must_use]
+pub fn elo_line(a: &str, b: &str, wld: &Wld) -> String {
+    let los = wld
+        .los()
+        .map_or("-".into(), |l| format!("{:.1}%", 100.0 * l));
+    match (wld.perfect_score_bound(), wld.elo()) {
+        (Some(bound), _) => {
+            let (side, result, beyond) = if wld.wins > 0 {
+                ('>', "won", "above")
+            } else {
+                ('<', "lost", "below")
+            };
+            let bound_text = format!("{side} {}", signed_whole(bound));
+            if (wld.wins > 0) == (bound > 0.0) {
+                format!("Elo {a} vs {b}: {bound_text} (95%, every game {result}), LOS {los}")
+            } else {
+                format!(
+                    "Elo {a} vs {b}: every game {result}, too few games for a 95% bound {beyond} \
+                     0 ({bound_text}), LOS {los}"
+                )
+            }
+        }
+        // Every game drawn: no spread to make an interval of.
+        (None, Some(_)) if wld.draws == wld.games() => {
+            format!("Elo {a} vs {b}: +0 (every game drawn: no interval), LOS {los}")
+        }
+        (None, Some((elo, half))) if half.is_finite() => {
+            format!(
+                "Elo {a} vs {b}: {} ± {} (95%), LOS {los}",
+                signed(elo),
+                number(half)
+            )
+        }
+        (None, Some((elo, _))) => format!(
+            "Elo {a} vs {b}: {}, too few games for a 95% interval, LOS {los}",
+            signed_whole(elo)
+        ),
+        (None, None) => "Elo: no games".to_string(),
+    }
+}
+
 /// The settlements counted in the table, in this order (games that ended by passes).
 pub const SETTLEMENTS: [&str; 5] = [
     "agreement",
@@ -260,47 +280,106 @@ pub fn settlement_kind(report: &GameLine) -> Option<&'static str> {
 }
 
 impl Summary {
-    /// `agreement 3, play-on 1, four-passes 0, referee 0, resignation 2`: games ended by
-    /// passes counted by settlement (all four always shown unless every such game was scored
-    /// all alive), then the other ends.
+    /// `agreement 3, play-on 1, four-passes 0, referee 0, resignation 2`: see [`ends_line`].
     #[must_use]
     pub fn ends_line(&self) -> String {
-        let mut settled: BTreeMap<&'static str, u32> = BTreeMap::new();
-        let mut other: BTreeMap<&'static str, u32> = BTreeMap::new();
-        for r in &self.reports {
-            match (r.end, settlement_kind(r)) {
-                (Ending::TwoPasses, Some(kind)) => *settled.entry(kind).or_default() += 1,
-                (end, _) => *other.entry(end.name()).or_default() += 1,
-            }
-        }
-        let mut parts = Vec::new();
-        let only_all_alive = settled.keys().all(|&k| k == "all-alive");
-        if only_all_alive {
-            if let Some(n) = settled.get("all-alive") {
-                parts.push(format!("two-passes {n}"));
-            }
-        } else {
-            for kind in SETTLEMENTS {
-                let n = settled.get(kind).copied().unwrap_or(0);
-                if kind != "all-alive" || n > 0 {
-                    parts.push(format!("{kind} {n}"));
-                }
-            }
-        }
-        parts.extend(other.iter().map(|(k, v)| format!("{k} {v}")));
-        parts.join(", ")
+        ends_line(&self.reports)
     }
+}
+
+/// `agreement 3, play-on 1, four-passes 0, referee 0, resignation 2`: games ended by passes
+/// counted by settlement (all four always shown unless every such game was scored all alive),
+/// then the other ends.
+#[must_use]
+pub fn ends_line(reports: &[GameLine]) -> String {
+    let mut settled: BTreeMap<&'static str, u32> = BTreeMap::new();
+    let mut other: BTreeMap<&'static str, u32> = BTreeMap::new();
+    for r in reports {
+        match (r.end, settlement_kind(r)) {
+            (Ending::TwoPasses, Some(kind)) => *settled.entry(kind).or_default() += 1,
+            (end, _) => *other.entry(end.name()).or_default() += 1,
+        }
+    }
+    let mut parts = Vec::new();
+    let only_all_alive = settled.keys().all(|&k| k == "all-alive");
+    if only_all_alive {
+        if let Some(n) = settled.get("all-alive") {
+            parts.push(format!("two-passes {n}"));
+        }
+    } else {
+        for kind in SETTLEMENTS {
+            let n = settled.get(kind).copied().unwrap_or(0);
+            if kind != "all-alive" || n > 0 {
+                parts.push(format!("{kind} {n}"));
+            }
+        }
+    }
+    parts.extend(other.iter().map(|(k, v)| format!("{k} {v}")));
+    parts.join(", ")
+}
+
+/// How a game that ended by passes was settled, in words: `agreement, no stones removed`,
+/// `referee after 3 resumptions of play, 18 stones removed`, `all-alive`. None for a game that
+/// ended otherwise (or whose line predates the settlement's record).
+#[must_use]
+pub fn settlement_detail(report: &GameLine) -> Option<String> {
+    if report.end != Ending::TwoPasses {
+        return None;
+    }
+    let ending = report.ending.as_deref()?;
+    let mut text = ending.to_string();
+    match report.resumptions {
+        0 => {}
+        1 => text.push_str(" after 1 resumption of play"),
+        n => {
+            let _ = write!(text, " after {n} resumptions of play");
+        }
+    }
+    if ending != "all-alive" {
+        match report.removed.len() {
+            0 => text.push_str(", no stones removed"),
+            1 => text.push_str(", 1 stone removed"),
+            n => {
+                let _ = write!(text, ", {n} stones removed");
+            }
+        }
+    }
+    Some(text)
+}
+
+/// All a game's line says of how it ended beyond its end's name: the settlement of a game
+/// ended by passes ([`settlement_detail`]), then the detail of a forfeit or an illegal move;
+/// empty when there is nothing more to say.
+#[must_use]
+pub fn end_detail(report: &GameLine) -> String {
+    [settlement_detail(report), report.detail.clone()]
+        .into_iter()
+        .flatten()
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn truncate(text: &str, n: usize) -> String {
     text.chars().take(n).collect()
 }
 
+/// `+12.3`; zero as `+0.0`, never `-0.0`.
 fn signed(x: f64) -> String {
     if x.is_infinite() {
         if x > 0.0 { "+inf" } else { "-inf" }.to_string()
     } else {
-        format!("{x:+.1}")
+        // Adding zero turns -0.0 (and what rounds to it) into +0.0.
+        format!("{:+.1}", (x * 10.0).round() / 10.0 + 0.0)
+    }
+}
+
+/// `+34`, rounded to a whole number; zero as `+0`.
+fn signed_whole(x: f64) -> String {
+    if x.is_infinite() {
+        signed(x)
+    } else {
+        format!("{:+.0}", x.round() + 0.0)
     }
 }
 
@@ -316,4 +395,46 @@ fn number(x: f64) -> String {
 #[must_use]
 pub fn count_ends(reports: &[GameLine], kind: Ending) -> usize {
     reports.iter().filter(|r| r.end == kind).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 40: the Elo line reads right for sweeps and for scores too short for an
+    /// interval: a bound on the winner's side of 0 once there is one (five games won: p =
+    /// 0.05^(1/5) = 0.549, +34), words before that (four games won between equals happen 6% of
+    /// the time), and no `-0.0 ± inf`.
+    #[test]
+    fn the_elo_line_reads_right_for_sweeps_and_short_runs() {
+        let line = |w, l, d| elo_line("a", "b", &Wld::new(w, l, d));
+        assert_eq!(
+            line(5, 0, 0),
+            "Elo a vs b: > +34 (95%, every game won), LOS 98.7%"
+        );
+        assert_eq!(
+            line(0, 5, 0),
+            "Elo a vs b: < -34 (95%, every game lost), LOS 1.3%"
+        );
+        assert_eq!(
+            line(4, 0, 0),
+            "Elo a vs b: every game won, too few games for a 95% bound above 0 (> -19), LOS 97.7%"
+        );
+        assert_eq!(
+            line(0, 4, 0),
+            "Elo a vs b: every game lost, too few games for a 95% bound below 0 (< +19), LOS 2.3%"
+        );
+        assert_eq!(
+            line(1, 1, 0),
+            "Elo a vs b: +0, too few games for a 95% interval, LOS 50.0%"
+        );
+        assert_eq!(
+            line(0, 0, 2),
+            "Elo a vs b: +0 (every game drawn: no interval), LOS -"
+        );
+        assert_eq!(line(0, 0, 0), "Elo: no games");
+        let long = line(60, 40, 0);
+        assert!(long.starts_with("Elo a vs b: +70.4 ± 70."), "{long}");
+        assert!(!line(50, 50, 0).contains("-0.0"), "{}", line(50, 50, 0));
+    }
 }

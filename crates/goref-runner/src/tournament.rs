@@ -16,6 +16,7 @@ use goref_rules::{ByColor, Color, Outcome, WinBy};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
+use crate::count;
 use goref_tournament::pairing::Pairing;
 use goref_tournament::plan::{Format, Plan};
 use goref_tournament::stats::{pentanomial, Pentanomial, Sprt, SprtCounts, SprtDecision};
@@ -288,16 +289,22 @@ pub fn described(config: &TournamentConfig) -> Vec<(String, String)> {
             "format",
             match config.format {
                 Format::RoundRobin { games_per_pair } => {
-                    format!("round-robin, {games_per_pair} games per pair")
+                    format!("round-robin, {} per pair", count(games_per_pair, "game"))
                 }
                 Format::Gauntlet {
                     seeds,
                     games_per_pair,
-                } => format!("gauntlet, {seeds} seeds, {games_per_pair} games per pair"),
-                Format::Swiss { rounds } => format!("swiss, {rounds} rounds"),
-                Format::Knockout { games, max_replays } => {
-                    format!("knockout, {games} games a match, at most {max_replays} replays")
-                }
+                } => format!(
+                    "gauntlet, {}, {} per pair",
+                    count(seeds, "seed"),
+                    count(games_per_pair, "game")
+                ),
+                Format::Swiss { rounds } => format!("swiss, {}", count(rounds, "round")),
+                Format::Knockout { games, max_replays } => format!(
+                    "knockout, {} a match, at most {}",
+                    count(games, "game"),
+                    count(max_replays, "replay")
+                ),
             },
         ),
         (
@@ -308,7 +315,7 @@ pub fn described(config: &TournamentConfig) -> Vec<(String, String)> {
                 config
                     .openings
                     .iter()
-                    .map(|(name, moves)| format!("{name} ({} moves)", moves.len()))
+                    .map(|(name, moves)| format!("{name} ({})", count(moves.len(), "move")))
                     .collect::<Vec<_>>()
                     .join(", ")
             },

@@ -286,3 +286,99 @@ fn the_settings_of_the_run_are_shown() {
     let without = report_html("round-robin", &names(), &tournament(3), &[], None);
     assert!(!without.contains("id=\"settings\""));
 }
+
+/// Issue 40: every game ended by passes has its settlement in the games' Detail, before the
+/// detail of a forfeit; games without one (resignations, lines from before settlements were
+/// recorded) have none.
+#[test]
+fn each_settlement_is_told_in_the_games_detail() {
+    use goref_runner::summary::{end_detail, settlement_detail};
+    let settled = |ending: &str, resumptions: u32, removed: &[&str]| GameLine {
+        ending: Some(ending.to_string()),
+        resumptions,
+        removed: removed.iter().map(|s| (*s).to_string()).collect(),
+        ..game(1)
+    };
+    assert_eq!(game(1).end, Ending::TwoPasses);
+    assert_eq!(settlement_detail(&game(1)), None, "no settlement recorded");
+    assert_eq!(
+        end_detail(&settled("referee", 3, &["A4", "B5"])),
+        "referee after 3 resumptions of play, 2 stones removed"
+    );
+    assert_eq!(
+        end_detail(&settled("agreement", 0, &[])),
+        "agreement, no stones removed"
+    );
+    assert_eq!(
+        end_detail(&settled("agreement", 1, &["C3"])),
+        "agreement after 1 resumption of play, 1 stone removed"
+    );
+    assert_eq!(end_detail(&settled("all-alive", 0, &[])), "all-alive");
+    // A resignation has no settlement even if a line says one; a forfeit keeps its detail.
+    let resigned = GameLine {
+        ending: Some("agreement".to_string()),
+        ..game(5)
+    };
+    assert_eq!(resigned.end, Ending::Resignation);
+    assert_eq!(end_detail(&resigned), "");
+    assert_eq!(end_detail(&game(2)), "White's time ran out");
+
+    let games = vec![
+        settled("referee", 3, &["A4"]),
+        settled("agreement", 0, &[]),
+        game(2),
+    ];
+    let html = report_html("round-robin", &names(), &games, &[], None);
+    assert!(html.contains("<td>referee after 3 resumptions of play, 1 stone removed</td></tr>"));
+    assert!(html.contains("<td>agreement, no stones removed</td></tr>"));
+    assert!(html.contains("<tr><td>referee</td><td class=\"n\">1</td></tr>"));
+    assert!(html.contains("<tr><td>agreement</td><td class=\"n\">1</td></tr>"));
+    assert!(!html.contains("<tr><td>two-passes</td>"), "{html}");
+}
+
+/// The labels under a plot's x axis (plotters writes them centred, one em below the axis).
+fn x_labels(svg: &str) -> Vec<String> {
+    svg.split("<text ")
+        .skip(1)
+        .filter(|t| {
+            let attributes = &t[..t.find('>').unwrap()];
+            attributes.contains("dy=\"0.76em\" text-anchor=\"middle\"")
+                && !attributes.contains("transform")
+        })
+        .map(|t| {
+            let text = &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()];
+            text.trim().to_string()
+        })
+        .collect()
+}
+
+/// Issue 40: the axes that count (games played in the rating plot, games in the endings
+/// chart) are labelled with whole numbers, each once, in order: two games read
+/// `0 0 0 1 1 1 1 1 2 2 2` under the ratings, and the endings counted in steps of 0.5.
+#[test]
+fn axes_that_count_games_have_whole_labels_each_once() {
+    for n in [1, 2, 3, 5, 7, 12, 40] {
+        let html = report_html("round-robin", &names(), &tournament(n), &[], None);
+        let svgs: Vec<&str> = html.split("<svg").skip(1).collect();
+        assert_eq!(svgs.len(), 3, "{n} games");
+        for (plot, svg) in [("ratings", svgs[0]), ("endings", svgs[2])] {
+            let labels: Vec<u32> = x_labels(svg)
+                .iter()
+                .filter(|l| !l.is_empty())
+                .map(|l| {
+                    l.parse()
+                        .unwrap_or_else(|_| panic!("{plot}, {n} games: label {l:?}"))
+                })
+                .collect();
+            assert!(labels.len() >= 2, "{plot}, {n} games: {labels:?}");
+            assert!(
+                labels.windows(2).all(|w| w[0] < w[1]),
+                "{plot}, {n} games: {labels:?}"
+            );
+            assert!(
+                labels.iter().all(|&l| l as usize <= n.max(2) + n / 4),
+                "{plot}, {n} games: {labels:?}"
+            );
+        }
+    }
+}

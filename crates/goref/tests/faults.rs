@@ -686,3 +686,414 @@ fn a_graph_file_that_cannot_be_read_is_named_as_such_at_once() {
         assert!(started.elapsed() < Duration::from_secs(4), "{args:?}");
     }
 }
+
+/// Issue 40: an engine that fails at start has the last lines of its standard error shown (it
+/// said only "closed its output during 'protocol_version' (exit status: 1)"), by check-engine,
+/// a match and a tournament: GNU Go's "Invalid mode selection: gtpx" when GNU Go is there, and
+/// goref's own faulty engine's line in any case.
+#[test]
+fn an_engine_that_fails_at_start_has_its_last_stderr_lines_shown() {
+    let mut cases = vec![(
+        engine("faulty --exit-at-start"),
+        "goref-faulty: exiting at start as asked",
+    )];
+    if have_gnugo() {
+        cases.push((
+            format!("{GNUGO} --mode gtpx"),
+            "Invalid mode selection: gtpx",
+        ));
+    }
+    for (i, (command, said)) in cases.iter().enumerate() {
+        let (_, stderr) = text(&goref(&["check-engine", command]));
+        assert!(
+            stderr.contains("closed its output during 'protocol_version'")
+                && stderr.contains(&format!("its standard error ended: {said}")),
+            "{command}: {stderr}"
+        );
+
+        let out = out_dir(&format!("stderr-match-{i}"));
+        let o = run_match(command, &engine("random"), &["--size", "5"], &out);
+        let (_, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("cannot play: exited with exit status: 1") && stderr.contains(said),
+            "{command}: {stderr}"
+        );
+
+        let out = out_dir(&format!("stderr-tournament-{i}"));
+        let o = tournament(
+            &[("good", &engine("random")), ("bad", command)],
+            &["--size", "5", "--time", "none"],
+            &out,
+        );
+        let (_, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        let line = stderr
+            .lines()
+            .find(|l| l.contains("engine 'bad'"))
+            .unwrap_or_else(|| panic!("{stderr}"));
+        assert!(line.contains(said), "{command}: {stderr}");
+    }
+}
+
+/// Issue 40: a game ended by two passes that the referee settled after three resumptions of
+/// play says so everywhere the tournament tells its games (it said only "two-passes", its
+/// Detail empty): the line of each game, the "game ends" line, the report's endings table
+/// and its games' Detail.
+#[test]
+fn a_tournament_tells_how_each_game_ended_by_passes_was_settled() {
+    let out = out_dir("settled");
+    // Black's columns a-c live; White's a4 inside them is dead, White says none is: play
+    // resumes three times, then the referee (Olympiad 3.9) removes a4.
+    let black = engine("scripted --moves c1,c2,c3,c4,c5,b1,b2,b3,b4,b5,a2 --dead a4");
+    let white = engine("scripted --moves d1,d2,d3,d4,d5,a4 --dead ''");
+    let o = Command::new(GOREF)
+        .args(["tournament", "--engine", "name=walls"])
+        .arg(format!("cmd={black}"))
+        .args(["--engine", "name=invader"])
+        .arg(format!("cmd={white}"))
+        .args([
+            "--games-per-pair",
+            "1",
+            "--size",
+            "5",
+            "--komi",
+            "0.5",
+            "--end",
+            "olympiad",
+            "--time",
+            "none",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    let rows = results(&out);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["ending"], "referee", "{}", rows[0]);
+    assert_eq!(rows[0]["resumptions"], 3, "{}", rows[0]);
+    let settled = "referee after 3 resumptions of play, 1 stone removed";
+    // Standard error is not a terminal: one line a game.
+    assert!(
+        stderr.contains(&format!(
+            "game 1 (round 1): walls - invader: B+4.5 (two-passes: {settled})"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("game ends: agreement 0, play-on 0, four-passes 0, referee 1"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains(&format!("<td>{settled}</td></tr>")),
+        "no Detail in the games' table"
+    );
+    assert!(
+        html.contains("<tr><td>referee</td><td class=\"n\">1</td></tr>"),
+        "the endings table does not count the settlement"
+    );
+}
+
+/// Issue 40: the match's Elo line reads right for short runs: a sweep of five gives a lower
+/// bound above 0 for the winner, a sweep of four says it is too few games for one (it said
+/// `> -19 (95%, every game won)`), and 1-1 says it has too few games for an interval (it said
+/// `-0.0 ± inf`).
+#[test]
+fn the_elo_line_of_a_short_match_reads_right() {
+    let resigner = engine("faulty --resign-after 0");
+    let cases = [
+        (
+            engine("random"),
+            5,
+            "Elo random vs faulty: > +34 (95%, every game won), LOS 98.7%",
+        ),
+        (
+            engine("random"),
+            4,
+            "Elo random vs faulty: every game won, too few games for a 95% bound above 0 (> -19), LOS 97.7%",
+        ),
+        (
+            resigner.clone(),
+            2,
+            "Elo faulty-1 vs faulty-2: +0, too few games for a 95% interval, LOS 50.0%",
+        ),
+    ];
+    for (i, (first, games, line)) in cases.iter().enumerate() {
+        let out = out_dir(&format!("elo-{i}"));
+        let games = games.to_string();
+        let o = run_match(
+            first,
+            &resigner,
+            &["--games", &games, "--size", "5", "--time", "none"],
+            &out,
+        );
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+        assert!(stdout.lines().any(|l| l == *line), "{line}: {stdout}");
+        assert!(
+            !stdout.contains("inf") && !stdout.contains("-0.0"),
+            "{stdout}"
+        );
+    }
+}
+
+/// Issue 40: what the README's quick start writes in the working copy (each `--out`) and
+/// `goref serve`'s default database are ignored by git, so that trying goref leaves
+/// `git status` clean.
+#[test]
+fn what_the_quick_start_and_serve_write_is_ignored_by_git() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("skipping: no git");
+        return;
+    }
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let mut outs: Vec<String> = readme
+        .lines()
+        .filter(|l| l.trim_start().starts_with("cargo run"))
+        .filter_map(|l| {
+            l.split_whitespace()
+                .skip_while(|w| *w != "--out")
+                .nth(1)
+                .map(|dir| format!("{dir}/results.jsonl"))
+        })
+        .collect();
+    assert!(outs.len() >= 2, "the quick start's --out folders: {outs:?}");
+    // serve's --db default, and what SQLite keeps beside it.
+    let (help, _) = text(&goref(&["serve", "--help"]));
+    assert!(
+        help.contains("[default: goref.db]"),
+        "serve's default database: {help}"
+    );
+    outs.extend(["goref.db", "goref.db-wal", "goref.db-shm"].map(String::from));
+    for path in &outs {
+        let o = Command::new("git")
+            .args(["check-ignore", "--no-index", "-q", path])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{path} is not ignored by .gitignore"
+        );
+    }
+    // Not everything is: the sources are not.
+    let o = Command::new("git")
+        .args([
+            "check-ignore",
+            "--no-index",
+            "-q",
+            "crates/goref/src/main.rs",
+        ])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+}
+
+/// Issue 40: no two examples of the workspace share a name (goref-judge's and goref-solve's
+/// were both `measure`: cargo warned of the collision of their output files, and
+/// `--example measure` named two programs).
+#[test]
+fn the_workspace_examples_have_names_of_their_own() {
+    let crates = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let mut seen: std::collections::BTreeMap<String, String> = Default::default();
+    let mut examples = 0;
+    for krate in std::fs::read_dir(crates).unwrap() {
+        let krate = krate.unwrap().path();
+        let Ok(entries) = std::fs::read_dir(krate.join("examples")) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            // An example is a file `NAME.rs`, or a folder `NAME/` with a `main.rs` (a folder
+            // without one is a module the examples share).
+            let name = if path.extension().is_some_and(|e| e == "rs") {
+                path.file_stem().unwrap().to_string_lossy().into_owned()
+            } else if path.join("main.rs").exists() {
+                path.file_name().unwrap().to_string_lossy().into_owned()
+            } else {
+                continue;
+            };
+            examples += 1;
+            let here = krate.file_name().unwrap().to_string_lossy().into_owned();
+            if let Some(there) = seen.insert(name.clone(), here.clone()) {
+                panic!("two examples named '{name}': in {there} and in {here}");
+            }
+        }
+    }
+    assert!(examples >= 4, "{seen:?}");
+}
+
+/// Issue 40: counts of one are singular where the command line prints them ("1 games",
+/// "1 moves").
+#[test]
+fn counts_of_one_are_singular() {
+    let out = out_dir("one-game");
+    let o = run_match(
+        &engine("random"),
+        &engine("faulty --resign-after 0"),
+        &["--games", "1", "--size", "5", "--time", "none"],
+        &out,
+    );
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.starts_with("1 of 1 game, 5x5"), "{stdout}");
+    assert!(stdout.contains("this run: 1 game in"), "{stdout}");
+
+    let out = out_dir("one-game-tournament");
+    let o = tournament(
+        &[
+            ("random", &engine("random")),
+            ("resigner", &engine("faulty --resign-after 0")),
+        ],
+        &["--games-per-pair", "1", "--size", "5", "--time", "none"],
+        &out,
+    );
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.starts_with("1 game, round-robin;"), "{stdout}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("round-robin, 1 game per pair"),
+        "the report's settings"
+    );
+
+    let score = Command::new(GOREF)
+        .args(["score", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(b"(;SZ[3];B[bb])")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let (stdout, _) = text(&score);
+    assert!(
+        stdout.contains("(tromp-taylor, 1 move, record-ended)"),
+        "{stdout}"
+    );
+}
+
+/// Issue 40: a match that cannot make its games says "match stopped:" once (it said
+/// `match stopped: stopped: game 1: …`).
+#[test]
+fn a_match_that_cannot_make_its_game_says_stopped_once() {
+    let out = out_dir("stopped-once");
+    let o = run_match(
+        &engine("random"),
+        &engine("random"),
+        &[
+            "--games",
+            "1",
+            "--size",
+            "5",
+            "--handicap",
+            "9",
+            "--time",
+            "none",
+        ],
+        &out,
+    );
+    let (_, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("match stopped: game 1: fixed handicap is defined for square boards"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("stopped:").count(), 1, "{stderr}");
+}
+
+/// Issue 40: a komi beyond ±1000 (the server's limit) is refused in a few words, whether on
+/// the command line or in a settings file (`--komi 1e308` was echoed as its 309 digits);
+/// ±1000 itself is taken.
+#[test]
+fn a_komi_beyond_1000_is_refused_in_a_few_words() {
+    let random = engine("random");
+    let out = out_dir("komi");
+    for args in [
+        vec![
+            "match", "--black", &random, "--white", &random, "--komi", "1e308",
+        ],
+        vec!["tournament", "--engine", "name=a", "--komi", "1e308"],
+        vec!["score", "--komi", "1e308"],
+        vec!["solve", "--size", "1", "--komi", "1e308"],
+    ] {
+        let o = goref(&args);
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stdout}{stderr}");
+        assert!(
+            stderr.contains("komi '1e308' is outside -1000 to 1000"),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.len() < 300, "{args:?}: {stderr}");
+    }
+    let (_, stderr) = text(&goref(&["score", "--komi", "-1000.5"]));
+    assert!(
+        stderr.contains("komi '-1000.5' is outside -1000 to 1000"),
+        "{stderr}"
+    );
+    let o = goref(&["score", "--komi", "-1000"]);
+    let (stdout, stderr) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("komi -1000 "), "{stdout}");
+
+    // A settings file's komi the same way.
+    std::fs::create_dir_all(&out).unwrap();
+    let file = out.join("match.toml");
+    std::fs::write(&file, "komi = 1e308\n").unwrap();
+    let o = run_match(
+        &random,
+        &random,
+        &["--config", file.to_str().unwrap(), "--games", "1"],
+        &out.join("run"),
+    );
+    let (_, stderr) = text(&o);
+    assert_ne!(o.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("komi '1e308' is outside -1000 to 1000") && stderr.len() < 300,
+        "{stderr}"
+    );
+}
+
+/// Issue 40: `goref connect` to a server that does not answer says once how often it tries
+/// again and when it gives up (it printed "Connection refused; retrying" every 2 s, for
+/// 10 minutes, saying neither).
+#[test]
+fn connect_to_a_dead_server_says_once_how_long_it_retries() {
+    // A port nothing listens on: bound, then freed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(GOREF)
+        .args(["connect", &format!("http://127.0.0.1:{port}")])
+        .args(["--engine", &engine("random"), "--name", "nobody"])
+        .args(["--password", "secret-password"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Three tries or so.
+    std::thread::sleep(Duration::from_millis(5500));
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "one line for the retries, however many: {stderr}"
+    );
+    assert!(
+        stderr.contains("login: Connection refused")
+            && stderr.contains("retrying every 2 s, giving up after 10 min"),
+        "{stderr}"
+    );
+}

@@ -69,8 +69,75 @@ pub struct Args {
 
 /// How long to wait before trying the network again.
 const RETRY: Duration = Duration::from_millis(500);
-/// How long a broken game connection is retried before the game is given up.
+/// How long to wait before logging in again.
+const LOGIN_RETRY: Duration = Duration::from_secs(2);
+/// How long the server may not answer (a login, the lobby, a game's connection) before goref
+/// connect gives up.
 const GIVE_UP: Duration = Duration::from_secs(600);
+
+/// The retries of one thing that needs the server (the login, the lobby, a game): the first
+/// failure says how often and for how long it is retried, later ones only a new reason (a
+/// dead server's "Connection refused" was printed at every try, for 10 minutes); after
+/// [`GIVE_UP`] without an answer, it gives up.
+struct Retries {
+    what: String,
+    every: Duration,
+    since: Option<std::time::Instant>,
+    last: Option<String>,
+}
+
+impl Retries {
+    fn new(what: impl Into<String>, every: Duration) -> Retries {
+        Retries {
+            what: what.into(),
+            every,
+            since: None,
+            last: None,
+        }
+    }
+
+    /// `why` it failed: says so (see [`Retries`]) and waits before the next try.
+    ///
+    /// # Errors
+    ///
+    /// When the server has not answered for [`GIVE_UP`].
+    async fn failed(&mut self, why: &str) -> Result<()> {
+        let since = *self.since.get_or_insert_with(std::time::Instant::now);
+        if since.elapsed() >= GIVE_UP {
+            bail!(
+                "{}: no answer for {}, giving up: {why}",
+                self.what,
+                minutes(GIVE_UP)
+            );
+        }
+        match &self.last {
+            None => eprintln!(
+                "goref connect: {}: {why}; retrying every {} s, giving up after {}",
+                self.what,
+                self.every.as_secs_f64(),
+                minutes(GIVE_UP)
+            ),
+            Some(last) if last != why => {
+                eprintln!("goref connect: {}: {why}; still retrying", self.what);
+            }
+            Some(_) => {}
+        }
+        self.last = Some(why.to_string());
+        tokio::time::sleep(self.every).await;
+        Ok(())
+    }
+
+    /// The server answered: the next failure starts the count again.
+    fn succeeded(&mut self) {
+        self.since = None;
+        self.last = None;
+    }
+}
+
+/// `10 min`.
+fn minutes(d: Duration) -> String {
+    format!("{} min", d.as_secs() / 60)
+}
 
 pub fn run(args: &Args) -> Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -181,9 +248,10 @@ async fn login(servers: &Servers, args: &Args) -> Result<String> {
         program: true,
         create: true,
     })?;
+    let mut retries = Retries::new("login", LOGIN_RETRY);
     loop {
         let server = servers.current();
-        match http(server.addr, "POST", "/api/login", Some(&body)).await {
+        let why = match http(server.addr, "POST", "/api/login", Some(&body)).await {
             Ok((200, text)) => {
                 let answer: LoginAnswer =
                     serde_json::from_str(&text).context("login answer without token")?;
@@ -192,13 +260,13 @@ async fn login(servers: &Servers, args: &Args) -> Result<String> {
             Ok((status, text)) if (400..500).contains(&status) && status != 429 => {
                 bail!("login refused ({status}): {text}")
             }
-            Ok((status, text)) => eprintln!("goref connect: login: {status} {text}; retrying"),
+            Ok((status, text)) => format!("{status} {text}"),
             Err(e) => {
-                eprintln!("goref connect: login: {e:#}; retrying");
                 servers.failed(server);
+                format!("{e:#}")
             }
-        }
-        tokio::time::sleep(RETRY * 4).await;
+        };
+        retries.failed(&why).await?;
     }
 }
 
@@ -296,6 +364,7 @@ async fn connect(args: &Args) -> Result<()> {
     }
     let mut played = 0usize;
     let mut finished: HashSet<String> = HashSet::new();
+    let mut lobby_retries = Retries::new("lobby", RETRY);
     loop {
         if args.games.is_some_and(|n| played >= n) {
             if let Some(e) = engine.take() {
@@ -314,11 +383,11 @@ async fn connect(args: &Args) -> Result<()> {
                 continue;
             }
             Err(e) => {
-                eprintln!("goref connect: lobby: {e}; retrying");
-                tokio::time::sleep(RETRY).await;
+                lobby_retries.failed(&e.to_string()).await?;
                 continue;
             }
         };
+        lobby_retries.succeeded();
         let mut announced = false;
         let game: Option<GameStart> = loop {
             let Some(msg) = next_message(&mut lobby).await else {
@@ -437,21 +506,21 @@ impl Table<'_> {
 
     /// Plays until the game is over; returns its result.
     async fn play(&mut self) -> Result<String> {
-        let mut broken_since: Option<std::time::Instant> = None;
+        let mut retries = Retries::new(format!("game {}", self.id), RETRY);
         loop {
             // Changes after moves, not the whole state each time.
             let path = format!("/api/games/{}/ws?token={}&changes=1", self.id, self.token);
             let mut socket = match self.server.open(&path).await {
                 Ok(s) => s,
                 Err(e) => {
-                    let since = *broken_since.get_or_insert_with(std::time::Instant::now);
-                    if since.elapsed() > GIVE_UP {
-                        bail!("the server cannot be reached: {e:#}");
-                    }
-                    tokio::time::sleep(RETRY).await;
+                    retries
+                        .failed(&e.to_string())
+                        .await
+                        .context("the server cannot be reached")?;
                     continue;
                 }
             };
+            retries.succeeded();
             // The version we acted at, so that one state is answered once.
             let mut acted: Option<u64> = None;
             // The state as the server sent it and its changes made it.
@@ -542,12 +611,10 @@ impl Table<'_> {
                     _ => {}
                 }
             }
-            eprintln!(
-                "goref connect: game {}: connection lost; connecting again",
-                self.id
-            );
-            broken_since = Some(std::time::Instant::now());
-            tokio::time::sleep(RETRY).await;
+            retries
+                .failed("connection lost")
+                .await
+                .context("the server cannot be reached")?;
         }
     }
 

@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long, value_parser = super::parse_preset)]
     rules: Option<Preset>,
     /// Komi (default: the file's KM, else 0).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_komi)]
     komi: Option<Komi>,
     /// Nodes each search may visit before its block is judged undecided (default: 20,000
     /// for the local region and for "at most one eye", 300,000 for "locally capturable")
@@ -286,10 +286,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     );
     if lists.is_some() {
         println!(
-            "{} disputed, {} agreed (removed), {} stones removed",
+            "{} disputed, {} agreed (removed), {} removed",
             report.blocks.len(),
             report.agreed.len(),
-            report.removed.len()
+            goref_runner::count(report.removed.len(), "stone")
         );
         println!("X O pass-alive or not disputed   x o alive by default   b w dead by 3.9 or agreed (removed)   ? undecided");
         for a in &report.agreed {

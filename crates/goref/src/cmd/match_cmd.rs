@@ -57,7 +57,7 @@ pub struct GameArgs {
     #[arg(long)]
     pub size: Option<String>,
     /// Komi (default: 7.5 under olympiad, else 0).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_komi)]
     pub komi: Option<Komi>,
     /// Rules: olympiad (default), tromp-taylor, nstt.
     #[arg(long)]
@@ -272,7 +272,7 @@ pub fn game_settings(
     }
     let komi = match (args.komi, file.komi) {
         (Some(k), _) => k,
-        (None, Some(k)) => Komi::from_f64(k).map_err(anyhow::Error::msg)?,
+        (None, Some(k)) => super::komi_of(k)?,
         (None, None) if handicap > 0 => Komi::from_f64(0.5).map_err(anyhow::Error::msg)?,
         (None, None) => Ruleset::preset(preset).komi,
     };
@@ -376,8 +376,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let wall = summary.wall.as_secs_f64();
     let played = summary.reports.len() - summary.resumed;
     if wall > 0.0 {
-        let _ = writeln!(stdout,
-            "this run: {played} games in {wall:.2}s ({:.2} games/s); goref CPU {:.3}s = {:.2}% of wall time",
+        let _ =
+            writeln!(stdout,
+            "this run: {} in {wall:.2}s ({:.2} games/s); goref CPU {:.3}s = {:.2}% of wall time",
+            goref_runner::count(played, "game"),
             played as f64 / wall,
             cpu.as_secs_f64(),
             100.0 * cpu.as_secs_f64() / wall

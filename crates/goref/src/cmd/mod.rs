@@ -24,7 +24,7 @@ pub mod solve;
 pub mod tournament;
 pub mod worker;
 
-use goref_rules::Preset;
+use goref_rules::{Komi, Preset};
 
 /// The exit status of a run stopped by `signal` (128 + its number, as a shell reports it;
 /// Ctrl-C's 130 when none is known).
@@ -67,6 +67,63 @@ pub fn parse_size(text: &str) -> Result<(usize, usize), BadSize> {
     } else {
         Err(bad())
     }
+}
+
+/// The largest komi, either way, that goref takes from the command line or a settings file (as
+/// the server does): beyond any score on the largest board (25×25).
+pub const MAX_KOMI: f64 = 1000.0;
+
+/// A komi goref does not take: what was given, as given.
+#[derive(Debug)]
+pub enum BadKomi {
+    /// Not a number.
+    NotANumber(String),
+    /// Beyond ±[`MAX_KOMI`] (or not finite).
+    OutOfRange(String),
+    /// Not a multiple of 0.5.
+    NotAHalf(String),
+}
+
+impl std::fmt::Display for BadKomi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadKomi::NotANumber(t) => write!(f, "komi '{t}' is not a number"),
+            BadKomi::OutOfRange(t) => {
+                write!(f, "komi '{t}' is outside -{MAX_KOMI} to {MAX_KOMI}")
+            }
+            BadKomi::NotAHalf(t) => write!(f, "komi '{t}' is not a multiple of 0.5"),
+        }
+    }
+}
+
+impl std::error::Error for BadKomi {}
+
+/// Parses a komi for clap: a multiple of 0.5 within ±[`MAX_KOMI`], echoed as typed when refused
+/// (`1e308` was echoed as its 309 digits).
+pub fn parse_komi(text: &str) -> Result<Komi, BadKomi> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| BadKomi::NotANumber(text.to_string()))?;
+    checked_komi(value, text)
+}
+
+/// A komi from a settings file's number (see [`parse_komi`]).
+pub fn komi_of(value: f64) -> Result<Komi, BadKomi> {
+    // Shown as `1e308`, not its 309 digits.
+    let text = if value.is_finite() && value.abs() < 1e9 {
+        value.to_string()
+    } else {
+        format!("{value:e}")
+    };
+    checked_komi(value, &text)
+}
+
+fn checked_komi(value: f64, text: &str) -> Result<Komi, BadKomi> {
+    if !value.is_finite() || value.abs() > MAX_KOMI {
+        return Err(BadKomi::OutOfRange(text.trim().to_string()));
+    }
+    Komi::from_f64(value).map_err(|_| BadKomi::NotAHalf(text.trim().to_string()))
 }
 
 /// Parses a preset name for clap.

@@ -23,7 +23,7 @@ pub struct Args {
     #[arg(long, value_parser = super::parse_preset)]
     rules: Option<Preset>,
     /// Komi (default: the file's KM, else 0).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_komi)]
     komi: Option<Komi>,
     /// Print one JSON object instead of the result line.
     #[arg(long)]
@@ -165,8 +165,13 @@ fn print_report(
     } else {
         println!("{}", report.result);
         println!(
-            "black {} white {} komi {} ({}, {} moves, {})",
-            report.black, report.white, komi, preset, report.moves, report.end
+            "black {} white {} komi {} ({}, {}, {})",
+            report.black,
+            report.white,
+            komi,
+            preset,
+            goref_runner::count(report.moves, "move"),
+            report.end
         );
     }
     Ok(ExitCode::SUCCESS)

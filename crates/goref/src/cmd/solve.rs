@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long)]
     ko: Option<KoRule>,
     /// Komi (default: the file's KM, else 0).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_komi)]
     komi: Option<Komi>,
     /// Stop after this many nodes and print `undecided` with the bounds proved.
     #[arg(long)]
@@ -125,7 +125,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             println!("pv: {}", json.pv.join(" "));
         }
         println!(
-            "nodes {} (pv {}), {:.3} s, {} ko={} komi {}, {} to move after {} moves",
+            "nodes {} (pv {}), {:.3} s, {} ko={} komi {}, {} to move after {}",
             report.nodes,
             report.pv_nodes,
             json.seconds,
@@ -133,7 +133,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             game.rules().ko,
             komi,
             game.to_move(),
-            game.moves().len()
+            goref_runner::count(game.moves().len(), "move")
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -361,8 +361,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             where_played.clone(),
             |line, all, byes| {
                 // The last result above the bar; the bar says how far, and who leads.
+                let settled = goref_runner::summary::settlement_detail(line)
+                    .map(|s| format!(": {s}"))
+                    .unwrap_or_default();
                 let text = format!(
-                    "game {} (round {}): {} - {}: {} ({})",
+                    "game {} (round {}): {} - {}: {} ({}{settled})",
                     line.game,
                     line.round,
                     line.black_name,
@@ -435,8 +438,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let wall = finished.wall.as_secs_f64();
     let _ = writeln!(
         stdout,
-        "{} games, {format}; this run: {} in {wall:.1}s; goref CPU {cpu:.2}s = {:.1}% of wall time",
-        finished.games.len(),
+        "{}, {format}; this run: {} in {wall:.1}s; goref CPU {cpu:.2}s = {:.1}% of wall time",
+        goref_runner::count(finished.games.len(), "game"),
         finished.games.len() - finished.resumed,
         if wall > 0.0 { 100.0 * cpu / wall } else { 0.0 }
     );
@@ -463,6 +466,13 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             s.tiebreaks["sos"],
             s.rating,
             format!("[{:.0}, {:.0}]", s.rating_ci95[0], s.rating_ci95[1])
+        );
+    }
+    if !finished.games.is_empty() {
+        let _ = writeln!(
+            stdout,
+            "game ends: {}",
+            goref_runner::summary::ends_line(&finished.games)
         );
     }
     if let Some((decision, counts)) = &finished.sprt {

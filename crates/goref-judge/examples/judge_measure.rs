@@ -1,7 +1,7 @@
 //! Judges every finished game in a directory and prints the distribution of judging time and
 //! of verdicts (undecided blocks above all), for issue 5's performance figure.
 //!
-//!     cargo run --release -p goref-judge --example measure -- DIR [--budget N] [--rules R] [--threads T] [--repeat N]
+//!     cargo run --release -p goref-judge --example judge_measure -- DIR [--budget N] [--rules R] [--threads T] [--repeat N]
 //!
 //! Each `.sgf` file is replayed under the rules (default olympiad); games that did not end by
 //! two passes are skipped. Every block is treated as disputed (3.9.2's worst case). With
