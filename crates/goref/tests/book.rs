@@ -38,7 +38,12 @@ fn chapters() -> BTreeMap<String, String> {
             if path.is_dir() {
                 walk(&path, root, out);
             } else if path.extension().is_some_and(|e| e == "md") {
-                let name = path.strip_prefix(root).unwrap().to_str().unwrap().to_owned();
+                let name = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_owned();
                 out.insert(name, std::fs::read_to_string(&path).unwrap());
             }
         }
@@ -371,7 +376,10 @@ fn every_example_of_the_book_runs_or_says_why_not() {
         started.elapsed().as_secs_f64()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(ran >= 20, "only {ran} examples found: is the book read right?");
+    assert!(
+        ran >= 20,
+        "only {ran} examples found: is the book read right?"
+    );
 }
 
 /// mdBook's id of a heading: its text without formatting, lower case, spaces as `-`, and
@@ -440,7 +448,10 @@ fn every_chapter_is_in_the_summary_and_every_link_finds_its_heading() {
         assert!(listed.contains(name), "{name} is not in SUMMARY.md");
     }
     for name in &listed {
-        assert!(chapters.contains_key(name), "SUMMARY.md lists {name}, not there");
+        assert!(
+            chapters.contains_key(name),
+            "SUMMARY.md lists {name}, not there"
+        );
     }
     let ids: BTreeMap<&String, BTreeSet<String>> =
         chapters.iter().map(|(n, t)| (n, headings(t))).collect();
@@ -492,7 +503,10 @@ fn the_example_reader_reads_what_the_book_writes() {
     assert_eq!(
         commands,
         vec![
-            ("goref a \\\n  b".to_owned(), vec!["out 1".to_owned(), String::new()]),
+            (
+                "goref a \\\n  b".to_owned(),
+                vec!["out 1".to_owned(), String::new()]
+            ),
             ("goref c".to_owned(), vec!["out 2".to_owned()]),
         ]
     );
