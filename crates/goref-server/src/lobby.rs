@@ -27,7 +27,8 @@
 //! waits is paired by the leader and told `game`; it then plays through [`Games`] like any
 //! other seat. The member leaves the lobby when dropped.
 //!
-//! The lobby's WebSocket is `/api/lobby/ws?token=…`; docs/manual.md documents the messages.
+//! The lobby's WebSocket is `/api/lobby/ws?token=…`; the book's docs/src/reference/api.md
+//! documents the messages.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -1,8 +1,9 @@
 //! The wire, typed: every message of the game WebSocket and of the lobby WebSocket, both
 //! directions, the game's state as the page shows it ([`StateView`]), and the bodies of the
 //! HTTP answers programs read. The server, [`crate::client`] and `goref connect` use these
-//! types; the JSON they read and write is the one docs/manual.md documents (and the web page
-//! reads): round-trip tests check it against what the untyped code wrote.
+//! types; the JSON they read and write is the one the book's docs/src/reference/api.md
+//! documents (and the web page reads): round-trip tests check it against what the untyped code
+//! wrote.
 //!
 //! - Game WebSocket `/api/games/ID/ws`: a client sends a [`ClientMessage`] (a [`Command`] in
 //!   an envelope of `version`, `think_ms` and `id`); the server sends [`ServerMessage`]s.

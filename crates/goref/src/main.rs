@@ -42,7 +42,7 @@ enum Command {
     Tournament(Box<cmd::tournament::Args>),
     /// Play the games of tournaments queued in PostgreSQL (`goref tournament --queue`).
     Worker(cmd::worker::Args),
-    /// Run a built-in GTP engine (random, faulty) on standard input/output.
+    /// Run a built-in GTP engine (random, faulty, scripted) on standard input/output.
     Engine(cmd::engine::Args),
     /// Check that a program speaks enough GTP for `goref match`.
     CheckEngine(cmd::check_engine::Args),

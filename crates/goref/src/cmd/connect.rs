@@ -1,5 +1,5 @@
 //! `goref connect URL --engine CMD --name NAME --password P`: a GTP engine plays on a goref
-//! server, over the same WebSocket API as the page (docs/manual.md documents it).
+//! server, over the same WebSocket API as the page (docs/src/reference/api.md documents it).
 //!
 //! It logs in (the first login of a new name creates the account), waits in the lobby to be
 //! paired (and keeps a challenge open, with `--challenge`), and plays every game the server

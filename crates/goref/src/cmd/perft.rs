@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(long, value_parser = super::parse_size)]
     size: Option<(usize, usize)>,
     /// A board graph instead: a named shape (`path:N`, `cycle:N`, `grid:WxH`, `torus:WxH`) or
-    /// a file listing points and edges (see docs/manual.md).
+    /// a file listing points and edges (see docs/src/reference/graphs.md).
     #[arg(long, value_name = "SHAPE|FILE")]
     graph: Option<String>,
     /// Rules preset: tromp-taylor, nstt or olympiad.

@@ -20,7 +20,7 @@ use super::match_cmd::{game_settings, GameArgs};
 /// Arguments of `goref tournament`. Options given here override the `--config` file.
 #[derive(clap::Args, Clone)]
 pub struct Args {
-    /// TOML file with the engines (`[[engine]]`) and settings; see docs/manual.md.
+    /// TOML file with the engines (`[[engine]]`) and settings; see docs/src/commands/tournament.md.
     #[arg(long)]
     pub(crate) config: Option<PathBuf>,
     /// An engine, as `name=NAME cmd=COMMAND [dir=DIR] [restart=auto|always] [init=GTP]...
