@@ -124,6 +124,34 @@ pub fn parse_graph(text: &str) -> Result<Geometry, GraphSpecError> {
     Geometry::graph(points, &edges).map_err(GraphSpecError::Geometry)
 }
 
+/// A board graph in the text format [`parse_graph`] reads: `points N`, then each edge once,
+/// as `A B` with A < B, in order. [`parse_graph`] of it gives the same points with the same
+/// neighbours (any board, a rectangle's grid included).
+///
+/// ```
+/// use goref_rules::{graph_text, parse_graph};
+///
+/// let tail = parse_graph("points 4\n0 1\n1 2\n2 0\n2 3\n").unwrap();
+/// assert_eq!(graph_text(&tail), "points 4\n0 1\n0 2\n1 2\n2 3\n");
+/// ```
+#[must_use]
+pub fn graph_text(geometry: &Geometry) -> String {
+    let mut text = format!("points {}\n", geometry.len());
+    for p in geometry.points() {
+        let mut later: Vec<usize> = geometry
+            .neighbors(p)
+            .iter()
+            .map(|q| q.index())
+            .filter(|&q| q > p.index())
+            .collect();
+        later.sort_unstable();
+        for q in later {
+            text.push_str(&format!("{} {q}\n", p.index()));
+        }
+    }
+    text
+}
+
 fn named(name: &str, size: &str) -> Result<Geometry, GraphSpecError> {
     let bad = |m: &str| GraphSpecError::Shape(format!("{name}:{size}: {m}"));
     let number = |s: &str| s.trim().parse::<usize>().map_err(|_| bad("not a number"));
@@ -181,6 +209,67 @@ fn named(name: &str, size: &str) -> Result<Geometry, GraphSpecError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Checks that a graph read from `text` is written ([`graph_text`]) and read back to the
+    /// same points and neighbours, and writes the same text again; whether it read.
+    pub(crate) fn check_reads_back(text: &str) -> bool {
+        let Ok(g) = parse_graph(text) else {
+            return false;
+        };
+        let written = graph_text(&g);
+        let again = parse_graph(&written).expect("a written graph reads");
+        assert_eq!(again.len(), g.len(), "{text:?}");
+        for p in g.points() {
+            let mut a: Vec<usize> = g.neighbors(p).iter().map(|q| q.index()).collect();
+            let mut b: Vec<usize> = again.neighbors(p).iter().map(|q| q.index()).collect();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b, "{text:?}: point {}", p.index());
+        }
+        assert_eq!(graph_text(&again), written, "{text:?}");
+        true
+    }
+
+    /// Random texts in and around the format (the property the fuzz target `graph_files`
+    /// checks on any text): every graph read is written and read back the same.
+    #[test]
+    fn every_graph_read_is_written_and_read_back_the_same() {
+        let mut rng = crate::playout::Rng::new(4);
+        let mut read = 0;
+        for _ in 0..3_000 {
+            let n = rng.below(9);
+            let mut text = match rng.below(8) {
+                0 => String::new(),
+                1 => format!("# a comment\npoints {n}  # trailing\n"),
+                _ => format!("points {n}\n"),
+            };
+            for _ in 0..rng.below(14) {
+                let line = match rng.below(12) {
+                    0 => "# only a comment".to_string(),
+                    1 => String::new(),
+                    2 => "1 x".to_string(),
+                    3 => format!("{} {} {}", rng.below(9), rng.below(9), rng.below(9)),
+                    _ => format!("{}\t {}", rng.below(n + 2), rng.below(n + 2)),
+                };
+                text.push_str(&line);
+                text.push('\n');
+            }
+            if check_reads_back(&text) {
+                read += 1;
+            }
+        }
+        for shape in [
+            "path:1",
+            "path:7",
+            "cycle:5",
+            "grid:3x4",
+            "torus:3x5",
+            "grid:1x1",
+        ] {
+            assert!(check_reads_back(shape), "{shape}");
+        }
+        assert!(read > 200, "{read} graphs read");
+    }
 
     #[test]
     fn named_shapes_have_their_degrees() {
