@@ -829,10 +829,19 @@ async fn on_postgres_a_cgos_player_and_a_goref_connect_program_on_the_other_inst
         (line["rules"].as_str(), line["end"].as_str()),
         (Some("nstt"), Some("all-alive"))
     );
-    // Both rated, the same on both instances.
-    let ratings = get_json(one, "/api/players").await;
-    assert_eq!(ratings["players"].as_array().unwrap().len(), 2, "{ratings}");
-    assert_eq!(ratings, get_json(two, "/api/players").await);
+    // Both rated, the same on both instances (refitted by the leader after the game, read
+    // from the store).
+    until(
+        Duration::from_secs(5),
+        "the same ratings on both",
+        || async {
+            let ratings = get_json(one, "/api/players").await;
+            let rated = ratings["players"].as_array()?.len() == 2
+                && ratings["players"][1]["rating"].is_number();
+            (rated && ratings == get_json(two, "/api/players").await).then_some(())
+        },
+    )
+    .await;
     eprintln!(
         "CGOS at one instance against goref connect at the other: {} by {}, {} moves, {:.1} s",
         game.result,
