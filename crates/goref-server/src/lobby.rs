@@ -206,6 +206,9 @@ pub struct Lobby {
     start_timeout: Duration,
     /// The game CGOS's door pairs its players for ([`Options::cgos`]).
     cgos_game: Option<CreateRequest>,
+    /// Whether this server, leading without a CGOS door, said that it leaves the door
+    /// players of other servers unpaired ([`Lobby::pair_round`]): once.
+    told_no_cgos: AtomicBool,
     lease: Duration,
     messages_per_second: u32,
     allowed_origins: Vec<String>,
@@ -239,6 +242,7 @@ impl Lobby {
             pairing: opts.pairing.clone(),
             start_timeout: opts.start_timeout,
             cgos_game: opts.cgos.as_ref().map(|c| c.game.clone()),
+            told_no_cgos: AtomicBool::new(false),
             lease: opts.presence_lease.max(Duration::from_millis(30)),
             messages_per_second: opts.messages_per_second,
             allowed_origins: opts.allowed_origins.clone(),
@@ -672,7 +676,7 @@ impl Lobby {
     /// One round of continuous pairing (by the leading server) over the players waiting on
     /// every server. CGOS's door's players are paired for the CGOS game: with the others when
     /// it fits the pairing game (a game with one of them is played under CGOS's terms), else
-    /// among themselves.
+    /// among themselves; not at all by a server without a CGOS door, which knows no CGOS game.
     pub async fn pair_round(&self) {
         self.games.metrics().paired();
         let store = self.store();
@@ -727,7 +731,19 @@ impl Lobby {
             self.pair_among(&all, &cgos).await;
         } else {
             self.pair_among(&others, &[]).await;
-            self.pair_among(&cgos, &cgos).await;
+            if self.cgos_game.is_some() {
+                self.pair_among(&cgos, &cgos).await;
+            } else if !cgos.is_empty() && !self.told_no_cgos.swap(true, Ordering::Relaxed) {
+                // Another server's door players, and no CGOS game known here: a game of this
+                // server's pairing game would be one their door cannot play (it follows games
+                // under CGOS's terms only), voided unplayed and paired again, round after
+                // round. They wait (for a leader that knows the CGOS game).
+                eprintln!(
+                    "goref serve: pairing: CGOS's players of another server are not paired while \
+                     this server leads without --cgos (give every server of the database the \
+                     same --cgos flags)"
+                );
+            }
         }
     }
 
@@ -1418,6 +1434,17 @@ mod tests {
         cgos: &[&str],
         others: &[&str],
     ) -> Vec<(String, String, bool)> {
+        pair_with_cgos_on(true, pairing, cgos, others).await
+    }
+
+    /// As [`pair_with_cgos`], by a server with a CGOS door (`door`) or without one: then the
+    /// door players are another server's (their presences say so, as these do).
+    async fn pair_with_cgos_on(
+        door: bool,
+        pairing: CreateRequest,
+        cgos: &[&str],
+        others: &[&str],
+    ) -> Vec<(String, String, bool)> {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
         let cgos_options = crate::options::CgosOptions::new(
@@ -1433,7 +1460,7 @@ mod tests {
                 interval: None,
                 game: pairing,
             },
-            cgos: Some(cgos_options),
+            cgos: door.then_some(cgos_options),
             ..Options::default()
         };
         let app = App::new(store, opts).await.unwrap();
@@ -1498,6 +1525,41 @@ mod tests {
         marking.end = Some(goref_referee::Protocol::Tromp);
         let started = pair_with_cgos(marking, &["c1"], &["p1"]).await;
         assert!(started.is_empty());
+    }
+
+    /// Issue 38: a leading server without a CGOS door (it knows no CGOS game) paired the
+    /// door players of another server for its own pairing game, with no CGOS terms: a game
+    /// their door cannot play, voided unplayed after the start timeout, and paired again,
+    /// round after round. It leaves them waiting, and pairs the others as ever.
+    #[tokio::test(start_paused = true)]
+    async fn a_leader_without_a_cgos_door_leaves_cgos_players_unpaired() {
+        let five_minutes = Some(goref_clock::TimeControl::SuddenDeath {
+            main: Duration::from_secs(300),
+        });
+        let started = pair_with_cgos_on(
+            false,
+            PairingOptions::default().game,
+            &["c1", "c2"],
+            &["p1", "p2"],
+        )
+        .await;
+        assert_eq!(started.len(), 1, "{started:?}");
+        let (b, w, terms) = &started[0];
+        assert!(
+            b.starts_with('p') && w.starts_with('p') && !terms,
+            "{started:?}"
+        );
+        // Nor with others when the pairing game is CGOS's own.
+        let cgos_like = CreateRequest {
+            width: Some(9),
+            rules: Some("nstt".into()),
+            komi: Some(7.5),
+            time: five_minutes,
+            end: Some(goref_referee::Protocol::AllAlive),
+            ..CreateRequest::default()
+        };
+        let started = pair_with_cgos_on(false, cgos_like, &["c1"], &["p1"]).await;
+        assert!(started.is_empty(), "{started:?}");
     }
 
     #[tokio::test(start_paused = true)]

@@ -671,3 +671,440 @@ async fn a_cgos_client_and_a_goref_connect_program_are_paired_when_their_games_f
     let re = check_record(addr, &dir, id).await;
     assert_eq!(re, played[0].result.to_sgf());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 38: CGOS's players across two instances on one PostgreSQL database, against the
+// other kinds of players, and through the death of the instance they play on.
+
+/// The pairing flags of every instance of these tests: CGOS's game (board 9, komi 7.5, one
+/// minute each, sudden death, `nstt`, all alive) is the pairing game, so that CGOS's players
+/// are paired with `goref connect` programs and people too.
+const ACROSS: [&str; 10] = [
+    "--pairing-time",
+    "1m",
+    "--pairing-komi",
+    "7.5",
+    "--pairing-size",
+    "9",
+    "--pairing-rules",
+    "nstt",
+    "--pairing-end",
+    "all-alive",
+];
+
+/// `goref connect` with GNU Go (level 0, capturing the dead: there is no dead-stone phase) as
+/// `name`, given `urls` (one instance, or several separated by commas), for one game; its
+/// stderr goes to `dir/name.log`.
+fn connect_program(dir: &Path, urls: &str, name: &str) -> Process {
+    let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
+    Process(
+        Command::new(env!("CARGO_BIN_EXE_goref"))
+            .args(["connect", urls, "--engine", GNUGO_CGOS, "--name", name])
+            .args(["--password", &format!("pw-{name}"), "--games", "1"])
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("goref connect starts"),
+    )
+}
+
+/// Waits (off the async runtime) for a `goref connect --games 1` to finish on its own, at
+/// most `limit`; it must succeed. Its log.
+async fn program_done(mut p: Process, dir: &Path, name: &str, limit: Duration) -> String {
+    let path = dir.join(format!("{name}.log"));
+    tokio::task::spawn_blocking(move || {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = p.0.try_wait().unwrap() {
+                let log = std::fs::read_to_string(&path).unwrap_or_default();
+                assert!(status.success(), "goref connect failed: {status}\n{log}");
+                return log;
+            }
+            if start.elapsed() > limit {
+                let log = std::fs::read_to_string(&path).unwrap_or_default();
+                panic!("goref connect did not finish its game within {limit:?}\n{log}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    })
+    .await
+    .unwrap()
+}
+
+/// Asks `poll` again every 50 ms (the servers and programs are other processes, which tell
+/// nothing) until it answers, at most `within`: the answer.
+async fn until<T, F>(within: Duration, what: &str, mut poll: impl FnMut() -> F) -> T
+where
+    F: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(answer) = poll().await {
+            return answer;
+        }
+        assert!(Instant::now() < deadline, "not within {within:?}: {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `GET path` of `addr`, as JSON.
+async fn get_json(addr: SocketAddr, path: &str) -> serde_json::Value {
+    let (status, body) = http(addr, "GET", path, None).await.unwrap();
+    assert_eq!(status, 200, "{path}: {body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// The game `id` as both instances list it (the same line on both) and its state on both
+/// (the same result and ending): finished, rated, not lost on time, its record replaying to
+/// its result. The line and the state.
+async fn finished_alike(
+    one: SocketAddr,
+    two: SocketAddr,
+    dir: &Path,
+    id: &str,
+) -> (serde_json::Value, serde_json::Value) {
+    let listed = |addr| async move {
+        games(addr)
+            .await
+            .into_iter()
+            .find(|g| g["id"] == id)
+            .unwrap_or_else(|| panic!("game {id} listed on {addr}"))
+    };
+    let line = listed(one).await;
+    assert_eq!(line, listed(two).await, "the same game on both instances");
+    let result = line["result"]
+        .as_str()
+        .unwrap_or_else(|| panic!("finished: {line}"))
+        .to_string();
+    assert_eq!(line["rated"], true, "{line}");
+    let state = get_json(one, &format!("/api/games/{id}")).await;
+    let there = get_json(two, &format!("/api/games/{id}")).await;
+    for s in [&state, &there] {
+        assert_eq!(s["result"].as_str(), Some(result.as_str()), "{s}");
+        assert_eq!(s["ending"], state["ending"]);
+        assert_eq!(s["moves"], state["moves"]);
+    }
+    let ending = state["ending"].as_str().unwrap();
+    assert!(
+        !matches!(ending, "time" | "forfeit" | "fault" | "closed"),
+        "ended by {ending}: {result}"
+    );
+    assert!(!result.ends_with("+T"), "no time loss: {result}");
+    assert_eq!(check_record(two, dir, id).await, result, "the record's RE");
+    (line, state)
+}
+
+/// 1. A CGOS program (goref-cgos's client, GNU Go) at one instance's door and a `goref
+/// connect` program (GNU Go) in the other instance's lobby are paired across them and play a
+/// whole game: the same result, rated, on both instances; no time lost; the record replays to
+/// it; CGOS's `gameover` is that result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_a_cgos_player_and_a_goref_connect_program_on_the_other_instance_finish() {
+    let Some(url) = common::pg_database("cgos_vs_connect") else {
+        return;
+    };
+    if !have_gnugo() {
+        return;
+    }
+    let dir = temp_dir("across-connect");
+    let db = std::ffi::OsStr::new(&url);
+    let started = Instant::now();
+    let (_one, one, door_one) = serve_on(db, &ACROSS);
+    let (_two, two, _) = serve_on(db, &ACROSS);
+    let program = connect_program(&dir, &format!("http://{two}"), "connected-two");
+    let played = tokio::time::timeout(
+        Duration::from_secs(80),
+        gnugo_client(door_one, "cgos-one", 1),
+    )
+    .await
+    .expect("the CGOS game within 80 s");
+    let log = program_done(program, &dir, "connected-two", Duration::from_secs(20)).await;
+    assert_eq!(played.len(), 1);
+    let game = &played[0];
+    assert_eq!(game.opponent, "connected-two", "{log}");
+    let id = format!("{:012x}", game.game_id);
+    let (line, state) = finished_alike(one, two, &dir, &id).await;
+    assert_eq!(line["result"].as_str(), Some(game.result.to_sgf().as_str()));
+    assert_eq!(
+        (line["rules"].as_str(), line["end"].as_str()),
+        (Some("nstt"), Some("all-alive"))
+    );
+    // Both rated, the same on both instances (refitted by the leader after the game, read
+    // from the store).
+    until(
+        Duration::from_secs(5),
+        "the same ratings on both",
+        || async {
+            let ratings = get_json(one, "/api/players").await;
+            let rated = ratings["players"].as_array()?.len() == 2
+                && ratings["players"][1]["rating"].is_number();
+            (rated && ratings == get_json(two, "/api/players").await).then_some(())
+        },
+    )
+    .await;
+    eprintln!(
+        "CGOS at one instance against goref connect at the other: {} by {}, {} moves, {:.1} s",
+        game.result,
+        state["ending"].as_str().unwrap(),
+        line["moves"],
+        started.elapsed().as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A person on the game's WebSocket who passes every turn, until the game is over (at most
+/// `limit`).
+async fn pass_until_over(me: &mut goref_server::client::Player, limit: Duration) {
+    let mine = me.seat.as_str().unwrap().to_string();
+    let deadline = Instant::now() + limit;
+    while me.state["result"].is_null() {
+        assert!(Instant::now() < deadline, "not over: {}", me.state);
+        let need = &me.state["need"];
+        if need["type"] == "move" && need["color"] == mine.as_str() {
+            let answer = me.act(serde_json::json!({"type": "pass"})).await.unwrap();
+            match answer["version"].as_u64() {
+                Some(v) if answer["type"] == "ack" => {
+                    me.wait_version(v).await.unwrap();
+                }
+                _ => assert_eq!(answer["code"], "stale", "{answer}"),
+            }
+        } else {
+            me.recv().await.unwrap();
+        }
+    }
+}
+
+/// 2. A CGOS program at one instance's door and a person in the other instance's lobby (the
+/// web's lobby and game WebSockets), waiting to be paired, are paired across the instances;
+/// the person passes every turn, GNU Go plays, and the game ends by two passes (all alive)
+/// with the same result on both instances (and in CGOS's `gameover`), rated, no time lost,
+/// the record replaying to it; GNU Go wins.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_a_cgos_player_and_a_web_player_on_the_other_instance_finish() {
+    let Some(url) = common::pg_database("cgos_vs_web") else {
+        return;
+    };
+    if !have_gnugo() {
+        return;
+    }
+    use goref_server::client::{login, LobbyClient, Player};
+    let dir = temp_dir("across-web");
+    let db = std::ffi::OsStr::new(&url);
+    let started = Instant::now();
+    let (_one, one, door_one) = serve_on(db, &ACROSS);
+    let (_two, two, _) = serve_on(db, &ACROSS);
+    let token = login(two, "person-two", "pw-person-two", false, true)
+        .await
+        .unwrap();
+    let mut lobby = LobbyClient::connect(two, &token).await.unwrap();
+    let ack = lobby
+        .request(&serde_json::json!({"type": "wait", "on": true}))
+        .await
+        .unwrap();
+    assert_eq!(ack["waiting"], true, "{ack}");
+    let cgos = tokio::spawn(gnugo_client(door_one, "cgos-one", 1));
+    let start = tokio::time::timeout(Duration::from_secs(30), lobby.next_of("game"))
+        .await
+        .expect("paired within 30 s")
+        .unwrap();
+    assert_eq!(start["opponent"], "cgos-one", "{start}");
+    let id = start["id"].as_str().unwrap().to_string();
+    let mut me = Player::connect_as(two, &id, &token).await.unwrap();
+    assert_eq!(me.seat, start["color"]);
+    pass_until_over(&mut me, Duration::from_secs(80)).await;
+    let played = tokio::time::timeout(Duration::from_secs(20), cgos)
+        .await
+        .expect("the CGOS client ends with the game")
+        .unwrap();
+    let result = me.state["result"].as_str().unwrap().to_string();
+    assert_eq!(me.state["ending"], "all-alive", "two passes: {}", me.state);
+    assert_eq!(played.len(), 1);
+    assert_eq!(format!("{:012x}", played[0].game_id), id);
+    assert_eq!(played[0].opponent, "person-two");
+    assert_eq!(played[0].result.to_sgf(), result, "CGOS's gameover");
+    let (line, _) = finished_alike(one, two, &dir, &id).await;
+    // GNU Go played, the person only passed: GNU Go wins.
+    let cgos_color = if start["color"] == "B" { "W" } else { "B" };
+    assert!(result.starts_with(cgos_color), "{result}");
+    let over = tokio::time::timeout(Duration::from_secs(10), lobby.next_of("game_over"))
+        .await
+        .expect("the lobby tells the end")
+        .unwrap();
+    assert_eq!(over["result"].as_str(), Some(result.as_str()));
+    eprintln!(
+        "CGOS at one instance against a person at the other: {result}, {} moves, {:.1} s",
+        line["moves"],
+        started.elapsed().as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// goref-cgos's client with GNU Go as `name`, given several instances' doors: it plays at the
+/// first, and when the connection drops it connects to the next (round and round, every
+/// 200 ms) and goes on with its game there (the door sends `setup` with the moves so far). Its
+/// games, and the doors of the sessions it had, in order.
+async fn gnugo_client_over(
+    doors: Vec<SocketAddr>,
+    name: String,
+) -> (Vec<GameRecord>, Vec<SocketAddr>) {
+    let spec = EngineSpec::parse(GNUGO_CGOS).unwrap();
+    let mut config = ClientConfig::new(&name, &format!("pw-{name}"));
+    config.games = Some(1);
+    let mut engine = goref_gtp::Engine::start(&spec, "engine", None)
+        .await
+        .unwrap();
+    engine.check(config.command_timeout).await.unwrap();
+    let (_stop_tx, mut stop) = tokio::sync::watch::channel(false);
+    let mut progress = goref_cgos::Progress::default();
+    let mut sessions = Vec::new();
+    let mut next = 0;
+    loop {
+        let door = doors[next % doors.len()];
+        if let Ok(stream) = TcpStream::connect(door).await {
+            sessions.push(door);
+            let (r, w) = stream.into_split();
+            let end =
+                goref_cgos::play_session(r, w, &mut engine, &config, &mut progress, &mut stop)
+                    .await
+                    .unwrap_or_else(|e| panic!("{name} at {door}: {e}"));
+            match end {
+                goref_cgos::SessionEnd::Quit => break,
+                goref_cgos::SessionEnd::Disconnected => {}
+                goref_cgos::SessionEnd::Replaced => panic!("{name}: replaced at {door}"),
+            }
+        }
+        assert!(
+            sessions.len() < 20,
+            "{name}: too many sessions: {sessions:?}"
+        );
+        next += 1;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    engine.shutdown(Duration::from_secs(2)).await;
+    (progress.games, sessions)
+}
+
+/// 3. A CGOS program and a `goref connect` program play on the leading instance; it is killed
+/// (SIGKILL) in the middle of the game. The other instance takes the lead and resumes the
+/// game's clock; the CGOS program connects to its door (`setup` with the moves so far) and
+/// the `goref connect` program to it (its next URL), and they finish the game there: the moves
+/// before the kill kept, at most one resume of the clock in its log, a result (not on time),
+/// rated, the record replaying to it, CGOS's `gameover` that result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_a_cgos_game_goes_on_at_the_other_instance_when_its_instance_is_killed() {
+    let Some(url) = common::pg_database("cgos_killed") else {
+        return;
+    };
+    if !have_gnugo() {
+        return;
+    }
+    let dir = temp_dir("across-killed");
+    let db = std::ffi::OsStr::new(&url);
+    let started = Instant::now();
+    // The first leads (pairs, fires the clocks) before the second starts.
+    let (first, one, door_one) = serve_on(db, &ACROSS);
+    until(
+        Duration::from_secs(10),
+        "the first instance leads",
+        || async { first.leads().then_some(()) },
+    )
+    .await;
+    let (second, two, door_two) = serve_on(db, &ACROSS);
+    assert!(!second.leads(), "the second does not lead");
+    let program = connect_program(&dir, &format!("http://{one},http://{two}"), "connected");
+    let cgos = tokio::spawn(gnugo_client_over(
+        vec![door_one, door_two],
+        "cgos-player".to_string(),
+    ));
+    // The game under way (seen from the second instance): some moves played at the first.
+    let (id, before) = until(Duration::from_secs(40), "a game under way", || async {
+        let listed = games(two).await;
+        let g = listed.first()?;
+        assert!(g["result"].is_null(), "over before the kill: {g}");
+        if g["moves"].as_u64()? < 8 {
+            return None;
+        }
+        let id = g["id"].as_str()?.to_string();
+        let state = get_json(two, &format!("/api/games/{id}")).await;
+        Some((id, state["moves"].as_array()?.clone()))
+    })
+    .await;
+    first.kill();
+    let killed = Instant::now();
+    until(
+        Duration::from_secs(30),
+        "the second instance leads",
+        || async { second.leads().then_some(()) },
+    )
+    .await;
+    let took_over = killed.elapsed();
+    let (played, sessions) = tokio::time::timeout(Duration::from_secs(80), cgos)
+        .await
+        .expect("the CGOS game ends within 80 s of the kill")
+        .unwrap();
+    let log = program_done(program, &dir, "connected", Duration::from_secs(20)).await;
+    assert!(
+        log.contains("does not answer; going to"),
+        "goref connect went to the second instance:\n{log}"
+    );
+    assert_eq!(sessions.first(), Some(&door_one), "{sessions:?}");
+    assert!(sessions[1..].contains(&door_two), "{sessions:?}");
+    assert_eq!(played.len(), 1);
+    assert_eq!(format!("{:012x}", played[0].game_id), id);
+    assert_eq!(played[0].opponent, "connected");
+    // The game, as the second instance has it.
+    let line = games(two)
+        .await
+        .into_iter()
+        .find(|g| g["id"] == id.as_str())
+        .unwrap();
+    assert_eq!(line["rated"], true, "{line}");
+    let state = get_json(two, &format!("/api/games/{id}")).await;
+    let result = state["result"].as_str().expect("finished").to_string();
+    assert_eq!(played[0].result.to_sgf(), result, "CGOS's gameover");
+    let ending = state["ending"].as_str().unwrap();
+    assert!(
+        !matches!(ending, "time" | "forfeit" | "fault" | "closed"),
+        "ended by {ending}: {result}"
+    );
+    let moves = state["moves"].as_array().unwrap();
+    assert!(
+        moves.len() > before.len(),
+        "{} then {}",
+        before.len(),
+        moves.len()
+    );
+    assert_eq!(
+        moves[..before.len()],
+        before[..],
+        "the moves before the kill kept"
+    );
+    // Events are the moves and the resumes of the clocks. Taking over, the second resumes the
+    // game's clock as of the moment it took the lead (the time of the turn that ran while no
+    // server led is not charged), unless a move stored at or after that moment came first (a
+    // program that reconnected at once): then nothing is left to resume. Once at most.
+    let version = state["version"].as_u64().unwrap();
+    let resumes = version
+        .checked_sub(moves.len() as u64)
+        .expect("every move is an event");
+    assert!(
+        resumes <= 1,
+        "resumed once at most: version {version}, {} moves",
+        moves.len()
+    );
+    assert_eq!(
+        check_record(two, &dir, &id).await,
+        result,
+        "the record's RE"
+    );
+    eprintln!(
+        "a CGOS game across the death of its instance: {result} by {ending}, {} moves ({} before \
+         the kill), {} resumes; the lead taken {:.1} s after the kill; {:.1} s in all",
+        moves.len(),
+        before.len(),
+        resumes,
+        took_over.as_secs_f64(),
+        started.elapsed().as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
