@@ -167,8 +167,16 @@ impl Bus {
 
     /// Tells this server's subscribers.
     fn tell_here(&self, event: BusEvent) {
-        if let BusEvent::Banned { name } = &event {
-            let _ = self.bans.send(name.as_str().into());
+        match &event {
+            BusEvent::Banned { name } => {
+                let _ = self.bans.send(name.as_str().into());
+            }
+            // Bans may have been stored unheard (the listener connecting, at the start too):
+            // no name, so every watch asks the store.
+            BusEvent::Missed => {
+                let _ = self.bans.send("".into());
+            }
+            _ => {}
         }
         let _ = self.tx.send(event);
     }
@@ -253,13 +261,14 @@ pub struct BanWatch {
 
 impl BanWatch {
     /// Returns once the account is banned (never, if it is not). Having missed bans (more
-    /// than a connection could hear at once), it asks the store.
+    /// than a connection could hear at once, or the server's listener connecting again: told
+    /// as a ban of no name), it asks the store.
     pub async fn banned(&mut self) {
         loop {
             match self.rx.recv().await {
                 Ok(name) if name.eq_ignore_ascii_case(&self.name) => return,
-                Ok(_) => {}
-                Err(broadcast::error::RecvError::Lagged(_)) => {
+                Ok(name) if !name.is_empty() => {}
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {
                     if self.store.is_banned(&self.name).await.unwrap_or(false) {
                         return;
                     }

@@ -83,6 +83,8 @@ pub(crate) async fn open(
     tokio::spawn(async move {
         loop {
             match bans.recv().await {
+                // Bans maybe missed: the account's next login is refused.
+                Ok(name) if name.is_empty() => {}
                 Ok(name) => match banning.upgrade() {
                     Some(door) => {
                         door.close(&name);

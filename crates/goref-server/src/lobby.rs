@@ -501,6 +501,17 @@ impl Lobby {
         }
     }
 
+    /// Closes the connections here of accounts banned meanwhile (after this server may have
+    /// missed a ban: its listener connecting, at the start too, or falling behind the bus).
+    async fn close_banned_accounts(&self) {
+        let names: Vec<String> = self.locals.lock().expect("lobby").keys().cloned().collect();
+        for name in names {
+            if self.store().is_banned(&name).await.unwrap_or(false) {
+                self.close_account(&name);
+            }
+        }
+    }
+
     /// Tells every connection here its account's games still on again (after this server
     /// fell behind the bus and may have missed a start).
     async fn tell_live_games_again(&self) {
@@ -596,9 +607,10 @@ impl Lobby {
                 event = bus.recv() => match event {
                     Ok(event) => self.on_event(&event).await,
                     Err(RecvError::Lagged(_)) => {
-                        // Starts may have been missed: every connection here is told its
-                        // games still on again.
+                        // Starts and bans may have been missed: every connection here is
+                        // told its games still on again, and banned accounts' are closed.
                         self.lists_changed();
+                        self.close_banned_accounts().await;
                         self.tell_live_games_again().await;
                     }
                     Err(RecvError::Closed) => return,
@@ -648,6 +660,7 @@ impl Lobby {
             BusEvent::Lobby | BusEvent::Ratings => self.lists_changed(),
             BusEvent::Missed => {
                 self.lists_changed();
+                self.close_banned_accounts().await;
                 self.tell_live_games_again().await;
             }
             BusEvent::Banned { name } => self.close_account(name),
@@ -1349,6 +1362,42 @@ mod tests {
             panic!("his game first");
         };
         assert_eq!(start.id, id);
+    }
+
+    /// A ban stored where this server did not hear it (its listener was still connecting
+    /// when another server told it: CI saw it on PostgreSQL) closes the account's lobby
+    /// connection once the bus says it may have missed events, and a game connection's watch
+    /// asks the store then too.
+    #[tokio::test(start_paused = true)]
+    async fn a_ban_the_bus_did_not_tell_closes_connections_once_the_bus_says_it_missed_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = app(&dir).await;
+        let (lobby, store) = (&app.lobby, app.games.store());
+        let new = crate::store::NewAccount {
+            name: "mallory".into(),
+            phc: "x".into(),
+            program: true,
+            created_ms: 0,
+        };
+        store.create_account(new, None).await.unwrap().unwrap();
+        let mut mallory = lobby.join(account("mallory"), false).await.unwrap();
+        let mut other = lobby.join(account("other"), false).await.unwrap();
+        let mut watch = app.games.bus().watch_bans().of("mallory");
+        assert!(matches!(
+            next(&mut mallory),
+            LobbyServerMessage::Lobby { .. }
+        ));
+        // Stored; no `Banned` told here.
+        assert!(store.set_banned("mallory", true).await.unwrap().is_some());
+        lobby.on_event(&BusEvent::Missed).await;
+        let told = tokio::time::timeout(Duration::from_secs(5), mallory.recv()).await;
+        assert!(matches!(told, Ok(None)), "closed");
+        assert!(lobby.locals.lock().unwrap().contains_key("other"));
+        assert!(matches!(next(&mut other), LobbyServerMessage::Lobby { .. }));
+        app.games.bus().publish(BusEvent::Missed).await;
+        tokio::time::timeout(Duration::from_secs(5), watch.banned())
+            .await
+            .expect("the watch asked the store");
     }
 
     #[tokio::test(start_paused = true)]
