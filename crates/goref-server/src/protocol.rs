@@ -1037,6 +1037,42 @@ pub struct PlayerLine {
     pub draws: Option<u32>,
 }
 
+/// `GET /api/players/{name}/crosstable`: the account's rated results against each opponent,
+/// by the colour it played, most games first (equal ones by name).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Crosstable {
+    /// The account, as stored.
+    pub name: String,
+    /// One line per opponent.
+    pub opponents: Vec<CrossLine>,
+}
+
+/// The results against one opponent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CrossLine {
+    /// The opponent.
+    pub name: String,
+    /// The opponent's rating, rounded (`null`: none stored yet).
+    pub rating: Option<f64>,
+    /// Rated games between them.
+    pub games: u32,
+    /// The account's results with Black.
+    pub as_black: Tally,
+    /// The account's results with White.
+    pub as_white: Tally,
+}
+
+/// Wins, losses and draws.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Games won.
+    pub wins: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Games drawn.
+    pub draws: u32,
+}
+
 /// `GET /api/games`'s answer: the newest games first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameList {

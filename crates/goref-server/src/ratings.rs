@@ -24,7 +24,10 @@ use goref_tournament::rating::{fit_from, Anchor, FitOptions, Intervals, RatedGam
 use crate::bus::{BusEvent, GameEvent};
 use crate::error::{ApiError, Missing};
 use crate::games::{Follower, Games};
-use crate::protocol::{check_name, MeAnswer, PlayerAnswer, PlayerLine, PlayerList, Rating};
+use crate::protocol::{
+    check_name, CrossLine, Crosstable, MeAnswer, PlayerAnswer, PlayerLine, PlayerList, Rating,
+    Tally,
+};
 use crate::sessions::account_of_request;
 use crate::store::RatedResult;
 
@@ -225,6 +228,7 @@ impl Ratings {
             .route("/api/me", get(me))
             .route("/api/players", get(players))
             .route("/api/players/{name}", get(player))
+            .route("/api/players/{name}/crosstable", get(crosstable_route))
             .with_state(self)
     }
 
@@ -399,6 +403,87 @@ async fn player(
     .into_response())
 }
 
+/// Account `name`'s rated results against each opponent, by colour, from every rated result
+/// (`ratings` gives the opponents' ratings): most games first, equal ones by name. Names are
+/// matched without regard to case; an opponent is named as in its latest game.
+#[must_use]
+pub fn crosstable(name: &str, results: &[RatedResult], ratings: &[Rating]) -> Vec<CrossLine> {
+    let me = key(name);
+    let mut lines: HashMap<String, CrossLine> = HashMap::new();
+    for r in results {
+        let (mine, theirs, i_am_black) = if key(&r.black) == me {
+            (&r.black, &r.white, true)
+        } else if key(&r.white) == me {
+            (&r.white, &r.black, false)
+        } else {
+            continue;
+        };
+        let Some(scored) = rated(r.result) else {
+            continue;
+        };
+        if key(mine) == key(theirs) {
+            continue;
+        }
+        let line = lines.entry(key(theirs)).or_insert_with(|| CrossLine {
+            name: theirs.clone(),
+            rating: None,
+            games: 0,
+            as_black: Tally::default(),
+            as_white: Tally::default(),
+        });
+        theirs.clone_into(&mut line.name);
+        line.games += 1;
+        let tally = if i_am_black {
+            &mut line.as_black
+        } else {
+            &mut line.as_white
+        };
+        match (scored, i_am_black) {
+            (Scored::Draw, _) => tally.draws += 1,
+            (Scored::BlackWins, true) | (Scored::WhiteWins, false) => tally.wins += 1,
+            _ => tally.losses += 1,
+        }
+    }
+    for r in ratings {
+        if let Some(line) = lines.get_mut(&key(&r.name)) {
+            line.rating = Some(r.rating.round());
+        }
+    }
+    let mut lines: Vec<CrossLine> = lines.into_values().collect();
+    lines.sort_by(|a, b| {
+        b.games
+            .cmp(&a.games)
+            .then_with(|| key(&a.name).cmp(&key(&b.name)))
+    });
+    lines
+}
+
+/// `GET /api/players/{name}/crosstable`: [`crosstable`] of the stored results.
+async fn crosstable_route(
+    State(ratings): State<Arc<Ratings>>,
+    Path(name): Path<String>,
+) -> Result<Response, ApiError> {
+    if check_name(&name).is_err() {
+        return Err(ApiError::NotFound(Missing::Player));
+    }
+    let store = ratings.games.store();
+    let account = match store.account(&name).await {
+        Ok(Some((a, _))) => a,
+        Ok(None) => return Err(ApiError::NotFound(Missing::Player)),
+        Err(e) => return Err(ApiError::storage(&e)),
+    };
+    let results = store
+        .rated_results()
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
+    let stored = store.ratings().await.map_err(|e| ApiError::storage(&e))?;
+    Ok(axum::Json(Crosstable {
+        opponents: crosstable(&account.name, &results, &stored),
+        name: account.name,
+    })
+    .into_response())
+}
+
 impl Follower for Ratings {
     fn on_event(&self, event: &BusEvent) -> impl std::future::Future<Output = ()> + Send {
         Ratings::on_event(self, event)
@@ -413,6 +498,53 @@ impl Follower for Ratings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crosstable_counts_each_opponent_by_colour_and_leaves_out_void_games() {
+        let results = [
+            rated_row("Ann", "bob", "B+R"),
+            rated_row("bob", "ann", "B+3.5"),
+            rated_row("ann", "Bob", "0"),
+            rated_row("ann", "cid", "W+T"),
+            rated_row("ann", "bob", "Void"),
+            rated_row("bob", "cid", "B+R"),
+        ];
+        let ratings = [Rating {
+            name: "bob".into(),
+            rating: 1_512.4,
+            interval: (1_400.0, 1_600.0),
+            games: 4,
+            wins: 2,
+            losses: 1,
+            draws: 1,
+        }];
+        let lines = crosstable("ANN", &results, &ratings);
+        let black = |w, l, d| Tally {
+            wins: w,
+            losses: l,
+            draws: d,
+        };
+        assert_eq!(
+            lines,
+            [
+                CrossLine {
+                    name: "Bob".into(),
+                    rating: Some(1_512.0),
+                    games: 3,
+                    as_black: black(1, 0, 1),
+                    as_white: black(0, 1, 0),
+                },
+                CrossLine {
+                    name: "cid".into(),
+                    rating: None,
+                    games: 1,
+                    as_black: black(0, 1, 0),
+                    as_white: Tally::default(),
+                },
+            ]
+        );
+        assert!(crosstable("dan", &results, &ratings).is_empty());
+    }
 
     fn rated_row(black: &str, white: &str, re: &str) -> RatedResult {
         RatedResult {

@@ -265,6 +265,23 @@ async fn an_accepted_challenge_seats_both_accounts_and_its_result_rates_them() {
     assert_eq!(page["account"]["program"], true);
     let (status, _) = http(a, "GET", "/api/players/nobody", None).await.unwrap();
     assert_eq!(status, 404);
+    // Bob's crosstable: one game, lost with White, against alice and her rating.
+    let cross = get(a, "/api/players/BOB/crosstable").await;
+    assert_eq!(cross["name"], "bob");
+    assert_eq!(
+        cross["opponents"],
+        json!([{
+            "name": "alice",
+            "rating": list[0]["rating"],
+            "games": 1,
+            "as_black": {"wins": 0, "losses": 0, "draws": 0},
+            "as_white": {"wins": 0, "losses": 1, "draws": 0},
+        }])
+    );
+    let (status, _) = http(a, "GET", "/api/players/nobody/crosstable", None)
+        .await
+        .unwrap();
+    assert_eq!(status, 404);
     black.close().await;
     white.close().await;
 }
