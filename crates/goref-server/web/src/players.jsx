@@ -40,6 +40,34 @@ export function Players() {
   );
 }
 
+// A player's rated results against each opponent, by colour (`GET .../crosstable`).
+function Crosstable({ name }) {
+  const { data } = useJSON(`/api/players/${encodeURIComponent(name)}/crosstable`);
+  if (!data || data.opponents.length === 0) return null;
+  const wld = (t) => `${t.wins}–${t.losses}–${t.draws}`;
+  return (
+    <>
+      <h3>Against each opponent</h3>
+      <table class="list" data-testid="crosstable">
+        <thead>
+          <tr><th>Opponent</th><th>Rating</th><th>Games</th><th>With Black (won–lost–drawn)</th><th>With White</th></tr>
+        </thead>
+        <tbody>
+          {data.opponents.map((o) => (
+            <tr key={o.name} data-testid={`cross-${o.name}`}>
+              <td><PlayerName name={o.name} /></td>
+              <td class="num">{ratingText(o.rating)}</td>
+              <td class="num">{o.games}</td>
+              <td class="num">{wld(o.as_black)}</td>
+              <td class="num">{wld(o.as_white)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
 export function Player({ name }) {
   const { data, error, status } = useJSON(`/api/players/${encodeURIComponent(name)}`);
   return (
@@ -58,6 +86,7 @@ export function Player({ name }) {
                 : "No rated games yet."}
               {" · "}since {dateText(account.created_ms)}
             </p>
+            <Crosstable name={account.name} />
             <h3>Games</h3>
             {games.length === 0 ? <p>No games yet.</p> : <GamesTable games={games} testid="player-games" />}
           </>

@@ -191,6 +191,12 @@ test("a person accepts a program's challenge, plays it out, reviews it; players 
     await page.locator('[data-testid="player-name"]').waitFor();
     assert.match(await page.locator('[data-testid="player-name"]').textContent(), /^botprogram$/);
     assert.equal(await page.locator(`[data-testid="player-games"] a[href="/g/${id}"]`).count(), 1);
+    // Its crosstable: the one rated game, against Ann.
+    const cross = page.locator('[data-testid="cross-Ann"] td');
+    await cross.first().waitFor();
+    assert.equal(await cross.nth(2).textContent(), "1");
+    const byColour = [await cross.nth(3).textContent(), await cross.nth(4).textContent()];
+    assert.equal(byColour.filter((t) => t !== "0–0–0").length, 1, `one colour played: ${byColour}`);
 
     // An unknown game and a wrong seat link say so (instead of "Connecting…" forever).
     await page.goto(`${server.url}/g/0123456789ab`);
