@@ -983,6 +983,14 @@ pub struct Rating {
     pub draws: u32,
 }
 
+impl Rating {
+    /// Not yet established: the 95% interval reaches further than ±[`PROVISIONAL_ELO`].
+    #[must_use]
+    pub fn provisional(&self) -> bool {
+        (self.interval.1 - self.interval.0) / 2.0 > PROVISIONAL_ELO
+    }
+}
+
 /// `GET /api/me`'s answer: the session's account and its rating (`null` before its first
 /// rated game).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -1035,7 +1043,15 @@ pub struct PlayerLine {
     /// Rated games drawn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draws: Option<u32>,
+    /// A rating not yet established: its 95% interval is wider than ±[`PROVISIONAL_ELO`]
+    /// (CGOS's `?`); `false` for an unrated account (it has no rating).
+    #[serde(default)]
+    pub provisional: bool,
 }
+
+/// A rating whose 95% interval reaches further than this many Elo on either side is
+/// provisional ([`PlayerLine::provisional`]).
+pub const PROVISIONAL_ELO: f64 = 100.0;
 
 /// `GET /api/players/{name}/crosstable`: the account's rated results against each opponent,
 /// by the colour it played, most games first (equal ones by name).

@@ -358,6 +358,7 @@ async fn players(State(ratings): State<Arc<Ratings>>) -> Result<Response, ApiErr
         wins: Some(r.wins),
         losses: Some(r.losses),
         draws: Some(r.draws),
+        provisional: r.provisional(),
     });
     let unrated = accounts
         .iter()
@@ -371,6 +372,7 @@ async fn players(State(ratings): State<Arc<Ratings>>) -> Result<Response, ApiErr
             wins: None,
             losses: None,
             draws: None,
+            provisional: false,
         });
     let players = rated.chain(unrated).collect();
     Ok(axum::Json(PlayerList { players }).into_response())
@@ -498,6 +500,23 @@ impl Follower for Ratings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rating_is_provisional_while_its_interval_is_wider_than_100_elo_each_side() {
+        let at = |low: f64, high: f64| Rating {
+            name: "a".into(),
+            rating: (low + high) / 2.0,
+            interval: (low, high),
+            games: 0,
+            wins: 0,
+            losses: 0,
+            draws: 0,
+        };
+        assert!(at(1_300.0, 1_700.0).provisional());
+        assert!(at(1_450.0, 1_650.5).provisional());
+        assert!(!at(1_450.0, 1_650.0).provisional());
+        assert!(!at(1_480.0, 1_520.0).provisional());
+    }
 
     #[test]
     fn a_crosstable_counts_each_opponent_by_colour_and_leaves_out_void_games() {

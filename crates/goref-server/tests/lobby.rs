@@ -257,6 +257,18 @@ async fn an_accepted_challenge_seats_both_accounts_and_its_result_rates_them() {
         (Some(1), Some(1))
     );
     assert!(list[0]["rating"].as_f64().unwrap() > list[1]["rating"].as_f64().unwrap());
+    // One game establishes nobody's rating: both are provisional, and carol is unrated.
+    for p in &list[..2] {
+        let [low, high] = [
+            p["interval"][0].as_f64().unwrap(),
+            p["interval"][1].as_f64().unwrap(),
+        ];
+        assert!(high - low > 200.0, "{p}");
+        assert_eq!(p["provisional"], true, "{p}");
+    }
+    assert!(list
+        .iter()
+        .any(|p| p["name"] == "carol" && p["provisional"] == false));
     assert!(list
         .iter()
         .any(|p| p["name"] == "carol" && p["rating"].is_null()));

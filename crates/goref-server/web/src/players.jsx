@@ -8,7 +8,7 @@ export function Players() {
   return (
     <main>
       <h2>Players</h2>
-      <p class="help">Ratings (Elo, rated players' mean at 1500) are fitted to every rated game as games end.</p>
+      <p class="help">Ratings (Elo, rated players' mean at 1500) are fitted to every rated game as games end; a <b>?</b> marks a provisional one (its 95% interval wider than ±100).</p>
       <Loaded data={data} error={error}>
         {({ players }) =>
           players.length === 0 ? (
@@ -23,7 +23,10 @@ export function Players() {
                   <tr key={p.name} data-testid={`player-row-${p.name}`}>
                     <td>{p.rating == null ? "" : i + 1}</td>
                     <td><PlayerName name={p.name} program={p.program} /></td>
-                    <td class="num">{ratingText(p.rating)}</td>
+                    <td class="num">
+                      {ratingText(p.rating)}
+                      {p.provisional && <span class="provisional" title="provisional: its 95% interval is wider than ±100">?</span>}
+                    </td>
                     <td class="num">{p.interval ? `${p.interval[0]}–${p.interval[1]}` : ""}</td>
                     <td class="num">{p.games ?? 0}</td>
                     <td class="num">{p.wins ?? 0}</td>
