@@ -378,20 +378,28 @@ async fn players(State(ratings): State<Arc<Ratings>>) -> Result<Response, ApiErr
     Ok(axum::Json(PlayerList { players }).into_response())
 }
 
+/// The account named `name` (without regard to case), or 404 `not_found`.
+async fn account_named(
+    store: &dyn crate::store::Store,
+    name: &str,
+) -> Result<crate::protocol::Account, ApiError> {
+    if check_name(name).is_err() {
+        return Err(ApiError::NotFound(Missing::Player));
+    }
+    match store.account(name).await {
+        Ok(Some((a, _))) => Ok(a),
+        Ok(None) => Err(ApiError::NotFound(Missing::Player)),
+        Err(e) => Err(ApiError::storage(&e)),
+    }
+}
+
 /// `GET /api/players/{name}`: the account, its rating and its games, newest first.
 async fn player(
     State(ratings): State<Arc<Ratings>>,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    if check_name(&name).is_err() {
-        return Err(ApiError::NotFound(Missing::Player));
-    }
     let store = ratings.games.store();
-    let account = match store.account(&name).await {
-        Ok(Some((a, _))) => a,
-        Ok(None) => return Err(ApiError::NotFound(Missing::Player)),
-        Err(e) => return Err(ApiError::storage(&e)),
-    };
+    let account = account_named(store.as_ref(), &name).await?;
     let games = store
         .games_of(&name, 200)
         .await
@@ -465,15 +473,8 @@ async fn crosstable_route(
     State(ratings): State<Arc<Ratings>>,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    if check_name(&name).is_err() {
-        return Err(ApiError::NotFound(Missing::Player));
-    }
     let store = ratings.games.store();
-    let account = match store.account(&name).await {
-        Ok(Some((a, _))) => a,
-        Ok(None) => return Err(ApiError::NotFound(Missing::Player)),
-        Err(e) => return Err(ApiError::storage(&e)),
-    };
+    let account = account_named(store.as_ref(), &name).await?;
     let results = store
         .rated_results()
         .await
