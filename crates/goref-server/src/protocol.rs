@@ -1044,8 +1044,8 @@ pub struct PlayerLine {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub draws: Option<u32>,
     /// A rating not yet established: its 95% interval is wider than ±[`PROVISIONAL_ELO`]
-    /// (CGOS's `?`); `false` for an unrated account (it has no rating).
-    #[serde(default)]
+    /// (CGOS's `?`); `false` (and not written) for an established or an unrated one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub provisional: bool,
 }
 

@@ -533,13 +533,17 @@ fn http_bodies_read_and_write_as_before() {
     let player: PlayerAnswer =
         round_trip(&json!({"account": account, "rating": null, "games": [summary]}));
     assert_eq!(player.games.len(), 1);
-    // `lobby::players` wrote rated players with their results, the others with two fields.
+    // `lobby::players` wrote rated players with their results, the others with two fields;
+    // a provisional rating says so (an established one, as before, does not).
     let players: PlayerList = round_trip(&json!({"players": [
         {"name": "a", "program": true, "rating": 1561.0, "interval": [1401.0, 1722.0],
-         "games": 3, "wins": 2, "losses": 1, "draws": 0},
+         "games": 3, "wins": 2, "losses": 1, "draws": 0, "provisional": true},
+        {"name": "b", "program": true, "rating": 1500.0, "interval": [1450.0, 1550.0],
+         "games": 90, "wins": 45, "losses": 45, "draws": 0},
         {"name": "c", "program": false, "rating": null, "games": 0}]}));
-    assert_eq!(players.players[1].rating, None);
+    assert_eq!(players.players[2].rating, None);
     assert_eq!(players.players[0].wins, Some(2));
+    assert!(players.players[0].provisional && !players.players[1].provisional);
 }
 
 /// A JSON value of any shape, a few levels deep.
