@@ -115,6 +115,58 @@ impl ReplyParser {
     }
 }
 
+/// What [`reads_back`] found wrong in what it read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Misread {
+    /// A stray line that is blank.
+    BlankStray,
+    /// A reply whose text ends in blank space.
+    TrailingSpace(Reply),
+    /// A reply that, printed as an engine would, reads back as `read`.
+    Printed {
+        /// The reply read.
+        reply: Reply,
+        /// What its printed text read as.
+        read: Vec<Event>,
+    },
+}
+
+/// Reads `output` (any bytes) line by line as [`ReplyParser`] does and checks each event: a
+/// stray line is never blank, a reply's text never ends in blank space, and every reply,
+/// printed as an engine would ([`Reply`]'s `Display`), reads back to the same reply. The
+/// invariant the fuzz target `gtp_replies` and the unit tests check; the replies read.
+///
+/// # Errors
+///
+/// The first event that breaks it.
+pub fn reads_back(output: &[u8]) -> Result<usize, Misread> {
+    let mut parser = ReplyParser::new();
+    let mut replies = 0;
+    for line in output.split(|&b| b == b'\n') {
+        match parser.push_line(line) {
+            Event::Reply(reply) => {
+                if reply.text.trim_end() != reply.text {
+                    return Err(Misread::TrailingSpace(reply));
+                }
+                let printed = reply.to_string();
+                let mut again = ReplyParser::new();
+                let read: Vec<Event> = printed
+                    .split_inclusive('\n')
+                    .map(|l| again.push_line(l.as_bytes()))
+                    .filter(|e| *e != Event::Pending)
+                    .collect();
+                if read != [Event::Reply(reply.clone())] {
+                    return Err(Misread::Printed { reply, read });
+                }
+                replies += 1;
+            }
+            Event::Stray(text) if text.trim().is_empty() => return Err(Misread::BlankStray),
+            Event::Stray(_) | Event::Pending => {}
+        }
+    }
+    Ok(replies)
+}
+
 /// A line as text: without the line end, bytes that are not UTF-8 replaced, tabs made spaces,
 /// other control characters removed (GTP 2 §3.1 asks the same of engines).
 #[must_use]
@@ -164,38 +216,9 @@ mod tests {
             for _ in 0..rng.below(30) {
                 output.extend_from_slice(pieces[rng.below(pieces.len())]);
             }
-            replies += check_reads_back(&output);
+            replies += super::reads_back(&output).unwrap_or_else(|m| panic!("{output:?}: {m:?}"));
         }
         assert!(replies > 1_000, "{replies} replies read");
-    }
-
-    /// Feeds `output` line by line; checks each event; the number of replies read.
-    fn check_reads_back(output: &[u8]) -> usize {
-        let mut parser = ReplyParser::new();
-        let mut replies = 0;
-        for line in output.split(|&b| b == b'\n') {
-            match parser.push_line(line) {
-                Event::Reply(reply) => {
-                    replies += 1;
-                    assert_eq!(reply.text.trim_end(), reply.text, "{output:?}");
-                    let printed = reply.to_string();
-                    let mut again = ReplyParser::new();
-                    let read: Vec<Event> = printed
-                        .split_inclusive('\n')
-                        .map(|l| again.push_line(l.as_bytes()))
-                        .filter(|e| *e != Event::Pending)
-                        .collect();
-                    assert_eq!(
-                        read,
-                        [Event::Reply(reply)],
-                        "{output:?} printed {printed:?}"
-                    );
-                }
-                Event::Stray(text) => assert!(!text.trim().is_empty(), "{output:?}"),
-                Event::Pending => {}
-            }
-        }
-        replies
     }
 
     use super::*;

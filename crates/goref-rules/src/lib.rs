@@ -39,6 +39,6 @@ pub use board::{Board, Effect, SetupError, StringStones, Undo};
 pub use color::{ByColor, Color};
 pub use game::{End, Game, Illegal, IllegalMove, KoBan, Move, Played};
 pub use geometry::{Geometry, GeometryError, Point, Shape, MAX_POINTS, MAX_SIDE};
-pub use graph_spec::{graph_text, parse_graph, GraphSpecError};
+pub use graph_spec::{graph_reads_back, graph_text, parse_graph, GraphMisread, GraphSpecError};
 pub use outcome::{Outcome, Score, WinBy};
 pub use ruleset::{KoRule, Komi, ParseError, Preset, Ruleset};
