@@ -119,7 +119,7 @@ fn pairing(c: &mut Criterion) {
                             .join(account(&format!("p{i}")), false)
                             .await
                             .unwrap();
-                        m.handle(LobbyClientMessage::Wait { on: true }).await;
+                        m.handle(LobbyClientMessage::wait(true)).await;
                         members.push(m);
                     }
                     (dir, app, members)

@@ -39,8 +39,11 @@ pub struct Running {
     pub task: JoinHandle<()>,
     /// Its games service (whether it leads, ...).
     pub games: Arc<Games>,
-    /// Where CGOS's door listens, when it is open ([`Options::cgos`]).
+    /// Where CGOS's door of the default pool listens, when it is open ([`Options::cgos`]).
     pub cgos_addr: Option<SocketAddr>,
+    /// Where each pool's CGOS door listens, by pool, the default first
+    /// ([`crate::options::PoolOptions::cgos`]).
+    pub cgos_doors: Vec<(String, SocketAddr)>,
 }
 
 /// The services of one server, built over a store: the games service and its features.
@@ -64,6 +67,7 @@ impl App {
     ///
     /// The store cannot be read.
     pub async fn new(store: Arc<dyn Store>, opts: Options) -> Result<App> {
+        opts.check_pools()?;
         let metrics = Arc::new(Metrics::new());
         // Every service's store calls, their failures counted.
         let store: Arc<dyn Store> = Arc::new(Counted::new(store, metrics.clone()));
@@ -130,20 +134,27 @@ pub async fn start(
     opts: Options,
 ) -> Result<Running> {
     let limits = opts.conn_limits();
-    let cgos = opts.cgos.clone();
+    let pools = opts.all_pools();
     let app = App::new(store, opts).await?;
-    let cgos_addr = match &cgos {
-        Some(options) => Some(
-            crate::cgos::open(
+    let mut cgos_doors = Vec::new();
+    for pool in pools {
+        if let Some(options) = &pool.cgos {
+            let addr = crate::cgos::open(
                 app.games.clone(),
                 app.accounts.clone(),
                 app.lobby.clone(),
+                &pool.name,
                 options,
             )
-            .await?,
-        ),
-        None => None,
-    };
+            .await?;
+            app.lobby.door_opened(&pool.name, addr);
+            cgos_doors.push((pool.name, addr));
+        }
+    }
+    let cgos_addr = cgos_doors
+        .iter()
+        .find(|(pool, _)| pool == crate::protocol::DEFAULT_POOL)
+        .map(|(_, addr)| *addr);
     let addr = listener.local_addr()?;
     let router = app.router();
     let games = app.games.clone();
@@ -155,6 +166,7 @@ pub async fn start(
         task,
         games,
         cgos_addr,
+        cgos_doors,
     })
 }
 

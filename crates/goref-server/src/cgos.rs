@@ -55,6 +55,7 @@ pub(crate) async fn open(
     games: Arc<Games>,
     accounts: Arc<Accounts>,
     lobby: Arc<Lobby>,
+    pool: &str,
     options: &CgosOptions,
 ) -> anyhow::Result<SocketAddr> {
     let listener = crate::net::listen(&options.listen)
@@ -63,8 +64,9 @@ pub(crate) async fn open(
     let addr = listener.local_addr()?;
     let opts = games.options();
     let size = options.game.width.unwrap_or(19);
-    let showcase = viewers::Showcase::start(games.clone(), size, options.broadcast_delay);
+    let showcase = viewers::Showcase::start(games.clone(), pool, size, options.broadcast_delay);
     let host = ServerHost {
+        pool: pool.to_string(),
         showcase,
         logins: RateLimiter::new(
             opts.create_burst,
@@ -106,6 +108,8 @@ pub(crate) async fn open(
 
 /// This server as the door's host.
 pub(crate) struct ServerHost {
+    /// The pool whose door it is: its players wait in it, its ratings are theirs.
+    pool: String,
     /// What CGOS's viewers see.
     showcase: Arc<viewers::Showcase>,
     games: Arc<Games>,
@@ -127,7 +131,7 @@ pub(crate) struct DoorEntry {
 
 impl Entry for DoorEntry {
     async fn wait(&mut self, on: bool) {
-        let answer = self.member.handle(LobbyClientMessage::Wait { on }).await;
+        let answer = self.member.handle(LobbyClientMessage::wait(on)).await;
         if let LobbyServerMessage::Error { message, .. } = answer {
             eprintln!("goref serve: CGOS: waiting not set: {message}");
         }
@@ -322,7 +326,7 @@ impl Host for ServerHost {
     async fn enter(&self, login: &Account) -> Result<DoorEntry, Refused> {
         let member = self
             .lobby
-            .join_cgos(login.clone())
+            .join_cgos(login.clone(), &self.pool)
             .await
             .map_err(|e| e.to_string())?;
         // Banned since it logged in (before the door heard of the ban): refused.
@@ -352,7 +356,12 @@ impl Host for ServerHost {
         let players = room
             .read(|r| r.config().cgos.and(r.config().players.clone()))
             .await?;
-        let ratings = self.games.store().ratings().await.unwrap_or_default();
+        let ratings = self
+            .games
+            .store()
+            .ratings(&self.pool)
+            .await
+            .unwrap_or_default();
         let seats = ByColor::new(
             seat(&ratings, &players.black),
             seat(&ratings, &players.white),

@@ -23,6 +23,8 @@ pub enum Missing {
     Player,
     /// The tournament has no player of this name.
     TournamentPlayer,
+    /// The server has no pool of this name.
+    Pool,
 }
 
 /// Why a session is not accepted (401 `bad_token`).
@@ -184,6 +186,7 @@ impl std::fmt::Display for ApiError {
                 Missing::Tournament => "no such tournament",
                 Missing::Player => "no such player",
                 Missing::TournamentPlayer => "no such player in this tournament",
+                Missing::Pool => "no such pool",
             }),
             ApiError::Refused(r) => write!(f, "{r}"),
             ApiError::Tournament(c) => f.write_str(match c {

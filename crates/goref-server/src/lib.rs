@@ -154,9 +154,18 @@ pub fn run(listen: &str, db: &Database, mut opts: Options) -> Result<()> {
             .await
             .with_context(|| format!("listening on {listen}"))?;
         let running = start(listener, store, opts).await?;
-        let cgos = running
-            .cgos_addr
-            .map_or(String::new(), |a| format!(", CGOS on {a}"));
+        // ", CGOS on A" for the default pool's door, ", CGOS POOL on B" for another's.
+        let cgos: String = running
+            .cgos_doors
+            .iter()
+            .map(|(pool, addr)| {
+                if pool == crate::protocol::DEFAULT_POOL {
+                    format!(", CGOS on {addr}")
+                } else {
+                    format!(", CGOS {pool} on {addr}")
+                }
+            })
+            .collect();
         println!(
             "goref serve: listening on http://{} (database {}){cgos}",
             running.addr, db

@@ -55,8 +55,9 @@ use crate::metrics::ConnectionKind;
 use crate::options::Options;
 pub use crate::options::PairingOptions;
 use crate::protocol::{
-    Account, ChallengeView, ColorChoice, GameStart, LobbyAck, LobbyClientMessage,
-    LobbyServerMessage, OnlinePlayer, Rating, BASE_RATING,
+    Account, ChallengeView, ColorChoice, GameSettings, GameStart, LobbyAck, LobbyClientMessage,
+    LobbyServerMessage, OnlinePlayer, PoolList, PoolView, Rating, BASE_RATING, DEFAULT_POOL,
+    MAX_POOLS, MAX_POOL_NAME,
 };
 use crate::room::{ConfigError, CreateRequest, GameConfig, Players, Side};
 use crate::sessions::{account_of_token, random_hex};
@@ -202,10 +203,12 @@ pub struct Lobby {
     /// Challenges and acceptances, by account (as creating games is limited by address).
     creations: RateLimiter,
     pairing: PairingOptions,
+    /// The pools its pairing pairs in, the default first.
+    pools: Vec<Pool>,
+    /// Where this server's CGOS doors listen, by pool.
+    doors: Mutex<HashMap<String, std::net::SocketAddr>>,
     /// Games between accounts not begun this long after they were made are voided.
     start_timeout: Duration,
-    /// The game CGOS's door pairs its players for ([`Options::cgos`]).
-    cgos_game: Option<CreateRequest>,
     /// Whether this server, leading without a CGOS door, said that it leaves the door
     /// players of other servers unpaired ([`Lobby::pair_round`]): once.
     told_no_cgos: AtomicBool,
@@ -214,6 +217,35 @@ pub struct Lobby {
     allowed_origins: Vec<String>,
     /// Games not begun whose players were told of them again ([`Lobby::pair_round`]): once.
     told_again: Mutex<std::collections::HashSet<String>>,
+}
+
+/// A pool as the lobby pairs in it.
+struct Pool {
+    name: String,
+    /// The game its players are paired for.
+    game: CreateRequest,
+    /// The game CGOS's door of the pool pairs its players for, when this server has the door
+    /// ([`crate::options::PoolOptions::cgos`]).
+    cgos_game: Option<CreateRequest>,
+}
+
+impl Pool {
+    /// Whether players waiting in `pools` (empty: the default pool) wait in this one.
+    fn takes(&self, pools: &[String]) -> bool {
+        if pools.is_empty() {
+            self.name == DEFAULT_POOL
+        } else {
+            pools.contains(&self.name)
+        }
+    }
+
+    /// Pairs its game for the players `names`, of CGOS's door when `cgos`.
+    fn game(&self, cgos: bool) -> &CreateRequest {
+        match &self.cgos_game {
+            Some(g) if cgos => g,
+            _ => &self.game,
+        }
+    }
 }
 
 /// Games [`Lobby::told_again`] remembers at most (then it forgets them all).
@@ -240,8 +272,17 @@ impl Lobby {
                 crate::games::MAX_LIMITER_KEYS,
             ),
             pairing: opts.pairing.clone(),
+            pools: opts
+                .all_pools()
+                .into_iter()
+                .map(|p| Pool {
+                    name: p.name,
+                    game: p.game,
+                    cgos_game: p.cgos.map(|c| c.game),
+                })
+                .collect(),
+            doors: Mutex::new(HashMap::new()),
             start_timeout: opts.start_timeout,
-            cgos_game: opts.cgos.as_ref().map(|c| c.game.clone()),
             told_no_cgos: AtomicBool::new(false),
             lease: opts.presence_lease.max(Duration::from_millis(30)),
             messages_per_second: opts.messages_per_second,
@@ -250,11 +291,41 @@ impl Lobby {
         })
     }
 
-    /// `GET /api/lobby/ws`.
+    /// `GET /api/lobby/ws`, `GET /api/pools`.
     pub fn routes(self: Arc<Lobby>) -> Router {
         Router::new()
             .route("/api/lobby/ws", get(lobby_ws))
+            .route("/api/pools", get(pools_route))
             .with_state(self)
+    }
+
+    /// This server's CGOS door of `pool` listens on `addr` (`GET /api/pools` shows it).
+    pub fn door_opened(&self, pool: &str, addr: std::net::SocketAddr) {
+        self.doors
+            .lock()
+            .expect("doors")
+            .insert(pool.to_string(), addr);
+    }
+
+    /// The pools, the default first ([`PoolList`]).
+    #[must_use]
+    pub fn pools(&self) -> PoolList {
+        let doors = self.doors.lock().expect("doors");
+        let settings = |g: &CreateRequest| g.config().ok().map(|c| GameSettings::from(&c));
+        PoolList {
+            pools: self
+                .pools
+                .iter()
+                .filter_map(|p| {
+                    Some(PoolView {
+                        name: p.name.clone(),
+                        game: settings(&p.game)?,
+                        cgos: doors.get(&p.name).map(ToString::to_string),
+                        cgos_game: p.cgos_game.as_ref().and_then(settings),
+                    })
+                })
+                .collect(),
+        }
     }
 
     fn store(&self) -> &Arc<dyn Store> {
@@ -278,25 +349,31 @@ impl Lobby {
     ///
     /// 429 when the account has [`MAX_LOBBY_CONNECTIONS`] already; 500 for the store.
     pub async fn join(self: &Arc<Lobby>, account: Account, list: bool) -> Result<Member, ApiError> {
-        self.join_as(account, false, list).await
+        self.join_as(account, None, list).await
     }
 
-    /// As [`Lobby::join`], for a player of CGOS's door: paired only for the CGOS game
-    /// ([`Options::cgos`]), with any waiting player whose game fits it.
+    /// As [`Lobby::join`], for a player of the CGOS door of `pool`: paired only in that pool,
+    /// for its CGOS game ([`crate::options::CgosOptions::game`]), with any player waiting in
+    /// the pool whose game fits it.
     ///
     /// # Errors
     ///
     /// As [`Lobby::join`].
-    pub async fn join_cgos(self: &Arc<Lobby>, account: Account) -> Result<Member, ApiError> {
-        self.join_as(account, true, false).await
+    pub async fn join_cgos(
+        self: &Arc<Lobby>,
+        account: Account,
+        pool: &str,
+    ) -> Result<Member, ApiError> {
+        self.join_as(account, Some(pool.to_string()), false).await
     }
 
     async fn join_as(
         self: &Arc<Lobby>,
         account: Account,
-        cgos: bool,
+        door: Option<String>,
         list: bool,
     ) -> Result<Member, ApiError> {
+        let cgos = door.is_some();
         let storage = |e: crate::store::StoreError| ApiError::storage(&e);
         let (present, _) = self.store().lobby(self.now_ms()).await.map_err(storage)?;
         let open = present
@@ -347,10 +424,12 @@ impl Lobby {
                 conn: conn.clone(),
                 tx,
             });
+        let pools: Vec<String> = door.iter().cloned().collect();
         let member = Member {
             lobby: self.clone(),
             conn: conn.clone(),
             account: account.clone(),
+            door,
             own: rx,
             changes,
         };
@@ -360,6 +439,7 @@ impl Lobby {
             name: account.name.clone(),
             program: account.program,
             waiting: false,
+            pools,
         };
         self.store()
             .enter_lobby(presence, self.lease_end())
@@ -385,7 +465,7 @@ impl Lobby {
             }
         };
         let ratings: HashMap<String, f64> = store
-            .ratings()
+            .ratings(DEFAULT_POOL)
             .await
             .unwrap_or_default()
             .into_iter()
@@ -562,7 +642,21 @@ impl Lobby {
         rated: bool,
         creator: &str,
     ) -> Result<String, StartError> {
-        let config = request.config_between(players, rated)?;
+        self.open_in(request, players, rated, creator, None).await
+    }
+
+    /// As [`Lobby::open_between`], the game of pool `pool` (`None` or the default: a game
+    /// of the default pool).
+    async fn open_in(
+        &self,
+        request: &CreateRequest,
+        players: &Players,
+        rated: bool,
+        creator: &str,
+        pool: Option<&str>,
+    ) -> Result<String, StartError> {
+        let mut config = request.config_between(players, rated)?;
+        config.pool = pool.filter(|p| *p != DEFAULT_POOL).map(str::to_string);
         let opened = self
             .games
             .open(config, creator.to_string())
@@ -696,13 +790,14 @@ impl Lobby {
         let Ok((present, _)) = store.lobby(self.now_ms()).await else {
             return;
         };
-        let mut candidates: Vec<(String, bool)> = present
+        // Each account once (its CGOS door's connection first: it is paired for its game).
+        let mut candidates: Vec<(String, bool, Vec<String>)> = present
             .iter()
             .filter(|p| p.waiting)
-            .map(|p| (p.name.clone(), is_cgos_conn(&p.conn)))
+            .map(|p| (p.name.clone(), is_cgos_conn(&p.conn), p.pools.clone()))
             .collect();
-        candidates.sort_by_key(|(n, cgos)| (key(n), !cgos));
-        candidates.dedup_by_key(|(n, _)| key(n));
+        candidates.sort_by_key(|(n, cgos, _)| (key(n), !cgos));
+        candidates.dedup_by_key(|(n, _, _)| key(n));
         if candidates.len() < 2 {
             return;
         }
@@ -711,7 +806,7 @@ impl Lobby {
         // unheard (a leader that died between storing it and telling of it).
         // A game of theirs nobody has begun within the start timeout is voided: they are free.
         let mut free = Vec::with_capacity(candidates.len());
-        for (name, cgos) in candidates {
+        for (name, cgos, pools) in candidates {
             let Ok(games) = store.live_games_of(&name).await else {
                 continue;
             };
@@ -727,25 +822,41 @@ impl Lobby {
                 }
             }
             if on.is_empty() {
-                free.push((name, cgos));
+                free.push((name, cgos, pools));
             } else {
                 self.tell_again(on).await;
             }
         }
-        let cgos_fits = self
-            .cgos_game
-            .as_ref()
-            .is_some_and(|g| fits(g, &self.pairing.game));
-        let (cgos, others): (Vec<_>, Vec<_>) = free.into_iter().partition(|(_, c)| *c);
-        let cgos: Vec<String> = cgos.into_iter().map(|(n, _)| n).collect();
-        let others: Vec<String> = others.into_iter().map(|(n, _)| n).collect();
+        // Pool by pool, the default first: a player waiting in several is paired in the
+        // first of them where it finds an opponent this round.
+        let mut paired = std::collections::HashSet::new();
+        for pool in &self.pools {
+            let (cgos, others): (Vec<_>, Vec<_>) = free
+                .iter()
+                .filter(|(n, _, pools)| pool.takes(pools) && !paired.contains(&key(n)))
+                .partition(|(_, c, _)| *c);
+            let cgos: Vec<String> = cgos.into_iter().map(|(n, _, _)| n.clone()).collect();
+            let others: Vec<String> = others.into_iter().map(|(n, _, _)| n.clone()).collect();
+            for name in self.pair_pool(pool, &cgos, &others).await {
+                paired.insert(key(&name));
+            }
+        }
+        if !paired.is_empty() {
+            self.stopped_waiting(paired.into_iter().collect()).await;
+        }
+    }
+
+    /// Pairs the players waiting in `pool` (`cgos`: those of its CGOS door; `others`); the
+    /// names paired.
+    async fn pair_pool(&self, pool: &Pool, cgos: &[String], others: &[String]) -> Vec<String> {
+        let cgos_fits = pool.cgos_game.as_ref().is_some_and(|g| fits(g, &pool.game));
         if cgos_fits {
-            let all: Vec<String> = cgos.iter().chain(&others).cloned().collect();
-            self.pair_among(&all, &cgos).await;
+            let all: Vec<String> = cgos.iter().chain(others).cloned().collect();
+            self.pair_among(pool, &all, cgos).await
         } else {
-            self.pair_among(&others, &[]).await;
-            if self.cgos_game.is_some() {
-                self.pair_among(&cgos, &cgos).await;
+            let mut paired = self.pair_among(pool, others, &[]).await;
+            if pool.cgos_game.is_some() {
+                paired.extend(self.pair_among(pool, cgos, cgos).await);
             } else if !cgos.is_empty() && !self.told_no_cgos.swap(true, Ordering::Relaxed) {
                 // Another server's door players, and no CGOS game known here: a game of this
                 // server's pairing game would be one their door cannot play (it follows games
@@ -757,6 +868,7 @@ impl Lobby {
                      same --cgos flags)"
                 );
             }
+            paired
         }
     }
 
@@ -785,13 +897,14 @@ impl Lobby {
         }
     }
 
-    /// Pairs the players `free` (those of CGOS's door among them in `cgos`).
-    async fn pair_among(&self, free: &[String], cgos: &[String]) {
+    /// Pairs the players `free` in `pool` (those of CGOS's door among them in `cgos`): the
+    /// names of those given a game.
+    async fn pair_among(&self, pool: &Pool, free: &[String], cgos: &[String]) -> Vec<String> {
         if free.len() < 2 {
-            return;
+            return Vec::new();
         }
         let store = self.store();
-        let ratings: Vec<Rating> = store.ratings().await.unwrap_or_default();
+        let ratings: Vec<Rating> = store.ratings(&pool.name).await.unwrap_or_default();
         let mut waiting = Vec::with_capacity(free.len());
         for name in free {
             // The last game between accounts: against whom, with which colour.
@@ -819,7 +932,7 @@ impl Lobby {
                 had_black_last: last.map(|g| key(&g.black) == key(name)),
             });
         }
-        // The games, then the paired players' waiting cleared at once and the lobby told once.
+        // The games; the caller clears the paired players' waiting at once and tells the lobby.
         let mut paired = Vec::new();
         for (b, w) in pair_waiting(&waiting) {
             let players = Players {
@@ -829,26 +942,61 @@ impl Lobby {
             let with_cgos = cgos
                 .iter()
                 .any(|n| key(n) == key(&players.black) || key(n) == key(&players.white));
-            let game = match &self.cgos_game {
-                Some(g) if with_cgos => g,
-                _ => &self.pairing.game,
-            };
-            match self.open_between(game, &players, true, "pairing").await {
+            let game = pool.game(with_cgos);
+            match self
+                .open_in(game, &players, true, "pairing", Some(&pool.name))
+                .await
+            {
                 Ok(_) => paired.extend([players.black, players.white]),
-                Err(e) => eprintln!("goref serve: pairing: {e}"),
+                Err(e) => eprintln!("goref serve: pairing in pool {}: {e}", pool.name),
             }
         }
-        if !paired.is_empty() {
-            self.stopped_waiting(paired).await;
+        paired
+    }
+
+    /// The pools a `wait` names, each once, all of this server's; else the refusal.
+    fn pools_named(&self, named: Vec<String>) -> Result<Vec<String>, Box<LobbyServerMessage>> {
+        if named.len() > MAX_POOLS {
+            return Err(Box::new(refusal(
+                "invalid",
+                format!("at most {MAX_POOLS} pools (GET /api/pools lists them)"),
+            )));
         }
+        let mut pools: Vec<String> = Vec::with_capacity(named.len());
+        for name in named {
+            if !self.pools.iter().any(|p| p.name == name) {
+                return Err(Box::new(refusal(
+                    "invalid",
+                    format!(
+                        "no pool is named {:?} (GET /api/pools lists them)",
+                        name.chars().take(MAX_POOL_NAME + 1).collect::<String>()
+                    ),
+                )));
+            }
+            if !pools.contains(&name) {
+                pools.push(name);
+            }
+        }
+        if pools == [DEFAULT_POOL] {
+            pools.clear();
+        }
+        Ok(pools)
     }
 
     async fn message(&self, member: &Member, msg: LobbyClientMessage) -> LobbyServerMessage {
         let account = &member.account;
         let storage = |e: crate::store::StoreError| refusal("storage", format!("{e:#}"));
         match msg {
-            LobbyClientMessage::Wait { on } => {
-                if let Err(e) = self.store().set_waiting(&member.conn, on).await {
+            LobbyClientMessage::Wait { on, pools } => {
+                let pools = match &member.door {
+                    // A door's player waits in its door's pool, whatever it says.
+                    Some(door) => vec![door.clone()],
+                    None => match self.pools_named(pools) {
+                        Ok(pools) => pools,
+                        Err(refused) => return *refused,
+                    },
+                };
+                if let Err(e) = self.store().set_waiting(&member.conn, on, pools).await {
                     return storage(e);
                 }
                 self.games.bus().publish(BusEvent::Lobby).await;
@@ -1010,6 +1158,8 @@ pub struct Member {
     lobby: Arc<Lobby>,
     conn: String,
     account: Account,
+    /// The pool of the CGOS door it came through, when it did.
+    door: Option<String>,
     /// What concerns this member alone.
     own: mpsc::Receiver<ToMember>,
     /// The lists' changes, when it follows them.
@@ -1107,6 +1257,11 @@ struct LobbyQuery {
     token: Option<String>,
     /// `0` or `false`: the lists are not followed (a program that only plays).
     list: Option<String>,
+}
+
+/// `GET /api/pools`: the server's pools ([`Lobby::pools`]).
+async fn pools_route(State(lobby): State<Arc<Lobby>>) -> axum::Json<PoolList> {
+    axum::Json(lobby.pools())
 }
 
 /// `GET /api/lobby/ws?token=…`: the lobby's WebSocket.
@@ -1300,7 +1455,7 @@ mod tests {
             assert_eq!(try_next(m), None);
         }
         assert!(!lobby.publish_lists().await, "nothing changed since");
-        carol.handle(LobbyClientMessage::Wait { on: true }).await;
+        carol.handle(LobbyClientMessage::wait(true)).await;
         lobby.lists_changed();
         assert!(lobby.publish_lists().await);
         let LobbyServerMessage::LobbyDelta { online, gone, .. } = next(&mut alice) else {
@@ -1431,7 +1586,7 @@ mod tests {
         let mut members = Vec::new();
         for i in 0..seats {
             let m = lobby.join(account(&format!("w{i}")), false).await.unwrap();
-            m.handle(LobbyClientMessage::Wait { on: true }).await;
+            m.handle(LobbyClientMessage::wait(true)).await;
             members.push(m);
         }
         // And one who follows the lists without waiting.
@@ -1476,6 +1631,136 @@ mod tests {
         assert_eq!(try_next(&mut watcher), None);
     }
 
+    // Issue 38 §2: players wait in the pools they name (none: the default); a round pairs
+    // each pool for its game, among its own players, a player waiting in two in one of them;
+    // a door's player waits in its door's pool whatever it says; an unknown pool is refused.
+    #[tokio::test(start_paused = true)]
+    async fn each_pool_pairs_its_own_players_for_its_game() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
+        // Pool big's game is its door's but for CGOS's terms: door players and others meet.
+        let pool = |name: &str, size: usize, cgos: bool| {
+            let game = CreateRequest {
+                width: Some(size),
+                rules: Some("nstt".into()),
+                end: Some(goref_referee::Protocol::AllAlive),
+                time: Some(goref_clock::TimeControl::SuddenDeath {
+                    main: Duration::from_secs(60),
+                }),
+                ..CreateRequest::default()
+            };
+            crate::options::PoolOptions {
+                name: name.into(),
+                cgos: cgos.then(|| {
+                    crate::options::CgosOptions::new("127.0.0.1:0", &game, "nstt", Duration::ZERO)
+                        .unwrap()
+                }),
+                game,
+            }
+        };
+        let opts = Options {
+            clock: Clock::tokio(),
+            pools: vec![pool("small", 7, false), pool("big", 13, true)],
+            ..Options::default()
+        };
+        let app = App::new(store, opts).await.unwrap();
+        let lobby = &app.lobby;
+        let names: Vec<String> = lobby.pools().pools.into_iter().map(|p| p.name).collect();
+        assert_eq!(names, [DEFAULT_POOL, "small", "big"]);
+        let wait = |pools: &[&str]| LobbyClientMessage::Wait {
+            on: true,
+            pools: pools.iter().map(ToString::to_string).collect(),
+        };
+        let mut members = Vec::new();
+        let mut join = async |name: &str, pools: &[&str]| {
+            let m = lobby.join(account(name), false).await.unwrap();
+            let ack = m.handle(wait(pools)).await;
+            assert!(matches!(ack, LobbyServerMessage::Ack(_)), "{name}: {ack:?}");
+            members.push(m);
+        };
+        join("d1", &[]).await;
+        join("d2", &[DEFAULT_POOL]).await;
+        join("s1", &["small"]).await;
+        join("s2", &["small", "big"]).await;
+        join("b1", &["big"]).await;
+        join("b2", &["big"]).await;
+        join("b3", &["big"]).await;
+        // A CGOS door's player of pool big, whatever it names.
+        let door = lobby.join_cgos(account("c1"), "big").await.unwrap();
+        door.handle(wait(&["small"])).await;
+        let refused = unknown_pool_refusal(lobby).await;
+        assert!(refused.contains("no pool is named \"huge\""), "{refused}");
+
+        let round = async || {
+            let mut bus = app.games.subscribe();
+            lobby.pair_round().await;
+            let mut games = Vec::new();
+            while let Ok(event) = bus.try_recv() {
+                if let BusEvent::Game(GameEvent::Started { config, .. }) = event {
+                    let p = config.players.clone().unwrap();
+                    let mut pair = [p.black, p.white];
+                    pair.sort();
+                    games.push((
+                        pair,
+                        config.width,
+                        config.pool.clone(),
+                        config.cgos.is_some(),
+                    ));
+                }
+            }
+            games.sort();
+            games
+        };
+        let games = round().await;
+        let pairs: Vec<[&str; 2]> = games
+            .iter()
+            .map(|g| [g.0[0].as_str(), g.0[1].as_str()])
+            .collect();
+        // s2 waits in small and big: paired in small, the first.
+        assert_eq!(pairs.len(), 4, "{games:?}");
+        assert!(pairs.contains(&["d1", "d2"]) && pairs.contains(&["s1", "s2"]));
+        for (pair, width, pool, cgos) in &games {
+            let expected = match pair[0].as_str() {
+                "d1" => (9, None),
+                "s1" => (7, Some("small".to_string())),
+                _ => (13, Some("big".to_string())),
+            };
+            assert_eq!((*width, pool.clone()), expected, "{pair:?}");
+            assert_eq!(*cgos, pair.contains(&"c1".to_string()), "{pair:?}");
+        }
+        let in_big: Vec<&str> = games
+            .iter()
+            .filter(|g| g.1 == 13)
+            .flat_map(|g| g.0.iter().map(String::as_str))
+            .collect();
+        assert_eq!(in_big.len(), 4);
+        for name in ["b1", "b2", "b3", "c1"] {
+            assert!(in_big.contains(&name), "{name} in big: {games:?}");
+        }
+        // Alone in the first pool it names, a player is paired in the next.
+        join("x1", &["small", "big"]).await;
+        join("x2", &["big"]).await;
+        let games = round().await;
+        assert_eq!(games.len(), 1, "{games:?}");
+        assert_eq!(games[0].0, ["x1".to_string(), "x2".to_string()]);
+        assert_eq!(games[0].2.as_deref(), Some("big"));
+    }
+
+    /// What the lobby answers a program that waits in a pool it does not have.
+    async fn unknown_pool_refusal(lobby: &Arc<Lobby>) -> String {
+        let m = lobby.join(account("stranger"), false).await.unwrap();
+        let refused = m
+            .handle(LobbyClientMessage::Wait {
+                on: true,
+                pools: vec!["small".into(), "huge".into()],
+            })
+            .await;
+        let LobbyServerMessage::Error { message, .. } = refused else {
+            panic!("an unknown pool is refused: {refused:?}");
+        };
+        message
+    }
+
     /// Pairs `cgos` door players and `others` (all waiting) once, with the CGOS game made from
     /// `pairing`: the games started, as (black, white, under CGOS's terms).
     async fn pair_with_cgos(
@@ -1517,11 +1802,14 @@ mod tests {
         for (names, door) in [(cgos, true), (others, false)] {
             for name in names {
                 let m = if door {
-                    app.lobby.join_cgos(account(name)).await.unwrap()
+                    app.lobby
+                        .join_cgos(account(name), DEFAULT_POOL)
+                        .await
+                        .unwrap()
                 } else {
                     app.lobby.join(account(name), false).await.unwrap()
                 };
-                m.handle(LobbyClientMessage::Wait { on: true }).await;
+                m.handle(LobbyClientMessage::wait(true)).await;
                 members.push(m);
             }
         }
@@ -1619,7 +1907,7 @@ mod tests {
         let mut members = Vec::new();
         for name in ["p1", "p2"] {
             let m = lobby.join(account(name), false).await.unwrap();
-            m.handle(LobbyClientMessage::Wait { on: true }).await;
+            m.handle(LobbyClientMessage::wait(true)).await;
             members.push(m);
         }
         lobby.pair_round().await;
@@ -1627,7 +1915,7 @@ mod tests {
         assert_eq!(first.len(), 1);
         // They wait again without playing: within the timeout, not paired again.
         for m in &members {
-            m.handle(LobbyClientMessage::Wait { on: true }).await;
+            m.handle(LobbyClientMessage::wait(true)).await;
         }
         // (Time passes as it does on a server: the presences' leases renewed.)
         let pass = |d: Duration| async move {
@@ -1676,7 +1964,7 @@ mod tests {
         let mut members = Vec::new();
         for name in ["p1", "p2", "p3"] {
             let m = lobby.join(account(name), false).await.unwrap();
-            let ack = m.handle(LobbyClientMessage::Wait { on: true }).await;
+            let ack = m.handle(LobbyClientMessage::wait(true)).await;
             assert_eq!(
                 ack,
                 LobbyServerMessage::Ack(LobbyAck::Waiting { waiting: true })
@@ -1703,7 +1991,7 @@ mod tests {
         // The paired wait again while their game is on: not paired again; their game, not
         // begun, is told again (once: its start may have gone unheard, its leader dead).
         for m in &members {
-            m.handle(LobbyClientMessage::Wait { on: true }).await;
+            m.handle(LobbyClientMessage::wait(true)).await;
         }
         let first = {
             let live = app.games.store().live_games_of(&started[0].black).await;

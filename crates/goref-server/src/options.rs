@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::clock::Clock;
+use crate::protocol::{is_pool_name, DEFAULT_POOL, MAX_POOLS, MAX_POOL_NAME};
 use crate::room::{ConfigError, CreateRequest};
 
 /// Server settings.
@@ -69,6 +70,10 @@ pub struct Options {
     pub trust_forwarded_for: bool,
     /// CGOS's door (`--cgos ADDR`): CGOS's programs join through their own clients.
     pub cgos: Option<CgosOptions>,
+    /// Pools besides the default one (whose game is [`Options::pairing`]'s and door
+    /// [`Options::cgos`]): each its own pairing game, CGOS door, ratings and standings
+    /// (`--pool`). Every server of one database should be given the same pools.
+    pub pools: Vec<PoolOptions>,
     /// The most nodes a game's perfect-play adjudication may ask for
     /// ([`crate::room::ThirdParty::PerfectPlay`]); a game asking more is refused. A search
     /// never takes more than this either, whatever a game stored before asked.
@@ -102,6 +107,7 @@ impl Default for Options {
             trust_forwarded_for: false,
             presence_lease: Duration::from_secs(6),
             cgos: None,
+            pools: Vec::new(),
             max_perfect_nodes: DEFAULT_MAX_PERFECT_NODES,
         }
     }
@@ -113,6 +119,51 @@ impl Default for Options {
 pub const DEFAULT_MAX_PERFECT_NODES: u64 = 2_000_000;
 
 impl Options {
+    /// The names of the server's pools, the default first.
+    #[must_use]
+    pub fn pool_names(&self) -> Vec<String> {
+        std::iter::once(DEFAULT_POOL.to_string())
+            .chain(self.pools.iter().map(|p| p.name.clone()))
+            .collect()
+    }
+
+    /// Every pool, the default first: its name, pairing game and this server's door of it.
+    #[must_use]
+    pub fn all_pools(&self) -> Vec<PoolOptions> {
+        std::iter::once(PoolOptions {
+            name: DEFAULT_POOL.to_string(),
+            game: self.pairing.game.clone(),
+            cgos: self.cgos.clone(),
+        })
+        .chain(self.pools.iter().cloned())
+        .collect()
+    }
+
+    /// Checks the pools: names that may name one, none twice (nor `default`), at most
+    /// [`MAX_POOLS`] with the default, each game one the server plays.
+    ///
+    /// # Errors
+    ///
+    /// The first pool that is not.
+    pub fn check_pools(&self) -> Result<(), PoolError> {
+        if self.pools.len() + 1 > MAX_POOLS {
+            return Err(PoolError::TooMany);
+        }
+        let mut seen = std::collections::HashSet::from([DEFAULT_POOL.to_string()]);
+        for pool in &self.pools {
+            if !is_pool_name(&pool.name) {
+                return Err(PoolError::Name(pool.name.clone()));
+            }
+            if !seen.insert(pool.name.clone()) {
+                return Err(PoolError::Twice(pool.name.clone()));
+            }
+            pool.game
+                .config()
+                .map_err(|e| PoolError::Game(pool.name.clone(), e))?;
+        }
+        Ok(())
+    }
+
     pub(crate) fn conn_limits(&self) -> crate::net::ConnLimits {
         crate::net::ConnLimits {
             max_connections: self.max_connections,
@@ -151,6 +202,34 @@ impl Default for PairingOptions {
             },
         }
     }
+}
+
+/// A pool: players wait in it to be paired for its game; its results make its ratings.
+#[derive(Clone, Debug)]
+pub struct PoolOptions {
+    /// Its name ([`is_pool_name`]).
+    pub name: String,
+    /// The game its players are paired for (players' names filled in).
+    pub game: CreateRequest,
+    /// This server's CGOS door of the pool: CGOS's programs that log in there wait in it.
+    pub cgos: Option<CgosOptions>,
+}
+
+/// Why the pools cannot be served.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PoolError {
+    /// More than [`MAX_POOLS`] with the default.
+    #[error("at most {MAX_POOLS} pools, the default one included")]
+    TooMany,
+    /// A name that cannot name a pool.
+    #[error("pool name {0:?}: 1 to {MAX_POOL_NAME} letters, digits, '-', '_' or '.'")]
+    Name(String),
+    /// Two pools of one name (or one named as the default).
+    #[error("two pools are named {0:?} (the pairing flags' pool is named \"default\")")]
+    Twice(String),
+    /// A game the server does not play.
+    #[error("pool {0}: {1}")]
+    Game(String, ConfigError),
 }
 
 /// The door's settings.

@@ -24,6 +24,8 @@
 //! assert_eq!(refused.id, Some(serde_json::json!(5)));
 //! ```
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -683,11 +685,100 @@ pub enum LobbyClientMessage {
         /// The challenge's id.
         challenge: String,
     },
-    /// Wait to be paired (or stop waiting).
+    /// Wait to be paired (or stop waiting), in the pools named (`GET /api/pools`; none: the
+    /// default pool only).
     Wait {
         /// Whether to wait.
         on: bool,
+        /// The pools to be paired in, by name (at most [`MAX_POOLS`]); empty: the default pool.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pools: Vec<String>,
     },
+}
+
+impl LobbyClientMessage {
+    /// Waiting (or not) in the default pool.
+    #[must_use]
+    pub fn wait(on: bool) -> LobbyClientMessage {
+        LobbyClientMessage::Wait {
+            on,
+            pools: Vec::new(),
+        }
+    }
+}
+
+/// The name of the pool the pairing flags define (`goref serve --pairing-…`), where a
+/// program that names no pool waits.
+pub const DEFAULT_POOL: &str = "default";
+
+/// The most pools a server has (the default pool included).
+pub const MAX_POOLS: usize = 16;
+
+/// The longest pool name, in characters.
+pub const MAX_POOL_NAME: usize = 32;
+
+/// Whether `name` may name a pool: 1 to [`MAX_POOL_NAME`] ASCII letters, digits, `-`, `_` or
+/// `.` (it is a path segment of the API: `/api/pools/{pool}/standings`).
+#[must_use]
+pub fn is_pool_name(name: &str) -> bool {
+    (1..=MAX_POOL_NAME).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// `GET /api/pools`: the server's pools, the default first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PoolList {
+    /// One per pool.
+    pub pools: Vec<PoolView>,
+}
+
+/// A pool: the game its players are paired for, and where CGOS's programs join it on the
+/// server that answered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PoolView {
+    /// Its name.
+    pub name: String,
+    /// The game it pairs for (players' names aside).
+    pub game: GameSettings,
+    /// Where this server's CGOS door of the pool listens, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgos: Option<String>,
+    /// The game CGOS's programs are paired for in it, when it has a door (its board, komi and
+    /// clock, under CGOS's terms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgos_game: Option<GameSettings>,
+}
+
+/// A game's settings as a pool shows them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameSettings {
+    /// Columns.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+    /// Preset name.
+    pub rules: String,
+    /// Komi.
+    pub komi: f64,
+    /// The clock.
+    pub time: TimeControl,
+    /// The end-of-game protocol.
+    pub end: Protocol,
+}
+
+impl From<&GameConfig> for GameSettings {
+    fn from(c: &GameConfig) -> GameSettings {
+        GameSettings {
+            width: c.width,
+            height: c.height,
+            rules: c.rules.clone(),
+            komi: c.komi,
+            time: c.time,
+            end: c.end,
+        }
+    }
 }
 
 /// A field that may be left out but not be `null`.
@@ -1006,8 +1097,11 @@ pub struct MeAnswer {
 pub struct PlayerAnswer {
     /// The account.
     pub account: Account,
-    /// Its rating (`null` before its first rated game).
+    /// Its rating in the default pool (`null` before its first rated game there).
     pub rating: Option<Rating>,
+    /// Its ratings in the server's other pools where it has one, by pool.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pools: BTreeMap<String, Rating>,
     /// Its games.
     pub games: Vec<GameSummary>,
 }
@@ -1281,6 +1375,19 @@ pub struct GameConfig {
     /// default removal: a config stored before the field reads as before).
     #[serde(default, skip_serializing_if = "ThirdParty::is_default")]
     pub third_party: ThirdParty,
+    /// The pool whose pairing made it, when not the default pool ([`DEFAULT_POOL`]): its
+    /// result counts for that pool's ratings. Set by the server, never by a request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
+}
+
+impl GameConfig {
+    /// The pool whose ratings it counts for: the default pool unless its pairing was
+    /// another's.
+    #[must_use]
+    pub fn pool(&self) -> &str {
+        self.pool.as_deref().unwrap_or(DEFAULT_POOL)
+    }
 }
 
 /// How the server's third party decides when the referee needs an adjudication (disputed
@@ -1586,6 +1693,17 @@ pub struct GameSummary {
     pub moves: u64,
     /// The result in SGF `RE` form; `None` while it is played.
     pub result: Option<String>,
+    /// The pool whose pairing made it, when not the default pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
+}
+
+impl GameSummary {
+    /// The pool it counts for ([`GameConfig::pool`]).
+    #[must_use]
+    pub fn pool(&self) -> &str {
+        self.pool.as_deref().unwrap_or(DEFAULT_POOL)
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -26,7 +26,7 @@ use crate::error::{ApiError, Missing};
 use crate::games::{Follower, Games};
 use crate::protocol::{
     check_name, CrossLine, Crosstable, MeAnswer, PlayerAnswer, PlayerLine, PlayerList, Rating,
-    Tally,
+    Tally, DEFAULT_POOL,
 };
 use crate::sessions::account_of_request;
 use crate::store::RatedResult;
@@ -189,10 +189,10 @@ pub fn fit_all_from(results: &[RatedResult], last: Option<&LastFit>) -> (Vec<Rat
 }
 
 /// The refit task's state ([`Ratings::run`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Refits {
-    /// A refit was asked for since the last one started.
-    asked: bool,
+    /// The pools a refit was asked for since their last one started.
+    asked: std::collections::BTreeSet<String>,
     /// A refit is running.
     running: bool,
     /// Refits done by the task.
@@ -202,10 +202,13 @@ struct Refits {
 /// The ratings feature.
 pub struct Ratings {
     games: Arc<Games>,
-    /// One refit at a time (each reads every result stored before it).
+    /// One refit at a time (each reads every result of its pool stored before it).
     refitting: tokio::sync::Mutex<()>,
-    /// The last fit's estimates, the next refit's start; `None`: start from the stored ratings.
-    last: std::sync::Mutex<Option<Arc<LastFit>>>,
+    /// Each pool's last fit's estimates, its next refit's start; none: start from the
+    /// stored ratings.
+    last: std::sync::Mutex<HashMap<String, Arc<LastFit>>>,
+    /// The server's pools, by name, the default first.
+    pools: Vec<String>,
     /// What the refit task is asked and doing.
     refits: tokio::sync::watch::Sender<Refits>,
 }
@@ -214,48 +217,60 @@ impl Ratings {
     /// The feature over the games service (its store, its bus, its leadership).
     #[must_use]
     pub fn new(games: Arc<Games>) -> Arc<Ratings> {
+        let pools = games.options().pool_names();
         Arc::new(Ratings {
             games,
             refitting: tokio::sync::Mutex::new(()),
-            last: std::sync::Mutex::new(None),
+            last: std::sync::Mutex::new(HashMap::new()),
+            pools,
             refits: tokio::sync::watch::channel(Refits::default()).0,
         })
     }
 
-    /// `GET /api/players`, `/api/players/{name}`, `/api/me`.
+    /// `GET /api/players`, `/api/players/{name}`, `/api/players/{name}/crosstable`,
+    /// `/api/pools/{pool}/standings`, `/api/me`.
     pub fn routes(self: Arc<Ratings>) -> Router {
         Router::new()
             .route("/api/me", get(me))
             .route("/api/players", get(players))
+            .route("/api/pools/{pool}/standings", get(standings))
             .route("/api/players/{name}", get(player))
             .route("/api/players/{name}/crosstable", get(crosstable_route))
             .with_state(self)
     }
 
-    /// Refits every rating from the stored results and stores them; tells every server.
+    /// Refits every rating of `pool` from its stored results and stores them; tells every
+    /// server.
     ///
     /// # Errors
     ///
     /// The store failed (nothing changed).
     ///
-    /// The fit starts from the last one this server made, or from the stored ratings, and runs
-    /// on tokio's blocking threads.
-    pub async fn refit(&self) -> Result<(), crate::store::StoreError> {
+    /// The fit starts from the last one this server made of the pool, or from its stored
+    /// ratings, and runs on tokio's blocking threads.
+    pub async fn refit(&self, pool: &str) -> Result<(), crate::store::StoreError> {
         let _one = self.refitting.lock().await;
         let store = self.games.store();
-        let results = store.rated_results().await?;
-        let last = self.last.lock().expect("last fit").clone();
+        let results = store.rated_results(pool).await?;
+        let last = self.last.lock().expect("last fit").get(pool).cloned();
         let last = match last {
             Some(last) => last,
-            None => Arc::new(LastFit::from_stored(&store.ratings().await?)),
+            None => Arc::new(LastFit::from_stored(&store.ratings(pool).await?)),
         };
         let fitted = tokio::task::spawn_blocking(move || fit_all_from(&results, Some(&last))).await;
         let (ratings, next) = match fitted {
             Ok(fitted) => fitted,
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         };
-        *self.last.lock().expect("last fit") = (!next.is_empty()).then(|| Arc::new(next));
-        store.save_ratings(ratings).await?;
+        {
+            let mut last = self.last.lock().expect("last fit");
+            if next.is_empty() {
+                last.remove(pool);
+            } else {
+                last.insert(pool.to_string(), Arc::new(next));
+            }
+        }
+        store.save_ratings(pool, ratings).await?;
         self.games.bus().publish(BusEvent::Ratings).await;
         Ok(())
     }
@@ -271,19 +286,22 @@ impl Ratings {
         }
     }
 
-    /// The refit task: one refit at a time, each time one was asked for since the last began.
+    /// The refit task: one refit at a time, of each pool asked for since its last began.
     async fn refit_when_asked(&self) {
         let mut asked = self.refits.subscribe();
         loop {
-            let open = asked.wait_for(|r| r.asked).await.is_ok();
+            let open = asked.wait_for(|r| !r.asked.is_empty()).await.is_ok();
             if !open {
                 return;
             }
+            let mut pools = std::collections::BTreeSet::new();
             self.refits.send_modify(|r| {
-                r.asked = false;
+                pools = std::mem::take(&mut r.asked);
                 r.running = true;
             });
-            self.refit_logged().await;
+            for pool in pools {
+                self.refit_logged(&pool).await;
+            }
             self.refits.send_modify(|r| {
                 r.running = false;
                 r.done += 1;
@@ -291,9 +309,11 @@ impl Ratings {
         }
     }
 
-    /// Asks the refit task for a refit (one more, if it is refitting).
-    fn ask_refit(&self) {
-        self.refits.send_modify(|r| r.asked = true);
+    /// Asks the refit task for a refit of `pool` (one more, if it is refitting).
+    fn ask_refit(&self, pool: &str) {
+        self.refits.send_modify(|r| {
+            r.asked.insert(pool.to_string());
+        });
     }
 
     /// What the ratings do with one event of the bus (the leader asks for a refit after a
@@ -305,30 +325,43 @@ impl Ratings {
                 && rated(*result).is_some()
                 && self.games.leads()
             {
-                self.ask_refit();
+                self.ask_refit(config.pool());
             }
         }
     }
 
-    /// The leader catching up: a refit from the stored ratings (another server may have
-    /// refitted since this one's last fit).
+    /// The leader catching up: a refit of every pool from the stored ratings (another server
+    /// may have refitted since this one's last fit).
     fn catch_up(&self) {
-        *self.last.lock().expect("last fit") = None;
-        self.ask_refit();
-    }
-
-    async fn refit_logged(&self) {
-        if let Err(e) = self.refit().await {
-            eprintln!("goref serve: ratings not refitted: {e:#}");
+        self.last.lock().expect("last fit").clear();
+        for pool in &self.pools {
+            self.ask_refit(pool);
         }
     }
 
-    /// The stored rating of account `name`.
+    async fn refit_logged(&self, pool: &str) {
+        if let Err(e) = self.refit(pool).await {
+            eprintln!("goref serve: ratings of pool {pool} not refitted: {e:#}");
+        }
+    }
+
+    /// The pool named `name` (one of this server's; `None`: the default pool), or 404
+    /// `not_found`.
+    fn pool<'a>(&self, name: Option<&'a str>) -> Result<&'a str, ApiError> {
+        let name = name.unwrap_or(DEFAULT_POOL);
+        if self.pools.iter().any(|p| p == name) {
+            Ok(name)
+        } else {
+            Err(ApiError::NotFound(Missing::Pool))
+        }
+    }
+
+    /// The stored rating of account `name` in the default pool.
     async fn of(&self, name: &str) -> Result<Option<Rating>, ApiError> {
         let all = self
             .games
             .store()
-            .ratings()
+            .ratings(DEFAULT_POOL)
             .await
             .map_err(|e| ApiError::storage(&e))?;
         Ok(all.into_iter().find(|r| key(&r.name) == key(name)))
@@ -342,11 +375,39 @@ async fn me(State(ratings): State<Arc<Ratings>>, headers: HeaderMap) -> Result<R
     Ok(axum::Json(MeAnswer { account, rating }).into_response())
 }
 
-/// `GET /api/players`: every account with its rating, rated players best first.
-async fn players(State(ratings): State<Arc<Ratings>>) -> Result<Response, ApiError> {
+/// Which pool a request asks about (`?pool=P`; default: the default pool).
+#[derive(Debug, Default, serde::Deserialize)]
+struct PoolQuery {
+    pool: Option<String>,
+}
+
+/// `GET /api/players[?pool=P]`: every account with its rating in the pool (default: the
+/// default pool), rated players best first.
+async fn players(
+    State(ratings): State<Arc<Ratings>>,
+    Query(q): Query<PoolQuery>,
+) -> Result<Response, ApiError> {
+    let pool = ratings.pool(q.pool.as_deref())?;
+    player_list(&ratings, pool, true).await
+}
+
+/// `GET /api/pools/{pool}/standings`: the pool's rated players, best first.
+async fn standings(
+    State(ratings): State<Arc<Ratings>>,
+    Path(pool): Path<String>,
+) -> Result<Response, ApiError> {
+    let pool = ratings.pool(Some(&pool))?;
+    player_list(&ratings, pool, false).await
+}
+
+/// The players rated in `pool`, best first, then (when `unrated`) every other account.
+async fn player_list(ratings: &Ratings, pool: &str, unrated: bool) -> Result<Response, ApiError> {
     let store = ratings.games.store();
     let accounts = store.accounts().await.map_err(|e| ApiError::storage(&e))?;
-    let standings = store.ratings().await.map_err(|e| ApiError::storage(&e))?;
+    let standings = store
+        .ratings(pool)
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
     let program: HashMap<String, bool> =
         accounts.iter().map(|a| (key(&a.name), a.program)).collect();
     let rated = standings.iter().map(|r| PlayerLine {
@@ -360,9 +421,11 @@ async fn players(State(ratings): State<Arc<Ratings>>) -> Result<Response, ApiErr
         draws: Some(r.draws),
         provisional: r.provisional(),
     });
+    let rated_names: std::collections::HashSet<String> =
+        standings.iter().map(|r| key(&r.name)).collect();
     let unrated = accounts
         .iter()
-        .filter(|a| !standings.iter().any(|r| key(&r.name) == key(&a.name)))
+        .filter(|a| unrated && !rated_names.contains(&key(&a.name)))
         .map(|a| PlayerLine {
             name: a.name.clone(),
             program: a.program,
@@ -405,9 +468,20 @@ async fn player(
         .await
         .map_err(|e| ApiError::storage(&e))?;
     let rating = ratings.of(&name).await?;
+    let mut pools = std::collections::BTreeMap::new();
+    for pool in ratings.pools.iter().filter(|p| *p != DEFAULT_POOL) {
+        let all = store
+            .ratings(pool)
+            .await
+            .map_err(|e| ApiError::storage(&e))?;
+        if let Some(r) = all.into_iter().find(|r| key(&r.name) == key(&name)) {
+            pools.insert(pool.clone(), r);
+        }
+    }
     Ok(axum::Json(PlayerAnswer {
         account,
         rating,
+        pools,
         games,
     })
     .into_response())
@@ -468,18 +542,24 @@ pub fn crosstable(name: &str, results: &[RatedResult], ratings: &[Rating]) -> Ve
     lines
 }
 
-/// `GET /api/players/{name}/crosstable`: [`crosstable`] of the stored results.
+/// `GET /api/players/{name}/crosstable[?pool=P]`: [`crosstable`] of the pool's stored
+/// results (default: the default pool's).
 async fn crosstable_route(
     State(ratings): State<Arc<Ratings>>,
     Path(name): Path<String>,
+    Query(q): Query<PoolQuery>,
 ) -> Result<Response, ApiError> {
+    let pool = ratings.pool(q.pool.as_deref())?;
     let store = ratings.games.store();
     let account = account_named(store.as_ref(), &name).await?;
     let results = store
-        .rated_results()
+        .rated_results(pool)
         .await
         .map_err(|e| ApiError::storage(&e))?;
-    let stored = store.ratings().await.map_err(|e| ApiError::storage(&e))?;
+    let stored = store
+        .ratings(pool)
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
     Ok(axum::Json(Crosstable {
         opponents: crosstable(&account.name, &results, &stored),
         name: account.name,
@@ -626,6 +706,11 @@ mod tests {
     /// fixed sequence (stronger accounts win more often, some draws), and returns the bus's
     /// news of it.
     async fn finish_a_game(store: &Arc<dyn Store>, n: u64) -> BusEvent {
+        finish_a_game_in(store, n, None).await
+    }
+
+    /// As [`finish_a_game`], in pool `pool` (`None`: the default).
+    async fn finish_a_game_in(store: &Arc<dyn Store>, n: u64, pool: Option<&str>) -> BusEvent {
         let (a, b) = (n % 10, (n * 7 + 3) % 10);
         let b = if a == b { (b + 1) % 10 } else { b };
         let (black, white) = (format!("p{a}"), format!("P{b}"));
@@ -643,6 +728,7 @@ mod tests {
         config.black = black;
         config.white = white;
         config.rated = true;
+        config.pool = pool.map(str::to_string);
         let id = format!("g{n}");
         store
             .create(StoredGame {
@@ -665,15 +751,19 @@ mod tests {
     /// Waits until the refit task has nothing asked of it and nothing running.
     async fn settled(ratings: &Ratings) -> u64 {
         let mut refits = ratings.refits.subscribe();
-        let state = *refits.wait_for(|r| !r.asked && !r.running).await.unwrap();
+        let state = refits
+            .wait_for(|r| r.asked.is_empty() && !r.running)
+            .await
+            .unwrap()
+            .clone();
         state.done
     }
 
     /// The stored ratings are `fit_all` of every stored result: the same accounts and counts,
     /// the same ratings and intervals to a thousandth of an Elo.
     async fn stored_equal_a_fit_from_scratch(store: &Arc<dyn Store>) {
-        let stored = store.ratings().await.unwrap();
-        let expected = fit_all(&store.rated_results().await.unwrap());
+        let stored = store.ratings(DEFAULT_POOL).await.unwrap();
+        let expected = fit_all(&store.rated_results(DEFAULT_POOL).await.unwrap());
         assert_eq!(stored.len(), expected.len());
         assert!(!stored.is_empty());
         for (s, e) in stored.iter().zip(&expected) {
@@ -714,7 +804,10 @@ mod tests {
             "{refits} refits for {games} games"
         );
         stored_equal_a_fit_from_scratch(&store).await;
-        assert!(ratings.last.lock().unwrap().is_some(), "the last fit kept");
+        assert!(
+            ratings.last.lock().unwrap().contains_key(DEFAULT_POOL),
+            "the last fit kept"
+        );
 
         for n in games..games + 5 {
             let event = finish_a_game(&store, n).await;
@@ -737,9 +830,63 @@ mod tests {
                 result: result.parse().unwrap(),
             });
             ratings.on_event(&event).await;
-            assert!(!ratings.refits.borrow().asked);
+            assert!(ratings.refits.borrow().asked.is_empty());
         }
         task.abort();
+    }
+
+    // Issue 38 §2: a game of a pool refits that pool's ratings only, from that pool's results;
+    // the API answers each pool's standings and crosstables, and 404 for a pool it has not.
+    #[tokio::test(start_paused = true)]
+    async fn each_pool_has_its_own_ratings() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, ratings) = service(&dir).await;
+        let task = {
+            let ratings = ratings.clone();
+            tokio::spawn(async move { ratings.refit_when_asked().await })
+        };
+        for n in 0..12 {
+            let pool = (n % 3 == 0).then_some("small");
+            let event = finish_a_game_in(&store, n, pool).await;
+            ratings.on_event(&event).await;
+            settled(&ratings).await;
+        }
+        let small = store.ratings("small").await.unwrap();
+        let default = store.ratings(DEFAULT_POOL).await.unwrap();
+        let games = |r: &[Rating]| r.iter().map(|r| r.games).sum::<u32>() / 2;
+        assert_eq!((games(&small), games(&default)), (4, 8));
+        let expected = fit_all(&store.rated_results("small").await.unwrap());
+        let names = |r: &[Rating]| r.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&small), names(&expected));
+        for (s, e) in small.iter().zip(&expected) {
+            assert!((s.rating - e.rating).abs() < 1e-3, "{s:?} vs {e:?}");
+        }
+        task.abort();
+        // Through the routes: `default` is the pairing flags' pool; others are not found.
+        let app = ratings.clone().routes();
+        let get = async |uri: &str| {
+            use tower::ServiceExt;
+            let response = app
+                .clone()
+                .oneshot(
+                    axum::http::Request::get(uri)
+                        .body(axum::body::Body::empty())
+                        .unwrap(),
+                )
+                .await
+                .unwrap();
+            let status = response.status();
+            let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+                .await
+                .unwrap();
+            (status.as_u16(), String::from_utf8_lossy(&body).into_owned())
+        };
+        let (status, body) = get("/api/pools/default/standings").await;
+        assert_eq!(status, 200, "{body}");
+        let list: PlayerList = serde_json::from_str(&body).unwrap();
+        assert_eq!(list.players.len(), default.len(), "rated players only");
+        assert_eq!(get("/api/pools/small/standings").await.0, 404);
+        assert_eq!(get("/api/players?pool=nope").await.0, 404);
     }
 
     // Without a fit in memory (a server started, or taking the lead), the refit starts from
@@ -751,19 +898,22 @@ mod tests {
         for n in 0..30 {
             finish_a_game(&store, n).await;
         }
-        let mut stale = fit_all(&store.rated_results().await.unwrap());
+        let mut stale = fit_all(&store.rated_results(DEFAULT_POOL).await.unwrap());
         for (i, r) in stale.iter_mut().enumerate() {
             r.rating += if i % 2 == 0 { 700.0 } else { -450.0 };
         }
-        store.save_ratings(stale.clone()).await.unwrap();
-        let start = LastFit::from_stored(&store.ratings().await.unwrap());
+        store
+            .save_ratings(DEFAULT_POOL, stale.clone())
+            .await
+            .unwrap();
+        let start = LastFit::from_stored(&store.ratings(DEFAULT_POOL).await.unwrap());
         assert_eq!(start.len(), stale.len());
-        ratings.refit().await.unwrap();
+        ratings.refit(DEFAULT_POOL).await.unwrap();
         stored_equal_a_fit_from_scratch(&store).await;
         // Catching up forgets the fit in memory and asks for a refit.
         ratings.catch_up();
-        assert!(ratings.last.lock().unwrap().is_none());
-        assert!(ratings.refits.borrow().asked);
+        assert!(ratings.last.lock().unwrap().is_empty());
+        assert!(ratings.refits.borrow().asked.contains(DEFAULT_POOL));
     }
 
     // fit_all_from agrees with fit_all from any start, and its estimates start the next.

@@ -232,6 +232,7 @@ impl CreateRequest {
             rated: false,
             cgos: self.cgos,
             third_party,
+            pool: None,
         })
     }
 }

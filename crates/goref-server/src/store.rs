@@ -18,7 +18,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
 pub use crate::protocol::GameSummary;
-use crate::protocol::{Account, Rating};
+use crate::protocol::{Account, Rating, DEFAULT_POOL};
 use crate::room::{Event, GameConfig};
 
 pub mod counted;
@@ -167,6 +167,7 @@ impl GameSummary {
             accounts: config.players.is_some(),
             moves,
             result,
+            pool: config.pool,
         })
     }
 }
@@ -274,7 +275,7 @@ pub trait Store: Send + Sync {
     /// A trivial query (the health check): `Ok` when the store answers, reads and writes.
     fn ping(&self) -> StoreFuture<'_, ()>;
     /// Every finished rated game: Black's account, White's, the result (SGF `RE`), oldest first.
-    fn rated_results(&self) -> StoreFuture<'_, Vec<RatedResult>>;
+    fn rated_results(&self, pool: &str) -> StoreFuture<'_, Vec<RatedResult>>;
     /// The games account `name` played or plays, newest first.
     fn games_of(&self, name: &str, limit: usize) -> StoreFuture<'_, Vec<GameSummary>>;
     /// The unfinished games account `name` plays.
@@ -292,10 +293,10 @@ pub trait Store: Send + Sync {
     ) -> StoreFuture<'_, bool>;
     /// Every tournament's stored JSON, oldest first.
     fn tournaments(&self) -> StoreFuture<'_, Vec<String>>;
-    /// Replaces every stored rating with `ratings` (the leader's refit).
-    fn save_ratings(&self, ratings: Vec<Rating>) -> StoreFuture<'_, ()>;
-    /// Every stored rating, best first (equal ones by name).
-    fn ratings(&self) -> StoreFuture<'_, Vec<Rating>>;
+    /// Replaces every stored rating of `pool` with `ratings` (the leader's refit).
+    fn save_ratings(&self, pool: &str, ratings: Vec<Rating>) -> StoreFuture<'_, ()>;
+    /// Every stored rating of `pool`, best first (equal ones by name).
+    fn ratings(&self, pool: &str) -> StoreFuture<'_, Vec<Rating>>;
 
     /// When the clocks were resumed before resumes were events of the games' own logs
     /// ([`Act::Resume`](crate::room::Act::Resume)): unix ms, oldest first, from the table
@@ -305,8 +306,9 @@ pub trait Store: Send + Sync {
 
     /// A lobby connection enters, its lease running until `lease_ms` (unix ms).
     fn enter_lobby(&self, presence: Presence, lease_ms: u64) -> StoreFuture<'_, ()>;
-    /// Connection `conn` waits to be paired (or stops); whether it is there.
-    fn set_waiting(&self, conn: &str, on: bool) -> StoreFuture<'_, bool>;
+    /// Connection `conn` waits to be paired in `pools` (empty: the default pool), or stops;
+    /// whether it is there.
+    fn set_waiting(&self, conn: &str, on: bool, pools: Vec<String>) -> StoreFuture<'_, bool>;
     /// No connection of these accounts waits any more (they were paired).
     fn stop_waiting(&self, names: Vec<String>) -> StoreFuture<'_, ()>;
     /// Connection `conn` leaves; when it was its account's last, the account's challenges go
@@ -386,6 +388,21 @@ pub struct Presence {
     pub program: bool,
     /// Waiting to be paired.
     pub waiting: bool,
+    /// The pools it waits in, by name; empty: the default pool.
+    pub pools: Vec<String>,
+}
+
+/// [`Presence::pools`] as stored: the names joined by commas (a pool's name has none).
+fn pools_text(pools: &[String]) -> String {
+    pools.join(",")
+}
+
+/// [`Presence::pools`] from the stored text.
+fn pools_of(text: &str) -> Vec<String> {
+    text.split(',')
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// An open challenge as stored: its id, who made it, when, and its body (the lobby's JSON).
@@ -449,9 +466,11 @@ CREATE TABLE IF NOT EXISTS tournaments (
     created_ms INTEGER NOT NULL,
     body TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS ratings (
-    name TEXT PRIMARY KEY,
-    body TEXT NOT NULL
+CREATE TABLE IF NOT EXISTS pool_ratings (
+    pool TEXT NOT NULL,
+    name TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (pool, name)
 );
 CREATE TABLE IF NOT EXISTS lobby_presence (
     conn TEXT PRIMARY KEY,
@@ -527,8 +546,35 @@ fn migrate(conn: &Connection) -> Result<()> {
     if !banned {
         conn.execute_batch("ALTER TABLE accounts ADD COLUMN banned INTEGER NOT NULL DEFAULT 0")?;
     }
+    if !columns.iter().any(|c| c == "pool") {
+        conn.execute_batch(&format!(
+            "ALTER TABLE games ADD COLUMN pool TEXT NOT NULL DEFAULT '{DEFAULT_POOL}'"
+        ))?;
+    }
+    let presence_pools: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('lobby_presence') WHERE name = 'pools')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !presence_pools {
+        conn.execute_batch("ALTER TABLE lobby_presence ADD COLUMN pools TEXT NOT NULL DEFAULT ''")?;
+    }
+    // The ratings of the one pool there was, before pools, are the default pool's.
+    let old_ratings: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ratings')",
+        [],
+        |r| r.get(0),
+    )?;
+    if old_ratings {
+        conn.execute(
+            "INSERT OR IGNORE INTO pool_ratings (pool, name, body) SELECT ?1, name, body FROM ratings",
+            params![DEFAULT_POOL],
+        )?;
+        conn.execute_batch("DROP TABLE ratings")?;
+    }
     conn.execute_batch(
-        "CREATE INDEX IF NOT EXISTS games_live_by_creator ON games (creator) WHERE result IS NULL;
+        "CREATE INDEX IF NOT EXISTS games_pool_created ON games (pool, created_ms);
+         CREATE INDEX IF NOT EXISTS games_live_by_creator ON games (creator) WHERE result IS NULL;
          CREATE INDEX IF NOT EXISTS games_live_created ON games (created_ms) WHERE result IS NULL;
          CREATE INDEX IF NOT EXISTS games_live_last ON games (last_ms) WHERE result IS NULL;",
     )?;
@@ -538,7 +584,8 @@ fn migrate(conn: &Connection) -> Result<()> {
 fn insert_game(conn: &Connection, game: &StoredGame, config: &str) -> Result<()> {
     conn.execute(
         "INSERT INTO games (id, created_ms, config, black_secret, white_secret, creator, \
-         black_account, white_account, rated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+         black_account, white_account, rated, pool) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             game.id,
             game.created_ms as i64,
@@ -549,6 +596,7 @@ fn insert_game(conn: &Connection, game: &StoredGame, config: &str) -> Result<()>
             game.config.players.as_ref().map(|p| p.black.clone()),
             game.config.players.as_ref().map(|p| p.white.clone()),
             game.config.rated,
+            game.config.pool(),
         ],
     )?;
     Ok(())
@@ -1032,15 +1080,16 @@ impl Store for SqliteStore {
         })
     }
 
-    fn rated_results(&self) -> StoreFuture<'_, Vec<RatedResult>> {
-        self.read(|conn| {
-            let mut stmt = conn.prepare(
+    fn rated_results(&self, pool: &str) -> StoreFuture<'_, Vec<RatedResult>> {
+        let pool = pool.to_string();
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
                 "SELECT black_account, white_account, result FROM games \
                  WHERE rated AND result IS NOT NULL AND black_account IS NOT NULL \
-                 AND white_account IS NOT NULL ORDER BY created_ms, id",
+                 AND white_account IS NOT NULL AND pool = ?1 ORDER BY created_ms, id",
             )?;
             let rows = stmt
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .query_map(params![pool], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
                 .collect::<rusqlite::Result<Vec<(String, String, String)>>>()?;
             Ok(rows.into_iter().filter_map(RatedResult::read).collect())
         })
@@ -1108,28 +1157,30 @@ impl Store for SqliteStore {
         })
     }
 
-    fn save_ratings(&self, ratings: Vec<Rating>) -> StoreFuture<'_, ()> {
+    fn save_ratings(&self, pool: &str, ratings: Vec<Rating>) -> StoreFuture<'_, ()> {
         let bodies: Result<Vec<(String, String)>, serde_json::Error> = ratings
             .iter()
             .map(|r| Ok((r.name.clone(), serde_json::to_string(r)?)))
             .collect();
+        let pool = pool.to_string();
         self.write(Box::new(move |conn| {
-            conn.execute("DELETE FROM ratings", [])?;
+            conn.execute("DELETE FROM pool_ratings WHERE pool = ?1", params![pool])?;
+            let mut insert = conn.prepare_cached(
+                "INSERT INTO pool_ratings (pool, name, body) VALUES (?1, ?2, ?3)",
+            )?;
             for (name, body) in bodies? {
-                conn.execute(
-                    "INSERT INTO ratings (name, body) VALUES (?1, ?2)",
-                    params![name, body],
-                )?;
+                insert.execute(params![pool, name, body])?;
             }
             Ok(())
         }))
     }
 
-    fn ratings(&self) -> StoreFuture<'_, Vec<Rating>> {
-        self.read(|conn| {
-            let mut stmt = conn.prepare_cached("SELECT body FROM ratings")?;
+    fn ratings(&self, pool: &str) -> StoreFuture<'_, Vec<Rating>> {
+        let pool = pool.to_string();
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached("SELECT body FROM pool_ratings WHERE pool = ?1")?;
             let rows = stmt
-                .query_map([], |r| r.get::<_, String>(0))?
+                .query_map(params![pool], |r| r.get::<_, String>(0))?
                 .map(|body| serde_json::from_str::<Rating>(&body?).context("stored rating"))
                 .collect::<Result<Vec<Rating>>>()?;
             Ok(best_first(rows))
@@ -1139,28 +1190,29 @@ impl Store for SqliteStore {
     fn enter_lobby(&self, p: Presence, lease_ms: u64) -> StoreFuture<'_, ()> {
         self.write(Box::new(move |conn| {
             conn.execute(
-                "INSERT INTO lobby_presence (conn, instance, name, program, waiting, lease_ms) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (conn) DO UPDATE SET \
-                 waiting = excluded.waiting, lease_ms = excluded.lease_ms",
+                "INSERT INTO lobby_presence (conn, instance, name, program, waiting, lease_ms, \
+                 pools) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (conn) DO UPDATE SET \
+                 waiting = excluded.waiting, lease_ms = excluded.lease_ms, pools = excluded.pools",
                 params![
                     p.conn,
                     p.instance,
                     p.name,
                     p.program,
                     p.waiting,
-                    lease_ms as i64
+                    lease_ms as i64,
+                    pools_text(&p.pools),
                 ],
             )?;
             Ok(())
         }))
     }
 
-    fn set_waiting(&self, conn_id: &str, on: bool) -> StoreFuture<'_, bool> {
+    fn set_waiting(&self, conn_id: &str, on: bool, pools: Vec<String>) -> StoreFuture<'_, bool> {
         let id = conn_id.to_string();
         self.write_value(move |conn| {
             Ok(conn.execute(
-                "UPDATE lobby_presence SET waiting = ?2 WHERE conn = ?1",
-                params![id, on],
+                "UPDATE lobby_presence SET waiting = ?2, pools = ?3 WHERE conn = ?1",
+                params![id, on, pools_text(&pools)],
             )? > 0)
         })
     }
@@ -1227,7 +1279,7 @@ impl Store for SqliteStore {
     fn lobby(&self, now_ms: u64) -> StoreFuture<'_, (Vec<Presence>, Vec<StoredChallenge>)> {
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(
-                "SELECT conn, instance, name, program, waiting FROM lobby_presence \
+                "SELECT conn, instance, name, program, waiting, pools FROM lobby_presence \
                  WHERE lease_ms >= ?1 ORDER BY name COLLATE NOCASE, conn",
             )?;
             let present = stmt
@@ -1238,6 +1290,7 @@ impl Store for SqliteStore {
                         name: r.get(2)?,
                         program: r.get(3)?,
                         waiting: r.get(4)?,
+                        pools: pools_of(&r.get::<_, String>(5)?),
                     })
                 })?
                 .collect::<rusqlite::Result<Vec<Presence>>>()?;

@@ -850,7 +850,7 @@ async fn start(
     // Seeding: by rating, best first; equal ratings keep the order of joining.
     let ratings = ts
         .store()
-        .ratings()
+        .ratings(crate::protocol::DEFAULT_POOL)
         .await
         .map_err(|e| ApiError::storage(&e))?;
     let rating = |name: &String| {

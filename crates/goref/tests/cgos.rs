@@ -47,7 +47,7 @@ fn cgos_addr(server: &Server) -> SocketAddr {
         .first_line
         .split("CGOS on ")
         .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|rest| rest.split([' ', ',']).next())
         .unwrap_or_else(|| panic!("no CGOS address in '{}'", server.first_line))
         .parse()
         .unwrap()
@@ -1107,4 +1107,156 @@ async fn on_postgres_a_cgos_game_goes_on_at_the_other_instance_when_its_instance
         started.elapsed().as_secs_f64()
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The pools of `--pool` in these tests: 7×7 and 13×13, one minute each, each with a CGOS
+/// door on a free port (and the default pool's komi: none is drawn by two passes).
+const POOLS: [&str; 6] = [
+    "--pairing-komi",
+    "7.5",
+    "--pool",
+    "name=p7,size=7,komi=9.5,time=1m,cgos=127.0.0.1:0",
+    "--pool",
+    "name=p13,size=13,komi=6.5,time=1m,cgos=127.0.0.1:0",
+];
+
+/// Where the door of pool `pool` listens, as `GET /api/pools` says.
+async fn door_of(addr: SocketAddr, pool: &str) -> SocketAddr {
+    let pools = get_json(addr, "/api/pools").await;
+    let pool = pools["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == pool)
+        .unwrap_or_else(|| panic!("pool {pool} in {pools}"));
+    pool["cgos"].as_str().unwrap().parse().unwrap()
+}
+
+/// Two scripted players of one pool's doors (`one`, `two`: the same door or the doors of two
+/// instances), paired, pass: White wins by komi. The game's id (hex) and size.
+async fn passing_game(one: SocketAddr, two: SocketAddr, a: &str, b: &str) -> (String, usize) {
+    let mut first = Raw::login(one, a, "e1 scripted").await;
+    let mut second = Raw::login(two, b, "e1 scripted").await;
+    let setup = first.expect("setup").await;
+    assert_eq!(second.expect("setup").await, setup);
+    // setup <id> <size> <komi> <time> <white>(r) <black>(r)
+    let words: Vec<&str> = setup.split_whitespace().collect();
+    let (mut black, mut white) = if words[6].starts_with(&format!("{a}(")) {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    black.expect("genmove b").await;
+    black.send("pass").await;
+    white.expect("play b pass").await;
+    white.expect("genmove w").await;
+    white.send("pass").await;
+    for player in [&mut black, &mut white] {
+        // Black is told White's pass first.
+        let mut over = player.next().await.expect("open");
+        if over.starts_with("play w pass") {
+            over = player.expect("gameover").await;
+        }
+        assert!(over.starts_with("gameover"), "{over}");
+        assert!(over.split(' ').nth(2).unwrap().starts_with("W+"), "{over}");
+        player.send("ready").await;
+    }
+    let id: u64 = words[1].parse().unwrap();
+    (format!("{id:x}"), words[2].parse().unwrap())
+}
+
+/// Each pool's games, standings and crosstables, as the API of `addr` shows them once the
+/// ratings are refitted: `players` by pool.
+async fn pools_show_their_own(addr: SocketAddr, players: &[(&str, [&str; 2], usize)]) {
+    let listed = games(addr).await;
+    for (pool, names, size) in players {
+        let game = listed
+            .iter()
+            .find(|g| g["black"] == names[0] || g["white"] == names[0])
+            .unwrap_or_else(|| panic!("{names:?}'s game in {listed:?}"));
+        assert_eq!(game["width"].as_u64(), Some(*size as u64), "{game}");
+        let shown = game["pool"].as_str().unwrap_or("default");
+        assert_eq!(shown, *pool, "{game}");
+        let path = format!("/api/pools/{pool}/standings");
+        let standings = until(Duration::from_secs(30), "the pool's ratings", || async {
+            let s = get_json(addr, &path).await;
+            (s["players"].as_array().unwrap().len() == 2).then_some(s)
+        })
+        .await;
+        let mut rated: Vec<&str> = standings["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        rated.sort_unstable();
+        assert_eq!(rated, *names, "{pool}'s standings are its players'");
+        let path = format!("/api/players/{}/crosstable?pool={pool}", names[0]);
+        let cross = get_json(addr, &path).await;
+        assert_eq!(cross["opponents"][0]["name"], names[1], "{cross}");
+        assert_eq!(cross["opponents"].as_array().unwrap().len(), 1, "{cross}");
+    }
+}
+
+/// Issue 38 §2: three pools in one server, each with its CGOS door: each door's players are
+/// paired in its pool, for its board; each pool's standings and crosstables are its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_pools_pair_and_rate_each_their_own_players() {
+    let dir = temp_dir("pools");
+    let (_server, addr, cgos) = serve(&dir, &POOLS);
+    let pools = get_json(addr, "/api/pools").await;
+    let names: Vec<&str> = pools["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["default", "p7", "p13"]);
+    assert_eq!(pools["pools"][0]["cgos"].as_str(), Some(&*cgos.to_string()));
+    let (p7, p13) = (door_of(addr, "p7").await, door_of(addr, "p13").await);
+    let ((_, s9), (_, s7), (_, s13)) = tokio::join!(
+        passing_game(cgos, cgos, "ann", "bob"),
+        passing_game(p7, p7, "cat", "dan"),
+        passing_game(p13, p13, "eve", "fay"),
+    );
+    assert_eq!((s9, s7, s13), (9, 7, 13), "each door's board");
+    pools_show_their_own(
+        addr,
+        &[
+            ("default", ["ann", "bob"], 9),
+            ("p7", ["cat", "dan"], 7),
+            ("p13", ["eve", "fay"], 13),
+        ],
+    )
+    .await;
+}
+
+/// Issue 38 §2 across instances: two servers of one PostgreSQL database with the same pools;
+/// a pool's players at the two instances' doors are paired across them, each pool apart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_pools_pair_their_players_across_instances() {
+    let Some(url) = common::pg_database("cgos_pools") else {
+        return;
+    };
+    let db = std::ffi::OsStr::new(&url);
+    let (_one, addr_one, cgos_one) = serve_on(db, &POOLS);
+    let (_two, addr_two, cgos_two) = serve_on(db, &POOLS);
+    let (p7_one, p7_two) = (door_of(addr_one, "p7").await, door_of(addr_two, "p7").await);
+    let (p13_one, p13_two) = (
+        door_of(addr_one, "p13").await,
+        door_of(addr_two, "p13").await,
+    );
+    let ((_, s9), (_, s7), (_, s13)) = tokio::join!(
+        passing_game(cgos_one, cgos_two, "ann", "bob"),
+        passing_game(p7_one, p7_two, "cat", "dan"),
+        passing_game(p13_two, p13_one, "eve", "fay"),
+    );
+    assert_eq!((s9, s7, s13), (9, 7, 13));
+    let players = [
+        ("default", ["ann", "bob"], 9),
+        ("p7", ["cat", "dan"], 7),
+        ("p13", ["eve", "fay"], 13),
+    ];
+    pools_show_their_own(addr_one, &players).await;
+    pools_show_their_own(addr_two, &players).await;
 }

@@ -74,6 +74,8 @@ fn game_id(number: u64) -> Option<String> {
 /// What viewers are shown of this server; see the [module](self).
 pub(crate) struct Showcase {
     games: Arc<Games>,
+    /// The door's pool.
+    pool: String,
     /// The door's board.
     size: usize,
     /// `--broadcast-delay`, ms.
@@ -97,11 +99,17 @@ struct Lists {
 struct Told(Match, ViewerMessage);
 
 impl Showcase {
-    /// The showcase of the games on the door's board (`size`), rated games' moves held back
-    /// `delay`; follows the bus in the background from now on.
-    pub(crate) fn start(games: Arc<Games>, size: usize, delay: Duration) -> Arc<Showcase> {
+    /// The showcase of the games of the door's pool on its board (`size`), rated games'
+    /// moves held back `delay`; follows the bus in the background from now on.
+    pub(crate) fn start(
+        games: Arc<Games>,
+        pool: &str,
+        size: usize,
+        delay: Duration,
+    ) -> Arc<Showcase> {
         let showcase = Arc::new(Showcase {
             games: games.clone(),
+            pool: pool.to_string(),
             size,
             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX / 4),
             news: broadcast::channel(NEWS).0,
@@ -143,6 +151,7 @@ impl Showcase {
     /// Whether viewers are shown a game of this id and settings.
     fn shown(&self, id: &str, config: &GameConfig) -> Option<u64> {
         (config.players.is_some()
+            && config.pool() == self.pool
             && config.width == self.size
             && config.height == self.size
             && config.handicap == 0)
@@ -167,7 +176,12 @@ impl Showcase {
         let Ok(Some(mut room)) = self.games.watch_room(&id).await else {
             return Observation::Unknown;
         };
-        let ratings = self.games.store().ratings().await.unwrap_or_default();
+        let ratings = self
+            .games
+            .store()
+            .ratings(&self.pool)
+            .await
+            .unwrap_or_default();
         let now = self.games.now_ms();
         let (config, mut record) = room
             .read(|r| (r.config().clone(), Record::of(r, &ratings, number)))
@@ -205,7 +219,7 @@ impl Showcase {
         let Ok(newest) = store.list(SEED).await else {
             return;
         };
-        let ratings = store.ratings().await.unwrap_or_default();
+        let ratings = store.ratings(&self.pool).await.unwrap_or_default();
         let mut lists = Lists::default();
         for game in &newest {
             let Some(number) = self.listed_number(game) else {
@@ -248,7 +262,10 @@ impl Showcase {
     }
 
     fn listed_number(&self, game: &GameSummary) -> Option<u64> {
-        (game.accounts && game.width == self.size && game.height == self.size)
+        (game.accounts
+            && game.pool() == self.pool
+            && game.width == self.size
+            && game.height == self.size)
             .then(|| game_number(&game.id))
             .flatten()
     }
@@ -289,7 +306,7 @@ async fn follow(s: Arc<Showcase>, mut bus: broadcast::Receiver<BusEvent>) {
                 let Some(players) = &config.players else {
                     continue;
                 };
-                let ratings = s.games.store().ratings().await.unwrap_or_default();
+                let ratings = s.games.store().ratings(&s.pool).await.unwrap_or_default();
                 let listed = Match {
                     game_id: number,
                     started: None,
@@ -314,7 +331,7 @@ async fn follow(s: Arc<Showcase>, mut bus: broadcast::Receiver<BusEvent>) {
                 let Some(number) = s.shown(&id, &config) else {
                     continue;
                 };
-                let ratings = s.games.store().ratings().await.unwrap_or_default();
+                let ratings = s.games.store().ratings(&s.pool).await.unwrap_or_default();
                 let Ok(Some(room)) = s.games.room(&id).await else {
                     continue;
                 };
@@ -716,7 +733,12 @@ mod tests {
     async fn a_game_is_announced_followed_move_by_move_and_listed_finished() {
         let dir = tempfile::tempdir().unwrap();
         let games = games(&dir).await;
-        let showcase = Showcase::start(games.clone(), 9, Duration::ZERO);
+        let showcase = Showcase::start(
+            games.clone(),
+            crate::protocol::DEFAULT_POOL,
+            9,
+            Duration::ZERO,
+        );
         let mut news = showcase.news();
         settle().await;
         // Games on another board, or between guests, are not shown.
@@ -801,7 +823,12 @@ mod tests {
         );
         assert!(showcase.feeds.lock().unwrap().is_empty());
         // A showcase started afterwards reads its lists from the store.
-        let again = Showcase::start(games.clone(), 9, Duration::ZERO);
+        let again = Showcase::start(
+            games.clone(),
+            crate::protocol::DEFAULT_POOL,
+            9,
+            Duration::ZERO,
+        );
         settle().await;
         while again.listing().is_empty() {
             tokio::task::yield_now().await;
@@ -814,7 +841,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let games = games(&dir).await;
         let delay = 30_000;
-        let showcase = Showcase::start(games.clone(), 9, Duration::from_millis(delay));
+        let showcase = Showcase::start(
+            games.clone(),
+            crate::protocol::DEFAULT_POOL,
+            9,
+            Duration::from_millis(delay),
+        );
         let mut news = showcase.news();
         settle().await;
         // An unrated game's moves are not held back.

@@ -407,7 +407,7 @@ fn lobby_messages_read_and_write_as_before() {
     let _: LobbyClientMessage = round_trip(&json!({"type": "cancel", "challenge": "a1b2"}));
     let _: LobbyClientMessage = round_trip(&json!({"type": "accept", "challenge": "a1b2"}));
     let wait: LobbyClientMessage = round_trip(&json!({"type": "wait", "on": true}));
-    assert_eq!(wait, LobbyClientMessage::Wait { on: true });
+    assert_eq!(wait, LobbyClientMessage::wait(true));
     for bad in [
         r#"{"type": "wait"}"#,
         r#"{"type": "wait", "on": true, "also": 1}"#,

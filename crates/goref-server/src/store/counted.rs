@@ -75,17 +75,17 @@ impl Store for Counted {
         fn is_banned(&self, name: &str) -> bool;
         fn live_games_by_size(&self) -> Vec<(usize, usize, u64)>;
         fn ping(&self) -> ();
-        fn rated_results(&self) -> Vec<RatedResult>;
+        fn rated_results(&self, pool: &str) -> Vec<RatedResult>;
         fn games_of(&self, name: &str, limit: usize) -> Vec<GameSummary>;
         fn live_games_of(&self, name: &str) -> Vec<String>;
         fn save_tournament(&self, id: &str, created_ms: u64, body: String, previous: Option<String>)
             -> bool;
         fn tournaments(&self) -> Vec<String>;
-        fn save_ratings(&self, ratings: Vec<Rating>) -> ();
-        fn ratings(&self) -> Vec<Rating>;
+        fn save_ratings(&self, pool: &str, ratings: Vec<Rating>) -> ();
+        fn ratings(&self, pool: &str) -> Vec<Rating>;
         fn legacy_resumes(&self) -> Vec<u64>;
         fn enter_lobby(&self, presence: Presence, lease_ms: u64) -> ();
-        fn set_waiting(&self, conn: &str, on: bool) -> bool;
+        fn set_waiting(&self, conn: &str, on: bool, pools: Vec<String>) -> bool;
         fn stop_waiting(&self, names: Vec<String>) -> ();
         fn leave_lobby(&self, conn: &str) -> ();
         fn renew_lobby(&self, instance: &str, lease_ms: u64) -> ();

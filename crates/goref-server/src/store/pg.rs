@@ -145,6 +145,21 @@ CREATE TABLE lobby_challenges (
     "
 ALTER TABLE accounts ADD COLUMN banned BOOLEAN NOT NULL DEFAULT false;
 ",
+    // Pools: each game's, each waiting connection's, and ratings by pool (those before pools
+    // are the default pool's).
+    "
+ALTER TABLE games ADD COLUMN pool TEXT NOT NULL DEFAULT 'default';
+CREATE INDEX games_pool_created ON games (pool, created_ms);
+ALTER TABLE lobby_presence ADD COLUMN pools TEXT NOT NULL DEFAULT '';
+CREATE TABLE pool_ratings (
+    pool TEXT NOT NULL,
+    name TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (pool, name)
+);
+INSERT INTO pool_ratings (pool, name, body) SELECT 'default', name, body FROM ratings;
+DROP TABLE ratings;
+",
 ];
 
 /// A database error as one line: PostgreSQL's message and detail when it sent them.
@@ -581,8 +596,8 @@ async fn migrate(client: &mut Client) -> Result<()> {
 }
 
 const INSERT_GAME: &str = "INSERT INTO games (id, created_ms, config, black_secret, \
-    white_secret, creator, black_account, white_account, rated) \
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+    white_secret, creator, black_account, white_account, rated, pool) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 
 /// The parameters of [`INSERT_GAME`].
 struct GameRow {
@@ -595,6 +610,7 @@ struct GameRow {
     black_account: Option<String>,
     white_account: Option<String>,
     rated: bool,
+    pool: String,
 }
 
 impl GameRow {
@@ -609,10 +625,11 @@ impl GameRow {
             black_account: game.config.players.as_ref().map(|p| p.black.clone()),
             white_account: game.config.players.as_ref().map(|p| p.white.clone()),
             rated: game.config.rated,
+            pool: game.config.pool().to_string(),
         })
     }
 
-    fn args(&self) -> [&(dyn ToSql + Sync); 9] {
+    fn args(&self) -> [&(dyn ToSql + Sync); 10] {
         [
             &self.id,
             &self.created_ms,
@@ -623,6 +640,7 @@ impl GameRow {
             &self.black_account,
             &self.white_account,
             &self.rated,
+            &self.pool,
         ]
     }
 }
@@ -1148,15 +1166,17 @@ impl Store for PgStore {
         })
     }
 
-    fn rated_results(&self) -> StoreFuture<'_, Vec<RatedResult>> {
+    fn rated_results(&self, pool: &str) -> StoreFuture<'_, Vec<RatedResult>> {
+        let pool = pool.to_string();
         boxed(async move {
             let mut conn = self.pool.get().await?;
             let rows = conn
                 .query(
                     "SELECT black_account, white_account, result FROM games \
                      WHERE rated AND result IS NOT NULL AND black_account IS NOT NULL \
-                     AND white_account IS NOT NULL ORDER BY created_ms, id COLLATE \"C\"",
-                    &[],
+                     AND white_account IS NOT NULL AND pool = $1 \
+                     ORDER BY created_ms, id COLLATE \"C\"",
+                    &[&pool],
                 )
                 .await?;
             let rows = rows
@@ -1245,7 +1265,8 @@ impl Store for PgStore {
         })
     }
 
-    fn save_ratings(&self, ratings: Vec<Rating>) -> StoreFuture<'_, ()> {
+    fn save_ratings(&self, pool: &str, ratings: Vec<Rating>) -> StoreFuture<'_, ()> {
+        let pool = pool.to_string();
         boxed(async move {
             let bodies = ratings
                 .iter()
@@ -1253,24 +1274,30 @@ impl Store for PgStore {
                 .collect::<Result<Vec<(String, String)>>>()?;
             let mut conn = self.pool.get().await?;
             let tx = conn.client.transaction().await.map_err(db)?;
-            tx.execute("DELETE FROM ratings", &[]).await.map_err(db)?;
-            for (name, body) in &bodies {
-                tx.execute(
-                    "INSERT INTO ratings (name, body) VALUES ($1, $2)",
-                    &[name, body],
-                )
+            tx.execute("DELETE FROM pool_ratings WHERE pool = $1", &[&pool])
                 .await
                 .map_err(db)?;
+            let insert = tx
+                .prepare("INSERT INTO pool_ratings (pool, name, body) VALUES ($1, $2, $3)")
+                .await
+                .map_err(db)?;
+            for (name, body) in &bodies {
+                tx.execute(&insert, &[&pool, name, body])
+                    .await
+                    .map_err(db)?;
             }
             tx.commit().await.map_err(db)?;
             Ok(())
         })
     }
 
-    fn ratings(&self) -> StoreFuture<'_, Vec<Rating>> {
+    fn ratings(&self, pool: &str) -> StoreFuture<'_, Vec<Rating>> {
+        let pool = pool.to_string();
         boxed(async move {
             let mut conn = self.pool.get().await?;
-            let rows = conn.query("SELECT body FROM ratings", &[]).await?;
+            let rows = conn
+                .query("SELECT body FROM pool_ratings WHERE pool = $1", &[&pool])
+                .await?;
             let ratings = rows
                 .iter()
                 .map(|r| {
@@ -1287,9 +1314,9 @@ impl Store for PgStore {
             let lease = int(lease_ms, "lease")?;
             let mut conn = self.pool.get().await?;
             conn.execute(
-                "INSERT INTO lobby_presence (conn, instance, name, program, waiting, lease_ms) \
-                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (conn) DO UPDATE SET \
-                 waiting = excluded.waiting, lease_ms = excluded.lease_ms",
+                "INSERT INTO lobby_presence (conn, instance, name, program, waiting, lease_ms, \
+                 pools) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (conn) DO UPDATE SET \
+                 waiting = excluded.waiting, lease_ms = excluded.lease_ms, pools = excluded.pools",
                 &[
                     &p.conn,
                     &p.instance,
@@ -1297,6 +1324,7 @@ impl Store for PgStore {
                     &p.program,
                     &p.waiting,
                     &lease,
+                    &super::pools_text(&p.pools),
                 ],
             )
             .await?;
@@ -1304,14 +1332,15 @@ impl Store for PgStore {
         })
     }
 
-    fn set_waiting(&self, conn_id: &str, on: bool) -> StoreFuture<'_, bool> {
+    fn set_waiting(&self, conn_id: &str, on: bool, pools: Vec<String>) -> StoreFuture<'_, bool> {
         let id = conn_id.to_string();
+        let pools = super::pools_text(&pools);
         boxed(async move {
             let mut conn = self.pool.get().await?;
             let n = conn
                 .execute(
-                    "UPDATE lobby_presence SET waiting = $2 WHERE conn = $1",
-                    &[&id, &on],
+                    "UPDATE lobby_presence SET waiting = $2, pools = $3 WHERE conn = $1",
+                    &[&id, &on, &pools],
                 )
                 .await?;
             Ok(n > 0)
@@ -1385,7 +1414,7 @@ impl Store for PgStore {
             let mut conn = self.pool.get().await?;
             let rows = conn
                 .query(
-                    "SELECT conn, instance, name, program, waiting FROM lobby_presence \
+                    "SELECT conn, instance, name, program, waiting, pools FROM lobby_presence \
                      WHERE lease_ms >= $1 ORDER BY lower(name), conn COLLATE \"C\"",
                     &[&now],
                 )
@@ -1399,6 +1428,7 @@ impl Store for PgStore {
                         name: r.try_get(2)?,
                         program: r.try_get(3)?,
                         waiting: r.try_get(4)?,
+                        pools: super::pools_of(&r.try_get::<_, String>(5)?),
                     })
                 })
                 .collect::<Result<Vec<Presence>>>()?;

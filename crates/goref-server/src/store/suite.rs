@@ -43,6 +43,7 @@ fn config() -> GameConfig {
         rated: false,
         cgos: None,
         third_party: Default::default(),
+        pool: None,
     }
 }
 
@@ -541,7 +542,7 @@ async fn lists_of_games_and_of_players(store: Arc<dyn Store>) {
     assert_eq!(store.live_games_of("Bob").await.unwrap(), ["r2"]);
     assert!(store.live_games_of("alice").await.unwrap().is_empty());
     let rated: Vec<(String, String, String)> = store
-        .rated_results()
+        .rated_results(DEFAULT_POOL)
         .await
         .unwrap()
         .into_iter()
@@ -570,6 +571,7 @@ fn presence(conn: &str, instance: &str, name: &str) -> Presence {
         name: name.into(),
         program: true,
         waiting: false,
+        pools: Vec::new(),
     }
 }
 
@@ -605,10 +607,10 @@ async fn lobby_presences_live_by_their_lease(store: Arc<dyn Store>) {
         "by name without case, then id"
     );
     // Waiting is per connection; the paired stop waiting on every connection.
-    assert!(store.set_waiting("a-2", true).await.unwrap());
-    assert!(store.set_waiting("b-1", true).await.unwrap());
+    assert!(store.set_waiting("a-2", true, Vec::new()).await.unwrap());
+    assert!(store.set_waiting("b-1", true, Vec::new()).await.unwrap());
     assert!(
-        !store.set_waiting("zz-9", true).await.unwrap(),
+        !store.set_waiting("zz-9", true, Vec::new()).await.unwrap(),
         "no such connection"
     );
     let (present, _) = store.lobby(500).await.unwrap();
@@ -780,7 +782,7 @@ async fn a_resume_is_an_event_of_the_log_and_no_activity(store: Arc<dyn Store>) 
 
 /// Issue 23 §3: ratings are replaced whole by the leader's refit and read best first.
 async fn ratings_are_replaced_whole(store: Arc<dyn Store>) {
-    assert!(store.ratings().await.unwrap().is_empty());
+    assert!(store.ratings(DEFAULT_POOL).await.unwrap().is_empty());
     let rating = |name: &str, rating: f64| Rating {
         name: name.into(),
         rating,
@@ -791,23 +793,110 @@ async fn ratings_are_replaced_whole(store: Arc<dyn Store>) {
         draws: 0,
     };
     store
-        .save_ratings(vec![
-            rating("b", 1400.0),
-            rating("a", 1600.0),
-            rating("c", 1400.0),
-        ])
+        .save_ratings(
+            DEFAULT_POOL,
+            vec![
+                rating("b", 1400.0),
+                rating("a", 1600.0),
+                rating("c", 1400.0),
+            ],
+        )
         .await
         .unwrap();
     let names: Vec<String> = store
-        .ratings()
+        .ratings(DEFAULT_POOL)
         .await
         .unwrap()
         .into_iter()
         .map(|r| r.name)
         .collect();
     assert_eq!(names, ["a", "b", "c"], "best first, equal ones by name");
-    store.save_ratings(vec![rating("d", 1500.5)]).await.unwrap();
-    assert_eq!(store.ratings().await.unwrap(), vec![rating("d", 1500.5)]);
+    store
+        .save_ratings(DEFAULT_POOL, vec![rating("d", 1500.5)])
+        .await
+        .unwrap();
+    assert_eq!(
+        store.ratings(DEFAULT_POOL).await.unwrap(),
+        vec![rating("d", 1500.5)]
+    );
+}
+
+/// Issue 38 §2: each pool has its results and its ratings; a connection waits in the pools
+/// it names.
+async fn pools_keep_their_results_ratings_and_waiting(store: Arc<dyn Store>) {
+    let mut small = played("s1", 100, "alice", "bob", true);
+    small.config.pool = Some("small".into());
+    store.create(small).await.unwrap();
+    store
+        .create(played("d1", 200, "bob", "alice", true))
+        .await
+        .unwrap();
+    store.finish("s1", "W+R".parse().unwrap()).await.unwrap();
+    store.finish("d1", "B+2.5".parse().unwrap()).await.unwrap();
+    let results = |pool: &'static str| {
+        let store = store.clone();
+        async move {
+            store
+                .rated_results(pool)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|r| (r.black, r.result.to_sgf()))
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(results("small").await, [("alice".into(), "W+R".into())]);
+    assert_eq!(
+        results(DEFAULT_POOL).await,
+        [("bob".into(), "B+2.5".into())]
+    );
+    assert!(results("other").await.is_empty());
+    let listed = store.list(10).await.unwrap();
+    let pools: Vec<(&str, &str)> = listed.iter().map(|g| (g.id.as_str(), g.pool())).collect();
+    assert_eq!(pools, [("d1", DEFAULT_POOL), ("s1", "small")]);
+
+    let rating = |name: &str, rating: f64| Rating {
+        name: name.into(),
+        rating,
+        interval: (rating - 50.0, rating + 50.0),
+        games: 1,
+        wins: 1,
+        losses: 0,
+        draws: 0,
+    };
+    store
+        .save_ratings("small", vec![rating("bob", 1600.0)])
+        .await
+        .unwrap();
+    store
+        .save_ratings(DEFAULT_POOL, vec![rating("bob", 1400.0)])
+        .await
+        .unwrap();
+    // A refit of one pool replaces its ratings only.
+    store
+        .save_ratings("small", vec![rating("bob", 1650.0)])
+        .await
+        .unwrap();
+    assert_eq!(
+        store.ratings("small").await.unwrap(),
+        [rating("bob", 1650.0)]
+    );
+    assert_eq!(
+        store.ratings(DEFAULT_POOL).await.unwrap(),
+        [rating("bob", 1400.0)]
+    );
+
+    store
+        .enter_lobby(presence("a-1", "a", "alice"), 1_000)
+        .await
+        .unwrap();
+    let pools = vec!["small".to_string(), "big".to_string()];
+    assert!(store.set_waiting("a-1", true, pools.clone()).await.unwrap());
+    let (present, _) = store.lobby(500).await.unwrap();
+    assert_eq!((present[0].waiting, &present[0].pools), (true, &pools));
+    assert!(store.set_waiting("a-1", false, Vec::new()).await.unwrap());
+    let (present, _) = store.lobby(500).await.unwrap();
+    assert_eq!((present[0].waiting, present[0].pools.len()), (false, 0));
 }
 
 /// A fresh [`PgStore`] in a schema of its own, and the schema's name.
@@ -887,6 +976,7 @@ suite!(
     lobby_presences_live_by_their_lease,
     challenges_are_shared_and_taken_once,
     ratings_are_replaced_whole,
+    pools_keep_their_results_ratings_and_waiting,
     a_resume_is_an_event_of_the_log_and_no_activity,
     bans_are_stored_and_end_sessions,
     ping_and_live_games_by_size,
@@ -986,4 +1076,61 @@ fn passwords_are_left_out_of_messages() {
     );
     let err = pg::pg_config("postgres://u:secret@[::1").err().unwrap();
     assert!(!err.to_string().contains("secret"), "{err}");
+}
+
+/// Issue 38 §2: a database of the one pool there was before pools keeps its ratings and its
+/// games as the default pool's, and a connection stored before waits in the default pool.
+#[tokio::test]
+async fn sqlite_ratings_and_games_from_before_pools_are_the_default_pools() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    let rating = Rating {
+        name: "Alice".into(),
+        rating: 1612.0,
+        interval: (1500.0, 1700.0),
+        games: 3,
+        wins: 2,
+        losses: 1,
+        draws: 0,
+    };
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE games (id TEXT PRIMARY KEY, created_ms INTEGER NOT NULL, \
+             config TEXT NOT NULL, black_secret TEXT NOT NULL, white_secret TEXT NOT NULL, \
+             moves INTEGER NOT NULL DEFAULT 0, result TEXT);
+             CREATE TABLE ratings (name TEXT PRIMARY KEY, body TEXT NOT NULL);
+             CREATE TABLE lobby_presence (conn TEXT PRIMARY KEY, instance TEXT NOT NULL, \
+             name TEXT NOT NULL, program INTEGER NOT NULL, waiting INTEGER NOT NULL, \
+             lease_ms INTEGER NOT NULL);",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO games (id, created_ms, config, black_secret, white_secret) \
+             VALUES ('old', 1, ?1, 'x', 'y')",
+            [serde_json::to_string(&config()).unwrap()],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO ratings (name, body) VALUES ('Alice', ?1)",
+            [serde_json::to_string(&rating).unwrap()],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO lobby_presence VALUES ('a-1', 'a', 'Alice', 1, 1, 9000)",
+            [],
+        )
+        .unwrap();
+    }
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.ratings(DEFAULT_POOL).await.unwrap(), std::slice::from_ref(&rating));
+    assert!(store.ratings("small").await.unwrap().is_empty());
+    let listed = store.list(10).await.unwrap();
+    assert_eq!((listed.len(), listed[0].pool()), (1, DEFAULT_POOL));
+    let (present, _) = store.lobby(0).await.unwrap();
+    assert_eq!((present[0].waiting, present[0].pools.len()), (true, 0));
+    drop(store);
+    // Opened again: nothing moves twice.
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.ratings(DEFAULT_POOL).await.unwrap(), [rating]);
 }

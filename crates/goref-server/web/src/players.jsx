@@ -1,13 +1,61 @@
 // The players' standings (ratings from every rated game) and one player's page.
+import { useState } from "preact/hooks";
 import { GamesTable, Loaded, PlayerName, dateText, useJSON } from "./parts.jsx";
+import { timeText } from "./util.js";
 
+const gamesText = (n) => `${n} rated game${n === 1 ? "" : "s"}`;
 const ratingText = (r) => (r == null ? "–" : String(Math.round(r)));
 
+// A pool's game in a few words: "13×13, nstt, komi 7.5, 10 min sudden death".
+const poolGameText = (g) => `${g.width}×${g.height}, ${g.rules}, komi ${g.komi}, ${timeText(g.time)}`;
+
+// The pool shown: the page's `?pool=` (default: the server's default pool).
+function poolOfPage() {
+  return new URLSearchParams(window.location.search).get("pool") || "default";
+}
+
+// The server's pools as buttons; nothing when it has only the default one.
+function PoolPicker({ pool, onPick }) {
+  const { data } = useJSON("/api/pools");
+  if (!data || data.pools.length < 2) return null;
+  return (
+    <p class="pools" data-testid="pools">
+      {data.pools.map((p) => (
+        <button
+          key={p.name}
+          type="button"
+          class={p.name === pool ? "selected" : ""}
+          data-testid={`pool-${p.name}`}
+          title={poolGameText(p.game) + (p.cgos ? ` · CGOS door ${p.cgos}` : "")}
+          onClick={() => onPick(p.name)}
+        >
+          {p.name}
+        </button>
+      ))}
+      {data.pools
+        .filter((p) => p.name === pool)
+        .map((p) => (
+          <span key="game" class="help" data-testid="pool-game">
+            {poolGameText(p.game)}
+            {p.cgos ? ` · CGOS door ${p.cgos}` : ""}
+          </span>
+        ))}
+    </p>
+  );
+}
+
 export function Players() {
-  const { data, error } = useJSON("/api/players");
+  const [pool, setPool] = useState(poolOfPage);
+  const pick = (name) => {
+    const url = name === "default" ? "/players" : `/players?pool=${encodeURIComponent(name)}`;
+    window.history.replaceState(null, "", url);
+    setPool(name);
+  };
+  const { data, error } = useJSON(`/api/players?pool=${encodeURIComponent(pool)}`);
   return (
     <main>
       <h2>Players</h2>
+      <PoolPicker pool={pool} onPick={pick} />
       <p class="help">Ratings (Elo, rated players' mean at 1500) are fitted to every rated game as games end; a <b>?</b> marks a provisional one (its 95% interval wider than ±100).</p>
       <Loaded data={data} error={error}>
         {({ players }) =>
@@ -43,15 +91,18 @@ export function Players() {
   );
 }
 
-// A player's rated results against each opponent, by colour (`GET .../crosstable`).
-function Crosstable({ name }) {
-  const { data } = useJSON(`/api/players/${encodeURIComponent(name)}/crosstable`);
+// A player's rated results in `pool` against each opponent, by colour (`GET .../crosstable`);
+// `named`: say which pool (the server has several).
+function Crosstable({ name, pool, named }) {
+  const { data } = useJSON(
+    `/api/players/${encodeURIComponent(name)}/crosstable?pool=${encodeURIComponent(pool)}`,
+  );
   if (!data || data.opponents.length === 0) return null;
   const wld = (t) => `${t.wins}–${t.losses}–${t.draws}`;
   return (
     <>
-      <h3>Against each opponent</h3>
-      <table class="list" data-testid="crosstable">
+      <h3>Against each opponent{named ? ` in pool ${pool}` : ""}</h3>
+      <table class="list" data-testid={named ? `crosstable-${pool}` : "crosstable"}>
         <thead>
           <tr><th>Opponent</th><th>Rating</th><th>Games</th><th>With Black (won–lost–drawn)</th><th>With White</th></tr>
         </thead>
@@ -76,7 +127,7 @@ export function Player({ name }) {
   return (
     <main>
       <Loaded data={data} error={status === 404 ? `No player is called ${name}.` : error}>
-        {({ account, rating, games }) => (
+        {({ account, rating, pools, games }) => (
           <>
             <h2 data-testid="player-name">
               {account.name}
@@ -85,11 +136,18 @@ export function Player({ name }) {
             </h2>
             <p data-testid="player-rating">
               {rating
-                ? `Rating ${Math.round(rating.rating)} (95%: ${Math.round(rating.interval[0])}–${Math.round(rating.interval[1])}) · ${rating.games} rated games: ${rating.wins} won, ${rating.losses} lost, ${rating.draws} drawn`
-                : "No rated games yet."}
+                ? `Rating ${Math.round(rating.rating)} (95%: ${Math.round(rating.interval[0])}–${Math.round(rating.interval[1])}) · ${gamesText(rating.games)}: ${rating.wins} won, ${rating.losses} lost, ${rating.draws} drawn`
+                : pools && Object.keys(pools).length > 0
+                  ? "No rated games in the default pool."
+                  : "No rated games yet."}
               {" · "}since {dateText(account.created_ms)}
             </p>
-            <Crosstable name={account.name} />
+            {Object.entries(pools || {}).map(([pool, r]) => (
+              <p key={pool} data-testid={`player-rating-${pool}`}>
+                {`In pool ${pool}: rating ${Math.round(r.rating)} (95%: ${Math.round(r.interval[0])}–${Math.round(r.interval[1])}) · ${gamesText(r.games)}: ${r.wins} won, ${r.losses} lost, ${r.draws} drawn`}
+              </p>
+            ))}
+            <Crosstables name={account.name} />
             <h3>Games</h3>
             {games.length === 0 ? <p>No games yet.</p> : <GamesTable games={games} testid="player-games" />}
           </>
@@ -97,4 +155,13 @@ export function Player({ name }) {
       </Loaded>
     </main>
   );
+}
+
+// The player's crosstable in each of the server's pools where it has rated games.
+function Crosstables({ name }) {
+  const { data } = useJSON("/api/pools");
+  const pools = data ? data.pools.map((p) => p.name) : ["default"];
+  return pools.map((pool) => (
+    <Crosstable key={pool} name={name} pool={pool} named={pools.length > 1} />
+  ));
 }

@@ -42,7 +42,7 @@ test("CGOS programs in the lobby, paired, their game watched on the page", { tim
   const server = await startServer([
     "--cgos", "127.0.0.1:0", "--pairing-interval", "500ms", "--pairing-time", "2m", "--pairing-komi", "7.5",
   ]);
-  const cgos = server.line.match(/CGOS on (\S+)/)[1];
+  const cgos = server.line.match(/CGOS on ([^\s,]+)/)[1];
   const browser = await launch();
   const clients = [];
   try {
@@ -93,6 +93,70 @@ test("CGOS programs in the lobby, paired, their game watched on the page", { tim
     assert.equal(game.rules, "nstt");
     assert.equal(game.end, "all-alive");
     await page.screenshot({ path: join(shots, "11-cgos-over.png") });
+    assert.deepEqual(errors, []);
+  } finally {
+    for (const c of clients) c.socket.destroy();
+    await browser.close();
+    server.stop();
+  }
+});
+
+// Issue 38 §2: three pools, each with its CGOS door; two programs play at each door (they
+// pass: White wins by komi); the players' page shows each pool's standings, and a player's
+// page its crosstable in its pool. Screenshots: 12-pools-*.png.
+test("three pools: each door's programs in their pool's standings", { timeout: 180000 }, async () => {
+  mkdirSync(shots, { recursive: true });
+  const server = await startServer([
+    "--cgos", "127.0.0.1:0", "--pairing-interval", "300ms", "--pairing-time", "2m", "--pairing-komi", "7.5",
+    "--pool", "name=p7,size=7,time=2m,cgos=127.0.0.1:0",
+    "--pool", "name=p13,size=13,komi=6.5,time=5m,cgos=127.0.0.1:0",
+  ]);
+  const browser = await launch();
+  const clients = [];
+  try {
+    const { pools } = await (await fetch(server.url + "/api/pools")).json();
+    assert.deepEqual(pools.map((p) => p.name), ["default", "p7", "p13"]);
+    const players = { default: ["nine-a", "nine-b"], p7: ["seven-a", "seven-b"], p13: ["thirteen-a", "thirteen-b"] };
+    for (const p of pools) {
+      for (const name of players[p.name]) clients.push(cgosClient(p.cgos, name, [], 0));
+    }
+    await Promise.all(clients.map((c) => c.done));
+    // Each pool's standings once its ratings are refitted.
+    for (const [pool, names] of Object.entries(players)) {
+      let rated = [];
+      for (let i = 0; i < 100 && rated.length < 2; i++) {
+        rated = (await (await fetch(`${server.url}/api/pools/${pool}/standings`)).json()).players;
+        if (rated.length < 2) await new Promise((ok) => setTimeout(ok, 100));
+      }
+      assert.deepEqual(rated.map((p) => p.name).sort(), names, pool);
+    }
+    const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+    const page = await context.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(server.url + "/players");
+    await page.locator('[data-testid="pools"]').waitFor();
+    await page.locator('[data-testid="player-row-nine-a"]').waitFor();
+    // Every account is listed; those of other pools without a rating here.
+    assert.match(await page.locator('[data-testid="player-row-seven-a"]').textContent(), /^seven-aprogram–0000$/, "unrated here");
+    assert.match(await page.locator('[data-testid="player-row-nine-a"]').textContent(), /^[12]nine-aprogram\d/);
+    await page.screenshot({ path: join(shots, "12-pools-default.png") });
+    await page.locator('[data-testid="pool-p13"]').click();
+    await page.locator('[data-testid="players"] tbody tr:first-child', { hasText: "thirteen-" }).waitFor();
+    assert.match(await page.locator('[data-testid="player-row-nine-a"]').textContent(), /^nine-aprogram–0000$/);
+    assert.match(page.url(), /\/players\?pool=p13$/);
+    assert.match(await page.locator('[data-testid="pool-game"]').textContent(), /^13×13, olympiad, komi 6.5, 5 min sudden death · CGOS door 127\.0\.0\.1:\d+$/);
+    const rows = await page.locator('[data-testid="players"] tbody tr').allTextContents();
+    assert.ok(rows[0].startsWith("1") && rows[1].startsWith("2") && rows[0].includes("thirteen-"), rows.join(" / "));
+    await page.screenshot({ path: join(shots, "12-pools-p13.png") });
+    // A player's page: its crosstable in its pool, none in the others.
+    await page.locator('[data-testid="player-row-thirteen-a"] a').click();
+    await page.locator('[data-testid="crosstable-p13"]').waitFor();
+    assert.match(await page.locator('[data-testid="player-rating-p13"]').textContent(), /^In pool p13: rating 1\d{3} \(95%: .*1 rated game: (1 won, 0 lost|0 won, 1 lost), 0 drawn$/);
+    assert.equal(await page.locator('[data-testid="player-rating"]').textContent(), "No rated games in the default pool. · since " + (await page.locator('[data-testid="player-rating"]').textContent()).split(" · since ")[1]);
+    assert.match(await page.locator('[data-testid="cross-thirteen-b"]').textContent(), /thirteen-b/);
+    assert.equal(await page.locator('[data-testid="crosstable-default"], [data-testid="crosstable-p7"]').count(), 0);
+    await page.screenshot({ path: join(shots, "12-pools-player.png") });
     assert.deepEqual(errors, []);
   } finally {
     for (const c of clients) c.socket.destroy();

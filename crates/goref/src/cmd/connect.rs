@@ -52,6 +52,10 @@ pub struct Args {
     /// Do not wait to be paired; play only accepted challenges.
     #[arg(long)]
     pub no_pairing: bool,
+    /// A pool to be paired in (repeatable; `GET /api/pools` lists the server's); none: the
+    /// server's default pool.
+    #[arg(long = "pool", value_name = "NAME")]
+    pub pools: Vec<String>,
     /// Keep a challenge open in the lobby: the game's settings as JSON, as `POST /api/games`
     /// takes them (`{"width": 9, "rules": "olympiad", "end": "tromp"}`).
     #[arg(long)]
@@ -401,7 +405,14 @@ async fn connect(args: &Args) -> Result<()> {
                 LobbyServerMessage::Lobby { .. } if !announced => {
                     announced = true;
                     if !args.no_pairing
-                        && !send(&mut lobby, &LobbyClientMessage::Wait { on: true }).await
+                        && !send(
+                            &mut lobby,
+                            &LobbyClientMessage::Wait {
+                                on: true,
+                                pools: args.pools.clone(),
+                            },
+                        )
+                        .await
                     {
                         break None;
                     }

@@ -1485,7 +1485,7 @@ impl Program {
 
 /// Asks the lobby to pair this program; `false` when the lobby cannot be written to.
 async fn send_wait(lobby: &mut Ws) -> bool {
-    let wait = goref_server::protocol::LobbyClientMessage::Wait { on: true };
+    let wait = goref_server::protocol::LobbyClientMessage::wait(true);
     let Ok(text) = serde_json::to_string(&wait) else {
         return false;
     };

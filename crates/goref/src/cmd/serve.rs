@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{anyhow, Context};
+use anyhow::{anyhow, bail, Context};
 use clap::Args as ClapArgs;
 use goref_clock::TimeControl;
 use goref_match::clock::parse_duration;
@@ -52,6 +52,15 @@ pub struct Args {
     /// dead-stone phase (end all-alive). Off by default.
     #[arg(long)]
     pub cgos: Option<String>,
+    /// A pool besides the default one (which the --pairing-… flags and --cgos define),
+    /// repeatable: `name=NAME,size=WxH[,komi=K][,time=T][,rules=R][,end=E][,cgos=ADDR]`.
+    /// Players wait in the pools they name (`goref connect --pool NAME`); each pool pairs
+    /// for its game and has its ratings and standings; `cgos=ADDR` opens a CGOS door of its
+    /// own (its board square, its clock sudden death). What a pool leaves out is the
+    /// default pool's (rules, end, time) or the rules' (komi). Give every server of one
+    /// database the same pools.
+    #[arg(long = "pool", value_name = "SPEC")]
+    pub pools: Vec<String>,
     /// The rules of CGOS games (CGOS's own: positional superko, suicide illegal: nstt).
     #[arg(long, default_value = "nstt")]
     pub cgos_rules: String,
@@ -182,14 +191,123 @@ fn pairing(args: &Args) -> anyhow::Result<PairingOptions> {
     Ok(PairingOptions { interval, game })
 }
 
+/// A `--pool` spec's fields, before they are a pool.
+#[derive(Debug, Default, PartialEq)]
+struct PoolSpec {
+    name: String,
+    size: Option<String>,
+    komi: Option<f64>,
+    time: Option<String>,
+    rules: Option<String>,
+    end: Option<String>,
+    cgos: Option<String>,
+}
+
+impl std::str::FromStr for PoolSpec {
+    type Err = anyhow::Error;
+
+    /// `name=NAME,size=WxH,komi=K,time=T,rules=R,end=E,cgos=ADDR` (any order; `name` required,
+    /// each field at most once).
+    fn from_str(text: &str) -> anyhow::Result<PoolSpec> {
+        let mut spec = PoolSpec::default();
+        let mut seen = std::collections::HashSet::new();
+        for field in text.split(',').map(str::trim).filter(|f| !f.is_empty()) {
+            let (key, value) = field
+                .split_once('=')
+                .ok_or_else(|| anyhow!("{field:?} is not KEY=VALUE"))?;
+            let (key, value) = (key.trim(), value.trim().to_string());
+            if !seen.insert(key.to_string()) {
+                bail!("{key} given twice");
+            }
+            match key {
+                "name" => spec.name = value,
+                "size" => spec.size = Some(value),
+                "komi" => {
+                    spec.komi = Some(
+                        value
+                            .parse()
+                            .map_err(|_| anyhow!("komi {value:?} is not a number"))?,
+                    );
+                }
+                "time" => spec.time = Some(value),
+                "rules" => spec.rules = Some(value),
+                "end" => spec.end = Some(value),
+                "cgos" => spec.cgos = Some(value),
+                _ => bail!("unknown field {key:?} (name, size, komi, time, rules, end, cgos)"),
+            }
+        }
+        if spec.name.is_empty() {
+            bail!("no name=NAME");
+        }
+        Ok(spec)
+    }
+}
+
 impl Args {
+    /// The pool `spec` (`--pool`), its defaults the default pool's.
+    fn pool(&self, spec: &str) -> anyhow::Result<goref_server::options::PoolOptions> {
+        let with = |e: anyhow::Error| anyhow!("--pool {spec}: {e:#}");
+        let spec: PoolSpec = spec.parse().map_err(with)?;
+        let default = pairing(self)?.game;
+        let (width, height) = match &spec.size {
+            Some(size) => super::parse_size(size).map_err(|e| with(e.into()))?,
+            None => (default.width.unwrap_or(9), default.height.unwrap_or(9)),
+        };
+        let time = match &spec.time {
+            Some(t) => TimeControl::parse(t, None, None).map_err(|e| with(anyhow!("time: {e}")))?,
+            None => default.time.unwrap_or(TimeControl::None),
+        };
+        let end = match &spec.end {
+            Some(e) => e.parse().map_err(|e| with(anyhow!("end: {e}")))?,
+            None => default.end.unwrap_or_default(),
+        };
+        let game = CreateRequest {
+            width: Some(width),
+            height: Some(height),
+            rules: spec.rules.clone().or(default.rules),
+            komi: spec.komi,
+            time: Some(time),
+            end: Some(end),
+            ..CreateRequest::default()
+        };
+        game.config().map_err(|e| with(anyhow!(e)))?;
+        let cgos = match &spec.cgos {
+            Some(addr) => Some(self.cgos_door(addr, &game).map_err(with)?),
+            None => None,
+        };
+        Ok(goref_server::options::PoolOptions {
+            name: spec.name,
+            game,
+            cgos,
+        })
+    }
+
+    /// A CGOS door on `addr` for the pool of game `game`, with the --cgos-… flags.
+    fn cgos_door(
+        &self,
+        addr: &str,
+        game: &CreateRequest,
+    ) -> anyhow::Result<goref_server::options::CgosOptions> {
+        Ok(goref_server::options::CgosOptions {
+            max_connections: self.cgos_max_connections,
+            max_per_address: self.cgos_max_per_address,
+            broadcast_delay: self.broadcast_delay,
+            ..goref_server::options::CgosOptions::new(
+                addr,
+                game,
+                &self.cgos_rules,
+                self.cgos_time_gift,
+            )?
+        })
+    }
+
     /// The server's options.
     ///
     /// # Errors
     ///
     /// A pairing setting that cannot be read.
     pub fn options(&self) -> anyhow::Result<goref_server::Options> {
-        Ok(goref_server::Options {
+        let opts = goref_server::Options {
             lag_allowance_ms: self.lag_ms,
             messages_per_second: self.rate,
             create_burst: self.create_burst,
@@ -210,24 +328,23 @@ impl Args {
             presence_lease: self.presence_lease,
             max_perfect_nodes: self.max_perfect_nodes,
             cgos: match &self.cgos {
-                Some(addr) => Some(goref_server::options::CgosOptions {
-                    max_connections: self.cgos_max_connections,
-                    max_per_address: self.cgos_max_per_address,
-                    broadcast_delay: self.broadcast_delay,
-                    ..goref_server::options::CgosOptions::new(
-                        addr,
-                        &pairing(self)?.game,
-                        &self.cgos_rules,
-                        self.cgos_time_gift,
-                    )
-                    .map_err(|e| anyhow!("--cgos: {e}"))?
-                }),
+                Some(addr) => Some(
+                    self.cgos_door(addr, &pairing(self)?.game)
+                        .map_err(|e| anyhow!("--cgos: {e}"))?,
+                ),
                 None => None,
             },
+            pools: self
+                .pools
+                .iter()
+                .map(|spec| self.pool(spec))
+                .collect::<anyhow::Result<_>>()?,
             pairing: pairing(self)?,
             td: self.td.clone(),
             ..goref_server::Options::default()
-        })
+        };
+        opts.check_pools().map_err(|e| anyhow!("--pool: {e}"))?;
+        Ok(opts)
     }
 }
 
@@ -271,6 +388,69 @@ mod tests {
         assert_eq!(opts.unstarted_expiry, Duration::from_secs(900));
         assert_eq!(opts.allowed_origins.len(), 2);
         assert_eq!(opts.max_perfect_nodes, 50_000);
+    }
+
+    // Issue 38 §2: `--pool` adds a pool with its game and maybe its door; what it leaves out
+    // is the default pool's; a spec that cannot be read says what and where.
+    #[test]
+    fn pools_are_read_from_their_specs() {
+        let cli = Cli::try_parse_from([
+            "serve",
+            "--pairing-time",
+            "2m",
+            "--pool",
+            "name=small,size=7,komi=9",
+            "--pool",
+            "name=big, size=13x13, time=10m, rules=nstt, end=all-alive, cgos=127.0.0.1:0",
+        ])
+        .unwrap();
+        let opts = cli.args.options().unwrap();
+        assert_eq!(
+            opts.pool_names(),
+            ["default", "small", "big"],
+            "the default pool first"
+        );
+        let small = opts.pools[0].game.config().unwrap();
+        assert_eq!((small.width, small.height, small.komi), (7, 7, 9.0));
+        assert_eq!(
+            (small.rules.as_str(), small.time),
+            (
+                "olympiad",
+                TimeControl::SuddenDeath {
+                    main: Duration::from_secs(120)
+                }
+            )
+        );
+        assert!(opts.pools[0].cgos.is_none());
+        let big = opts.pools[1].game.config().unwrap();
+        assert_eq!((big.width, big.rules.as_str()), (13, "nstt"));
+        assert_eq!(big.end, goref_referee::Protocol::AllAlive);
+        let door = opts.pools[1].cgos.as_ref().unwrap().game.config().unwrap();
+        assert_eq!((door.width, door.time), (13, big.time));
+        assert!(door.cgos.is_some());
+        for (spec, says) in [
+            ("size=9", "no name=NAME"),
+            ("name=a,name=b", "name given twice"),
+            ("name=a,colour=red", "unknown field \"colour\""),
+            ("name=a,komi=lots", "komi \"lots\" is not a number"),
+            ("name=a,size=9x9x9", "9x9x9"),
+            ("name=a,time=fast", "time: "),
+            (
+                "name=a,size=9x7,cgos=127.0.0.1:0",
+                "CGOS plays on square boards",
+            ),
+            ("name=default", "two pools are named \"default\""),
+            ("name=a/b", "pool name \"a/b\""),
+        ] {
+            let cli = Cli::try_parse_from(["serve", "--pool", spec]).unwrap();
+            let error = format!("{:#}", cli.args.options().unwrap_err());
+            assert!(error.starts_with("--pool"), "{spec}: {error}");
+            assert!(error.contains(says), "{spec}: {error}");
+        }
+        let cli =
+            Cli::try_parse_from(["serve", "--pool", "name=a", "--pool", "name=a,size=7"]).unwrap();
+        let error = cli.args.options().unwrap_err().to_string();
+        assert!(error.contains("two pools are named \"a\""), "{error}");
     }
 
     #[test]
