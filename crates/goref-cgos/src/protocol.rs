@@ -702,7 +702,35 @@ impl Date {
         }
     }
 
-    fn parse(text: &str) -> Result<Date, CgosError> {
+    /// Seconds since 1970-01-01 UTC at the start of the day (years before 1970 give 0).
+    #[must_use]
+    pub fn unix_seconds(&self) -> u64 {
+        // Civil date to days, after H. Hinnant's public-domain algorithm.
+        let (month, day) = (i64::from(self.month), i64::from(self.day));
+        let year = i64::from(self.year) - i64::from(month <= 2);
+        let era = year.div_euclid(400);
+        let yoe = year.rem_euclid(400);
+        let mp = (month + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + day - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        let days = era * 146_097 + doe - 719_468;
+        u64::try_from(days).unwrap_or(0) * 86_400
+    }
+
+    /// Reads `YYYY-MM-DD`: a day of the calendar (`2026-02-30` is none).
+    ///
+    /// # Errors
+    ///
+    /// [`CgosError::BadDate`] for anything else.
+    pub fn parse(text: &str) -> Result<Date, CgosError> {
+        let date = Date::parse_fields(text)?;
+        if date.year >= 1970 && Date::from_unix_seconds(date.unix_seconds()) != date {
+            return Err(CgosError::BadDate(text.to_string()));
+        }
+        Ok(date)
+    }
+
+    fn parse_fields(text: &str) -> Result<Date, CgosError> {
         let bad = || CgosError::BadDate(text.to_string());
         let parts: Vec<&str> = text.split('-').collect();
         let [y, m, d] = parts[..] else {
@@ -2486,6 +2514,24 @@ mod tests {
             "2024-03-08"
         );
         assert_eq!(Date::new(2024, 2, 0), None);
+        // A day's start and back, over 60 years of days; days that are not on the calendar
+        // are refused.
+        for day in (0..22_000u64).step_by(7) {
+            let date = Date::from_unix_seconds(day * 86_400 + 3_600);
+            assert_eq!(date.unix_seconds(), day * 86_400, "{date}");
+            assert_eq!(Date::parse(&date.to_string()).unwrap(), date);
+        }
+        assert_eq!(
+            Date::parse("2000-02-29").unwrap().unix_seconds(),
+            951_782_400
+        );
+        for bad in ["2023-02-29", "2024-04-31", "2024-13-01", "24-01-01"] {
+            assert_eq!(
+                Date::parse(bad),
+                Err(CgosError::BadDate(bad.into())),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

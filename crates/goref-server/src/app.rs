@@ -2,7 +2,7 @@
 //! routes, merged into one router and served.
 //!
 //! The modules' imports form a tree: `protocol` ← `room` ← `store` ← `bus` ← `games` ←
-//! {`accounts`, `lobby`, `ratings`, `tournaments`} ← `cgos` ← `ops` ← `app` (with `sessions`,
+//! {`accounts`, `lobby`, `ratings`, `tournaments`, `archive`} ← `cgos` ← `ops` ← `app` (with `sessions`,
 //! `error`, `limits`, `clock`, `options`, `metrics` below games for all). Nothing below calls
 //! up: the features hear of games on the bus.
 
@@ -99,6 +99,7 @@ impl App {
             .merge(self.accounts.clone().routes())
             .merge(self.lobby.clone().routes())
             .merge(self.ratings.clone().routes())
+            .merge(crate::archive::Archive::new(self.games.clone()).routes())
             .merge(self.tournaments.clone().routes())
             .merge(crate::ops::routes(self.games.clone()))
             .layer(DefaultBodyLimit::max(MAX_BODY))

@@ -25,6 +25,8 @@ pub enum Missing {
     TournamentPlayer,
     /// The server has no pool of this name.
     Pool,
+    /// An archive's day that is not `YYYY-MM-DD` on the calendar.
+    ArchiveDay,
 }
 
 /// Why a session is not accepted (401 `bad_token`).
@@ -187,6 +189,7 @@ impl std::fmt::Display for ApiError {
                 Missing::Player => "no such player",
                 Missing::TournamentPlayer => "no such player in this tournament",
                 Missing::Pool => "no such pool",
+                Missing::ArchiveDay => "no such day (YYYY-MM-DD, or YYYY-MM-DD.tar.gz)",
             }),
             ApiError::Refused(r) => write!(f, "{r}"),
             ApiError::Tournament(c) => f.write_str(match c {

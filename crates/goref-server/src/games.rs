@@ -501,6 +501,17 @@ impl Games {
         Ok(Some(inner.room.clone()))
     }
 
+    /// The SGF record of game `id` as stored, its events replayed (the room is not kept in
+    /// memory: for reading many finished games, as the archive does); `None` when there is no
+    /// such game.
+    ///
+    /// # Errors
+    ///
+    /// The store failed, or its events do not replay.
+    pub async fn stored_sgf(self: &Arc<Games>, id: &str) -> Result<Option<String>> {
+        Ok(replay(self, id).await?.map(|(_, room)| room.sgf()))
+    }
+
     /// The server (or the TD through it) acts on game `id`: the new version, or why not (404
     /// for no such game, 409 with the refusal's code).
     ///

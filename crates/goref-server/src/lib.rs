@@ -57,6 +57,7 @@
 
 pub mod accounts;
 pub mod app;
+pub mod archive;
 pub mod assets;
 pub mod bus;
 pub mod cgos;

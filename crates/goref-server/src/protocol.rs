@@ -751,6 +751,21 @@ pub struct PoolView {
     pub cgos_game: Option<GameSettings>,
 }
 
+/// `GET /api/pools/{pool}/archive/{YYYY-MM-DD}`: the pool's games created that day (UTC),
+/// oldest first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ArchiveDay {
+    /// The pool.
+    pub pool: String,
+    /// The day, `YYYY-MM-DD`.
+    pub day: String,
+    /// Its games, with their results (`null` while played).
+    pub games: Vec<GameSummary>,
+    /// More games were created that day than the list holds.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
 /// A game's settings as a pool shows them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameSettings {

@@ -247,6 +247,15 @@ pub trait Store: Send + Sync {
     ) -> StoreFuture<'_, Vec<String>>;
     /// The most recent games, newest first.
     fn list(&self, limit: usize) -> StoreFuture<'_, Vec<GameSummary>>;
+    /// The games of pool `pool` created from `from_ms` (included) to `to_ms` (excluded),
+    /// oldest first, at most `limit`.
+    fn pool_games(
+        &self,
+        pool: &str,
+        from_ms: u64,
+        to_ms: u64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<GameSummary>>;
 
     /// The account named `name` (without regard to case) and its password hash.
     fn account(&self, name: &str) -> StoreFuture<'_, Option<(Account, String)>>;
@@ -903,6 +912,30 @@ impl Store for SqliteStore {
                 "SELECT id, created_ms, config, moves, result FROM games \
                  ORDER BY created_ms DESC, id LIMIT ?1",
                 params![limit as i64],
+            )
+        })
+    }
+
+    fn pool_games(
+        &self,
+        pool: &str,
+        from_ms: u64,
+        to_ms: u64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<GameSummary>> {
+        let pool = pool.to_string();
+        self.read(move |conn| {
+            summaries(
+                conn,
+                "SELECT id, created_ms, config, moves, result FROM games \
+                 WHERE pool = ?1 AND created_ms >= ?2 AND created_ms < ?3 \
+                 ORDER BY created_ms, id LIMIT ?4",
+                params![
+                    pool,
+                    i64::try_from(from_ms).unwrap_or(i64::MAX),
+                    i64::try_from(to_ms).unwrap_or(i64::MAX),
+                    limit as i64
+                ],
             )
         })
     }

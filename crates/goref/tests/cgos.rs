@@ -1177,6 +1177,17 @@ async fn pools_show_their_own(addr: SocketAddr, players: &[(&str, [&str; 2], usi
         assert_eq!(game["width"].as_u64(), Some(*size as u64), "{game}");
         let shown = game["pool"].as_str().unwrap_or("default");
         assert_eq!(shown, *pool, "{game}");
+        // The pool's archive of the day lists it, with its result.
+        let created = game["created_ms"].as_u64().unwrap();
+        let day = goref_cgos::protocol::Date::from_unix_seconds(created / 1000);
+        let archive = get_json(addr, &format!("/api/pools/{pool}/archive/{day}")).await;
+        let archived: Vec<&serde_json::Value> =
+            archive["games"].as_array().unwrap().iter().collect();
+        assert_eq!(archived.len(), 1, "{archive}");
+        assert_eq!(
+            (&archived[0]["id"], &archived[0]["result"]),
+            (&game["id"], &game["result"])
+        );
         let path = format!("/api/pools/{pool}/standings");
         let standings = until(Duration::from_secs(30), "the pool's ratings", || async {
             let s = get_json(addr, &path).await;

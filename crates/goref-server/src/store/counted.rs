@@ -66,6 +66,8 @@ impl Store for Counted {
         fn due_to_close(&self, unstarted_before_ms: u64, idle_before_ms: u64, limit: usize)
             -> Vec<String>;
         fn list(&self, limit: usize) -> Vec<GameSummary>;
+        fn pool_games(&self, pool: &str, from_ms: u64, to_ms: u64, limit: usize)
+            -> Vec<GameSummary>;
         fn account(&self, name: &str) -> Option<(Account, String)>;
         fn create_account(&self, account: NewAccount, td: Option<String>) -> Option<Account>;
         fn create_session(&self, token_hash: String, name: String, now_ms: u64) -> ();

@@ -958,6 +958,30 @@ impl Store for PgStore {
         })
     }
 
+    fn pool_games(
+        &self,
+        pool: &str,
+        from_ms: u64,
+        to_ms: u64,
+        n: usize,
+    ) -> StoreFuture<'_, Vec<GameSummary>> {
+        let pool = pool.to_string();
+        boxed(async move {
+            let (from, to) = (int(from_ms, "time")?, int(to_ms, "time")?);
+            let mut conn = self.pool.get().await?;
+            summaries(
+                &conn
+                    .query(
+                        "SELECT id, created_ms, config, moves, result FROM games \
+                         WHERE pool = $1 AND created_ms >= $2 AND created_ms < $3 \
+                         ORDER BY created_ms, id COLLATE \"C\" LIMIT $4",
+                        &[&pool, &from, &to, &limit(n)],
+                    )
+                    .await?,
+            )
+        })
+    }
+
     fn account(&self, name: &str) -> StoreFuture<'_, Option<(Account, String)>> {
         let name = name.to_string();
         boxed(async move {

@@ -854,6 +854,31 @@ async fn pools_keep_their_results_ratings_and_waiting(store: Arc<dyn Store>) {
     let listed = store.list(10).await.unwrap();
     let pools: Vec<(&str, &str)> = listed.iter().map(|g| (g.id.as_str(), g.pool())).collect();
     assert_eq!(pools, [("d1", DEFAULT_POOL), ("s1", "small")]);
+    // A pool's games by their creation time: from included, to excluded, oldest first.
+    let ids = |games: Vec<GameSummary>| games.into_iter().map(|g| g.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(store.pool_games("small", 100, 101, 10).await.unwrap()),
+        ["s1"]
+    );
+    assert!(store
+        .pool_games("small", 0, 100, 10)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(store
+        .pool_games("small", 101, 999, 10)
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        ids(store.pool_games(DEFAULT_POOL, 0, 999, 10).await.unwrap()),
+        ["d1"]
+    );
+    assert!(store
+        .pool_games(DEFAULT_POOL, 0, 999, 0)
+        .await
+        .unwrap()
+        .is_empty());
 
     let rating = |name: &str, rating: f64| Rating {
         name: name.into(),
@@ -1123,7 +1148,10 @@ async fn sqlite_ratings_and_games_from_before_pools_are_the_default_pools() {
         .unwrap();
     }
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.ratings(DEFAULT_POOL).await.unwrap(), std::slice::from_ref(&rating));
+    assert_eq!(
+        store.ratings(DEFAULT_POOL).await.unwrap(),
+        std::slice::from_ref(&rating)
+    );
     assert!(store.ratings("small").await.unwrap().is_empty());
     let listed = store.list(10).await.unwrap();
     assert_eq!((listed.len(), listed[0].pool()), (1, DEFAULT_POOL));
