@@ -7,7 +7,7 @@
 //!
 //! | name | kind | what |
 //! |---|---|---|
-//! | `goref_live_games{size="9x9"}` | gauge | games not over in the store (every server of a database shows the same), by board size; read at each scrape |
+//! | `goref_live_games{pool="default",size="9x9"}` | gauge | games not over in the store (every server of a database shows the same), by pool and board size; read at each scrape |
 //! | `goref_moves_total` | counter | moves (a stone or a pass, by a player) stored by this server |
 //! | `goref_connections{kind="lobby"\|"game"\|"cgos"}` | gauge | this server's open lobby WebSockets, game WebSockets and logged-in CGOS door connections |
 //! | `goref_move_relay_seconds` | histogram | a move's arrival at the games service (a seat's WebSocket, or CGOS's door) to its state handed to the game's other connections here (stored first) |
@@ -65,7 +65,21 @@ impl ConnectionKind {
     }
 }
 
-type SizeLabel = [(&'static str, String); 1];
+type SizeLabel = [(&'static str, String); 2];
+
+/// Games not over of one pool and board size, as the store counts them
+/// (`Store::live_games_by_size`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveCount {
+    /// The pool.
+    pub pool: String,
+    /// Columns.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+    /// How many.
+    pub games: u64,
+}
 type KindLabel = [(&'static str, &'static str); 1];
 
 /// The board size `width`×`height` as the label `size` names it (`9x9`).
@@ -114,7 +128,7 @@ impl Metrics {
         let leader = Gauge::default();
         registry.register(
             "goref_live_games",
-            "Games not over in the store, by board size",
+            "Games not over in the store, by pool and board size",
             live_games.clone(),
         );
         registry.register(
@@ -224,19 +238,22 @@ impl Metrics {
         self.pairing_rounds.get()
     }
 
-    /// The whole exposition, with the live games (`(width, height, games)`, as the store
-    /// counts them now) and whether this server leads.
+    /// The whole exposition, with the live games (as the store counts them now) and whether
+    /// this server leads.
     #[must_use]
-    pub fn render(&self, live: &[(usize, usize, u64)], leads: bool) -> String {
+    pub fn render(&self, live: &[LiveCount], leads: bool) -> String {
         let _one = self
             .scrape
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         self.live_games.clear();
-        for &(width, height, games) in live {
+        for count in live {
             self.live_games
-                .get_or_create(&[("size", size_label(width, height))])
-                .set(i64::try_from(games).unwrap_or(i64::MAX));
+                .get_or_create(&[
+                    ("pool", count.pool.clone()),
+                    ("size", size_label(count.width, count.height)),
+                ])
+                .set(i64::try_from(count.games).unwrap_or(i64::MAX));
         }
         self.leader.set(i64::from(leads));
         let mut text = String::new();
@@ -286,7 +303,20 @@ mod tests {
         let _lobby = m.connected(ConnectionKind::Lobby);
         let _lobby2 = m.connected(ConnectionKind::Lobby);
         drop(game);
-        let text = m.render(&[(9, 9, 3), (19, 19, 1)], true);
+        let live = |pool: &str, size: usize, games: u64| LiveCount {
+            pool: pool.into(),
+            width: size,
+            height: size,
+            games,
+        };
+        let text = m.render(
+            &[
+                live("default", 9, 3),
+                live("default", 19, 1),
+                live("p7", 7, 2),
+            ],
+            true,
+        );
         let scrape = parse(&text);
         let value = |name: &str| match sample(&scrape, name)[0].value {
             prometheus_parse::Value::Counter(v)
@@ -313,7 +343,19 @@ mod tests {
         };
         assert_eq!(
             by("goref_live_games", "size"),
-            [("19x19".to_string(), 1.0), ("9x9".to_string(), 3.0)]
+            [
+                ("19x19".to_string(), 1.0),
+                ("7x7".to_string(), 2.0),
+                ("9x9".to_string(), 3.0)
+            ]
+        );
+        assert_eq!(
+            by("goref_live_games", "pool"),
+            [
+                ("default".to_string(), 1.0),
+                ("default".to_string(), 3.0),
+                ("p7".to_string(), 2.0)
+            ]
         );
         assert_eq!(
             by("goref_connections", "kind"),

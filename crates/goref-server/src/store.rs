@@ -17,6 +17,7 @@ use anyhow::{anyhow, Context, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
+pub use crate::metrics::LiveCount;
 pub use crate::protocol::GameSummary;
 use crate::protocol::{Account, Rating, DEFAULT_POOL};
 use crate::room::{Event, GameConfig};
@@ -280,7 +281,7 @@ pub trait Store: Send + Sync {
     /// Whether account `name` is banned (`false` for no such account).
     fn is_banned(&self, name: &str) -> StoreFuture<'_, bool>;
     /// The games not over, counted by board size: `(width, height, games)`, smallest first.
-    fn live_games_by_size(&self) -> StoreFuture<'_, Vec<(usize, usize, u64)>>;
+    fn live_games_by_size(&self) -> StoreFuture<'_, Vec<LiveCount>>;
     /// A trivial query (the health check): `Ok` when the store answers, reads and writes.
     fn ping(&self) -> StoreFuture<'_, ()>;
     /// Every finished rated game: Black's account, White's, the result (SGF `RE`), oldest first.
@@ -1080,21 +1081,22 @@ impl Store for SqliteStore {
         })
     }
 
-    fn live_games_by_size(&self) -> StoreFuture<'_, Vec<(usize, usize, u64)>> {
+    fn live_games_by_size(&self) -> StoreFuture<'_, Vec<LiveCount>> {
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(
-                "SELECT json_extract(config, '$.width'), json_extract(config, '$.height'), \
-                 COUNT(*) FROM games WHERE result IS NULL GROUP BY 1, 2 ORDER BY 1, 2",
+                "SELECT pool, json_extract(config, '$.width'), json_extract(config, '$.height'), \
+                 COUNT(*) FROM games WHERE result IS NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
             )?;
             let rows = stmt
                 .query_map([], |r| {
                     Ok((
-                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(0)?,
                         r.get::<_, i64>(1)?,
                         r.get::<_, i64>(2)?,
+                        r.get::<_, i64>(3)?,
                     ))
                 })?
-                .collect::<rusqlite::Result<Vec<(i64, i64, i64)>>>()?;
+                .collect::<rusqlite::Result<Vec<(String, i64, i64, i64)>>>()?;
             Ok(by_size(rows))
         })
     }
@@ -1433,14 +1435,15 @@ fn account_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Account> {
 }
 
 /// Rows of `(width, height, games)` as the store read them, those that are sizes.
-fn by_size(rows: Vec<(i64, i64, i64)>) -> Vec<(usize, usize, u64)> {
+fn by_size(rows: Vec<(String, i64, i64, i64)>) -> Vec<LiveCount> {
     rows.into_iter()
-        .filter_map(|(w, h, n)| {
-            Some((
-                usize::try_from(w).ok()?,
-                usize::try_from(h).ok()?,
-                u64::try_from(n).ok()?,
-            ))
+        .filter_map(|(pool, w, h, n)| {
+            Some(LiveCount {
+                pool,
+                width: usize::try_from(w).ok()?,
+                height: usize::try_from(h).ok()?,
+                games: u64::try_from(n).ok()?,
+            })
         })
         .collect()
 }

@@ -75,7 +75,7 @@ impl Store for Counted {
         fn accounts(&self) -> Vec<Account>;
         fn set_banned(&self, name: &str, banned: bool) -> Option<String>;
         fn is_banned(&self, name: &str) -> bool;
-        fn live_games_by_size(&self) -> Vec<(usize, usize, u64)>;
+        fn live_games_by_size(&self) -> Vec<super::LiveCount>;
         fn ping(&self) -> ();
         fn rated_results(&self, pool: &str) -> Vec<RatedResult>;
         fn games_of(&self, name: &str, limit: usize) -> Vec<GameSummary>;

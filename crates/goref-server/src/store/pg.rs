@@ -1164,20 +1164,21 @@ impl Store for PgStore {
         })
     }
 
-    fn live_games_by_size(&self) -> StoreFuture<'_, Vec<(usize, usize, u64)>> {
+    fn live_games_by_size(&self) -> StoreFuture<'_, Vec<super::LiveCount>> {
         boxed(async move {
             let mut conn = self.pool.get().await?;
             let rows = conn
                 .query(
-                    "SELECT (config::json->>'width')::bigint, (config::json->>'height')::bigint, \
-                     COUNT(*) FROM games WHERE result IS NULL GROUP BY 1, 2 ORDER BY 1, 2",
+                    "SELECT pool, (config::json->>'width')::bigint, \
+                     (config::json->>'height')::bigint, COUNT(*) FROM games \
+                     WHERE result IS NULL GROUP BY 1, 2, 3 ORDER BY 1 COLLATE \"C\", 2, 3",
                     &[],
                 )
                 .await?;
             let rows = rows
                 .iter()
-                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
-                .collect::<Result<Vec<(i64, i64, i64)>>>()?;
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?)))
+                .collect::<Result<Vec<(String, i64, i64, i64)>>>()?;
             Ok(super::by_size(rows))
         })
     }

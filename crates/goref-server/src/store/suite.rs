@@ -360,20 +360,36 @@ async fn ping_and_live_games_by_size(store: Arc<dyn Store>) {
         g.config.height = height;
         g
     };
+    let mut small = sized("f", 9, 9);
+    small.config.pool = Some("small".into());
     for g in [
         sized("a", 9, 9),
         sized("b", 9, 9),
         sized("c", 19, 19),
         sized("d", 13, 7),
         sized("e", 9, 9),
+        small,
     ] {
         store.create(g).await.unwrap();
     }
     store.finish("e", "B+R".parse().unwrap()).await.unwrap();
+    let counts: Vec<(String, usize, usize, u64)> = store
+        .live_games_by_size()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.pool, c.width, c.height, c.games))
+        .collect();
+    let default = DEFAULT_POOL.to_string();
     assert_eq!(
-        store.live_games_by_size().await.unwrap(),
-        [(9, 9, 2), (13, 7, 1), (19, 19, 1)],
-        "the games not over, smallest first"
+        counts,
+        [
+            (default.clone(), 9, 9, 2),
+            (default.clone(), 13, 7, 1),
+            (default, 19, 19, 1),
+            ("small".to_string(), 9, 9, 1)
+        ],
+        "the games not over, by pool, smallest first"
     );
     store.ping().await.unwrap();
 }

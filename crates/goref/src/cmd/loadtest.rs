@@ -48,9 +48,11 @@ use tokio_tungstenite::WebSocketStream;
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The CGOS door of the server under test (HOST:PORT, as given to `goref serve --cgos`).
-    #[arg(long, requires = "cgos_bots")]
-    pub cgos: Option<String>,
+    /// The CGOS door of the server under test (HOST:PORT, as given to `goref serve --cgos`);
+    /// several doors (pools, instances) separated by commas or repeated: the bots are dealt
+    /// to them in turn.
+    #[arg(long, requires = "cgos_bots", value_delimiter = ',')]
+    pub cgos: Vec<String>,
     /// How many CGOS bots log in through --cgos.
     #[arg(long, default_value_t = 0)]
     pub cgos_bots: usize,
@@ -72,9 +74,10 @@ pub struct Args {
     #[arg(long, default_value_t = 10.0)]
     pub warmup: f64,
     /// The server's process id: its CPU time (utime + stime) and memory (VmRSS) are read from
-    /// /proc at the window's start and end.
-    #[arg(long)]
-    pub server_pid: Option<u32>,
+    /// /proc at the window's start and end. Several (instances), separated by commas or
+    /// repeated: their CPU times and memories are summed.
+    #[arg(long, value_delimiter = ',')]
+    pub server_pid: Vec<u32>,
     /// Towards a loopback server, the first participant's source address; each next one takes
     /// the next address (127.0.0.2, 127.0.0.3, …), so that no cap per address is reached.
     #[arg(long, default_value = "127.0.0.2")]
@@ -113,7 +116,7 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.cgos_bots + args.programs == 0 {
         bail!("nothing to run: give --cgos ADDR --cgos-bots N and/or --web URL --programs N");
     }
-    if args.cgos_bots > 0 && args.cgos.is_none() {
+    if args.cgos_bots > 0 && args.cgos.is_empty() {
         bail!("--cgos-bots needs --cgos HOST:PORT");
     }
     if args.programs > 0 && args.web.is_none() {
@@ -449,7 +452,22 @@ impl Report {
 // The server's process
 
 /// The CPU seconds (user + system) and VmRSS (MiB) of process `pid`.
-fn process_sample(pid: u32) -> (Option<f64>, Option<f64>) {
+/// A process's CPU seconds and resident memory (MiB), when read.
+type Sample = (Option<f64>, Option<f64>);
+
+/// [`process_sample`] of each process, summed (`None` in one makes the sum `None`); `None`
+/// for no process.
+fn processes_sample(pids: &[u32]) -> Option<Sample> {
+    if pids.is_empty() {
+        return None;
+    }
+    let samples: Vec<Sample> = pids.iter().map(|&pid| process_sample(pid)).collect();
+    let cpu = samples.iter().map(|s| s.0).sum::<Option<f64>>();
+    let rss = samples.iter().map(|s| s.1).sum::<Option<f64>>();
+    Some((cpu, rss))
+}
+
+fn process_sample(pid: u32) -> Sample {
     let cpu = std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|stat| cpu_seconds(&stat));
@@ -533,10 +551,12 @@ async fn web_target(url: &str) -> Result<(String, SocketAddr)> {
 }
 
 async fn load(args: &Args) -> Result<Report> {
-    let cgos = match &args.cgos {
-        Some(a) if args.cgos_bots > 0 => Some(resolve(a).await?),
-        _ => None,
-    };
+    let mut cgos = Vec::with_capacity(args.cgos.len());
+    if args.cgos_bots > 0 {
+        for door in &args.cgos {
+            cgos.push(resolve(door).await?);
+        }
+    }
     let web = match &args.web {
         Some(url) if args.programs > 0 => Some(web_target(url).await?),
         _ => None,
@@ -562,8 +582,9 @@ async fn load(args: &Args) -> Result<Report> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() as u64);
     let mut tasks = Vec::with_capacity(participants);
-    if let Some(addr) = cgos {
+    if !cgos.is_empty() {
         for k in 0..args.cgos_bots {
+            let addr = cgos[k % cgos.len()];
             let bot = Bot {
                 who: k,
                 think_ms: args.think_ms,
@@ -596,9 +617,9 @@ async fn load(args: &Args) -> Result<Report> {
     }
     drop(stop);
     tokio::time::sleep_until(window.start.into()).await;
-    let before = args.server_pid.map(process_sample);
+    let before = processes_sample(&args.server_pid);
     tokio::time::sleep_until(window.end.into()).await;
-    let after = args.server_pid.map(process_sample);
+    let after = processes_sample(&args.server_pid);
     let _ = stop_tx.send(true);
     // Every participant closes its connections; those that have not within 10 s are dropped.
     let deadline = Instant::now() + Duration::from_secs(10);
