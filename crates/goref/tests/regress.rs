@@ -274,6 +274,34 @@ fn a_crash_ends_its_suite_with_the_engine_s_last_words_and_the_next_suite_runs()
     assert!(v["suites"][1]["crash"].is_null());
     assert_eq!(v["totals"]["crashes"], 1);
     assert_eq!(v["totals"]["skipped"], 1);
+
+    // An engine that stops answering is stopped after --timeout, as for a crash.
+    let hang = engine("faulty --hang-after 1 --seed 3");
+    let started = Instant::now();
+    let (code, out, _) = regress(
+        &dir,
+        &[
+            "--engine",
+            &hang,
+            "--timeout",
+            "1s",
+            "--json",
+            "first.tst",
+            "second.tst",
+        ],
+    );
+    assert!(started.elapsed().as_secs_f64() < 15.0);
+    assert_eq!(code, 1);
+    let v = json(&out);
+    assert_eq!(
+        verdicts(&v)
+            .iter()
+            .map(|t| t.1.as_str())
+            .collect::<Vec<_>>(),
+        ["pass", "FAIL", "skipped", "pass"]
+    );
+    let message = v["suites"][0]["crash"]["message"].as_str().unwrap();
+    assert!(message.contains("no answer within 1.0s"), "{message}");
 }
 
 #[test]

@@ -16,14 +16,15 @@ use goref_regress::Options;
 #[command(after_help = "\
 A suite is a file of GTP commands, one a line. `ID COMMAND` (ID a number) is a test; the \
 line after it, `#? [REGEX]`, is what the whole answer must match (`[!REGEX]`: must not match; \
-a trailing `*`: the test is expected to fail). Other commands just run; `#` starts a comment.
+a trailing `*`: the test is expected to fail). Other commands just run; `#` starts a comment. \
+`loadsgf FILE` names FILE relative to the suite's folder (goref sends it absolute).
 
 Verdicts, as gogui-regress writes them: pass (expected pass), FAIL (unexpected failure), fail \
 (expected failure), PASS (unexpected pass); skipped (not run after the engine crashed).
 
 Exit status: 0 when no test failed unexpectedly, 1 when one did or an engine crashed, 2 when \
 the run could not be done (a file that cannot be read or is not a suite, an engine that would \
-not start).")]
+not start). The book's chapter `goref regress` has examples.")]
 pub struct Args {
     /// Suites: `FILE.tst`, or `@LIST`, a file naming suites one a line (relative to the list's
     /// folder; `@OTHER` lines name lists; `#` lines and blank lines are skipped).
