@@ -13,5 +13,7 @@ pub mod run;
 pub mod suite;
 
 pub use report::{Comparison, RunJson, Totals};
-pub use run::{load, run, run_suite, Options, SuiteFile, SuiteResult, TestResult, Verdict};
+pub use run::{
+    load, run, run_suite, run_with_progress, Options, SuiteFile, SuiteResult, TestResult, Verdict,
+};
 pub use suite::{Expectation, Pattern, Step, StepKind, Suite, Test};

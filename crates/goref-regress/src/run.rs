@@ -3,7 +3,6 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use goref_gtp::{Engine, EngineSpec, GtpError};
@@ -334,8 +333,11 @@ async fn cputime(engine: &mut Engine, has: bool, limit: Duration) -> Option<f64>
 /// Runs one suite with a fresh engine.
 pub async fn run_suite(file: &SuiteFile, options: &Options) -> SuiteResult {
     let name = file.path.display().to_string();
-    let folder = std::path::absolute(file.path.parent().unwrap_or(Path::new("")))
-        .unwrap_or_else(|_| file.path.parent().unwrap_or(Path::new("")).to_path_buf());
+    let parent = file.path.parent().unwrap_or(Path::new(""));
+    let folder = match std::env::current_dir() {
+        Ok(cwd) if parent.is_relative() => cwd.join(parent),
+        _ => parent.to_path_buf(),
+    };
     let started = Instant::now();
     let mut result = SuiteResult {
         file: name.clone(),
@@ -502,18 +504,31 @@ fn crash_of(e: &GtpError, line: usize, command: &str) -> Crash {
 /// Runs every suite, `options.jobs` at once, each with a fresh engine; the results in the
 /// order of `files`.
 pub async fn run(files: &[SuiteFile], options: &Options) -> Vec<SuiteResult> {
-    let permits = Arc::new(tokio::sync::Semaphore::new(options.jobs.max(1)));
+    run_with_progress(files, options, |_, _| {}).await
+}
+
+/// [`run`], calling `done` with each suite's index and result as it ends (in the order they
+/// end).
+pub async fn run_with_progress(
+    files: &[SuiteFile],
+    options: &Options,
+    done: impl Fn(usize, &SuiteResult),
+) -> Vec<SuiteResult> {
+    // At most `jobs` suites at once, started in the order named.
     let mut tasks = tokio::task::JoinSet::new();
-    for (i, file) in files.iter().enumerate() {
-        let (file, options, permits) = (file.clone(), options.clone(), permits.clone());
-        tasks.spawn(async move {
-            let _permit = permits.acquire_owned().await;
-            (i, run_suite(&file, &options).await)
-        });
-    }
     let mut results: Vec<Option<SuiteResult>> = vec![None; files.len()];
-    while let Some(done) = tasks.join_next().await {
-        if let Ok((i, r)) = done {
+    let mut next = files.iter().enumerate();
+    loop {
+        while tasks.len() < options.jobs.max(1) {
+            let Some((i, file)) = next.next() else { break };
+            let (file, options) = (file.clone(), options.clone());
+            tasks.spawn(async move { (i, run_suite(&file, &options).await) });
+        }
+        let Some(finished) = tasks.join_next().await else {
+            break;
+        };
+        if let Ok((i, r)) = finished {
+            done(i, &r);
             results[i] = Some(r);
         }
     }

@@ -2,6 +2,7 @@
 //! `regression/` folder has them) against a GTP engine. The work is `goref_regress`'s; this
 //! reads the flags and prints.
 
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -87,7 +88,34 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .worker_threads(args.jobs.clamp(1, 8))
         .enable_all()
         .build()?;
-    let results = rt.block_on(goref_regress::run(&files, &options));
+    // Progress on a terminal: a line a suite as it ends (a run of GNU Go's whole folder
+    // takes minutes).
+    let progress = std::io::stderr().is_terminal();
+    let count = files.len();
+    let ended = std::sync::atomic::AtomicUsize::new(0);
+    let results = rt.block_on(goref_regress::run_with_progress(
+        &files,
+        &options,
+        |_, suite| {
+            let n = ended.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if progress {
+                let t = Totals::of(suite);
+                eprintln!(
+                    "[{n}/{count}] {}: {} tests, {} FAIL, {} PASS{} ({:.1}s)",
+                    suite.file,
+                    t.tests,
+                    t.unexpected_failures,
+                    t.unexpected_passes,
+                    if suite.crash.is_some() {
+                        ", crashed"
+                    } else {
+                        ""
+                    },
+                    suite.seconds
+                );
+            }
+        },
+    ));
     let now: Vec<_> = results.iter().flat_map(|s| s.tests.clone()).collect();
     let comparison = before.map(|old| Comparison::between(&old.tests, &now));
     let json = RunJson::of(&results, comparison.clone());
