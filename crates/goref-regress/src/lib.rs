@@ -16,4 +16,4 @@ pub use report::{Comparison, RunJson, Totals};
 pub use run::{
     load, run, run_suite, run_with_progress, Options, SuiteFile, SuiteResult, TestResult, Verdict,
 };
-pub use suite::{Expectation, Pattern, Step, StepKind, Suite, Test};
+pub use suite::{Expectation, Pattern, Step, StepKind, Suite, Test, Warning};

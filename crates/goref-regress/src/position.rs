@@ -213,23 +213,93 @@ impl Tracker {
     }
 }
 
-/// The position of `loadsgf FILE [UNTIL]` as GNU Go sets it: the setup, then the main line's
-/// moves before move number `UNTIL` (a number from 1), or before the first move at vertex
-/// `UNTIL`, or all of them.
+/// A node of a record: its properties, each an identifier and its values.
+type Node = Vec<(String, Vec<String>)>;
+
+/// The nodes of an SGF text's main line (its first game, the first variation at each
+/// branch), each a list of properties (identifier, values), read leniently: text outside
+/// properties is skipped, values are taken as written (escapes undone), and no property is
+/// checked. GNU Go reads records this way; goref-sgf's reader, which checks what a record
+/// means, refuses many of the records in GNU Go's suites (`TM[:(x:)]`, setup after moves).
+fn main_line(text: &str) -> Result<Vec<Node>, String> {
+    let Some(start) = text.find('(') else {
+        return Err("no game in the record".into());
+    };
+    let mut chars = text[start + 1..].chars().peekable();
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut ident = String::new();
+    while let Some(c) = chars.next() {
+        match c {
+            // The first variation continues the main line; its end ends it.
+            '(' => {}
+            ')' => break,
+            ';' => {
+                nodes.push(Vec::new());
+                ident.clear();
+            }
+            '[' => {
+                let mut value = String::new();
+                while let Some(v) = chars.next() {
+                    match v {
+                        '\\' => {
+                            if let Some(escaped) = chars.next() {
+                                value.push(escaped);
+                            }
+                        }
+                        ']' => break,
+                        v => value.push(v),
+                    }
+                }
+                if let Some(node) = nodes.last_mut() {
+                    // A value after a value belongs to the same property.
+                    match (ident.is_empty(), node.last_mut()) {
+                        (true, Some((_, values))) => values.push(value),
+                        (true, None) => {}
+                        (false, _) => node.push((std::mem::take(&mut ident), vec![value])),
+                    }
+                }
+            }
+            // FF[3]'s long names (`AddBlack`) are their capitals.
+            c if c.is_ascii_uppercase() => ident.push(c),
+            _ => {}
+        }
+    }
+    Ok(nodes)
+}
+
+/// The position of `loadsgf FILE [UNTIL]` as GNU Go sets it: along the main line, `AB` and
+/// `AW` stones are added wherever they come (a stone on an occupied point is left out), `AE`
+/// is ignored (GNU Go 3.8 ignores it), and `B`/`W` moves are played, captures included, until
+/// move number `UNTIL` (a number from 1: the moves before it are played) or the first move at
+/// vertex `UNTIL`; without `UNTIL`, all of them. A move on an occupied point ends the loading
+/// there, as in GNU Go.
 ///
 /// # Errors
 ///
-/// Why the position cannot be known: the file does not read as a record goref takes, or a move
-/// is on an occupied point.
+/// Why the position cannot be known: the file cannot be read, its size is not a board goref
+/// has, a point is not one of the board, or `HA` asks for handicap stones the record does not
+/// place (GNU Go would place them itself).
 pub fn load(file: &Path, until: Option<&str>) -> Result<Board, String> {
     let bytes = std::fs::read(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    let record = goref_sgf::parse(&String::from_utf8_lossy(&bytes))
-        .map_err(|e| format!("{}: {e}", file.display()))?;
-    if record.handicap.is_some_and(|h| h > 1) && record.setup.is_empty() {
-        return Err("HA without its stones (GNU Go would place them itself)".into());
-    }
-    let mut board = record.start_board().map_err(|e| e.to_string())?;
-    let geometry = board.geometry().clone();
+    let nodes = main_line(&String::from_utf8_lossy(&bytes))?;
+    let root = |id: &str| -> Option<&str> {
+        nodes
+            .first()?
+            .iter()
+            .find(|(i, _)| i == id)?
+            .1
+            .first()
+            .map(String::as_str)
+    };
+    let size: usize = match root("SZ") {
+        None => 19,
+        Some(v) => v
+            .trim()
+            .parse()
+            .map_err(|_| format!("SZ[{v}] is not one number"))?,
+    };
+    let geometry = Arc::new(Geometry::rect(size, size).map_err(|e| e.to_string())?);
+    let handicap: u32 = root("HA").and_then(|v| v.trim().parse().ok()).unwrap_or(0);
     let (number, at): (Option<usize>, Option<Point>) = match until {
         None => (None, None),
         Some(u) if u.starts_with(|c: char| ('1'..='9').contains(&c)) => (
@@ -241,25 +311,104 @@ pub fn load(file: &Path, until: Option<&str>) -> Result<Board, String> {
             _ => (None, None),
         },
     };
-    for (played, m) in record.moves.iter().enumerate() {
-        if number.is_some_and(|n| played + 1 >= n) {
-            break;
+    // `tt` (or nothing) is a pass on boards up to 19×19.
+    let point = |value: &str| -> Result<Option<Point>, String> {
+        let v = value.trim().as_bytes();
+        if v.is_empty() || (v == b"tt" && size <= 19) {
+            return Ok(None);
         }
-        if let Move::Play(p) = m.mv {
-            if at == Some(p) {
-                break;
+        match v {
+            [x, y] if x.is_ascii_lowercase() && y.is_ascii_lowercase() => geometry
+                .at(usize::from(x - b'a'), usize::from(y - b'a'))
+                .map(Some)
+                .ok_or_else(|| format!("[{value}] is off the {size}x{size} board")),
+            _ => Err(format!("[{value}] is not a point")),
+        }
+    };
+    let mut board = Board::new(geometry.clone());
+    let mut played = 0;
+    for node in &nodes {
+        for (id, values) in node {
+            match id.as_str() {
+                "AB" | "AW" => {
+                    let color = if id == "AB" {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    let mut colors = board.colors().to_vec();
+                    for v in values {
+                        if let Some(p) = point(v)? {
+                            colors[p.index()].get_or_insert(color);
+                        }
+                    }
+                    board = Board::from_colors(geometry.clone(), &colors)
+                        .map_err(|e| format!("the setup is not a position: {e}"))?;
+                }
+                "B" | "W" | "PL"
+                    if handicap > 1
+                        && board.stone_count(Color::Black) + board.stone_count(Color::White)
+                            == 0 =>
+                {
+                    let white = id == "W"
+                        || values
+                            .first()
+                            .is_some_and(|v| v.trim().starts_with(['w', 'W', '2']));
+                    if white {
+                        return Err("HA without its stones (GNU Go would place them)".into());
+                    }
+                    if id == "B" {
+                        play(
+                            &mut board,
+                            Color::Black,
+                            values,
+                            &point,
+                            number,
+                            at,
+                            &mut played,
+                        )?;
+                    }
+                }
+                "B" | "W" => {
+                    let color = if id == "B" {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    if !play(&mut board, color, values, &point, number, at, &mut played)? {
+                        return Ok(board);
+                    }
+                }
+                _ => {}
             }
-            if board.get(p).is_some() {
-                return Err(format!(
-                    "move {} ({}) is on an occupied point",
-                    played + 1,
-                    geometry.name(p)
-                ));
-            }
-            board.play_unchecked(p, m.color);
         }
     }
     Ok(board)
+}
+
+/// Plays one record move on `board`, unless loading stops before it (then `false`).
+fn play(
+    board: &mut Board,
+    color: Color,
+    values: &[String],
+    point: &impl Fn(&str) -> Result<Option<Point>, String>,
+    number: Option<usize>,
+    at: Option<Point>,
+    played: &mut usize,
+) -> Result<bool, String> {
+    let mv = point(values.first().map_or("", String::as_str))?;
+    if (mv.is_some() && mv == at) || number.is_some_and(|n| *played + 1 == n) {
+        return Ok(false);
+    }
+    if let Some(p) = mv {
+        if board.get(p).is_some() {
+            // GNU Go stops at a move on an occupied point.
+            return Ok(false);
+        }
+        board.play_unchecked(p, color);
+    }
+    *played += 1;
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -308,6 +457,18 @@ mod tests {
         assert_eq!(ascii(&t), "X.X\n.X.\n..O\n");
         t.observe(&format!("loadsgf {name}.missing"), true, "black");
         assert!(t.board().is_err());
+        // What goref-sgf would refuse, read as GNU Go reads it: a clock that is no number, a
+        // comment with `]` escaped, setup after a move, AE ignored, the first variation
+        // followed, a move on an occupied point ending the loading.
+        std::fs::write(
+            &file,
+            "(;SZ[3]TM[:(x:)]C[a \\] b];B[bb]AE[bb];AW[aa](;W[cc];B[bb];W[ca])(;W[ac]))",
+        )
+        .unwrap();
+        t.observe(&format!("loadsgf {name}"), true, "white");
+        assert_eq!(ascii(&t), "O..\n.X.\n..O\n");
+        t.observe(&format!("loadsgf {name} 2"), true, "white");
+        assert_eq!(ascii(&t), "O..\n.X.\n...\n");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

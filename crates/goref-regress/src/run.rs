@@ -131,6 +131,9 @@ fn expand(
     let folder = path.parent().unwrap_or(Path::new("")).to_path_buf();
     lists.push(key);
     for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.trim_ascii_start().starts_with(b"#") {
+            continue;
+        }
         let line = std::str::from_utf8(line)
             .map_err(|_| error(ErrorKind::ListNotText { line: n + 1 }))?
             .trim();

@@ -23,11 +23,41 @@ use regex::{Regex, RegexBuilder};
 /// few vertices; this bounds what an arbitrary file can cost).
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
-/// A suite as read: its steps, in order. Comments are not kept.
+/// A suite as read: its steps, in order, and what was read leniently. Comments are not kept.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Suite {
     /// The commands and tests.
     pub steps: Vec<Step>,
+    /// Lines read though not quite of the format.
+    pub warnings: Vec<Warning>,
+}
+
+/// A line read though not quite of the format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    /// The line, from 1.
+    pub line: usize,
+    /// What is not of the format.
+    pub kind: WarningKind,
+}
+
+/// What a [`Warning`] is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WarningKind {
+    /// A pattern without its closing `]`, read as if it were there (as GNU Go's `regress.awk`
+    /// reads it; gogui-regress refuses it).
+    NoClosingBracket(String),
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            WarningKind::NoClosingBracket(p) => write!(
+                f,
+                "the pattern {p:?} has no closing `]`: read as if it ended there"
+            ),
+        }
+    }
 }
 
 /// One command of a suite, and where it is.
@@ -168,7 +198,7 @@ impl fmt::Display for Pattern {
 /// What is wrong with a line of a suite.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
-    /// The line is not UTF-8 text.
+    /// A command or pattern that is not UTF-8 text (comments may be in any encoding).
     NotText,
     /// A control character (other than a tab) inside a command: GTP has none.
     ControlCharacter,
@@ -178,8 +208,6 @@ pub enum ErrorKind {
     ExpectationAfterCommand,
     /// A pattern that does not start with `[`.
     NoOpeningBracket(String),
-    /// A pattern that does not end with `]` (before the `*`).
-    NoClosingBracket(String),
     /// A regular expression that does not compile.
     BadRegex {
         /// The expression.
@@ -196,7 +224,7 @@ pub enum ErrorKind {
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ErrorKind::NotText => f.write_str("the line is not UTF-8 text"),
+            ErrorKind::NotText => f.write_str("the command is not UTF-8 text"),
             ErrorKind::ControlCharacter => {
                 f.write_str("a control character inside a command (GTP has none)")
             }
@@ -209,9 +237,6 @@ impl fmt::Display for ErrorKind {
             ),
             ErrorKind::NoOpeningBracket(p) => {
                 write!(f, "the pattern {p:?} does not start with `[`")
-            }
-            ErrorKind::NoClosingBracket(p) => {
-                write!(f, "the pattern {p:?} does not end with `]` (or `]*`)")
             }
             ErrorKind::BadRegex { pattern, message } => {
                 let first = message.lines().last().unwrap_or_default().trim();
@@ -249,20 +274,24 @@ fn trim(line: &str) -> &str {
 }
 
 /// `#? ...` (already trimmed, without `#?`) as an expectation.
-fn expectation(text: &str) -> Result<Expectation, ErrorKind> {
+fn expectation(text: &str) -> Result<(Expectation, Option<WarningKind>), ErrorKind> {
     let text = trim(text);
     if text.is_empty() {
-        return Ok(Expectation::default());
+        return Ok((Expectation::default(), None));
     }
     let (text, expected_failure) = match text.strip_suffix('*') {
-        Some(rest) => (rest, true),
+        Some(rest) => (trim(rest), true),
         None => (text, false),
     };
     let Some(inner) = text.strip_prefix('[') else {
         return Err(ErrorKind::NoOpeningBracket(text.to_string()));
     };
-    let Some(inner) = inner.strip_suffix(']') else {
-        return Err(ErrorKind::NoClosingBracket(text.to_string()));
+    // GNU Go's own suites have a few patterns without their `]` (`#? [1 1 D6`), which
+    // gogui-regress refuses and GNU Go's `regress.awk` reads as if it were there: so does
+    // goref, with a warning.
+    let (inner, warning) = match inner.strip_suffix(']') {
+        Some(inner) => (inner, None),
+        None => (inner, Some(WarningKind::NoClosingBracket(text.to_string()))),
     };
     let inner = trim(inner);
     // Trimmed after the `!` too (gogui-regress would keep `[! B2]`'s space, which no answer
@@ -275,10 +304,13 @@ fn expectation(text: &str) -> Result<Expectation, ErrorKind> {
         pattern: source.to_string(),
         message,
     })?;
-    Ok(Expectation {
-        pattern: Some(pattern),
-        expected_failure,
-    })
+    Ok((
+        Expectation {
+            pattern: Some(pattern),
+            expected_failure,
+        },
+        warning,
+    ))
 }
 
 /// A command line (trimmed, not a comment) as a step: a test when it starts with a number and
@@ -318,6 +350,7 @@ impl Suite {
     /// The first line that is not of the format, and why.
     pub fn parse(bytes: &[u8]) -> Result<Suite, ParseError> {
         let mut steps: Vec<Step> = Vec::new();
+        let mut warnings = Vec::new();
         // Whether the last line was a command (a `#?` may follow it).
         let mut last_was_command = false;
         for (n, raw) in bytes.split(|&b| b == b'\n').enumerate() {
@@ -326,6 +359,13 @@ impl Suite {
                 line: line_no,
                 kind,
             };
+            // Comments may be in any encoding (GNU Go's STS-RV suites have Latin-1 names in
+            // theirs): only commands and patterns must be UTF-8.
+            let start = raw.iter().position(|&b| b > b' ').unwrap_or(raw.len());
+            if raw[start..].starts_with(b"#") && !raw[start..].starts_with(b"#?") {
+                last_was_command = false;
+                continue;
+            }
             let text = std::str::from_utf8(raw).map_err(|_| error(ErrorKind::NotText))?;
             let text = trim(text);
             if let Some(rest) = text.strip_prefix("#?") {
@@ -340,7 +380,14 @@ impl Suite {
                 else {
                     return Err(error(ErrorKind::ExpectationAfterCommand));
                 };
-                test.expectation = expectation(rest).map_err(error)?;
+                let (read, warning) = expectation(rest).map_err(error)?;
+                test.expectation = read;
+                if let Some(kind) = warning {
+                    warnings.push(Warning {
+                        line: line_no,
+                        kind,
+                    });
+                }
                 continue;
             }
             if text.is_empty() || text.starts_with('#') {
@@ -353,7 +400,7 @@ impl Suite {
             });
             last_was_command = true;
         }
-        Ok(Suite { steps })
+        Ok(Suite { steps, warnings })
     }
 
     /// The tests, in order.
@@ -464,6 +511,21 @@ mod tests {
     }
 
     #[test]
+    fn a_pattern_without_its_closing_bracket_is_read_with_a_warning() {
+        let s = parse("1 a\n#? [1 1 D6\n2 b\n#? [C3] *\n3 c\n#? [x *\n").unwrap();
+        assert!(test(&s, 0).expectation.passes("1 1 D6"));
+        assert!(!test(&s, 0).expectation.expected_failure);
+        assert!(test(&s, 1).expectation.expected_failure);
+        assert!(test(&s, 2).expectation.expected_failure && test(&s, 2).expectation.passes("x"));
+        let lines: Vec<usize> = s.warnings.iter().map(|w| w.line).collect();
+        assert_eq!(lines, [2, 6]);
+        assert_eq!(
+            s.warnings[0].to_string(),
+            "the pattern \"[1 1 D6\" has no closing `]`: read as if it ended there"
+        );
+    }
+
+    #[test]
     fn the_whole_answer_matches_across_lines() {
         let s = parse("1 list\n#? [a.b]\n2 x\n#? [(a|b) c]\n").unwrap();
         assert!(test(&s, 0).expectation.passes("a\nb"));
@@ -474,7 +536,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_line_and_the_fault() {
-        let cases: [(&str, usize, ErrorKind); 8] = [
+        let cases: [(&str, usize, ErrorKind); 7] = [
             ("#? [a]\n", 1, ErrorKind::ExpectationWithoutTest),
             ("1 a\n\n#? [a]\n", 3, ErrorKind::ExpectationWithoutTest),
             (
@@ -484,11 +546,6 @@ mod tests {
             ),
             ("play b c3\n#? [a]\n", 2, ErrorKind::ExpectationAfterCommand),
             ("1 a\n#? a]\n", 2, ErrorKind::NoOpeningBracket("a]".into())),
-            (
-                "1 a\n#? [a] *\n",
-                2,
-                ErrorKind::NoClosingBracket("[a] ".into()),
-            ),
             (
                 "x\n99999999999 a\n",
                 2,
@@ -511,6 +568,8 @@ mod tests {
             Suite::parse(b"a\n\xffb\n").unwrap_err().kind,
             ErrorKind::NotText
         );
+        // A comment may be in another encoding (Latin-1 here).
+        assert_eq!(Suite::parse(b"# Vil\xe0\n a\n").unwrap().steps.len(), 1);
     }
 
     /// Random suites of the pieces real ones are made of, and garbage: parsing never panics,

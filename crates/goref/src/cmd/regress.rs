@@ -65,6 +65,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .map_err(anyhow::Error::msg)
         .context("--engine")?;
     let files = goref_regress::load(&args.suites)?;
+    for file in &files {
+        for w in &file.suite.warnings {
+            eprintln!("goref: {}:{}: warning: {w}", file.path.display(), w.line);
+        }
+    }
     let before = match &args.compare {
         Some(path) => {
             let text = std::fs::read_to_string(path)
