@@ -442,7 +442,22 @@ pub fn html(suites: &[SuiteResult], engine: &str, compare: Option<&Comparison>) 
          font-weight:bold}.test{margin:1.5em 0;padding-top:.5em;border-top:1px solid #ccc}\
          pre{background:#f4f4f4;padding:4px}</style></head><body>\n<h1>Regression run</h1>\n",
     );
-    let _ = writeln!(page, "<p>Engine: <code>{}</code></p>", escape(engine));
+    let mut idents: Vec<&str> = suites
+        .iter()
+        .map(|s| s.engine.as_str())
+        .filter(|e| !e.is_empty())
+        .collect();
+    idents.dedup();
+    let _ = writeln!(
+        page,
+        "<p>Engine: <code>{}</code>{}</p>",
+        escape(engine),
+        if idents.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", escape(&idents.join(", ")))
+        }
+    );
     page.push_str(
         "<table><tr><th class=\"l\">suite</th><th>tests</th><th>FAIL</th><th>fail</th>\
          <th>PASS</th><th>pass</th><th>skipped</th><th>error</th><th>time</th><th>cpu</th>\

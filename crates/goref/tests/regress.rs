@@ -484,3 +484,59 @@ fn gnugo_on_its_own_suites_fails_where_they_expect_it_to() {
     assert_eq!(html.matches("<svg").count(), 8);
     assert!(!html.contains("Position not known"));
 }
+
+/// Ctrl-C stops the run at once with status 130, and its engines with it.
+#[test]
+fn an_interrupt_stops_the_run_and_its_engines() {
+    let dir = folder("interrupt");
+    write(
+        &dir.join("slow.tst"),
+        "boardsize 9\n1 genmove b\n2 genmove b\n",
+    );
+    // A seed no other test (or run) uses marks this test's engine among the processes.
+    let seed = 390_000_000 + std::process::id();
+    let slow = engine(&format!("faulty --slow 30s --seed {seed}"));
+    let mut child = Command::new(GOREF)
+        .args(["regress", "--engine", &slow, "slow.tst"])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let engines = || {
+        let out = Command::new("pgrep")
+            // The engine's command line, not goref's (whose --engine argument has it too).
+            .args([
+                "-f",
+                &format!("^[^ ]*goref engine faulty --slow 30s --seed {seed}$"),
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    };
+    let started = Instant::now();
+    while engines() == 0 && started.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    if engines() != 1 {
+        let _ = child.kill();
+        panic!("the engine is not running alone: {} found", engines());
+    }
+    // SAFETY: a signal to the goref this test started.
+    unsafe {
+        libc::kill(i32::try_from(child.id()).unwrap(), libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(
+        started.elapsed().as_secs() < 20,
+        "it did not wait for the engine"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("stopped by a signal"), "{stderr}");
+    let gone = Instant::now();
+    while engines() > 0 && gone.elapsed().as_secs() < 5 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(engines(), 0, "the engine was stopped");
+}

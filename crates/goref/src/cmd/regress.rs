@@ -98,29 +98,40 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let progress = std::io::stderr().is_terminal();
     let count = files.len();
     let ended = std::sync::atomic::AtomicUsize::new(0);
-    let results = rt.block_on(goref_regress::run_with_progress(
-        &files,
-        &options,
-        |_, suite| {
-            let n = ended.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if progress {
-                let t = Totals::of(suite);
-                eprintln!(
-                    "[{n}/{count}] {}: {} tests, {} FAIL, {} PASS{} ({:.1}s)",
-                    suite.file,
-                    t.tests,
-                    t.unexpected_failures,
-                    t.unexpected_passes,
-                    if suite.crash.is_some() {
-                        ", crashed"
-                    } else {
-                        ""
-                    },
-                    suite.seconds
-                );
-            }
-        },
-    ));
+    let run = goref_regress::run_with_progress(&files, &options, |_, suite| {
+        let n = ended.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if progress {
+            let t = Totals::of(suite);
+            eprintln!(
+                "[{n}/{count}] {}: {} tests, {} FAIL, {} PASS{} ({:.1}s)",
+                suite.file,
+                t.tests,
+                t.unexpected_failures,
+                t.unexpected_passes,
+                if suite.crash.is_some() {
+                    ", crashed"
+                } else {
+                    ""
+                },
+                suite.seconds
+            );
+        }
+    });
+    // Ctrl-C, SIGTERM, SIGHUP: the engines are killed (with the runtime's tasks) and goref
+    // ends with the signal's status.
+    let results = match rt.block_on(async {
+        tokio::select! {
+            results = run => Ok(results),
+            signal = stopped() => Err(signal),
+        }
+    }) {
+        Ok(results) => results,
+        Err(signal) => {
+            drop(rt);
+            eprintln!("goref: regress stopped by a signal; its engines were stopped");
+            return Ok(super::signal_exit(Some(signal)));
+        }
+    };
     let now: Vec<_> = results.iter().flat_map(|s| s.tests.clone()).collect();
     let comparison = before.map(|old| Comparison::between(&old.tests, &now));
     let json = RunJson::of(&results, comparison.clone());
@@ -149,4 +160,21 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::from(Totals::sum(&results).exit_code()))
+}
+
+/// The first of SIGINT, SIGTERM, SIGHUP, by number (never, if they cannot be watched).
+async fn stopped() -> i32 {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => libc::SIGINT,
+        _ = term.recv() => libc::SIGTERM,
+        _ = hup.recv() => libc::SIGHUP,
+    }
 }
