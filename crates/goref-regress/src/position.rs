@@ -6,9 +6,10 @@
 //! Following the commands needs nothing from the engine and says when it cannot know: the
 //! commands that set the board (`boardsize`, `rectangular_boardsize`, `clear_board`,
 //! `loadsgf FILE [N|VERTEX]` as GNU Go reads it, `play`, the moves answered to `genmove` and
-//! `kgs-genmove_cleanup`, `undo`, the handicap commands) are followed exactly, captures and
-//! suicide included (the engine accepted the move, so its rules allowed it); a command known to
-//! change the board in a way not followed (`gg-undo`, `trymove`, `popgo`, GTP 1's `black`…)
+//! `kgs-genmove_cleanup`, `undo`, the handicap commands, GNU Go's `trymove`, `tryko`, `popgo`
+//! and `gg-undo`) are followed exactly, captures and suicide included (the engine accepted the
+//! move, so its rules allowed it); a command known to change the board in a way not followed
+//! (`restricted_genmove`, GTP 1's `black`, `white`…)
 //! makes the position unknown until the next `boardsize`, `clear_board` or `loadsgf`, and so
 //! does anything that does not fit (a move on an occupied point, a record that does not read).
 //! Every other command is taken to leave the board as it is (GNU Go's `reg_genmove`, `attack`,
@@ -22,10 +23,6 @@ use goref_rules::{Board, Color, Geometry, Move, Point};
 
 /// Commands that change the board in ways the tracker does not follow.
 const UNFOLLOWED: &[&str] = &[
-    "gg-undo",
-    "trymove",
-    "tryko",
-    "popgo",
     "restricted_genmove",
     "black",
     "white",
@@ -112,6 +109,16 @@ impl Tracker {
         }
     }
 
+    /// Takes back `n` moves.
+    fn undo(&mut self, n: usize) {
+        for _ in 0..n {
+            match self.history.pop() {
+                Some(before) if self.state.is_ok() => self.state = Ok(before),
+                _ => return self.unknown("undo past what was followed".into()),
+            }
+        }
+    }
+
     /// Follows one command (as sent, paths already absolute) and the engine's answer to it:
     /// `success` for `=`, and its text.
     pub fn observe(&mut self, command: &str, success: bool, answer: &str) {
@@ -146,7 +153,8 @@ impl Tracker {
                 Some((w, h)) => self.empty(w, h),
                 None => self.unknown("clear_board before any board size".into()),
             },
-            "play" => {
+            // GNU Go's `trymove`/`tryko` play a move to be taken back by `popgo`.
+            "play" | "trymove" | "tryko" => {
                 let color = args.first().and_then(|c| parse_color(c));
                 match (color, args.get(1).and_then(|v| vertex(v))) {
                     (Some(c), Some(mv)) => self.play(&[(c, mv)], command, true),
@@ -170,9 +178,12 @@ impl Tracker {
                     _ => {}
                 }
             }
-            "undo" => match self.history.pop() {
-                Some(before) if self.state.is_ok() => self.state = Ok(before),
-                _ => self.unknown("undo past what was followed".into()),
+            "undo" | "popgo" => self.undo(1),
+            // GNU Go's `gg-undo [N]`: N moves (1 without a number).
+            "gg-undo" => match args.first().map(|n| n.parse::<usize>()) {
+                None => self.undo(1),
+                Some(Ok(n)) => self.undo(n),
+                Some(Err(_)) => self.unknown(format!("'{command}': not a number of moves")),
             },
             "fixed_handicap" | "place_free_handicap" | "set_free_handicap" => {
                 let list = if name == "set_free_handicap" {
@@ -436,7 +447,15 @@ mod tests {
         t.observe("set_free_handicap c3 c2", true, "");
         assert_eq!(ascii(&t), "..X\nX.X\nO..\n");
         t.observe("trymove b b2", true, "");
-        assert!(t.board().unwrap_err().contains("trymove"));
+        assert_eq!(ascii(&t), "..X\nXXX\nO..\n");
+        t.observe("popgo", true, "");
+        assert_eq!(ascii(&t), "..X\nX.X\nO..\n");
+        t.observe("play w b3", true, "");
+        t.observe("play w a3", true, "");
+        t.observe("gg-undo 2", true, "");
+        assert_eq!(ascii(&t), "..X\nX.X\nO..\n");
+        t.observe("black c1", true, "");
+        assert!(t.board().unwrap_err().contains("'black c1'"));
         t.observe("clear_board", true, "");
         assert_eq!(ascii(&t), "...\n...\n...\n");
     }
