@@ -181,15 +181,27 @@ impl Comparison {
     /// Compares `now` with the tests of an earlier run.
     #[must_use]
     pub fn between(before: &[TestResult], now: &[TestResult]) -> Comparison {
-        let old: BTreeMap<(&str, u32), Verdict> = before
-            .iter()
-            .map(|t| ((t.file.as_str(), t.id), t.verdict))
+        // A suite that uses a number twice has its tests told apart by their order.
+        fn keyed(tests: &[TestResult]) -> Vec<((&str, u32, usize), &TestResult)> {
+            let mut count: BTreeMap<(&str, u32), usize> = BTreeMap::new();
+            tests
+                .iter()
+                .map(|t| {
+                    let n = count.entry((t.file.as_str(), t.id)).or_default();
+                    *n += 1;
+                    ((t.file.as_str(), t.id, *n), t)
+                })
+                .collect()
+        }
+        let old: BTreeMap<(&str, u32, usize), Verdict> = keyed(before)
+            .into_iter()
+            .map(|(k, t)| (k, t.verdict))
             .collect();
         let mut c = Comparison::default();
         let mut seen = std::collections::BTreeSet::new();
-        for t in now {
-            seen.insert((t.file.as_str(), t.id));
-            let Some(&was) = old.get(&(t.file.as_str(), t.id)) else {
+        for (key, t) in keyed(now) {
+            seen.insert(key);
+            let Some(&was) = old.get(&key) else {
                 c.new_tests += 1;
                 continue;
             };
@@ -546,4 +558,58 @@ pub fn html(suites: &[SuiteResult], engine: &str, compare: Option<&Comparison>) 
     }
     page.push_str("</body></html>\n");
     page
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn test(file: &str, id: u32, verdict: Verdict) -> TestResult {
+        TestResult {
+            file: file.into(),
+            line: 1,
+            id,
+            command: "genmove b".into(),
+            expected: "[C3]".into(),
+            got: "C3".into(),
+            verdict,
+            seconds: 0.0,
+            cpu: None,
+            position: None,
+        }
+    }
+
+    #[test]
+    fn comparison_by_suite_number_and_order() {
+        use Verdict::*;
+        let before = [
+            test("a.tst", 1, Pass),
+            test("a.tst", 2, UnexpectedFail),
+            test("a.tst", 2, Pass),
+            test("a.tst", 3, ExpectedFail),
+            test("b.tst", 1, Pass),
+        ];
+        let now = [
+            test("a.tst", 1, Skipped),
+            test("a.tst", 2, Pass),
+            test("a.tst", 2, ExpectedFail),
+            test("a.tst", 3, UnexpectedPass),
+            test("a.tst", 4, Pass),
+        ];
+        let c = Comparison::between(&before, &now);
+        let ids = |l: &[Change]| {
+            l.iter()
+                .map(|c| (c.id, c.before, c.now))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            ids(&c.newly_failing),
+            [(1, Pass, Skipped), (2, Pass, ExpectedFail)]
+        );
+        assert_eq!(
+            ids(&c.newly_passing),
+            [(2, UnexpectedFail, Pass), (3, ExpectedFail, UnexpectedPass)]
+        );
+        assert_eq!((c.new_tests, c.gone_tests), (1, 1));
+    }
 }
