@@ -70,6 +70,9 @@ pub struct BuiltinEngine {
     /// Black's handicap stones on the empty board (`set_free_handicap`,
     /// `place_free_handicap`); White moves first after them.
     handicap: Vec<Point>,
+    /// The starting position of a record read by `loadsgf` (its setup stones and who moves
+    /// first), until the next `boardsize` or `clear_board`.
+    start: Option<(Vec<Option<Color>>, Color)>,
 }
 
 impl BuiltinEngine {
@@ -109,6 +112,7 @@ impl BuiltinEngine {
             cleanups: 0,
             statuses: 0,
             handicap: Vec::new(),
+            start: None,
         }
     }
 
@@ -123,7 +127,11 @@ impl BuiltinEngine {
     fn rebuild(&mut self, moves: &[(Color, Move)]) -> Result<(), String> {
         let mut game =
             Game::rect(self.width, self.height, self.rules).map_err(|e| e.to_string())?;
-        if !self.handicap.is_empty() {
+        if let Some((colors, to_move)) = &self.start {
+            let board = goref_rules::Board::from_colors(game.geometry().clone(), colors)
+                .map_err(|e| e.to_string())?;
+            game = Game::from_position(board, *to_move, self.rules);
+        } else if !self.handicap.is_empty() {
             let mut colors = vec![None; game.geometry().len()];
             for p in &self.handicap {
                 colors[p.index()] = Some(Color::Black);
@@ -187,6 +195,7 @@ impl BuiltinEngine {
         }
         if after(self.faults.crash_after) {
             let _ = io::stdout().flush();
+            eprintln!("goref-faulty: crashing at genmove {n} as asked");
             std::process::exit(3);
         }
         if after(self.faults.hang_after) {
@@ -230,6 +239,74 @@ impl BuiltinEngine {
             Ok(_) => Answer::Success(format_move(self.game.geometry(), mv)),
             Err(e) => Answer::Failure(format!("internal error: {e}")),
         }
+    }
+}
+
+impl BuiltinEngine {
+    /// `loadsgf FILE [N]`: the record's board, setup and main line up to (not including) move
+    /// `N`, as GNU Go reads it; answers the colour to move.
+    fn loadsgf(&mut self, args: &[&str]) -> Answer {
+        let Some(file) = args.first() else {
+            return Answer::Failure("missing filename".into());
+        };
+        let record = match std::fs::read(file) {
+            Ok(bytes) => goref_sgf::parse(&String::from_utf8_lossy(&bytes)),
+            Err(_) => return Answer::Failure(format!("cannot open or parse '{file}'")),
+        };
+        let Ok(record) = record else {
+            return Answer::Failure(format!("cannot open or parse '{file}'"));
+        };
+        let until = match args.get(1).map(|a| a.parse::<usize>()) {
+            None => usize::MAX,
+            Some(Ok(n)) if n >= 1 => n,
+            Some(_) => return Answer::Failure("move number is not a number from 1".into()),
+        };
+        let Ok(board) = record.start_board() else {
+            return Answer::Failure(format!("cannot load '{file}'"));
+        };
+        let first = record
+            .first_player
+            .or_else(|| record.moves.first().map(|m| m.color))
+            .unwrap_or(Color::Black);
+        let (width, height) = (self.width, self.height);
+        (self.width, self.height) = (record.width, record.height);
+        self.handicap.clear();
+        self.start = Some((board.colors().to_vec(), first));
+        let moves: Vec<(Color, Move)> = record
+            .moves
+            .iter()
+            .take(until - 1)
+            .map(|m| (m.color, m.mv))
+            .collect();
+        if let Err(e) = self.rebuild(&moves) {
+            (self.width, self.height) = (width, height);
+            self.start = None;
+            let _ = self.rebuild(&[]);
+            return Answer::Failure(format!("cannot load '{file}': {e}"));
+        }
+        let to_move = record
+            .moves
+            .get(until - 1)
+            .map_or(self.game.to_move(), |m| m.color);
+        Answer::Success(match to_move {
+            Color::Black => "black".into(),
+            Color::White => "white".into(),
+        })
+    }
+}
+
+/// The CPU time this process has used, in seconds.
+fn cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec into the one given.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } == 0;
+    if ok {
+        t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
+    } else {
+        0.0
     }
 }
 
@@ -303,6 +380,8 @@ impl BuiltinEngine {
             "goref-rules",
             "set_free_handicap",
             "place_free_handicap",
+            "loadsgf",
+            "cputime",
         ]
     }
 
@@ -327,6 +406,7 @@ impl BuiltinEngine {
                 }
                 (self.width, self.height) = (w, h);
                 self.handicap.clear();
+                self.start = None;
                 match self.rebuild(&[]) {
                     Ok(()) => ok(""),
                     Err(e) => fail(&e),
@@ -376,6 +456,7 @@ impl BuiltinEngine {
             }
             "clear_board" => {
                 self.handicap.clear();
+                self.start = None;
                 match self.rebuild(&[]) {
                     Ok(()) => ok(""),
                     Err(e) => fail(&e),
@@ -439,6 +520,8 @@ impl BuiltinEngine {
             "showboard" => Answer::Success(format!("\n{}", self.game.board().to_ascii())),
             "final_score" => ok(&self.game.score().outcome().to_sgf()),
             "time_settings" | "kgs-time_settings" | "time_left" => ok(""),
+            "loadsgf" => self.loadsgf(args),
+            "cputime" => ok(&format!("{:.3}", cpu_seconds())),
             _ => fail("unknown command"),
         }
     }
@@ -543,6 +626,35 @@ mod tests {
         let mut e = BuiltinEngine::scripted(Script::default());
         let out = talk(&mut e, "final_status_list dead\nkgs-genmove_cleanup b\n");
         assert_eq!(out, "? unknown command\n\n? unknown command\n\n");
+    }
+
+    #[test]
+    fn loadsgf_sets_up_a_record_up_to_a_move_and_cputime_counts() {
+        let dir = std::env::temp_dir().join(format!("goref-gtp-loadsgf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("a.sgf");
+        std::fs::write(&file, "(;SZ[3]AW[aa];B[bb];W[cc];B[ca])").unwrap();
+        let f = file.display();
+        let mut e = BuiltinEngine::random(1);
+        let out = talk(
+            &mut e,
+            &format!(
+                "loadsgf {f} 2\nshowboard\nloadsgf {f}\nshowboard\nclear_board\nshowboard\n\
+                 loadsgf {f}.missing\ncputime\n"
+            ),
+        );
+        // showboard's board ends with a line end of its own: an empty line more.
+        let replies: Vec<&str> = out.split("\n\n").map(str::trim).collect();
+        let replies: Vec<&str> = replies.into_iter().filter(|r| !r.is_empty()).collect();
+        assert_eq!(replies[0], "= white");
+        assert_eq!(replies[1], "= \nO..\n.X.\n...");
+        assert_eq!(replies[2], "= white");
+        assert_eq!(replies[3], "= \nO.X\n.X.\n..O");
+        assert_eq!(replies[4..6], ["=", "= \n...\n...\n..."]);
+        assert!(replies[6].starts_with("? cannot open"), "{out}");
+        let cpu: f64 = replies[7].strip_prefix("= ").unwrap().parse().unwrap();
+        assert!(cpu > 0.0, "{out}");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

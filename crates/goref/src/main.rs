@@ -50,6 +50,10 @@ enum Command {
     Judge(cmd::judge::Args),
     /// The exact result under perfect play, from the empty board or the end of a record.
     Solve(cmd::solve::Args),
+    /// Run regression suites (gogui-regress's .tst files, as GNU Go's) against a GTP engine:
+    /// pass/FAIL/fail/PASS per test, a table, JSON, an HTML report, a comparison with an
+    /// earlier run.
+    Regress(Box<cmd::regress::Args>),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +76,7 @@ fn main() -> ExitCode {
             | Command::Worker(_)
             | Command::Connect(_)
             | Command::CheckEngine(_)
+            | Command::Regress(_)
     ) {
         find_self_first();
     }
@@ -89,6 +94,7 @@ fn main() -> ExitCode {
         Command::CheckEngine(args) => cmd::check_engine::run(&args),
         Command::Judge(args) => cmd::judge::run(&args),
         Command::Solve(args) => cmd::solve::run(&args),
+        Command::Regress(args) => cmd::regress::run(&args),
     };
     match result {
         Ok(code) => code,
