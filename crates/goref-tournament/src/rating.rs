@@ -2948,6 +2948,54 @@ mod tests {
         assert!(worst < 0.25, "worst {worst}");
     }
 
+    // Badly conditioned pools with anchored players: a ladder anchored at both ends (the
+    // free players' level pinned through a long chain), and anchored players with a single
+    // game each among 300 free ones.
+    #[test]
+    fn hard_pools_with_anchored_players() {
+        let mut rng = Rng(3);
+        let mut g = Vec::new();
+        for _ in 0..1200 {
+            let black = rng.below(119);
+            let white = black + 1 + rng.below(2).min(118 - black);
+            let result = [B, W, W, D][rng.below(4)];
+            g.push(RatedGame {
+                black,
+                white,
+                result,
+            });
+        }
+        let opts = anchored(&[(0, 0.0), (119, 3000.0)]);
+        let (s, d) = both(120, &g, &opts);
+        assert_same_fit(&s, &d, true);
+        let mut g = tournament(300, 3000, 800.0, 29);
+        g.extend([
+            RatedGame {
+                black: 300,
+                white: 7,
+                result: B,
+            },
+            RatedGame {
+                black: 11,
+                white: 301,
+                result: D,
+            },
+            RatedGame {
+                black: 302,
+                white: 12,
+                result: W,
+            },
+        ]);
+        for prior in [1.0, 0.0] {
+            let opts = FitOptions {
+                prior_draws: prior,
+                ..anchored(&[(300, 2000.0), (301, -500.0), (302, 700.0)])
+            };
+            let (s, d) = both(303, &g, &opts);
+            assert_same_fit(&s, &d, true);
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
