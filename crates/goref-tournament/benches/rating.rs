@@ -7,6 +7,8 @@
 //!   diagonal approximation (as the server fits);
 //! - `sparse/2000x20000/warm_after_one_game`: the same games and one more, started from the
 //!   fit of the 20,000 (a server's refit after a game);
+//! - `sparse/2000x20000/three_anchors`: as `scratch`, with three players' ratings fixed
+//!   ([`Anchor::Players`]: the Newton steps on the other players' ratings only);
 //! - `sparse/200x2000/scratch` and `dense/200x2000`: 200 players and 2,000 games by
 //!   [`fit_from`] (exact intervals: 200 conjugate-gradient solves) and by the dense [`fit`],
 //!   for the ratio; `sparse/200x2000/scratch_diagonal` with the diagonal approximation.
@@ -15,7 +17,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use goref_tournament::pairing::Scored;
-use goref_tournament::rating::{fit, fit_from, FitOptions, Intervals, RatedGame, Start};
+use goref_tournament::rating::{fit, fit_from, Anchor, FitOptions, Intervals, RatedGame, Start};
 
 /// xorshift64*: the same games at every run.
 struct Rng(u64);
@@ -82,6 +84,13 @@ fn rating(c: &mut Criterion) {
     let start = Start::from(&last);
     group.bench_function("2000x20000/warm_after_one_game", |b| {
         b.iter(|| fit_from(2000, &games, &options, Some(&start), Intervals::Diagonal).unwrap())
+    });
+    let anchored = FitOptions {
+        anchor: Anchor::Players(vec![(0, 1800.0), (1, 0.0), (2, 1000.0)]),
+        ..FitOptions::default()
+    };
+    group.bench_function("2000x20000/three_anchors", |b| {
+        b.iter(|| fit_from(2000, before, &anchored, None, Intervals::Diagonal).unwrap())
     });
     let small = tournament(200, 2000, 2);
     group.bench_function("200x2000/scratch", |b| {
