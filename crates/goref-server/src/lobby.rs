@@ -932,9 +932,21 @@ impl Lobby {
                 had_black_last: last.map(|g| key(&g.black) == key(name)),
             });
         }
+        // Two anchors meet in one pairing of ten (as CGOS keeps such games rare).
+        let anchors: std::collections::HashSet<String> = store
+            .anchors(&pool.name)
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, _)| key(&name))
+            .collect();
+        let is_anchor: Vec<bool> = free.iter().map(|n| anchors.contains(&key(n))).collect();
+        let pairs = rare_anchor_pairs(pair_waiting(&waiting), &is_anchor, || {
+            (random_unit() + 1.0) / 2.0
+        });
         // The games; the caller clears the paired players' waiting at once and tells the lobby.
         let mut paired = Vec::new();
-        for (b, w) in pair_waiting(&waiting) {
+        for (b, w) in pairs {
             let players = Players {
                 black: free[b].clone(),
                 white: free[w].clone(),
@@ -1147,6 +1159,23 @@ fn random_bool() -> bool {
 }
 
 /// A uniform draw in `[-1, 1]`.
+/// The share of pairings of two anchors that are played; the others are left unpaired this
+/// round (CGOS keeps anchor-against-anchor games to about one in ten).
+pub const ANCHOR_PAIRS: f64 = 0.1;
+
+/// `pairs` without those of two anchors (`is_anchor` by player) for which `draw` (uniform in
+/// `[0, 1)`) is not below [`ANCHOR_PAIRS`].
+fn rare_anchor_pairs(
+    pairs: Vec<(usize, usize)>,
+    is_anchor: &[bool],
+    mut draw: impl FnMut() -> f64,
+) -> Vec<(usize, usize)> {
+    pairs
+        .into_iter()
+        .filter(|&(b, w)| !(is_anchor[b] && is_anchor[w]) || draw() < ANCHOR_PAIRS)
+        .collect()
+}
+
 fn random_unit() -> f64 {
     let mut b = [0u8; 4];
     getrandom::fill(&mut b).expect("operating system randomness");
@@ -1744,6 +1773,32 @@ mod tests {
         assert_eq!(games.len(), 1, "{games:?}");
         assert_eq!(games[0].0, ["x1".to_string(), "x2".to_string()]);
         assert_eq!(games[0].2.as_deref(), Some("big"));
+    }
+
+    // Issue 38 §4: a pairing of two anchors is played one time in ten; others always.
+    #[test]
+    fn two_anchors_meet_one_time_in_ten() {
+        let pairs = vec![(0, 1), (2, 3), (4, 5)];
+        let anchors = [true, true, true, false, false, false];
+        let mut draws = [0.05, 0.95].into_iter();
+        assert_eq!(
+            rare_anchor_pairs(pairs.clone(), &anchors, || draws.next().unwrap()),
+            pairs,
+            "a low draw keeps the anchors' pairing; the others draw nothing"
+        );
+        let mut draws = [0.1].into_iter();
+        assert_eq!(
+            rare_anchor_pairs(pairs, &anchors, || draws.next().unwrap()),
+            [(2, 3), (4, 5)]
+        );
+        // Over draws spread evenly on [0, 1), one in ten.
+        let kept = (0..10_000)
+            .filter(|&i| {
+                let d = f64::from(i) / 10_000.0;
+                !rare_anchor_pairs(vec![(0, 1)], &[true, true], || d).is_empty()
+            })
+            .count();
+        assert_eq!(kept, 1_000);
     }
 
     /// What the lobby answers a program that waits in a pool it does not have.

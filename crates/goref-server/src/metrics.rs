@@ -338,7 +338,7 @@ mod tests {
                     (s.labels.get(label).unwrap_or_default().to_string(), g)
                 })
                 .collect();
-            v.sort_by(|a, b| a.0.cmp(&b.0));
+            v.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
             v
         };
         assert_eq!(

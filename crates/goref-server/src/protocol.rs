@@ -1156,7 +1156,40 @@ pub struct PlayerLine {
     /// (CGOS's `?`); `false` (and not written) for an established or an unrated one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub provisional: bool,
+    /// An anchor: its rating is fixed by the tournament director (not written when not).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub anchor: bool,
 }
+
+/// `GET /api/pools/{pool}/anchors`: the accounts whose rating in the pool the tournament
+/// director fixed, by name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnchorList {
+    /// The pool.
+    pub pool: String,
+    /// One per anchor.
+    pub anchors: Vec<AnchorView>,
+}
+
+/// An anchor: an account and the rating fixed for it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnchorView {
+    /// The account.
+    pub name: String,
+    /// Its rating, fixed.
+    pub rating: f64,
+}
+
+/// `PUT /api/pools/{pool}/anchors/{name}`'s body: the rating to fix.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnchorRequest {
+    /// The rating, in Elo (at most [`MAX_ANCHOR_ELO`] from 0 either way).
+    pub rating: f64,
+}
+
+/// The farthest from 0 an anchor's rating may be.
+pub const MAX_ANCHOR_ELO: f64 = 10_000.0;
 
 /// A rating whose 95% interval reaches further than this many Elo on either side is
 /// provisional ([`PlayerLine::provisional`]).

@@ -25,8 +25,8 @@ use crate::bus::{BusEvent, GameEvent};
 use crate::error::{ApiError, Missing};
 use crate::games::{Follower, Games};
 use crate::protocol::{
-    check_name, CrossLine, Crosstable, MeAnswer, PlayerAnswer, PlayerLine, PlayerList, Rating,
-    Tally, DEFAULT_POOL,
+    check_name, AnchorList, AnchorRequest, AnchorView, CrossLine, Crosstable, MeAnswer,
+    PlayerAnswer, PlayerLine, PlayerList, Rating, Tally, DEFAULT_POOL, MAX_ANCHOR_ELO,
 };
 use crate::sessions::account_of_request;
 use crate::store::RatedResult;
@@ -95,14 +95,22 @@ impl LastFit {
 /// Every rating fitted from the rated results, best first.
 #[must_use]
 pub fn fit_all(results: &[RatedResult]) -> Vec<Rating> {
-    fit_all_from(results, None).0
+    fit_all_from(results, None, &[]).0
 }
 
 /// [`fit_all`], started from `last` (a previous fit, or the stored ratings): the same ratings
 /// (to well within a thousandth of an Elo) in fewer steps. Also returns this fit's estimates,
 /// the next refit's start (empty when the fit failed, as the ratings then are).
+///
+/// `anchors` (account, rating) fix those accounts' ratings: the scale is pinned by the ones
+/// that have played (goref-tournament's [`Anchor::Players`]); without any, by the mean of
+/// every rating at [`BASE_RATING`].
 #[must_use]
-pub fn fit_all_from(results: &[RatedResult], last: Option<&LastFit>) -> (Vec<Rating>, LastFit) {
+pub fn fit_all_from(
+    results: &[RatedResult],
+    last: Option<&LastFit>,
+    anchors: &[(String, f64)],
+) -> (Vec<Rating>, LastFit) {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut names: Vec<String> = Vec::new();
     let mut games = Vec::with_capacity(results.len());
@@ -128,8 +136,17 @@ pub fn fit_all_from(results: &[RatedResult], last: Option<&LastFit>) -> (Vec<Rat
             result,
         });
     }
+    let fixed: Vec<(usize, f64)> = anchors
+        .iter()
+        .filter(|(_, r)| r.is_finite())
+        .filter_map(|(name, r)| Some((*index.get(&key(name))?, *r)))
+        .collect();
     let options = FitOptions {
-        anchor: Anchor::Mean(BASE_RATING),
+        anchor: if fixed.is_empty() {
+            Anchor::Mean(BASE_RATING)
+        } else {
+            Anchor::Players(fixed)
+        },
         ..FitOptions::default()
     };
     let start = last.map(|last| Start {
@@ -234,6 +251,11 @@ impl Ratings {
             .route("/api/me", get(me))
             .route("/api/players", get(players))
             .route("/api/pools/{pool}/standings", get(standings))
+            .route("/api/pools/{pool}/anchors", get(anchors_route))
+            .route(
+                "/api/pools/{pool}/anchors/{name}",
+                axum::routing::put(set_anchor).delete(free_anchor),
+            )
             .route("/api/players/{name}", get(player))
             .route("/api/players/{name}/crosstable", get(crosstable_route))
             .with_state(self)
@@ -252,12 +274,15 @@ impl Ratings {
         let _one = self.refitting.lock().await;
         let store = self.games.store();
         let results = store.rated_results(pool).await?;
+        let anchors = store.anchors(pool).await?;
         let last = self.last.lock().expect("last fit").get(pool).cloned();
         let last = match last {
             Some(last) => last,
             None => Arc::new(LastFit::from_stored(&store.ratings(pool).await?)),
         };
-        let fitted = tokio::task::spawn_blocking(move || fit_all_from(&results, Some(&last))).await;
+        let fitted =
+            tokio::task::spawn_blocking(move || fit_all_from(&results, Some(&last), &anchors))
+                .await;
         let (ratings, next) = match fitted {
             Ok(fitted) => fitted,
             Err(e) => std::panic::resume_unwind(e.into_panic()),
@@ -408,6 +433,13 @@ async fn player_list(ratings: &Ratings, pool: &str, unrated: bool) -> Result<Res
         .ratings(pool)
         .await
         .map_err(|e| ApiError::storage(&e))?;
+    let anchors: std::collections::HashSet<String> = store
+        .anchors(pool)
+        .await
+        .map_err(|e| ApiError::storage(&e))?
+        .into_iter()
+        .map(|(name, _)| key(&name))
+        .collect();
     let program: HashMap<String, bool> =
         accounts.iter().map(|a| (key(&a.name), a.program)).collect();
     let rated = standings.iter().map(|r| PlayerLine {
@@ -419,7 +451,9 @@ async fn player_list(ratings: &Ratings, pool: &str, unrated: bool) -> Result<Res
         wins: Some(r.wins),
         losses: Some(r.losses),
         draws: Some(r.draws),
-        provisional: r.provisional(),
+        // An anchor's rating is not an estimate: never provisional.
+        provisional: r.provisional() && !anchors.contains(&key(&r.name)),
+        anchor: anchors.contains(&key(&r.name)),
     });
     let rated_names: std::collections::HashSet<String> =
         standings.iter().map(|r| key(&r.name)).collect();
@@ -436,9 +470,91 @@ async fn player_list(ratings: &Ratings, pool: &str, unrated: bool) -> Result<Res
             losses: None,
             draws: None,
             provisional: false,
+            anchor: anchors.contains(&key(&a.name)),
         });
     let players = rated.chain(unrated).collect();
     Ok(axum::Json(PlayerList { players }).into_response())
+}
+
+/// `GET /api/pools/{pool}/anchors`.
+async fn anchors_route(
+    State(ratings): State<Arc<Ratings>>,
+    Path(pool): Path<String>,
+) -> Result<Response, ApiError> {
+    let pool = ratings.pool(Some(&pool))?;
+    Ok(axum::Json(ratings.anchor_list(pool).await?).into_response())
+}
+
+/// `PUT /api/pools/{pool}/anchors/{name}` `{"rating": R}` (the tournament director): fixes
+/// the account's rating in the pool; the pool is refitted. Answers the pool's anchors.
+async fn set_anchor(
+    State(ratings): State<Arc<Ratings>>,
+    Path((pool, name)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, ApiError> {
+    let request: AnchorRequest =
+        serde_json::from_slice(&body).map_err(|e| ApiError::Malformed(e.to_string()))?;
+    if !(request.rating.is_finite() && request.rating.abs() <= MAX_ANCHOR_ELO) {
+        return Err(ApiError::Invalid(format!(
+            "an anchor's rating is a number from -{MAX_ANCHOR_ELO} to {MAX_ANCHOR_ELO}"
+        )));
+    }
+    ratings
+        .change_anchor(&pool, &name, &headers, Some(request.rating))
+        .await
+}
+
+/// `DELETE /api/pools/{pool}/anchors/{name}` (the tournament director): the account's rating
+/// is fitted again like anyone's.
+async fn free_anchor(
+    State(ratings): State<Arc<Ratings>>,
+    Path((pool, name)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    ratings.change_anchor(&pool, &name, &headers, None).await
+}
+
+impl Ratings {
+    /// The anchors of `pool`.
+    async fn anchor_list(&self, pool: &str) -> Result<AnchorList, ApiError> {
+        let anchors = self
+            .games
+            .store()
+            .anchors(pool)
+            .await
+            .map_err(|e| ApiError::storage(&e))?;
+        Ok(AnchorList {
+            pool: pool.to_string(),
+            anchors: anchors
+                .into_iter()
+                .map(|(name, rating)| AnchorView { name, rating })
+                .collect(),
+        })
+    }
+
+    /// The TD fixes (or frees) account `name`'s rating in `pool`; the pool is refitted here.
+    async fn change_anchor(
+        &self,
+        pool: &str,
+        name: &str,
+        headers: &HeaderMap,
+        rating: Option<f64>,
+    ) -> Result<Response, ApiError> {
+        let store = self.games.store();
+        let director = account_of_request(store.as_ref(), headers).await?;
+        if !director.td {
+            return Err(ApiError::NotTd);
+        }
+        let pool = self.pool(Some(pool))?;
+        let account = account_named(store.as_ref(), name).await?;
+        store
+            .set_anchor(pool, &account.name, rating)
+            .await
+            .map_err(|e| ApiError::storage(&e))?;
+        self.ask_refit(pool);
+        Ok(axum::Json(self.anchor_list(pool).await?).into_response())
+    }
 }
 
 /// The account named `name` (without regard to case), or 404 `not_found`.
@@ -889,6 +1005,130 @@ mod tests {
         assert_eq!(get("/api/players?pool=nope").await.0, 404);
     }
 
+    // Issue 38 §4: anchors keep the ratings the tournament director fixed, after games and
+    // refits, and pin the scale; the others are fitted around them; only the TD sets them.
+    #[tokio::test(start_paused = true)]
+    async fn anchors_keep_their_ratings_and_only_the_td_sets_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, ratings) = service(&dir).await;
+        for n in 0..40 {
+            finish_a_game(&store, n).await;
+        }
+        ratings.refit(DEFAULT_POOL).await.unwrap();
+        let free = store.ratings(DEFAULT_POOL).await.unwrap();
+        // The accounts p0 (black in games) and P3, and a TD's session.
+        for (name, created_ms) in [("boss", 1), ("p0", 2), ("P3", 3)] {
+            let account = crate::store::NewAccount {
+                name: name.into(),
+                phc: "x".into(),
+                program: true,
+                created_ms,
+            };
+            store
+                .create_account(account, Some("boss".into()))
+                .await
+                .unwrap();
+        }
+        let token = "td-token";
+        store
+            .create_session(crate::sessions::hash_secret(token), "boss".into(), 5)
+            .await
+            .unwrap();
+        let app = ratings.clone().routes();
+        let call = async |method: &str, uri: &str, body: &str, token: Option<&str>| {
+            use tower::ServiceExt;
+            let mut request = axum::http::Request::builder().method(method).uri(uri);
+            if let Some(t) = token {
+                request = request.header("authorization", format!("Bearer {t}"));
+            }
+            let response = app
+                .clone()
+                .oneshot(
+                    request
+                        .body(axum::body::Body::from(body.to_string()))
+                        .unwrap(),
+                )
+                .await
+                .unwrap();
+            let status = response.status().as_u16();
+            let body = axum::body::to_bytes(response.into_body(), 1 << 20)
+                .await
+                .unwrap();
+            (status, String::from_utf8_lossy(&body).into_owned())
+        };
+        let put = "/api/pools/default/anchors/p0";
+        assert_eq!(call("PUT", put, r#"{"rating":1800}"#, None).await.0, 401);
+        assert_eq!(
+            call("PUT", put, r#"{"rating":"high"}"#, Some(token))
+                .await
+                .0,
+            400
+        );
+        assert_eq!(
+            call("PUT", put, r#"{"rating":1e9}"#, Some(token)).await.0,
+            400
+        );
+        assert_eq!(
+            call(
+                "PUT",
+                "/api/pools/nope/anchors/p0",
+                r#"{"rating":1}"#,
+                Some(token)
+            )
+            .await
+            .0,
+            404
+        );
+        let (status, body) = call("PUT", put, r#"{"rating":1800}"#, Some(token)).await;
+        assert_eq!(status, 200, "{body}");
+        let (status, _) = call(
+            "PUT",
+            "/api/pools/default/anchors/p3",
+            r#"{"rating":1000.5}"#,
+            Some(token),
+        )
+        .await;
+        assert_eq!(status, 200);
+        let (_, body) = call("GET", "/api/pools/default/anchors", "", None).await;
+        let list: AnchorList = serde_json::from_str(&body).unwrap();
+        let names: Vec<(&str, f64)> = list
+            .anchors
+            .iter()
+            .map(|a| (a.name.as_str(), a.rating))
+            .collect();
+        assert_eq!(names, [("p0", 1800.0), ("P3", 1000.5)]);
+
+        let rating_of = |all: &[Rating], name: &str| {
+            all.iter()
+                .find(|r| key(&r.name) == key(name))
+                .unwrap()
+                .rating
+        };
+        for n in 40..60 {
+            finish_a_game(&store, n).await;
+            ratings.refit(DEFAULT_POOL).await.unwrap();
+            let now = store.ratings(DEFAULT_POOL).await.unwrap();
+            assert_eq!(rating_of(&now, "p0"), 1800.0, "after game {n}");
+            assert_eq!(rating_of(&now, "P3"), 1000.5, "after game {n}");
+        }
+        // The others moved with the anchors: the gaps between them stay as the games say,
+        // not as the mean of 1500 said.
+        let anchored = store.ratings(DEFAULT_POOL).await.unwrap();
+        assert!((rating_of(&free, "p5") - rating_of(&anchored, "p5")).abs() > 1.0);
+        let (_, body) = call("GET", "/api/pools/default/standings", "", None).await;
+        let list: PlayerList = serde_json::from_str(&body).unwrap();
+        let line = list.players.iter().find(|p| p.name == "p0").unwrap();
+        assert!(line.anchor && !line.provisional, "{line:?}");
+        assert!(!list.players.iter().find(|p| p.name == "p5").unwrap().anchor);
+        // Freed, p0 is fitted again.
+        let (status, body) = call("DELETE", put, "", Some(token)).await;
+        assert_eq!(status, 200, "{body}");
+        ratings.refit(DEFAULT_POOL).await.unwrap();
+        let freed = store.ratings(DEFAULT_POOL).await.unwrap();
+        assert_ne!(rating_of(&freed, "p0"), 1800.0);
+        assert_eq!(rating_of(&freed, "P3"), 1000.5);
+    }
+
     // Without a fit in memory (a server started, or taking the lead), the refit starts from
     // the stored ratings, whatever they are, and reaches the fit of every result.
     #[tokio::test(start_paused = true)]
@@ -927,10 +1167,10 @@ mod tests {
                 rated_row(&format!("p{a}"), &format!("p{b}"), re)
             })
             .collect();
-        let (first, last) = fit_all_from(&results[..150], None);
+        let (first, last) = fit_all_from(&results[..150], None, &[]);
         assert_eq!(first, fit_all(&results[..150]));
         assert!(last.len() > EXACT_INTERVALS_UP_TO, "diagonal intervals");
-        let (warm, _) = fit_all_from(&results, Some(&last));
+        let (warm, _) = fit_all_from(&results, Some(&last), &[]);
         let cold = fit_all(&results);
         assert_eq!(warm.len(), cold.len());
         for (w, c) in warm.iter().zip(&cold) {

@@ -307,6 +307,10 @@ pub trait Store: Send + Sync {
     fn save_ratings(&self, pool: &str, ratings: Vec<Rating>) -> StoreFuture<'_, ()>;
     /// Every stored rating of `pool`, best first (equal ones by name).
     fn ratings(&self, pool: &str) -> StoreFuture<'_, Vec<Rating>>;
+    /// Fixes account `name`'s rating in `pool` at `rating` (an anchor), or frees it (`None`).
+    fn set_anchor(&self, pool: &str, name: &str, rating: Option<f64>) -> StoreFuture<'_, ()>;
+    /// The anchors of `pool`: (account, rating), by name.
+    fn anchors(&self, pool: &str) -> StoreFuture<'_, Vec<(String, f64)>>;
 
     /// When the clocks were resumed before resumes were events of the games' own logs
     /// ([`Act::Resume`](crate::room::Act::Resume)): unix ms, oldest first, from the table
@@ -480,6 +484,12 @@ CREATE TABLE IF NOT EXISTS pool_ratings (
     pool TEXT NOT NULL,
     name TEXT NOT NULL,
     body TEXT NOT NULL,
+    PRIMARY KEY (pool, name)
+);
+CREATE TABLE IF NOT EXISTS pool_anchors (
+    pool TEXT NOT NULL,
+    name TEXT NOT NULL COLLATE NOCASE,
+    rating REAL NOT NULL,
     PRIMARY KEY (pool, name)
 );
 CREATE TABLE IF NOT EXISTS lobby_presence (
@@ -1219,6 +1229,37 @@ impl Store for SqliteStore {
                 .map(|body| serde_json::from_str::<Rating>(&body?).context("stored rating"))
                 .collect::<Result<Vec<Rating>>>()?;
             Ok(best_first(rows))
+        })
+    }
+
+    fn set_anchor(&self, pool: &str, name: &str, rating: Option<f64>) -> StoreFuture<'_, ()> {
+        let (pool, name) = (pool.to_string(), name.to_string());
+        self.write(Box::new(move |conn| {
+            match rating {
+                Some(r) => conn.execute(
+                    "INSERT INTO pool_anchors (pool, name, rating) VALUES (?1, ?2, ?3) \
+                     ON CONFLICT (pool, name) DO UPDATE SET rating = excluded.rating",
+                    params![pool, name, r],
+                )?,
+                None => conn.execute(
+                    "DELETE FROM pool_anchors WHERE pool = ?1 AND name = ?2",
+                    params![pool, name],
+                )?,
+            };
+            Ok(())
+        }))
+    }
+
+    fn anchors(&self, pool: &str) -> StoreFuture<'_, Vec<(String, f64)>> {
+        let pool = pool.to_string();
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT name, rating FROM pool_anchors WHERE pool = ?1 ORDER BY name",
+            )?;
+            let rows = stmt
+                .query_map(params![pool], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<Vec<(String, f64)>>>()?;
+            Ok(rows)
         })
     }
 

@@ -85,6 +85,8 @@ impl Store for Counted {
         fn tournaments(&self) -> Vec<String>;
         fn save_ratings(&self, pool: &str, ratings: Vec<Rating>) -> ();
         fn ratings(&self, pool: &str) -> Vec<Rating>;
+        fn set_anchor(&self, pool: &str, name: &str, rating: Option<f64>) -> ();
+        fn anchors(&self, pool: &str) -> Vec<(String, f64)>;
         fn legacy_resumes(&self) -> Vec<u64>;
         fn enter_lobby(&self, presence: Presence, lease_ms: u64) -> ();
         fn set_waiting(&self, conn: &str, on: bool, pools: Vec<String>) -> bool;

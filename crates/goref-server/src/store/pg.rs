@@ -160,6 +160,15 @@ CREATE TABLE pool_ratings (
 INSERT INTO pool_ratings (pool, name, body) SELECT 'default', name, body FROM ratings;
 DROP TABLE ratings;
 ",
+    // Anchors: accounts whose rating in a pool the tournament director fixes.
+    "
+CREATE TABLE pool_anchors (
+    pool TEXT NOT NULL,
+    name TEXT NOT NULL,
+    rating DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (pool, name)
+);
+",
 ];
 
 /// A database error as one line: PostgreSQL's message and detail when it sent them.
@@ -1171,7 +1180,7 @@ impl Store for PgStore {
                 .query(
                     "SELECT pool, (config::json->>'width')::bigint, \
                      (config::json->>'height')::bigint, COUNT(*) FROM games \
-                     WHERE result IS NULL GROUP BY 1, 2, 3 ORDER BY 1 COLLATE \"C\", 2, 3",
+                     WHERE result IS NULL GROUP BY 1, 2, 3 ORDER BY pool COLLATE \"C\", 2, 3",
                     &[],
                 )
                 .await?;
@@ -1331,6 +1340,49 @@ impl Store for PgStore {
                 })
                 .collect::<Result<Vec<Rating>>>()?;
             Ok(super::best_first(ratings))
+        })
+    }
+
+    fn set_anchor(&self, pool: &str, name: &str, rating: Option<f64>) -> StoreFuture<'_, ()> {
+        // Names are kept as accounts spell them; matched without regard to case.
+        let (pool, name) = (pool.to_string(), name.to_string());
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            let tx = conn.client.transaction().await.map_err(db)?;
+            tx.execute(
+                "DELETE FROM pool_anchors WHERE pool = $1 AND lower(name) = lower($2)",
+                &[&pool, &name],
+            )
+            .await
+            .map_err(db)?;
+            if let Some(r) = rating {
+                tx.execute(
+                    "INSERT INTO pool_anchors (pool, name, rating) VALUES ($1, $2, $3)",
+                    &[&pool, &name, &r],
+                )
+                .await
+                .map_err(db)?;
+            }
+            tx.commit().await.map_err(db)?;
+            Ok(())
+        })
+    }
+
+    fn anchors(&self, pool: &str) -> StoreFuture<'_, Vec<(String, f64)>> {
+        let pool = pool.to_string();
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query(
+                    "SELECT name, rating FROM pool_anchors WHERE pool = $1 \
+                     ORDER BY lower(name) COLLATE \"C\"",
+                    &[&pool],
+                )
+                .await?;
+            Ok(rows
+                .iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+                .collect::<Result<Vec<(String, f64)>, tokio_postgres::Error>>()?)
         })
     }
 

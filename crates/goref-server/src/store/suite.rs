@@ -926,6 +926,31 @@ async fn pools_keep_their_results_ratings_and_waiting(store: Arc<dyn Store>) {
         store.ratings(DEFAULT_POOL).await.unwrap(),
         [rating("bob", 1400.0)]
     );
+    // Anchors by pool: set, changed (the name in any case), freed.
+    store
+        .set_anchor("small", "GnuGo", Some(1800.0))
+        .await
+        .unwrap();
+    store
+        .set_anchor("small", "random", Some(0.0))
+        .await
+        .unwrap();
+    store
+        .set_anchor("small", "gnugo", Some(1850.5))
+        .await
+        .unwrap();
+    store.set_anchor("other", "gnugo", Some(1.0)).await.unwrap();
+    let anchors = store.anchors("small").await.unwrap();
+    assert_eq!(anchors.len(), 2, "{anchors:?}");
+    assert!(anchors[0].0.eq_ignore_ascii_case("gnugo") && anchors[0].1 == 1850.5);
+    assert_eq!(anchors[1], ("random".to_string(), 0.0));
+    store.set_anchor("small", "GNUGO", None).await.unwrap();
+    assert_eq!(
+        store.anchors("small").await.unwrap(),
+        [("random".to_string(), 0.0)]
+    );
+    assert_eq!(store.anchors("other").await.unwrap().len(), 1);
+    assert!(store.anchors(DEFAULT_POOL).await.unwrap().is_empty());
 
     store
         .enter_lobby(presence("a-1", "a", "alice"), 1_000)

@@ -74,6 +74,7 @@ export function Players() {
                     <td class="num">
                       {ratingText(p.rating)}
                       {p.provisional && <span class="provisional" title="provisional: its 95% interval is wider than ±100">?</span>}
+                      {p.anchor && <span class="badge anchor" title="an anchor: the tournament director fixed its rating">anchor</span>}
                     </td>
                     <td class="num">{p.interval ? `${p.interval[0]}–${p.interval[1]}` : ""}</td>
                     <td class="num">{p.games ?? 0}</td>
