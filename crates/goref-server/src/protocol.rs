@@ -1231,6 +1231,62 @@ pub struct Tally {
     pub draws: u32,
 }
 
+/// `GET /api/games/{id}/analysis`: what the programs said of their moves
+/// (`genmove_analyze`, kept as the moves' comments), as Black's chances, move by move.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// One per move whose comment gave a win rate or a score, in the order played.
+    pub points: Vec<AnalysisPoint>,
+}
+
+/// A move's analysis, from Black's side.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnalysisPoint {
+    /// The move's number (1: the first move).
+    pub number: usize,
+    /// Who played it.
+    pub color: Side,
+    /// Black's chance to win as its player saw it (0 to 1), when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winrate: Option<f64>,
+    /// Black's lead in points as its player saw it, when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+impl AnalysisPoint {
+    /// The analysis a program sent with move `number` of `color`, as CGOS's
+    /// `genmove_analyze` gives it: JSON whose `winrate` (0 to 1) and `score` (or `scoreLead`)
+    /// are the mover's, at the top or in its first `moves` entry. `None` when it says
+    /// neither (or is not JSON). Turned to Black's side.
+    #[must_use]
+    pub fn read(number: usize, color: Side, comment: &str) -> Option<AnalysisPoint> {
+        let value: Value = serde_json::from_str(comment).ok()?;
+        let field = |names: &[&str]| -> Option<f64> {
+            let first = value.get("moves").and_then(|m| m.get(0));
+            names.iter().find_map(|n| {
+                value
+                    .get(*n)
+                    .or_else(|| first.and_then(|f| f.get(*n)))
+                    .and_then(Value::as_f64)
+                    .filter(|v| v.is_finite())
+            })
+        };
+        let winrate = field(&["winrate"]).filter(|w| (0.0..=1.0).contains(w));
+        let score = field(&["score", "scoreLead"]);
+        if winrate.is_none() && score.is_none() {
+            return None;
+        }
+        let black = color == Side::B;
+        Some(AnalysisPoint {
+            number,
+            color,
+            winrate: winrate.map(|w| if black { w } else { 1.0 - w }),
+            score: score.map(|s| if black { s } else { -s }),
+        })
+    }
+}
+
 /// `GET /api/games`'s answer: the newest games first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameList {

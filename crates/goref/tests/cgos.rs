@@ -47,7 +47,7 @@ fn cgos_addr(server: &Server) -> SocketAddr {
         .first_line
         .split("CGOS on ")
         .nth(1)
-        .and_then(|rest| rest.split([' ', ',']).next())
+        .and_then(|rest| rest.split(|c: char| c.is_whitespace() || c == ',').next())
         .unwrap_or_else(|| panic!("no CGOS address in '{}'", server.first_line))
         .parse()
         .unwrap()
@@ -399,6 +399,12 @@ async fn an_illegal_move_loses_with_cgos_reason_and_analysis_is_kept_as_a_commen
     assert!(
         sgf.contains(r#"{"visits":10,"winrate":0.52}"#),
         "the analysis is the move's comment: {sgf}"
+    );
+    // And the game page's graph: Black's win rate after move 1, as Black said.
+    let analysis = get_json(addr, &format!("/api/games/{id}/analysis")).await;
+    assert_eq!(
+        analysis,
+        serde_json::json!({"points": [{"number": 1, "color": "B", "winrate": 0.52}]})
     );
 }
 

@@ -1,9 +1,11 @@
-//! The games' routes: `GET|POST /api/games`, `GET /api/games/{id}`, `/api/games/{id}/sgf` and
-//! the game's WebSocket `/api/games/{id}/ws` (its loop is [`super::ws`]'s).
+//! The games' routes: `GET|POST /api/games`, `GET /api/games/{id}`, `/api/games/{id}/sgf`,
+//! `/api/games/{id}/analysis` and the game's WebSocket `/api/games/{id}/ws` (its loop is
+//! [`super::ws`]'s).
 
 use super::ws::connection;
 use super::*;
 use crate::metrics::ConnectionKind;
+use crate::protocol::{Analysis, AnalysisPoint};
 
 /// Frames larger than this close the connection (before any JSON is read).
 const MAX_FRAME: usize = 64 * 1024;
@@ -15,6 +17,7 @@ impl Games {
             .route("/api/games", get(list_games).post(create_game))
             .route("/api/games/{id}", get(game_state))
             .route("/api/games/{id}/sgf", get(game_sgf))
+            .route("/api/games/{id}/analysis", get(game_analysis))
             .route("/api/games/{id}/ws", get(game_ws))
             .with_state(self)
     }
@@ -101,6 +104,38 @@ async fn game_sgf(State(state): State<Arc<Games>>, Path(id): Path<String>) -> Re
         }
         Err(e) => e.into_response(),
     }
+}
+
+/// `GET /api/games/{id}/analysis`: the moves' analysis as Black's chances ([`Analysis`]),
+/// read from the stored events (their comments).
+async fn game_analysis(
+    State(state): State<Arc<Games>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let Some((_, events)) = state
+        .store
+        .load(&id)
+        .await
+        .map_err(|e| ApiError::storage(&e))?
+    else {
+        return Err(ApiError::NotFound(Missing::Game));
+    };
+    let mut points = Vec::new();
+    let mut number = 0;
+    for event in &events {
+        let (Some(side), Act::Play { .. } | Act::Pass) = (event.by, &event.act) else {
+            continue;
+        };
+        number += 1;
+        if let Some(point) = event
+            .comment
+            .as_deref()
+            .and_then(|c| AnalysisPoint::read(number, side, c))
+        {
+            points.push(point);
+        }
+    }
+    Ok(axum::Json(Analysis { points }).into_response())
 }
 
 #[derive(Deserialize)]

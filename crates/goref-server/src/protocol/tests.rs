@@ -795,3 +795,36 @@ proptest! {
         prop_assert_eq!(serde_json::from_str::<Act>(&text).unwrap(), act);
     }
 }
+
+// Issue 38 §5: a move's analysis (CGOS's genmove_analyze JSON) as Black's chances: the
+// mover's win rate and lead, at the top or in the first candidate, turned for White.
+#[test]
+fn analysis_is_read_from_the_movers_side_to_blacks() {
+    let black =
+        AnalysisPoint::read(3, Side::B, r#"{"winrate":0.7,"score":2.5,"visits":9}"#).unwrap();
+    assert_eq!(
+        (black.number, black.winrate, black.score),
+        (3, Some(0.7), Some(2.5))
+    );
+    let white = AnalysisPoint::read(4, Side::W, r#"{"winrate":0.7,"score":2.5}"#).unwrap();
+    assert!((white.winrate.unwrap() - 0.3).abs() < 1e-12);
+    assert_eq!(white.score, Some(-2.5));
+    let first = AnalysisPoint::read(
+        5,
+        Side::W,
+        r#"{"visits":9,"moves":[{"move":"D4","winrate":0.25,"scoreLead":-1}]}"#,
+    )
+    .unwrap();
+    assert_eq!((first.winrate, first.score), (Some(0.75), Some(1.0)));
+    let only_score = AnalysisPoint::read(6, Side::B, r#"{"score":-3}"#).unwrap();
+    assert_eq!((only_score.winrate, only_score.score), (None, Some(-3.0)));
+    for said in [
+        "winrate 0.5",
+        r#"{"visits":9}"#,
+        r#"{"winrate":1.5}"#,
+        r#"{"winrate":"high"}"#,
+        "",
+    ] {
+        assert_eq!(AnalysisPoint::read(1, Side::B, said), None, "{said}");
+    }
+}

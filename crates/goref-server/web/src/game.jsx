@@ -425,6 +425,7 @@ export function Game({ id }) {
               {state.phase === "over" ? "Download SGF" : "SGF so far"}
             </a>
           </p>
+          <AnalysisGraph id={id} moves={moves.length} />
           <h3>Moves</h3>
           <ol class={state.phase === "over" ? "moves reviewable" : "moves"} data-testid="moves">
             {moves.map((m, i) => (
@@ -455,3 +456,53 @@ export function Game({ id }) {
   );
 }
 
+
+// The programs' own view of the game, from what they sent with their moves
+// (genmove_analyze): Black's win rate move by move (top: Black wins), and Black's lead in
+// points when they gave it. Read again as moves come; nothing when no move carries any.
+function AnalysisGraph({ id, moves }) {
+  const [points, setPoints] = useState([]);
+  useEffect(() => {
+    let live = true;
+    api(`/api/games/${id}/analysis`).then(
+      (a) => live && setPoints(a.points),
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, [id, moves]);
+  const rated = points.filter((p) => p.winrate != null);
+  const scored = points.filter((p) => p.score != null);
+  if (rated.length === 0 && scored.length === 0) return null;
+  const [w, h] = [280, 90];
+  const last = Math.max(moves, ...points.map((p) => p.number), 1);
+  const x = (n) => ((n / last) * w).toFixed(1);
+  const maxLead = Math.max(1, ...scored.map((p) => Math.abs(p.score)));
+  const line = (ps, y) => ps.map((p) => `${x(p.number)},${y(p).toFixed(1)}`).join(" ");
+  const end = points[points.length - 1];
+  return (
+    <>
+      <h3>The programs' view</h3>
+      <svg class="analysis" width={w} height={h} viewBox={`0 0 ${w} ${h}`} data-testid="analysis" role="img"
+        aria-label="Black's win rate and lead, move by move, as the programs saw them">
+        <rect x="0" y="0" width={w} height={h} fill="#fbf7ee" stroke="#b9a57f" />
+        <line x1="0" y1={h / 2} x2={w} y2={h / 2} stroke="#b9a57f" stroke-dasharray="3 3" />
+        {scored.length > 0 && (
+          <polyline data-testid="analysis-score" fill="none" stroke="#c08a2e" stroke-width="1.5"
+            points={line(scored, (p) => h / 2 - (p.score / maxLead) * (h / 2 - 2))} />
+        )}
+        {rated.length > 0 && (
+          <polyline data-testid="analysis-winrate" fill="none" stroke="#1d1d1d" stroke-width="2"
+            points={line(rated, (p) => (1 - p.winrate) * h)} />
+        )}
+      </svg>
+      <p class="help" data-testid="analysis-last">
+        after move {end.number}
+        {end.winrate != null && `: Black ${Math.round(end.winrate * 100)}%`}
+        {end.score != null && `, Black ${end.score >= 0 ? "+" : ""}${end.score.toFixed(1)} points`}
+        {" "}(black line: win rate; brown: lead, ±{maxLead.toFixed(1)} at the edges)
+      </p>
+    </>
+  );
+}

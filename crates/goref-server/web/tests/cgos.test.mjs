@@ -23,7 +23,7 @@ function cgosClient(addr, name, moves, delay) {
     createInterface({ input: socket }).on("line", (line) => {
       lines.push(line);
       const word = line.split(" ")[0];
-      if (word === "protocol") send("e1 browser-test-client");
+      if (word === "protocol") send("e1 browser-test-client genmove_analyze");
       else if (word === "username") send(name);
       else if (word === "password") send(`pw-${name}`);
       else if (word === "genmove") setTimeout(() => send(moves.shift() || "pass"), delay);
@@ -58,7 +58,10 @@ test("CGOS programs in the lobby, paired, their game watched on the page", { tim
     await page.locator('main.lobby[data-connected="yes"]').waitFor();
 
     // Two CGOS programs log in: the lobby shows them, marked as programs.
-    const a = cgosClient(cgos, "cgos-alpha", ["C3", "D5", "E3", "C5", "D3"], 600);
+    // Alpha says what it thinks of each move (CGOS's genmove_analyze: the mover's win rate
+    // and lead), growing surer.
+    const analysed = ["C3", "D5", "E3", "C5", "D3"].map((m, i) => `${m} {"winrate":${0.5 + 0.1 * i},"score":${2 * i},"visits":100}`);
+    const a = cgosClient(cgos, "cgos-alpha", analysed, 600);
     const b = cgosClient(cgos, "cgos-beta", ["G7", "F5", "G5", "F7", "G3"], 600);
     clients.push(a, b);
     for (const name of ["cgos-alpha", "cgos-beta"]) {
@@ -92,6 +95,16 @@ test("CGOS programs in the lobby, paired, their game watched on the page", { tim
     assert.equal(game.result, sgf, linesA.join("\n"));
     assert.equal(game.rules, "nstt");
     assert.equal(game.end, "all-alive");
+    // The programs' view: alpha's five analysed moves, drawn from Black's side.
+    await page.locator('[data-testid="analysis-winrate"]').waitFor();
+    const drawn = (await page.locator('[data-testid="analysis-winrate"]').getAttribute("points")).trim().split(" ");
+    assert.equal(drawn.length, 5, drawn.join(" "));
+    const alphaBlack = game.black === "cgos-alpha";
+    const ys = drawn.map((p) => Number(p.split(",")[1]));
+    // Black's win rate rises if alpha is Black (y falls: top is Black wins), else it falls.
+    assert.ok(alphaBlack ? ys[4] < ys[0] : ys[4] > ys[0], ys.join(" "));
+    assert.match(await page.locator('[data-testid="analysis-last"]').textContent(),
+      alphaBlack ? /: Black 90%, Black \+8\.0 points/ : /: Black 10%, Black -8\.0 points/);
     await page.screenshot({ path: join(shots, "11-cgos-over.png") });
     assert.deepEqual(errors, []);
   } finally {
