@@ -1161,6 +1161,32 @@ pub struct PlayerLine {
     pub anchor: bool,
 }
 
+/// `GET /api/players/{name}/history[?pool=P]`: the account's rating after each refit in
+/// which it had played, oldest first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RatingHistory {
+    /// The account.
+    pub name: String,
+    /// The pool.
+    pub pool: String,
+    /// Its ratings, oldest first (at most [`MAX_HISTORY`], the newest).
+    pub points: Vec<RatingPoint>,
+}
+
+/// The most points of a rating history answered.
+pub const MAX_HISTORY: usize = 2_000;
+
+/// A rating at a moment.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RatingPoint {
+    /// When (unix ms).
+    pub at_ms: u64,
+    /// The rating then.
+    pub rating: f64,
+    /// Its rated games then.
+    pub games: u32,
+}
+
 /// `GET /api/pools/{pool}/anchors`: the accounts whose rating in the pool the tournament
 /// director fixed, by name.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

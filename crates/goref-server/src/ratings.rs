@@ -26,7 +26,8 @@ use crate::error::{ApiError, Missing};
 use crate::games::{Follower, Games};
 use crate::protocol::{
     check_name, AnchorList, AnchorRequest, AnchorView, CrossLine, Crosstable, MeAnswer,
-    PlayerAnswer, PlayerLine, PlayerList, Rating, Tally, DEFAULT_POOL, MAX_ANCHOR_ELO,
+    PlayerAnswer, PlayerLine, PlayerList, Rating, RatingHistory, RatingPoint, Tally, DEFAULT_POOL,
+    MAX_ANCHOR_ELO, MAX_HISTORY,
 };
 use crate::sessions::account_of_request;
 use crate::store::RatedResult;
@@ -258,6 +259,7 @@ impl Ratings {
             )
             .route("/api/players/{name}", get(player))
             .route("/api/players/{name}/crosstable", get(crosstable_route))
+            .route("/api/players/{name}/history", get(history_route))
             .with_state(self)
     }
 
@@ -295,7 +297,28 @@ impl Ratings {
                 last.insert(pool.to_string(), Arc::new(next));
             }
         }
+        // The history of those who played since the ratings stored: their new ratings.
+        let before: HashMap<String, u32> = store
+            .ratings(pool)
+            .await?
+            .into_iter()
+            .map(|r| (key(&r.name), r.games))
+            .collect();
+        let at_ms = self.games.now_ms();
+        let played: Vec<(String, RatingPoint)> = ratings
+            .iter()
+            .filter(|r| before.get(&key(&r.name)) != Some(&r.games))
+            .map(|r| {
+                let point = RatingPoint {
+                    at_ms,
+                    rating: r.rating,
+                    games: r.games,
+                };
+                (r.name.clone(), point)
+            })
+            .collect();
         store.save_ratings(pool, ratings).await?;
+        store.append_history(pool, played).await?;
         self.games.bus().publish(BusEvent::Ratings).await;
         Ok(())
     }
@@ -474,6 +497,28 @@ async fn player_list(ratings: &Ratings, pool: &str, unrated: bool) -> Result<Res
         });
     let players = rated.chain(unrated).collect();
     Ok(axum::Json(PlayerList { players }).into_response())
+}
+
+/// `GET /api/players/{name}/history[?pool=P]`: the account's ratings after each refit in
+/// which it had played (default: in the default pool).
+async fn history_route(
+    State(ratings): State<Arc<Ratings>>,
+    Path(name): Path<String>,
+    Query(q): Query<PoolQuery>,
+) -> Result<Response, ApiError> {
+    let pool = ratings.pool(q.pool.as_deref())?;
+    let store = ratings.games.store();
+    let account = account_named(store.as_ref(), &name).await?;
+    let points = store
+        .history(pool, &account.name, MAX_HISTORY)
+        .await
+        .map_err(|e| ApiError::storage(&e))?;
+    Ok(axum::Json(RatingHistory {
+        name: account.name,
+        pool: pool.to_string(),
+        points,
+    })
+    .into_response())
 }
 
 /// `GET /api/pools/{pool}/anchors`.
@@ -1002,6 +1047,14 @@ mod tests {
         let list: PlayerList = serde_json::from_str(&body).unwrap();
         assert_eq!(list.players.len(), default.len(), "rated players only");
         assert_eq!(get("/api/pools/small/standings").await.0, 404);
+        // One refit after each game: each of a player's games added a point to its history,
+        // its count of games growing by one each time.
+        let history = store.history(DEFAULT_POOL, "p1", 100).await.unwrap();
+        let games: Vec<u32> = history.iter().map(|p| p.games).collect();
+        let rated = default.iter().find(|r| r.name.eq_ignore_ascii_case("p1"));
+        assert_eq!(games.last().copied(), rated.map(|r| r.games));
+        assert!(games.windows(2).all(|w| w[1] == w[0] + 1), "{games:?}");
+        assert!(store.history("small", "p1", 100).await.unwrap().len() <= 4);
         assert_eq!(get("/api/players?pool=nope").await.0, 404);
     }
 
@@ -1120,6 +1173,24 @@ mod tests {
         let line = list.players.iter().find(|p| p.name == "p0").unwrap();
         assert!(line.anchor && !line.provisional, "{line:?}");
         assert!(!list.players.iter().find(|p| p.name == "p5").unwrap().anchor);
+        // p3's history through the API: its fitted rating before it was an anchor, then a
+        // point for each refit after a game of its, at the rating fixed.
+        let (status, body) = call("GET", "/api/players/P3/history", "", None).await;
+        assert_eq!(status, 200, "{body}");
+        let history: RatingHistory = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            (history.name.as_str(), history.pool.as_str()),
+            ("P3", DEFAULT_POOL)
+        );
+        let (first, anchored) = history.points.split_first().unwrap();
+        assert_eq!(first.rating, rating_of(&free, "P3"));
+        assert!(!anchored.is_empty());
+        assert!(anchored.iter().all(|p| p.rating == 1000.5), "{history:?}");
+        assert!(history.points.windows(2).all(|w| w[1].games > w[0].games));
+        assert_eq!(
+            call("GET", "/api/players/nobody/history", "", None).await.0,
+            404
+        );
         // Freed, p0 is fitted again.
         let (status, body) = call("DELETE", put, "", Some(token)).await;
         assert_eq!(status, 200, "{body}");

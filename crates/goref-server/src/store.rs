@@ -19,7 +19,7 @@ use tokio::sync::oneshot;
 
 pub use crate::metrics::LiveCount;
 pub use crate::protocol::GameSummary;
-use crate::protocol::{Account, Rating, DEFAULT_POOL};
+use crate::protocol::{Account, Rating, RatingPoint, DEFAULT_POOL};
 use crate::room::{Event, GameConfig};
 
 pub mod counted;
@@ -311,6 +311,12 @@ pub trait Store: Send + Sync {
     fn set_anchor(&self, pool: &str, name: &str, rating: Option<f64>) -> StoreFuture<'_, ()>;
     /// The anchors of `pool`: (account, rating), by name.
     fn anchors(&self, pool: &str) -> StoreFuture<'_, Vec<(String, f64)>>;
+    /// Adds to the rating histories of `pool`: each account's point.
+    fn append_history(&self, pool: &str, points: Vec<(String, RatingPoint)>)
+        -> StoreFuture<'_, ()>;
+    /// Account `name`'s rating history in `pool` (any case), oldest first: its newest
+    /// `limit` points.
+    fn history(&self, pool: &str, name: &str, limit: usize) -> StoreFuture<'_, Vec<RatingPoint>>;
 
     /// When the clocks were resumed before resumes were events of the games' own logs
     /// ([`Act::Resume`](crate::room::Act::Resume)): unix ms, oldest first, from the table
@@ -486,6 +492,14 @@ CREATE TABLE IF NOT EXISTS pool_ratings (
     body TEXT NOT NULL,
     PRIMARY KEY (pool, name)
 );
+CREATE TABLE IF NOT EXISTS rating_history (
+    pool TEXT NOT NULL,
+    name TEXT NOT NULL COLLATE NOCASE,
+    at_ms INTEGER NOT NULL,
+    rating REAL NOT NULL,
+    games INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rating_history_name ON rating_history (pool, name, at_ms);
 CREATE TABLE IF NOT EXISTS pool_anchors (
     pool TEXT NOT NULL,
     name TEXT NOT NULL COLLATE NOCASE,
@@ -1260,6 +1274,51 @@ impl Store for SqliteStore {
                 .query_map(params![pool], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<rusqlite::Result<Vec<(String, f64)>>>()?;
             Ok(rows)
+        })
+    }
+
+    fn append_history(
+        &self,
+        pool: &str,
+        points: Vec<(String, RatingPoint)>,
+    ) -> StoreFuture<'_, ()> {
+        let pool = pool.to_string();
+        self.write(Box::new(move |conn| {
+            let mut insert = conn.prepare_cached(
+                "INSERT INTO rating_history (pool, name, at_ms, rating, games) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for (name, p) in points {
+                insert.execute(params![
+                    pool,
+                    name,
+                    i64::try_from(p.at_ms).unwrap_or(i64::MAX),
+                    p.rating,
+                    p.games
+                ])?;
+            }
+            Ok(())
+        }))
+    }
+
+    fn history(&self, pool: &str, name: &str, limit: usize) -> StoreFuture<'_, Vec<RatingPoint>> {
+        let (pool, name) = (pool.to_string(), name.to_string());
+        self.read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT at_ms, rating, games FROM rating_history WHERE pool = ?1 AND name = ?2 \
+                 ORDER BY at_ms DESC, rowid DESC LIMIT ?3",
+            )?;
+            let mut points = stmt
+                .query_map(params![pool, name, limit as i64], |r| {
+                    Ok(RatingPoint {
+                        at_ms: u64::try_from(r.get::<_, i64>(0)?).unwrap_or(0),
+                        rating: r.get(1)?,
+                        games: r.get(2)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<RatingPoint>>>()?;
+            points.reverse();
+            Ok(points)
         })
     }
 

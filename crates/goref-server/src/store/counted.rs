@@ -87,6 +87,10 @@ impl Store for Counted {
         fn ratings(&self, pool: &str) -> Vec<Rating>;
         fn set_anchor(&self, pool: &str, name: &str, rating: Option<f64>) -> ();
         fn anchors(&self, pool: &str) -> Vec<(String, f64)>;
+        fn append_history(&self, pool: &str, points: Vec<(String, crate::protocol::RatingPoint)>)
+            -> ();
+        fn history(&self, pool: &str, name: &str, limit: usize)
+            -> Vec<crate::protocol::RatingPoint>;
         fn legacy_resumes(&self) -> Vec<u64>;
         fn enter_lobby(&self, presence: Presence, lease_ms: u64) -> ();
         fn set_waiting(&self, conn: &str, on: bool, pools: Vec<String>) -> bool;

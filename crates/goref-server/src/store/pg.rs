@@ -168,6 +168,15 @@ CREATE TABLE pool_anchors (
     rating DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (pool, name)
 );
+CREATE TABLE rating_history (
+    id BIGSERIAL PRIMARY KEY,
+    pool TEXT NOT NULL,
+    name TEXT NOT NULL,
+    at_ms BIGINT NOT NULL,
+    rating DOUBLE PRECISION NOT NULL,
+    games INTEGER NOT NULL
+);
+CREATE INDEX rating_history_name ON rating_history (pool, lower(name), at_ms);
 ",
 ];
 
@@ -1383,6 +1392,69 @@ impl Store for PgStore {
                 .iter()
                 .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
                 .collect::<Result<Vec<(String, f64)>, tokio_postgres::Error>>()?)
+        })
+    }
+
+    fn append_history(
+        &self,
+        pool: &str,
+        points: Vec<(String, crate::protocol::RatingPoint)>,
+    ) -> StoreFuture<'_, ()> {
+        let pool = pool.to_string();
+        boxed(async move {
+            if points.is_empty() {
+                return Ok(());
+            }
+            let mut names = Vec::with_capacity(points.len());
+            let mut at = Vec::with_capacity(points.len());
+            let mut ratings = Vec::with_capacity(points.len());
+            let mut games = Vec::with_capacity(points.len());
+            for (name, p) in &points {
+                names.push(name.clone());
+                at.push(int(p.at_ms, "time")?);
+                ratings.push(p.rating);
+                games.push(i32::try_from(p.games).unwrap_or(i32::MAX));
+            }
+            let mut conn = self.pool.get().await?;
+            conn.execute(
+                "INSERT INTO rating_history (pool, name, at_ms, rating, games) \
+                 SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::float8[], $5::int[])",
+                &[&pool, &names, &at, &ratings, &games],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn history(
+        &self,
+        pool: &str,
+        name: &str,
+        n: usize,
+    ) -> StoreFuture<'_, Vec<crate::protocol::RatingPoint>> {
+        let (pool, name) = (pool.to_string(), name.to_string());
+        boxed(async move {
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query(
+                    "SELECT at_ms, rating, games FROM rating_history \
+                     WHERE pool = $1 AND lower(name) = lower($2) \
+                     ORDER BY at_ms DESC, id DESC LIMIT $3",
+                    &[&pool, &name, &limit(n)],
+                )
+                .await?;
+            let mut points = rows
+                .iter()
+                .map(|r| {
+                    Ok(crate::protocol::RatingPoint {
+                        at_ms: uint(r.try_get(0)?, "time")?,
+                        rating: r.try_get(1)?,
+                        games: u32::try_from(r.try_get::<_, i32>(2)?).unwrap_or(0),
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            points.reverse();
+            Ok(points)
         })
     }
 

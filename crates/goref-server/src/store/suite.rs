@@ -13,7 +13,7 @@ use goref_referee::Protocol;
 use goref_rules::ByColor;
 
 use super::*;
-use crate::protocol::Rating;
+use crate::protocol::{Rating, RatingPoint};
 use crate::room::{Act, Players, Side};
 
 fn event(seq: u64, at_ms: u64, x: usize) -> Event {
@@ -951,6 +951,40 @@ async fn pools_keep_their_results_ratings_and_waiting(store: Arc<dyn Store>) {
     );
     assert_eq!(store.anchors("other").await.unwrap().len(), 1);
     assert!(store.anchors(DEFAULT_POOL).await.unwrap().is_empty());
+    // Rating histories by pool and account (any case), oldest first, the newest `limit`.
+    let point = |at_ms: u64, rating: f64, games: u32| RatingPoint {
+        at_ms,
+        rating,
+        games,
+    };
+    store
+        .append_history("small", vec![("Bob".into(), point(10, 1500.0, 1))])
+        .await
+        .unwrap();
+    store
+        .append_history(
+            "small",
+            vec![
+                ("bob".into(), point(20, 1520.5, 2)),
+                ("ann".into(), point(20, 1480.0, 1)),
+            ],
+        )
+        .await
+        .unwrap();
+    store
+        .append_history(DEFAULT_POOL, vec![("bob".into(), point(30, 1.0, 9))])
+        .await
+        .unwrap();
+    store.append_history("small", Vec::new()).await.unwrap();
+    assert_eq!(
+        store.history("small", "BOB", 10).await.unwrap(),
+        [point(10, 1500.0, 1), point(20, 1520.5, 2)]
+    );
+    assert_eq!(
+        store.history("small", "bob", 1).await.unwrap(),
+        [point(20, 1520.5, 2)]
+    );
+    assert!(store.history("small", "cid", 10).await.unwrap().is_empty());
 
     store
         .enter_lobby(presence("a-1", "a", "alice"), 1_000)

@@ -88,7 +88,75 @@ export function Players() {
           )
         }
       </Loaded>
+      <PoolArchive pool={pool} />
     </main>
+  );
+}
+
+// Today's date in UTC, YYYY-MM-DD (the archive's days are UTC days).
+const todayUtc = () => new Date().toISOString().slice(0, 10);
+
+// The pool's archive of one day: its games, and their records as one .tar.gz.
+function PoolArchive({ pool }) {
+  const [day, setDay] = useState(todayUtc);
+  const path = `/api/pools/${encodeURIComponent(pool)}/archive/${day}`;
+  const { data, error } = useJSON(path);
+  return (
+    <section data-testid="archive">
+      <h3>
+        Archive of{" "}
+        <input type="date" value={day} data-testid="archive-day"
+          onChange={(e) => e.target.value && setDay(e.target.value)} />
+        {" "}(UTC) · <a href={`${path}.tar.gz`} data-testid="archive-tar">the finished games' SGF (.tar.gz)</a>
+      </h3>
+      <Loaded data={data} error={error}>
+        {({ games, truncated }) =>
+          games.length === 0 ? (
+            <p data-testid="archive-empty">No games of this pool that day.</p>
+          ) : (
+            <>
+              <GamesTable games={games} testid="archive-games" />
+              {truncated && <p class="help">The first {games.length} games of the day only.</p>}
+            </>
+          )
+        }
+      </Loaded>
+    </section>
+  );
+}
+
+// A player's rating in `pool` after each of its games' refits, as a line over time.
+function RatingPlot({ name, pool, named }) {
+  const { data } = useJSON(
+    `/api/players/${encodeURIComponent(name)}/history?pool=${encodeURIComponent(pool)}`,
+  );
+  if (!data || data.points.length === 0) return null;
+  const ps = data.points;
+  const [w, h, pad] = [420, 120, 4];
+  const [t0, t1] = [ps[0].at_ms, ps[ps.length - 1].at_ms];
+  const rs = ps.map((p) => p.rating);
+  const [lo, hi] = [Math.min(...rs), Math.max(...rs)];
+  const x = (p, i) =>
+    pad + (t1 > t0 ? (p.at_ms - t0) / (t1 - t0) : ps.length > 1 ? i / (ps.length - 1) : 0.5) * (w - 2 * pad);
+  const y = (r) => pad + (hi > lo ? (hi - r) / (hi - lo) : 0.5) * (h - 2 * pad);
+  return (
+    <>
+      <h3>Rating{named ? ` in pool ${pool}` : ""}</h3>
+      <svg class="rating-plot" width={w} height={h} viewBox={`0 0 ${w} ${h}`} role="img"
+        data-testid={`rating-plot-${pool}`} aria-label={`${name}'s rating after each game`}>
+        <rect x="0" y="0" width={w} height={h} fill="#fbf7ee" stroke="#b9a57f" />
+        <polyline fill="none" stroke="#2f6f4f" stroke-width="2"
+          points={ps.map((p, i) => `${x(p, i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" ")} />
+        {ps.length <= 60 && ps.map((p, i) => (
+          <circle key={i} cx={x(p, i).toFixed(1)} cy={y(p.rating).toFixed(1)} r="2.5" fill="#2f6f4f">
+            <title>{`${Math.round(p.rating)} after ${p.games} rated game${p.games === 1 ? "" : "s"}, ${dateText(p.at_ms)}`}</title>
+          </circle>
+        ))}
+      </svg>
+      <p class="help">
+        {Math.round(lo)}–{Math.round(hi)} over {ps[ps.length - 1].games} rated games, from {dateText(t0)} to {dateText(t1)}
+      </p>
+    </>
   );
 }
 
@@ -158,11 +226,15 @@ export function Player({ name }) {
   );
 }
 
-// The player's crosstable in each of the server's pools where it has rated games.
+// The player's rating plot and crosstable in each of the server's pools where it has rated
+// games.
 function Crosstables({ name }) {
   const { data } = useJSON("/api/pools");
   const pools = data ? data.pools.map((p) => p.name) : ["default"];
   return pools.map((pool) => (
-    <Crosstable key={pool} name={name} pool={pool} named={pools.length > 1} />
+    <div key={pool}>
+      <RatingPlot name={name} pool={pool} named={pools.length > 1} />
+      <Crosstable name={name} pool={pool} named={pools.length > 1} />
+    </div>
   ));
 }

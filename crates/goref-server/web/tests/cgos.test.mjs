@@ -161,10 +161,21 @@ test("three pools: each door's programs in their pool's standings", { timeout: 1
     assert.match(await page.locator('[data-testid="pool-game"]').textContent(), /^13×13, olympiad, komi 6.5, 5 min sudden death · CGOS door 127\.0\.0\.1:\d+$/);
     const rows = await page.locator('[data-testid="players"] tbody tr').allTextContents();
     assert.ok(rows[0].startsWith("1") && rows[1].startsWith("2") && rows[0].includes("thirteen-"), rows.join(" / "));
-    await page.screenshot({ path: join(shots, "12-pools-p13.png") });
+    // The pool's archive of the day: its game, and the records' .tar.gz.
+    const archived = await page.locator('[data-testid="archive-games"] tbody tr').allTextContents();
+    assert.equal(archived.length, 1, archived.join(" / "));
+    assert.match(archived[0], /thirteen-.*thirteen-.*13×13/);
+    const tar = await page.locator('[data-testid="archive-tar"]').getAttribute("href");
+    const packed = await fetch(server.url + tar);
+    assert.equal(packed.headers.get("content-type"), "application/gzip");
+    assert.ok((await packed.arrayBuffer()).byteLength > 100);
+    await page.screenshot({ path: join(shots, "12-pools-p13.png"), fullPage: true });
     // A player's page: its crosstable in its pool, none in the others.
     await page.locator('[data-testid="player-row-thirteen-a"] a').click();
     await page.locator('[data-testid="crosstable-p13"]').waitFor();
+    // Its rating in p13 after its one game: one point of the plot.
+    await page.locator('[data-testid="rating-plot-p13"]').waitFor();
+    assert.equal(await page.locator('[data-testid="rating-plot-p13"] circle').count(), 1);
     assert.match(await page.locator('[data-testid="player-rating-p13"]').textContent(), /^In pool p13: rating 1\d{3} \(95%: .*1 rated game: (1 won, 0 lost|0 won, 1 lost), 0 drawn$/);
     assert.equal(await page.locator('[data-testid="player-rating"]').textContent(), "No rated games in the default pool. · since " + (await page.locator('[data-testid="player-rating"]').textContent()).split(" · since ")[1]);
     assert.match(await page.locator('[data-testid="cross-thirteen-b"]').textContent(), /thirteen-b/);
