@@ -63,7 +63,7 @@ use goref_rules::history::KeyHasher;
 use goref_rules::{Board, Color, Effect, KoBan, KoRule, Move, Point, Undo};
 
 use crate::benson::Benson;
-use crate::search::{count_node, Answer, Context, MAX_LINE};
+use crate::context::{count_node, Answer, Context, MAX_LINE};
 
 const INF: u64 = u64::MAX / 4;
 

@@ -51,7 +51,7 @@
 use goref_rules::{Board, Color, Point};
 
 use crate::blocks::Blocks;
-use crate::search::{one_sided_play, Context};
+use crate::context::{one_sided_play, Context};
 
 /// Opposing blocks in `K` beyond which the bound is not tried (it enumerates subsets).
 const MAX_BLOCKS: usize = 10;

@@ -69,6 +69,7 @@
 
 pub mod benson;
 mod blocks;
+mod context;
 mod dfpn;
 mod eyes;
 pub mod region;

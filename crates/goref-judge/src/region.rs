@@ -26,7 +26,7 @@ use std::collections::{HashSet, VecDeque};
 use goref_rules::{Board, Color, Geometry, Point};
 
 use crate::benson::PassAlive;
-use crate::search::{capture_opponents, one_sided_play, Context};
+use crate::context::{capture_opponents, one_sided_play, Context};
 
 /// The maximal local region of one block, with the sets it is built from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -237,7 +237,7 @@ fn enumerate(
                 continue;
             }
             if seen.insert(after.packed().to_vec()) {
-                crate::search::count_node();
+                crate::context::count_node();
                 if seen.len() as u64 > budget {
                     return None;
                 }
