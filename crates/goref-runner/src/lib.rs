@@ -6,7 +6,7 @@
 //! - [`tournament`]: the scheduler ([`run_tournament`], [`run_tournament_with`]): who plays
 //!   (crate goref-tournament's [`goref_tournament::Plan`]), one game at a time on engines from
 //!   a pool (crate goref-match plays it), signals, resume, the SPRT on game pairs.
-//! - [`matches`]: `goref match`, the tournament of two: [`MatchConfig`], [`Stop`],
+//! - [`matches`](mod@matches): `goref match`, the tournament of two: [`MatchConfig`], [`Stop`],
 //!   [`run_match`].
 //! - [`summary`]: the match's table.
 //! - [`report`]: the tournament's `report.html`.
@@ -50,7 +50,7 @@ pub mod report;
 pub mod summary;
 pub mod tournament;
 
-pub use matches::{run_match, MatchConfig, MatchError, Stop};
+pub use matches::{run_match, summary_of, MatchConfig, MatchError};
 
 /// `n` and `word`, plural unless `n` is 1: `1 game`, `2 games`, `0 moves` (words whose
 /// plural takes an `s`).
@@ -67,7 +67,7 @@ pub fn count(n: usize, word: &str) -> String {
         format!("{n} {word}s")
     }
 }
-pub use summary::Summary;
+pub use summary::{Stop, Summary};
 pub use tournament::{
     run_tournament, run_tournament_with, Entrant, Flow, Games, Job, RemoteGames, Restart,
     TournamentConfig, RESULTS_FILE,

@@ -10,9 +10,10 @@ use std::time::Instant;
 
 use goref_match::game::{Contestant, GameSettings};
 use goref_tournament::stats::{Sprt, SprtCounts, SprtDecision};
+use goref_tournament::GameLine;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::summary::Summary;
+use crate::summary::{Stop, Summary};
 use crate::tournament::{
     read_results, run_tournament, Entrant, Flow, Restart, TournamentConfig, TournamentError,
 };
@@ -35,17 +36,6 @@ pub struct MatchConfig {
     pub sprt: Option<Sprt>,
     /// Draw a progress bar on standard error.
     pub progress: bool,
-}
-
-/// Why a match stopped early.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stop {
-    /// Every game was played.
-    Complete,
-    /// Ctrl-C: running games were finished (or abandoned after a second Ctrl-C).
-    Interrupted,
-    /// The SPRT decided.
-    Sprt,
 }
 
 /// A match that could not go on: the tournament runner's error, a match being a tournament of
@@ -126,6 +116,29 @@ pub fn as_tournament(config: &MatchConfig) -> TournamentConfig {
     }
 }
 
+/// The table of match `config` with the games `reports`.
+#[must_use]
+pub fn summary_of(config: &MatchConfig, reports: Vec<GameLine>) -> Summary {
+    let s = &config.settings;
+    Summary {
+        names: [
+            config.players[0].name.clone(),
+            config.players[1].name.clone(),
+        ],
+        reports,
+        games_planned: config.games,
+        description: format!(
+            "{}x{}, {} rules, komi {}, {}, end {}",
+            s.width, s.height, s.game.rules, s.game.rules.komi, s.game.time, s.game.end
+        ),
+        sprt: config.sprt,
+        stop: Stop::Complete,
+        wall: Duration::ZERO,
+        resumed: 0,
+        signal: None,
+    }
+}
+
 /// Plays the match, resuming from the results already in `config.out`.
 ///
 /// # Errors
@@ -140,7 +153,7 @@ pub async fn run_match(config: MatchConfig) -> Result<Summary, MatchError> {
         .cloned()
         .collect();
     let resumed = reports.len();
-    let mut summary = Summary::new(&config, reports);
+    let mut summary = summary_of(&config, reports);
     if let Some(sprt) = &config.sprt {
         if sprt.decision(SprtCounts::Games(&summary.wld(0))) != SprtDecision::Continue {
             summary.stop = Stop::Sprt;

@@ -8,7 +8,16 @@ use goref_match::Ending;
 use goref_tournament::stats::{Sprt, SprtCounts, SprtDecision, Wld};
 use goref_tournament::GameLine;
 
-use crate::matches::{MatchConfig, Stop};
+/// Why a match stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Every game was played.
+    Complete,
+    /// Ctrl-C: running games were finished (or abandoned after a second Ctrl-C).
+    Interrupted,
+    /// The SPRT decided.
+    Sprt,
+}
 
 /// Results so far and what the table needs to describe them.
 #[derive(Clone, Debug)]
@@ -34,29 +43,6 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// A summary of `reports` for `config`.
-    #[must_use]
-    pub fn new(config: &MatchConfig, reports: Vec<GameLine>) -> Summary {
-        let s = &config.settings;
-        Summary {
-            names: [
-                config.players[0].name.clone(),
-                config.players[1].name.clone(),
-            ],
-            reports,
-            games_planned: config.games,
-            description: format!(
-                "{}x{}, {} rules, komi {}, {}, end {}",
-                s.width, s.height, s.game.rules, s.game.rules.komi, s.game.time, s.game.end
-            ),
-            sprt: config.sprt,
-            stop: Stop::Complete,
-            wall: Duration::ZERO,
-            resumed: 0,
-            signal: None,
-        }
-    }
-
     /// Adds one game.
     pub fn add(&mut self, report: GameLine) {
         self.reports.push(report);
