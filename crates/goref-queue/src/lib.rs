@@ -339,16 +339,25 @@ impl Queue {
     ///
     /// A database error.
     pub async fn finish(&self) -> Result<(), QueueError> {
-        self.conn
-            .client
-            .execute(
-                "UPDATE queue_tournaments SET state = 'done' WHERE id = $1",
-                &[&self.tournament],
-            )
-            .await
-            .map_err(QueueError::db)?;
-        Ok(())
+        finish_tournament(&self.conn.client, &self.tournament).await
     }
+}
+
+/// Marks tournament `id` done: every game is in, and no more are handed out (the coordinator
+/// closing a queue it did not open in this run).
+///
+/// # Errors
+///
+/// A database error.
+pub async fn finish_tournament(client: &Client, id: &str) -> Result<(), QueueError> {
+    client
+        .execute(
+            "UPDATE queue_tournaments SET state = 'done' WHERE id = $1",
+            &[&id],
+        )
+        .await
+        .map_err(QueueError::db)?;
+    Ok(())
 }
 
 impl RemoteGames for Queue {

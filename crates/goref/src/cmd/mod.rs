@@ -18,6 +18,7 @@ pub mod judge;
 pub mod loadtest;
 pub mod match_cmd;
 pub mod perft;
+pub mod queued;
 pub mod regress;
 pub mod score;
 pub mod serve;

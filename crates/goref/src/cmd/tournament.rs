@@ -297,7 +297,7 @@ fn read_openings(
 /// before the first game.
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if let (Some(url), true) = (&args.queue, args.status) {
-        return super::worker::print_status(url);
+        return super::queued::print_status(url);
     }
     // A closed standard output (`| head`) ends the printing, not the program.
     let mut stdout = std::io::stdout();
@@ -352,7 +352,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let where_played = match &args.queue {
-        Some(url) => rt.block_on(super::worker::coordinate(url, args, &config))?,
+        Some(url) => rt.block_on(super::queued::coordinate(
+            url,
+            config_text(args)?,
+            opening_files(args)?,
+            &config,
+        ))?,
         None => goref_runner::Games::Local,
     };
     let finished = rt
@@ -400,7 +405,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     if let (goref_runner::Games::Remote(_), Some(url)) = (&where_played, &args.queue) {
         if !finished.interrupted {
-            rt.block_on(super::worker::finish(url, &out))?;
+            rt.block_on(super::queued::finish(url, &out))?;
         }
     }
     let table = table_of(&finished.games, &finished.byes, &finished.withdrawn);
@@ -496,4 +501,48 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The `--config` file's text, for the queue's spec (what a worker rebuilds the tournament
+/// from).
+fn config_text(args: &Args) -> anyhow::Result<Option<String>> {
+    match &args.config {
+        Some(p) => Ok(Some(
+            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// The openings `args` (or its `--config` file) names, as files.
+fn opening_files(args: &Args) -> anyhow::Result<Vec<(String, String)>> {
+    let from_file = match &args.config {
+        Some(p) => FileConfig::read(p).map_err(anyhow::Error::msg)?.openings,
+        None => None,
+    };
+    let Some(path) = args.openings.clone().or(from_file) else {
+        return Ok(Vec::new());
+    };
+    let files: Vec<PathBuf> = if path.is_dir() {
+        std::fs::read_dir(&path)
+            .with_context(|| format!("reading {}", path.display()))?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("sgf")))
+            .collect()
+    } else {
+        vec![path]
+    };
+    files
+        .into_iter()
+        .map(|f| {
+            let name = f
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let text =
+                std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?;
+            Ok((name, text))
+        })
+        .collect()
 }

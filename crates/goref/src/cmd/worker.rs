@@ -1,12 +1,12 @@
 //! Tournaments played by workers on many machines, through PostgreSQL (crate goref-queue):
-//! `goref tournament --queue URL` hands the games out and follows them, `goref worker --queue
-//! URL` plays them.
+//! `goref tournament --queue URL` hands the games out and follows them (the `queued` module),
+//! `goref worker --queue URL` plays them (here).
 //!
 //! A worker rebuilds the tournament's configuration exactly as the coordinator built it: the
 //! coordinator stores its command line and the files it read (the `--config` file, the
 //! openings), the worker parses them with the same code, and the two fingerprints must agree.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,12 +14,11 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context};
 use clap::Parser;
 use goref_gtp::{Engine, EngineSpec};
-use goref_match::config::FileConfig;
-use goref_queue::{Queue, QueueErrorKind, Worker, WorkerInfo};
-use goref_runner::tournament::{play_job, Fingerprint, Pool};
-use goref_runner::{Games, TournamentConfig};
-use serde::{Deserialize, Serialize};
+use goref_queue::{QueueErrorKind, Worker, WorkerInfo};
+use goref_runner::tournament::{play_job, Pool};
+use goref_runner::TournamentConfig;
 
+use super::queued::{fingerprint, Spec};
 use super::tournament;
 
 /// Arguments of `goref worker`.
@@ -45,189 +44,6 @@ pub struct Args {
     /// Exit when no tournament has games to hand out (default: wait for one).
     #[arg(long)]
     until_idle: bool,
-}
-
-/// How a worker rebuilds the configuration.
-#[derive(Serialize, Deserialize)]
-struct Spec {
-    /// `goref tournament`'s arguments as given.
-    argv: Vec<String>,
-    /// The `--config` file's text.
-    config: Option<String>,
-    /// The openings' files: name and text.
-    openings: Vec<(String, String)>,
-}
-
-/// The stored queue of an output directory: the tournament's id.
-#[derive(Serialize, Deserialize)]
-struct QueueFile {
-    tournament: String,
-}
-
-const QUEUE_FILE: &str = "queue.json";
-
-fn fingerprint(config: &TournamentConfig) -> String {
-    serde_json::to_string(&Fingerprint::of(config)).expect("a fingerprint serialises")
-}
-
-/// The openings `args` (or its `--config` file) names, as files.
-fn opening_files(args: &tournament::Args) -> anyhow::Result<Vec<(String, String)>> {
-    let from_file = match &args.config {
-        Some(p) => FileConfig::read(p).map_err(anyhow::Error::msg)?.openings,
-        None => None,
-    };
-    let Some(path) = args.openings.clone().or(from_file) else {
-        return Ok(Vec::new());
-    };
-    let files: Vec<PathBuf> = if path.is_dir() {
-        std::fs::read_dir(&path)
-            .with_context(|| format!("reading {}", path.display()))?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("sgf")))
-            .collect()
-    } else {
-        vec![path]
-    };
-    files
-        .into_iter()
-        .map(|f| {
-            let name = f
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let text =
-                std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?;
-            Ok((name, text))
-        })
-        .collect()
-}
-
-/// The coordinator: opens (or resumes) the queue of the tournament in `config.out`.
-pub async fn coordinate(
-    url: &str,
-    args: &tournament::Args,
-    config: &TournamentConfig,
-) -> anyhow::Result<Games> {
-    std::fs::create_dir_all(&config.out)
-        .with_context(|| format!("creating {}", config.out.display()))?;
-    let file = config.out.join(QUEUE_FILE);
-    let id = match std::fs::read_to_string(&file) {
-        Ok(text) => {
-            serde_json::from_str::<QueueFile>(&text)
-                .with_context(|| format!("reading {}", file.display()))?
-                .tournament
-        }
-        Err(_) => goref_queue::random_id(),
-    };
-    let argv: Vec<String> = std::env::args()
-        .skip_while(|a| a != "tournament")
-        .skip(1)
-        .collect();
-    let spec = Spec {
-        argv,
-        config: match &args.config {
-            Some(p) => Some(
-                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
-            ),
-            None => None,
-        },
-        openings: opening_files(args)?,
-    };
-    let conn = goref_queue::connect(url)
-        .await
-        .map_err(|e| anyhow!("{e}"))?;
-    let queue = Queue::open(
-        conn,
-        &id,
-        &serde_json::to_string(&spec)?,
-        &fingerprint(config),
-    )
-    .await
-    .map_err(|e| anyhow!("{e}"))?;
-    std::fs::write(
-        &file,
-        serde_json::to_string(&QueueFile {
-            tournament: id.clone(),
-        })?,
-    )
-    .with_context(|| format!("writing {}", file.display()))?;
-    eprintln!("goref: tournament {id} queued: `goref worker --queue URL` plays its games");
-    Ok(Games::Remote(Arc::new(queue)))
-}
-
-/// The coordinator, every game in: the queue hands out nothing more.
-pub async fn finish(url: &str, out: &Path) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(out.join(QUEUE_FILE))?;
-    let id = serde_json::from_str::<QueueFile>(&text)?.tournament;
-    let conn = goref_queue::connect(url)
-        .await
-        .map_err(|e| anyhow!("{e}"))?;
-    conn.client
-        .execute(
-            "UPDATE queue_tournaments SET state = 'done' WHERE id = $1",
-            &[&id],
-        )
-        .await
-        .map_err(|e| anyhow!("{e}"))?;
-    Ok(())
-}
-
-/// `goref tournament --queue URL --status`.
-pub fn print_status(url: &str) -> anyhow::Result<ExitCode> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let status = rt.block_on(async {
-        let conn = goref_queue::connect(url)
-            .await
-            .map_err(|e| anyhow!("{e}"))?;
-        goref_queue::status(&conn.client)
-            .await
-            .map_err(|e| anyhow!("{e}"))
-    })?;
-    outln!(
-        "{:<18} {:<8} {:>7} {:>7} {:>7}",
-        "tournament",
-        "state",
-        "queued",
-        "running",
-        "done"
-    );
-    for t in &status.tournaments {
-        outln!(
-            "{:<18} {:<8} {:>7} {:>7} {:>7}",
-            t.id,
-            t.state,
-            t.queued,
-            t.running,
-            t.done
-        );
-    }
-    outln!(
-        "{:<22} {:<16} {:<10} {:<18} {:>6} {:>9} {:>9}  refused",
-        "worker",
-        "host",
-        "version",
-        "tournament",
-        "games",
-        "games/min",
-        "seen (s)"
-    );
-    for w in &status.workers {
-        outln!(
-            "{:<22} {:<16} {:<10} {:<18} {:>6} {:>9.1} {:>9.1}  {}",
-            w.id,
-            w.host,
-            w.version,
-            w.tournament,
-            w.games,
-            w.games_per_minute,
-            w.seen_seconds_ago,
-            w.refused.as_deref().unwrap_or("")
-        );
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Parser)]
