@@ -286,7 +286,7 @@ impl Accounts {
             logins: RateLimiter::new(
                 opts.create_burst,
                 opts.create_per_minute,
-                crate::games::MAX_LIMITER_KEYS,
+                crate::limits::MAX_LIMITER_KEYS,
             ),
         })
     }

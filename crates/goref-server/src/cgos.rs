@@ -71,7 +71,7 @@ pub(crate) async fn open(
         logins: RateLimiter::new(
             opts.create_burst,
             opts.create_per_minute,
-            crate::games::MAX_LIMITER_KEYS,
+            crate::limits::MAX_LIMITER_KEYS,
         ),
         games,
         accounts,

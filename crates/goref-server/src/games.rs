@@ -52,9 +52,6 @@ mod routes;
 mod upkeep;
 mod ws;
 
-/// Client addresses (or accounts) the creation limiter keeps at most.
-pub(crate) const MAX_LIMITER_KEYS: usize = 100_000;
-
 /// Perfect-play searches the server runs at once (each on one thread, its table up to tens
 /// of megabytes); more games needing one wait their turn.
 const PERFECT_PLAY_AT_ONCE: usize = 2;
@@ -132,7 +129,7 @@ impl Games {
             creations: RateLimiter::new(
                 opts.create_burst,
                 opts.create_per_minute,
-                MAX_LIMITER_KEYS,
+                crate::limits::MAX_LIMITER_KEYS,
             ),
             legacy_resumes,
             store,

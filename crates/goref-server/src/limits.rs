@@ -8,6 +8,9 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// Client addresses (or accounts) the creation limiter keeps at most.
+pub(crate) const MAX_LIMITER_KEYS: usize = 100_000;
+
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 

@@ -269,7 +269,7 @@ impl Lobby {
             creations: RateLimiter::new(
                 opts.create_burst,
                 opts.create_per_minute,
-                crate::games::MAX_LIMITER_KEYS,
+                crate::limits::MAX_LIMITER_KEYS,
             ),
             pairing: opts.pairing.clone(),
             pools: opts
