@@ -78,6 +78,10 @@ impl Header {
     }
 
     /// The board.
+    ///
+    /// # Panics
+    ///
+    /// When the sides are not 1 to 25, which no header read by [`Certificate::parse`] has.
     #[must_use]
     pub fn geometry(&self) -> Geometry {
         Geometry::rect(self.width, self.height).expect("a header's board was checked")
@@ -249,6 +253,10 @@ fn color_name(c: Color) -> &'static str {
 
 impl Certificate {
     /// The certificate as the lines of its file (without their line ends).
+    ///
+    /// # Panics
+    ///
+    /// As [`Header::geometry`].
     #[must_use]
     pub fn to_lines(&self) -> Vec<String> {
         let geometry = self.header.geometry();
@@ -291,8 +299,47 @@ impl Certificate {
     }
 }
 
+/// What a certificate read does not read back as (see [`reads_back`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Misread {
+    /// The lines written do not read.
+    Unreadable(FormatError),
+    /// They read as another certificate.
+    Changed,
+    /// Written again, they are other lines.
+    Rewritten,
+}
+
+/// Reads `text` as [`Certificate::parse`] does and, when it reads, checks that the lines
+/// written ([`Certificate::to_lines`]) read back to the same certificate and are written the
+/// same again; and that [`check`] answers it (without panicking). The invariant the fuzz target
+/// `certificates` and the tests check; whether `text` read.
+///
+/// # Errors
+///
+/// What does not read back.
+pub fn reads_back(text: &str) -> Result<bool, Misread> {
+    let Ok(certificate) = Certificate::parse(text) else {
+        return Ok(false);
+    };
+    let written = certificate.to_lines();
+    let again = Certificate::parse(&written.join("\n")).map_err(Misread::Unreadable)?;
+    if again != certificate {
+        return Err(Misread::Changed);
+    }
+    if again.to_lines() != written {
+        return Err(Misread::Rewritten);
+    }
+    let _ = check(&certificate);
+    Ok(true)
+}
+
 impl Header {
     /// The header's line.
+    ///
+    /// # Panics
+    ///
+    /// As [`Header::geometry`].
     #[must_use]
     pub fn to_line(&self) -> String {
         let geometry = self.geometry();

@@ -29,7 +29,11 @@
 //! ```
 //!
 //! The crate's modules are private: `search` (the search below, over positions held by
-//! `bits`, boards as two bit sets); this page's items are its whole interface.
+//! `bits`, boards as two bit sets) and `strategy` (each side's strategy for a proved value);
+//! this page's items and [`certificate`] are its whole interface. [`certify`] solves a
+//! position and writes its proof as a certificate (a strategy for each side), which
+//! [`certificate::check`] verifies with the literal rules of `goref-literal` and nothing of
+//! the search, so that a value need not be taken on the search's word.
 //!
 //! # The search
 //!
@@ -552,6 +556,9 @@ pub enum CertifyError {
     NotFromTheEmptyBoard,
     /// The rules are not a preset's (but for the ko rule).
     NotAPreset,
+    /// The game was played on after it ended by two passes: its moves do not replay from the
+    /// empty board under the rules.
+    Resumed,
     /// The strategies have more lines than the limit.
     TooLarge {
         /// The limit.
@@ -574,6 +581,9 @@ impl fmt::Display for CertifyError {
             ),
             CertifyError::NotAPreset => f.write_str(
                 "a certificate names a preset: the rules must be one (another ko rule is fine)",
+            ),
+            CertifyError::Resumed => f.write_str(
+                "the game was played on after two passes: its moves do not replay as one game",
             ),
             CertifyError::TooLarge { limit } => write!(
                 f,
@@ -633,6 +643,14 @@ pub fn certify(
         || game.first_player() != Color::Black
     {
         return Err(CertifyError::NotFromTheEmptyBoard);
+    }
+    let moves = game.moves();
+    if moves
+        .windows(2)
+        .take(moves.len().saturating_sub(2))
+        .any(|w| w[0].1 == Move::Pass && w[1].1 == Move::Pass)
+    {
+        return Err(CertifyError::Resumed);
     }
     let mut extract = Extract {
         max_lines,

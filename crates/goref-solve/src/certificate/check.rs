@@ -40,6 +40,9 @@ pub struct Refutation {
 pub enum RefutationKind {
     /// Under simple ko alone a game need not end: no value to prove.
     NoEnd,
+    /// The header's board is not one (sides 1 to 25; only a certificate made in code, not
+    /// read, can have one).
+    NoBoard,
     /// A turn of the header's moves is illegal (the turn, numbered from 1).
     IllegalHeaderMove {
         /// The turn, numbered from 1.
@@ -99,6 +102,7 @@ impl fmt::Display for Refutation {
             }
         };
         match &self.kind {
+            RefutationKind::NoBoard => f.write_str("the board's sides are not 1 to 25"),
             RefutationKind::NoEnd => {
                 f.write_str("under simple ko alone a game need not end: no value to prove")
             }
@@ -160,6 +164,9 @@ fn why(illegal: LiteralIllegal) -> String {
 fn apply(game: &mut LiteralGame, mv: Move) -> Result<(), LiteralIllegal> {
     match mv {
         Move::Pass => game.pass(),
+        // (A point off the board, which no certificate read from text holds, is occupied by
+        // nothing one may play on.)
+        Move::Play(p) if p.index() >= game.grid().len() => Err(LiteralIllegal::Occupied),
         Move::Play(p) => game.play(p.index()),
     }
 }
@@ -206,7 +213,12 @@ pub fn check(certificate: &Certificate) -> Result<Checked, Refutation> {
             kind: RefutationKind::NoEnd,
         });
     }
-    let geometry = header.geometry();
+    let Ok(geometry) = Geometry::rect(header.width, header.height) else {
+        return Err(Refutation {
+            line: 1,
+            kind: RefutationKind::NoBoard,
+        });
+    };
     let graph = Graph::grid(header.width, header.height);
     let mut start = LiteralGame::new(graph, rules);
     for (i, &mv) in header.moves.iter().enumerate() {
