@@ -120,7 +120,10 @@ impl Walk {
             }
             if let Some((_, mv)) = chosen {
                 self.emit(mv)?;
-                assert!(search.play_line(mv).is_none(), "the move was played before");
+                if search.play_line(mv).is_some() {
+                    // (It did not end the game when it was tried above: it cannot now.)
+                    return Err(Failed::NoMove);
+                }
                 self.line.push(mv);
                 let below = self.walk(search);
                 self.line.pop();
