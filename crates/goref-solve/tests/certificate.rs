@@ -169,6 +169,29 @@ fn certify_refuses_what_the_form_cannot_say() {
         certify(&game, Preset::Nstt, &small, MAX_CERTIFICATE_LINES).map(|_| ()),
         Err(CertifyError::Undecided)
     );
+    // Budgets that prove the value but run out while the strategies are extracted:
+    // undecided, and the search's line is left as it was (the principal variation is found
+    // after them); a budget for both gives the certificate.
+    let full = certify(&game, Preset::Nstt, &options(), MAX_CERTIFICATE_LINES).unwrap();
+    let (proof, strategies) = (full.report.nodes, full.strategy_nodes);
+    assert!(strategies > proof, "{strategies} {proof}");
+    for budget in [proof, (proof + strategies) / 2, strategies - 1] {
+        let within = Options {
+            budget: Some(budget),
+            ..options()
+        };
+        assert_eq!(
+            certify(&game, Preset::Nstt, &within, MAX_CERTIFICATE_LINES).map(|_| ()),
+            Err(CertifyError::Undecided),
+            "{budget}"
+        );
+    }
+    let enough = Options {
+        budget: Some(strategies),
+        ..options()
+    };
+    let certified = certify(&game, Preset::Nstt, &enough, MAX_CERTIFICATE_LINES).unwrap();
+    assert_eq!(certified.certificate, full.certificate);
     // A limit on the lines.
     assert_eq!(
         certify(&game, Preset::Nstt, &options(), 100).map(|_| ()),
