@@ -29,7 +29,11 @@
 //! ```
 //!
 //! The crate's modules are private: `search` (the search below, over positions held by
-//! `bits`, boards as two bit sets); this page's items are its whole interface.
+//! `bits`, boards as two bit sets) and `strategy` (each side's strategy for a proved value);
+//! this page's items and [`certificate`] are its whole interface. [`certify`] solves a
+//! position and writes its proof as a certificate (a strategy for each side), which
+//! [`certificate::check`] verifies with the literal rules of `goref-literal` and nothing of
+//! the search, so that a value need not be taken on the search's word.
 //!
 //! # The search
 //!
@@ -242,7 +246,9 @@
 //! minimax whose memo is keyed on the whole state and history.
 
 mod bits;
+pub mod certificate;
 mod search;
+mod strategy;
 
 use std::fmt;
 use std::str::FromStr;
@@ -250,7 +256,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use goref_rules::{Color, End, Game, Move, Point};
+use goref_rules::{Color, End, Game, Move, Point, Preset, Ruleset};
 
 pub use bits::MAX_SOLVE_POINTS;
 use search::{Aborted, Frame, Gen, Heartbeat, PnTable, Search, Shared, Table, INF, LC_WIN, PASS};
@@ -494,13 +500,28 @@ const SEARCH_STACK_BYTES: usize = 1 << 30;
 /// The search runs on a thread of its own with a large stack (reserved, not committed), so
 /// that long lines of play do not overflow the caller's.
 pub fn solve(game: &Game, options: &Options) -> Result<Report, SolveError> {
+    on_a_large_stack(|| solve_here(game, options, None))
+}
+
+/// Runs `f` on a thread of its own with a large stack (reserved, not committed), or here
+/// when no thread can be made.
+fn on_a_large_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    let once = std::sync::Mutex::new(Some(f));
+    let run = || {
+        let f = once
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+            .expect("run once");
+        f()
+    };
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("goref-solve".into())
             .stack_size(SEARCH_STACK_BYTES)
-            .spawn_scoped(scope, || solve_here(game, options))
+            .spawn_scoped(scope, run)
             .map_or_else(
-                |_| solve_here(game, options),
+                |_| run(),
                 |h| {
                     h.join()
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -509,7 +530,173 @@ pub fn solve(game: &Game, options: &Options) -> Result<Report, SolveError> {
     })
 }
 
-fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
+/// The most lines a certificate is made with by default (each a line of play: some hundreds
+/// of bytes in memory).
+pub const MAX_CERTIFICATE_LINES: usize = 1 << 21;
+
+/// A value with its certificate (see [`certificate`]).
+#[derive(Clone, Debug)]
+pub struct Certified {
+    /// The solve's report (its verdict is proven).
+    pub report: Report,
+    /// The certificate: the value and a strategy for each side.
+    pub certificate: certificate::Certificate,
+    /// Nodes searched to extract the strategies.
+    pub strategy_nodes: u64,
+}
+
+/// Why a position was not certified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CertifyError {
+    /// It cannot be solved.
+    Solve(SolveError),
+    /// The budget ran out before the value, or its strategies, were proved.
+    Undecided,
+    /// A certificate is written for rectangular boards from the empty board with Black first.
+    NotFromTheEmptyBoard,
+    /// The rules are not a preset's (but for the ko rule).
+    NotAPreset,
+    /// The game was played on after it ended by two passes: its moves do not replay from the
+    /// empty board under the rules.
+    Resumed,
+    /// The strategies have more lines than the limit.
+    TooLarge {
+        /// The limit.
+        limit: usize,
+    },
+    /// A strategy has a turn at which no move keeps the bound the search proved: the search
+    /// is wrong there (a bug; please report it).
+    Unsound,
+}
+
+impl fmt::Display for CertifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CertifyError::Solve(e) => e.fmt(f),
+            CertifyError::Undecided => {
+                f.write_str("the budget ran out before the value and both strategies were proved")
+            }
+            CertifyError::NotFromTheEmptyBoard => f.write_str(
+                "a certificate is for a rectangular board played from empty, Black first",
+            ),
+            CertifyError::NotAPreset => f.write_str(
+                "a certificate names a preset: the rules must be one (another ko rule is fine)",
+            ),
+            CertifyError::Resumed => f.write_str(
+                "the game was played on after two passes: its moves do not replay as one game",
+            ),
+            CertifyError::TooLarge { limit } => write!(
+                f,
+                "the strategies have more than {limit} lines: too large for this form"
+            ),
+            CertifyError::Unsound => f.write_str(
+                "a strategy has a turn where no move keeps the value proved: the search is wrong",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CertifyError {}
+
+impl From<SolveError> for CertifyError {
+    fn from(e: SolveError) -> CertifyError {
+        CertifyError::Solve(e)
+    }
+}
+
+/// Solves `game` (on a rectangular board, played from the empty board with Black first, under
+/// `preset`'s rules with any komi and ko rule) and extracts each side's strategy for the value,
+/// at most `max_lines` lines in all: the certificate that [`certificate::check`] verifies.
+///
+/// ```
+/// use goref_rules::{Game, Preset, Ruleset};
+/// use goref_solve::{certificate, certify, Options, MAX_CERTIFICATE_LINES};
+///
+/// let game = Game::rect(2, 2, Ruleset::NSTT).unwrap();
+/// let certified = certify(&game, Preset::Nstt, &Options::default(), MAX_CERTIFICATE_LINES).unwrap();
+/// let lines = certified.certificate.to_lines();
+/// assert_eq!(lines[0], r#"{"board":"2x2","rules":"nstt","komi":0,"moves":[],"value":1}"#);
+/// let read = certificate::Certificate::parse(&lines.join("\n")).unwrap();
+/// let checked = certificate::check(&read).unwrap();
+/// assert_eq!(checked.value.to_sgf(), "B+1");
+/// ```
+///
+/// # Errors
+///
+/// A [`CertifyError`]: the position cannot be solved or written, the budget ran out, the
+/// strategies are too large.
+pub fn certify(
+    game: &Game,
+    preset: Preset,
+    options: &Options,
+    max_lines: usize,
+) -> Result<Certified, CertifyError> {
+    let rules = *game.rules();
+    let preset_rules = Ruleset::preset(preset);
+    if rules.suicide_allowed != preset_rules.suicide_allowed {
+        return Err(CertifyError::NotAPreset);
+    }
+    let Some((width, height)) = game.geometry().size() else {
+        return Err(CertifyError::NotFromTheEmptyBoard);
+    };
+    if game.start().stone_count(Color::Black) + game.start().stone_count(Color::White) > 0
+        || game.first_player() != Color::Black
+    {
+        return Err(CertifyError::NotFromTheEmptyBoard);
+    }
+    let moves = game.moves();
+    if moves
+        .windows(2)
+        .take(moves.len().saturating_sub(2))
+        .any(|w| w[0].1 == Move::Pass && w[1].1 == Move::Pass)
+    {
+        return Err(CertifyError::Resumed);
+    }
+    let mut extract = Extract {
+        max_lines,
+        lines: None,
+        nodes: 0,
+    };
+    let report = on_a_large_stack(|| solve_here(game, options, Some(&mut extract)))?;
+    let Verdict::Proven(value) = report.verdict else {
+        return Err(CertifyError::Undecided);
+    };
+    let lines = match extract.lines {
+        Some(Ok(lines)) => lines,
+        Some(Err(strategy::Failed::TooLarge)) => {
+            return Err(CertifyError::TooLarge { limit: max_lines })
+        }
+        Some(Err(strategy::Failed::NoMove)) => return Err(CertifyError::Unsound),
+        Some(Err(strategy::Failed::Aborted)) | None => return Err(CertifyError::Undecided),
+    };
+    let header = certificate::Header {
+        width,
+        height,
+        preset,
+        ko: (rules.ko != preset_rules.ko).then_some(rules.ko),
+        komi: rules.komi,
+        moves: game.moves().iter().map(|&(_, mv)| mv).collect(),
+        value,
+    };
+    Ok(Certified {
+        report,
+        certificate: certificate::Certificate { header, lines },
+        strategy_nodes: extract.nodes,
+    })
+}
+
+/// A request to [`solve_here`] for the strategies of the value it proves.
+struct Extract {
+    max_lines: usize,
+    lines: Option<Result<Vec<certificate::StrategyLine>, strategy::Failed>>,
+    nodes: u64,
+}
+
+fn solve_here(
+    game: &Game,
+    options: &Options,
+    extract: Option<&mut Extract>,
+) -> Result<Report, SolveError> {
     let start = Instant::now();
     let rules = *game.rules();
     if !rules.ko.games_are_finite() {
@@ -527,6 +714,9 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
             ),
             _ => return Err(SolveError::EndedOffTheBoard),
         };
+        if let Some(extract) = extract {
+            extract.lines = Some(Ok(Vec::new()));
+        }
         return Ok(Report {
             verdict: Verdict::Proven(value),
             pv: Vec::new(),
@@ -644,6 +834,12 @@ fn solve_here(game: &Game, options: &Options) -> Result<Report, SolveError> {
     // The line is found by this thread alone, within the budget once more.
     search.parallel = false;
     search.budget = options.budget.map(|b| search.nodes.saturating_add(b));
+    if let Some(extract) = extract {
+        let before = search.nodes;
+        extract.lines = Some(strategy::strategies(&mut search, lo, extract.max_lines));
+        extract.nodes = search.nodes - before;
+        search.budget = options.budget.map(|b| search.nodes.saturating_add(b));
+    }
     let before_pv = search.nodes;
     let (verdict, pv) = if options.principal_variation {
         match principal_variation(&mut search, lower) {

@@ -1348,14 +1348,19 @@ impl Search {
     /// interior and the whole board is rarely won: there it made 1×8 nstt 395k nodes to 1.35M.
     pub fn first_test(&self, lower: i32, upper: i32) -> Option<i32> {
         let f = self.frames.last()?;
-        let branches = (0..MAX_SOLVE_POINTS)
-            .filter(|&p| self.topo.all >> p & 1 == 1)
-            .any(|p| self.topo.nbr(p).count_ones() >= 3);
-        if !branches || lower >= upper {
+        if !self.branches() || lower >= upper {
             return None;
         }
         let standing = self.relative(f.to_move, self.area_value(f.black, f.white));
         Some(if standing >= 0 { upper } else { lower + 1 })
+    }
+
+    /// Whether the board has a point of three neighbours or more (not a line nor a cycle, where
+    /// no chain encloses an interior).
+    pub fn branches(&self) -> bool {
+        (0..MAX_SOLVE_POINTS)
+            .filter(|&p| self.topo.all >> p & 1 == 1)
+            .any(|p| self.topo.nbr(p).count_ones() >= 3)
     }
 
     /// The legal moves at the end of the line: plays, then the pass.

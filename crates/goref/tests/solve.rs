@@ -149,3 +149,80 @@ fn solve_with_threads_gives_the_same_value() {
     assert_ne!(code, 0);
     assert!(err.contains("--threads"), "{err}");
 }
+
+/// `--certificate FILE` writes reference 004's example with its value and both strategies;
+/// `--check FILE` verifies it (exit 0), refuses a corrupted one with the line that fails
+/// (exit 1), and says what and where of a file that is not a certificate (exit 2).
+#[test]
+fn solve_writes_a_certificate_that_check_verifies_and_refuses_corrupted() {
+    let dir = std::env::temp_dir().join(format!("goref-cert-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cert = dir.join("004.jsonl");
+    let path = cert.to_str().unwrap();
+    let sgf = "(;GM[1]FF[4]SZ[3:2]RU[Tromp-Taylor];B[bb];W[aa];B[ba])";
+    let (code, out, err) = run(&["solve", "-", "--certificate", path], sgf);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().next(), Some("B+6"));
+    assert!(
+        out.contains(&format!("certificate: {path} (Black's strategy ")),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(&cert).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        r#"{"board":"3x2","rules":"tromp-taylor","komi":0,"moves":["B1","A2","B2"],"value":6}"#
+    );
+    assert!(lines[1..]
+        .iter()
+        .any(|l| l.starts_with(r#"{"proves":"black","#)));
+    assert!(lines[1..]
+        .iter()
+        .any(|l| l.starts_with(r#"{"proves":"white","#)));
+
+    let (code, out, err) = run(&["solve", "--check", path], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("verified: B+6 (Black's strategy "), "{out}");
+    // From standard input, as JSON.
+    let (code, out, _) = run(&["solve", "--check", "-", "--json"], &text);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["verdict"], "verified");
+    assert_eq!(v["value"], "B+6");
+
+    // A false value: "value":7 is refused by Black's strategy, at a line of Black's.
+    let (code, out, _) = run(
+        &["solve", "--check", "-"],
+        &text.replacen("\"value\":6", "\"value\":7", 1),
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.starts_with("refused: <stdin> line "), "{out}");
+    assert!(out.contains("a false value: Black's strategy"), "{out}");
+    // A missing reply: the last line taken out.
+    let cut = lines[..lines.len() - 1].join("\n");
+    let (code, out, _) = run(&["solve", "--check", "-"], &cut);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("a reply is missing"), "{out}");
+    // A wrong move: the first strategy line's play on a stone (B2 holds Black's stone).
+    let first = lines[1];
+    let play_at = first.find("\"play\":").unwrap();
+    let wrong = format!("{}\"play\":\"B2\"}}", &first[..play_at]);
+    let (code, out, _) = run(&["solve", "--check", "-"], &text.replacen(first, &wrong, 1));
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("refused: <stdin> line 2: "), "{out}");
+    assert!(
+        out.contains("is illegal there: the point holds a stone"),
+        "{out}"
+    );
+    // Not a certificate.
+    let (code, _, err) = run(&["solve", "--check", "-"], &text.replacen("3x2", "3by2", 1));
+    assert_eq!(code, 2);
+    assert!(err.contains("line 1: board \"3by2\""), "{err}");
+    let (code, _, err) = run(&["solve", "--check", "-"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("line 1: no header"), "{err}");
+    // A graph has no certificate in this form.
+    let (code, _, err) = run(&["solve", "--graph", "cycle:4", "--certificate", path], "");
+    assert_eq!(code, 2, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
