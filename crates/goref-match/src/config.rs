@@ -30,10 +30,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// An engine in the file.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineEntry {
     /// Its command line (or `tcp://host:port`).
@@ -61,7 +61,7 @@ pub struct EngineEntry {
 }
 
 /// The whole file; every field optional.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
     /// A match's first engine (Black in game 1).
@@ -181,16 +181,135 @@ impl FileConfig {
             path: path.to_path_buf(),
             source,
         })?;
-        toml::from_str(&text).map_err(|source| ConfigError::Toml {
+        FileConfig::parse(&text).map_err(|source| ConfigError::Toml {
             path: path.to_path_buf(),
             source,
         })
+    }
+
+    /// Reads the text of a file.
+    ///
+    /// # Errors
+    ///
+    /// When it is not TOML with the settings goref knows (the error says what and where).
+    pub fn parse(text: &str) -> Result<FileConfig, toml::de::Error> {
+        toml::from_str(text)
+    }
+
+    /// The file as TOML text (the settings given; the others left out).
+    ///
+    /// # Errors
+    ///
+    /// A value TOML cannot hold (it always can for a file that was read).
+    pub fn to_toml(&self) -> Result<String, toml::ser::Error> {
+        toml::to_string(self)
+    }
+}
+
+/// The invariant of the match and tournament files (`fuzz/fuzz_targets/match_files.rs`, the
+/// unit tests): a text either is refused, with where (a line and column), or reads to
+/// settings that write out as TOML and read back to the same settings (compared by their
+/// text, so that a komi of `nan` compares too).
+#[must_use]
+pub fn reads_back(text: &str) -> bool {
+    match FileConfig::parse(text) {
+        Err(e) => e.span().is_some(),
+        Ok(config) => {
+            let Ok(written) = config.to_toml() else {
+                return false;
+            };
+            match FileConfig::parse(&written) {
+                Ok(again) => again.to_toml().is_ok_and(|w| w == written),
+                Err(_) => false,
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The module's example, as a file.
+    const EXAMPLE: &str = r#"
+games = 20
+size = "9x9"
+komi = 7.5
+rules = "olympiad"
+time = "10m"
+sprt = [0.0, 10.0, 0.05, 0.05]
+end = "olympiad"
+handicap = 4
+[black]
+name = "gnugo"
+command = "/usr/games/gnugo --mode gtp --level 0"
+[white]
+command = "goref engine random --seed {game}"
+cwd = "/tmp"
+env = { RUST_BACKTRACE = "1" }
+[[engine]]
+command = "a"
+init = ["komi 7"]
+"#;
+
+    // Issue 40: the match and tournament files read back through TOML (the fuzz target's
+    // invariant), and a text that is not such a file is refused with where.
+    #[test]
+    fn files_read_back_and_refusals_say_where() {
+        let config = FileConfig::parse(EXAMPLE).unwrap();
+        assert_eq!(config.games, Some(20));
+        assert_eq!(config.white.as_ref().unwrap().env["RUST_BACKTRACE"], "1");
+        assert!(reads_back(EXAMPLE));
+        let written = config.to_toml().unwrap();
+        assert!(written.contains("games = 20"), "{written}");
+        assert!(
+            !written.contains("jobs"),
+            "settings not given are left out: {written}"
+        );
+        for bad in [
+            "colour = 1",
+            "games = \"many\"",
+            "[black]\nname = \"x\"",
+            "games = 1\ngames = 2",
+            "= 3",
+        ] {
+            let e = FileConfig::parse(bad).unwrap_err();
+            assert!(e.span().is_some(), "{bad}: {e}");
+            assert!(reads_back(bad));
+        }
+        assert!(reads_back("komi = nan"));
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        // Files made of known keys with values of any kind, and any text: every one reads
+        // back or is refused with where.
+        #[test]
+        fn any_file_reads_back_or_is_refused(
+            lines in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![
+                        "games", "size", "komi", "rules", "jobs", "time", "lag", "sprt",
+                        "handicap", "format", "seeds", "rounds", "restart", "openings", "out",
+                    ]),
+                    prop_oneof![
+                        (0u32..1000).prop_map(|n| n.to_string()),
+                        (-1e3f64..1e3).prop_map(|k| format!("{k:?}")),
+                        "[a-z0-9:/. ]{0,12}".prop_map(|t| format!("{t:?}")),
+                        Just("[1.0, 2.0, 0.05, 0.05]".to_string()),
+                        Just("true".to_string()),
+                    ],
+                ),
+                0..8,
+            ),
+            noise in ".{0,40}",
+        ) {
+            let text: String = lines.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
+            prop_assert!(reads_back(&text), "{}", text);
+            prop_assert!(reads_back(&noise), "{}", noise);
+        }
+    }
 
     #[test]
     fn the_documented_example_parses_and_typos_are_refused() {
