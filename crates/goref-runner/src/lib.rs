@@ -69,6 +69,6 @@ pub fn count(n: usize, word: &str) -> String {
 }
 pub use summary::{Stop, Summary};
 pub use tournament::{
-    run_tournament, run_tournament_with, Entrant, Flow, Games, Job, RemoteGames, Restart,
-    TournamentConfig, RESULTS_FILE,
+    run_tournament, run_tournament_with, Entrant, Flow, Job, RemoteGames, Restart,
+    TournamentConfig, Venue, RESULTS_FILE,
 };

@@ -703,7 +703,7 @@ pub trait RemoteGames: Send + Sync {
 
 /// Where the games are played.
 #[derive(Clone, Default)]
-pub enum Games {
+pub enum Venue {
     /// Here, `config.jobs` at a time.
     #[default]
     Local,
@@ -999,7 +999,7 @@ pub async fn run_tournament(
     config: TournamentConfig,
     on_game: impl FnMut(&GameLine, &[GameLine], &[usize]) -> Flow,
 ) -> Result<Finished, TournamentError> {
-    run_tournament_with(config, Games::Local, on_game).await
+    run_tournament_with(config, Venue::Local, on_game).await
 }
 
 /// [`run_tournament`], with the games played where `games` says.
@@ -1010,7 +1010,7 @@ pub async fn run_tournament(
 /// fail.
 pub async fn run_tournament_with(
     config: TournamentConfig,
-    where_played: Games,
+    where_played: Venue,
     mut on_game: impl FnMut(&GameLine, &[GameLine], &[usize]) -> Flow,
 ) -> Result<Finished, TournamentError> {
     let started = Instant::now();
@@ -1022,8 +1022,8 @@ pub async fn run_tournament_with(
     )?;
     // Played here: every engine is checked before the first game (workers check their own).
     let engines = match where_played {
-        Games::Local => check_engines(&config).await?,
-        Games::Remote(_) => Vec::new(),
+        Venue::Local => check_engines(&config).await?,
+        Venue::Remote(_) => Vec::new(),
     };
     let done = read_results(&config.out)?;
     let resumed = done.len();
@@ -1095,7 +1095,7 @@ pub async fn run_tournament_with(
         let (tx, mut rx) = mpsc::unbounded_channel::<Result<GameLine, TournamentError>>();
         let mut workers = Vec::new();
         match &where_played {
-            Games::Local => {
+            Venue::Local => {
                 let queue = Arc::new(Mutex::new(queue));
                 for _ in 0..config.jobs.max(1) {
                     let (queue, tx, config, pool, stop) = (
@@ -1125,7 +1125,7 @@ pub async fn run_tournament_with(
                     }));
                 }
             }
-            Games::Remote(remote) => {
+            Venue::Remote(remote) => {
                 let jobs: Vec<Job> = queue
                     .iter()
                     .map(|&(number, pairing, opening)| Job {

@@ -20,8 +20,8 @@ use goref_rules::Color;
 use goref_server::app::App;
 use goref_server::bus::{BusEvent, GameEvent};
 use goref_server::lobby::Member;
-use goref_server::protocol::{Account, LobbyClientMessage};
 use goref_server::room::{Act, CreateRequest, Players};
+use goref_server::wire::{Account, LobbyClientMessage};
 use goref_server::{Options, SqliteStore, Store};
 
 fn account(name: &str) -> Account {

@@ -25,12 +25,12 @@ use std::sync::Arc;
 use crate::bus::{Bus, BusEvent};
 use crate::error::{ApiError, Missing};
 use crate::limits::{ClientAddr, Limited, RateLimiter};
-pub use crate::protocol::{
-    check_name, check_password, Account, LoginError, MAX_ACCOUNT_NAME, MAX_PASSWORD, MIN_PASSWORD,
-};
-use crate::protocol::{BanAnswer, LoginAnswer};
 use crate::sessions::{account_of_request, hash_secret, random_hex};
 use crate::store::{NewAccount, Store, StoreError};
+pub use crate::wire::{
+    check_name, check_password, Account, LoginError, MAX_ACCOUNT_NAME, MAX_PASSWORD, MIN_PASSWORD,
+};
+use crate::wire::{BanAnswer, LoginAnswer};
 
 /// The Argon2id hash of `password` with a fresh salt, as a PHC string. Slow by design (tens
 /// of milliseconds): call it off the async threads.

@@ -1,7 +1,7 @@
 //! The application: the games service and the features beside it, each with its state and
 //! routes, merged into one router and served.
 //!
-//! The modules' imports form a tree: `protocol` ← `room` ← `store` ← `bus` ← `games` ←
+//! The modules' imports form a tree: `wire` ← `room` ← `store` ← `bus` ← `games` ←
 //! {`accounts`, `lobby`, `ratings`, `tournaments`, `archive`} ← `cgos` ← `ops` ← `app` (with `sessions`,
 //! `error`, `limits`, `clock`, `options`, `metrics` below games for all). Nothing below calls
 //! up: the features hear of games on the bus.
@@ -154,7 +154,7 @@ pub async fn start(
     }
     let cgos_addr = cgos_doors
         .iter()
-        .find(|(pool, _)| pool == crate::protocol::DEFAULT_POOL)
+        .find(|(pool, _)| pool == crate::wire::DEFAULT_POOL)
         .map(|(_, addr)| *addr);
     let addr = listener.local_addr()?;
     let router = app.router();

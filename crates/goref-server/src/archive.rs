@@ -20,7 +20,7 @@ use goref_cgos::protocol::Date;
 
 use crate::error::{ApiError, Missing};
 use crate::games::Games;
-use crate::protocol::ArchiveDay;
+use crate::wire::ArchiveDay;
 
 /// The most games of one day an archive lists (and packs); more are left out, and the list
 /// says so (`truncated`).
@@ -198,9 +198,9 @@ mod tests {
     use crate::bus::Bus;
     use crate::clock::Clock;
     use crate::options::{Options, PoolOptions};
-    use crate::protocol::Closing;
     use crate::room::{Act, CreateRequest};
     use crate::store::{SqliteStore, Store};
+    use crate::wire::Closing;
 
     // Issue 38 §5: a pool's day lists its games of that day, with their results; its
     // `.tar.gz` holds the finished ones' records, as the games' own; other pools and other
@@ -254,10 +254,7 @@ mod tests {
         assert_eq!(ids.len(), 2);
         assert!(ids.contains(&(done.as_str(), Some("Void"))) && ids.contains(&(on.as_str(), None)));
         assert!(!listed.truncated);
-        let default = archive
-            .day(crate::protocol::DEFAULT_POOL, day)
-            .await
-            .unwrap();
+        let default = archive.day(crate::wire::DEFAULT_POOL, day).await.unwrap();
         assert_eq!(default.games.len(), 1);
         assert_eq!(default.games[0].id, elsewhere);
         let before = Date::from_unix_seconds(created / 1000 - 86_400);

@@ -43,11 +43,11 @@ use crate::limits::RateLimiter;
 use crate::lobby::{Lobby, Member};
 use crate::metrics::{Connected, ConnectionKind};
 use crate::options::CgosOptions;
-use crate::protocol::{
+use crate::room::{Act, Phase, Room, MAX_COMMENT};
+use crate::wire::{
     Account, GameConfig, LobbyClientMessage, LobbyServerMessage, LoginError, Rating, BASE_RATING,
     MAX_ACCOUNT_NAME, MAX_PASSWORD, MIN_PASSWORD,
 };
-use crate::room::{Act, Phase, Room, MAX_COMMENT};
 
 /// Opens the door over the services it uses (the games, the accounts, the lobby): listens on
 /// its address and serves every connection in the background. Returns where it listens.

@@ -13,8 +13,8 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use crate::protocol::{ClientMessage, Command, LobbyServerMessage, LoginAnswer, ServerMessage};
 use crate::room::Side;
+use crate::wire::{ClientMessage, Command, LobbyServerMessage, LoginAnswer, ServerMessage};
 
 /// How long a client waits for any answer.
 pub const TIMEOUT: Duration = Duration::from_secs(20);
@@ -347,7 +347,7 @@ impl Player {
     /// # Errors
     ///
     /// No state seen yet, or light mode.
-    pub fn view(&self) -> Result<crate::protocol::StateView> {
+    pub fn view(&self) -> Result<crate::wire::StateView> {
         match ServerMessage::deserialize(&self.state)? {
             ServerMessage::State(view) => Ok(*view),
             other => bail!("not a state: {other:?}"),

@@ -1,6 +1,6 @@
 //! Why an HTTP request is refused: one [`ApiError`], each with its status, a stable code for
 //! programs and a message for people, answered as `{"error": CODE, "message": TEXT}`
-//! ([`crate::protocol::ErrorBody`]). Every 429 carries `Retry-After` (seconds), and refusals
+//! ([`crate::wire::ErrorBody`]). Every 429 carries `Retry-After` (seconds), and refusals
 //! made below the handlers (axum's body limit) are answered in the same form
 //! ([`uniform_refusal`]).
 
@@ -8,9 +8,9 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use crate::limits::Limited;
-use crate::protocol::ErrorBody;
-pub use crate::protocol::LoginError;
 use crate::room::MessageRefusal;
+use crate::wire::ErrorBody;
+pub use crate::wire::LoginError;
 
 /// What a request asked for that does not exist (404 `not_found`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

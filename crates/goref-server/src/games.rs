@@ -39,14 +39,14 @@ use crate::error::{ApiError, Missing};
 use crate::limits::{ClientAddr, Limited, RateLimiter};
 use crate::metrics::Metrics;
 use crate::options::Options;
-use crate::protocol::{
-    ClientMessage, GameCreated, GameList, ProtocolError, ProtocolErrorKind, SeatLink, ServerMessage,
-};
 use crate::room::{
     Act, CreateRequest, Event, GameConfig, MessageRefusal, Phase, Room, Side, ThirdParty,
 };
 use crate::sessions::{hash_secret, random_hex, same};
 use crate::store::{Created, Store, StoreError, StoredGame};
+use crate::wire::{
+    ClientMessage, GameCreated, GameList, ProtocolError, ProtocolErrorKind, SeatLink, ServerMessage,
+};
 
 mod routes;
 mod upkeep;
@@ -1586,7 +1586,7 @@ mod tests {
         act_now(&games, &id, Color::White, Act::Pass).await;
         let grant = Act::Td {
             td: "td".into(),
-            action: crate::protocol::TdAction::Time {
+            action: crate::wire::TdAction::Time {
                 color: Side::B,
                 seconds: 5,
                 reason: String::new(),

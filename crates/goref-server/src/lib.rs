@@ -31,8 +31,8 @@
 //! ```
 //!
 //! The modules, bottom up (each imports only those below it):
-//! - [`protocol`]: the wire, typed: every message of the game and lobby WebSockets, both
-//!   directions, the game's state ([`protocol::StateView`]) and the HTTP bodies programs read;
+//! - [`wire`]: the wire, typed: every message of the game and lobby WebSockets, both
+//!   directions, the game's state ([`wire::StateView`]) and the HTTP bodies programs read;
 //! - [`room`]: one game as the server referees it (rules from goref-rules, the end-of-game
 //!   protocols and clocks of goref-referee), driven by stored events;
 //! - [`store`]: storage behind a trait, SQLite (WAL) by default, or PostgreSQL: games and
@@ -72,13 +72,13 @@ pub mod metrics;
 pub mod net;
 pub mod ops;
 pub mod options;
-pub mod protocol;
 pub mod ratings;
 pub mod room;
 pub mod sessions;
 pub mod store;
 pub mod throttle;
 pub mod tournaments;
+pub mod wire;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -160,7 +160,7 @@ pub fn run(listen: &str, db: &Database, mut opts: Options) -> Result<()> {
             .cgos_doors
             .iter()
             .map(|(pool, addr)| {
-                if pool == crate::protocol::DEFAULT_POOL {
+                if pool == crate::wire::DEFAULT_POOL {
                     format!(", CGOS on {addr}")
                 } else {
                     format!(", CGOS {pool} on {addr}")

@@ -249,7 +249,7 @@ impl Limited {
     /// The answer's body.
     #[must_use]
     pub fn body(&self) -> String {
-        let body = crate::protocol::ErrorBody {
+        let body = crate::wire::ErrorBody {
             error: self.code().to_string(),
             message: self.to_string(),
         };

@@ -54,14 +54,14 @@ use crate::limits::{MessageBucket, RateLimiter};
 use crate::metrics::ConnectionKind;
 use crate::options::Options;
 pub use crate::options::PairingOptions;
-use crate::protocol::{
+use crate::room::{ConfigError, CreateRequest, GameConfig, Players, Side};
+use crate::sessions::{account_of_token, random_hex};
+use crate::store::{Presence, Store, StoredChallenge, Taken};
+use crate::wire::{
     Account, ChallengeView, ColorChoice, GameSettings, GameStart, LobbyAck, LobbyClientMessage,
     LobbyServerMessage, OnlinePlayer, PoolList, PoolView, Rating, BASE_RATING, DEFAULT_POOL,
     MAX_POOLS, MAX_POOL_NAME,
 };
-use crate::room::{ConfigError, CreateRequest, GameConfig, Players, Side};
-use crate::sessions::{account_of_token, random_hex};
-use crate::store::{Presence, Store, StoredChallenge, Taken};
 
 /// The most open challenges of one account.
 pub const MAX_CHALLENGES_EACH: usize = 3;

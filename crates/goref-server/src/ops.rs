@@ -15,8 +15,8 @@ use axum::Router;
 
 use crate::games::Games;
 use crate::metrics::CONTENT_TYPE;
-use crate::protocol::Health;
 use crate::store::StoreFuture;
+use crate::wire::Health;
 
 /// The longest `GET /healthz` waits for the store before it answers 503.
 pub const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use crate::clock::Clock;
-use crate::protocol::{is_pool_name, DEFAULT_POOL, MAX_POOLS, MAX_POOL_NAME};
 use crate::room::{ConfigError, CreateRequest};
+use crate::wire::{is_pool_name, DEFAULT_POOL, MAX_POOLS, MAX_POOL_NAME};
 
 /// Server settings.
 #[derive(Clone, Debug)]

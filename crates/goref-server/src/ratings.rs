@@ -24,15 +24,15 @@ use goref_tournament::rating::{fit_from, Anchor, FitOptions, Intervals, RatedGam
 use crate::bus::{BusEvent, GameEvent};
 use crate::error::{ApiError, Missing};
 use crate::games::{Follower, Games};
-use crate::protocol::{
+use crate::sessions::account_of_request;
+use crate::store::RatedResult;
+use crate::wire::{
     check_name, AnchorList, AnchorRequest, AnchorView, CrossLine, Crosstable, MeAnswer,
     PlayerAnswer, PlayerLine, PlayerList, Rating, RatingHistory, RatingPoint, Tally, DEFAULT_POOL,
     MAX_ANCHOR_ELO, MAX_HISTORY,
 };
-use crate::sessions::account_of_request;
-use crate::store::RatedResult;
 
-pub use crate::protocol::BASE_RATING;
+pub use crate::wire::BASE_RATING;
 
 fn key(name: &str) -> String {
     name.to_ascii_lowercase()
@@ -606,7 +606,7 @@ impl Ratings {
 async fn account_named(
     store: &dyn crate::store::Store,
     name: &str,
-) -> Result<crate::protocol::Account, ApiError> {
+) -> Result<crate::wire::Account, ApiError> {
     if check_name(name).is_err() {
         return Err(ApiError::NotFound(Missing::Player));
     }

@@ -25,11 +25,11 @@ use goref_rules::{
 };
 use serde::{Deserialize, Serialize};
 
-pub use crate::protocol::{
+pub use crate::wire::{
     Act, CgosTerms, Closing, CreateRequest, GameConfig, Players, Side, TdAction, ThirdParty,
     MAX_COMMENT, MAX_NAME, MAX_REASON, MAX_SECONDS,
 };
-use crate::protocol::{
+use crate::wire::{
     Cell, ClockView, ClocksView, CopyView, MoveView, MovedView, Need as NeedView, NoteView,
     ScoreView, StateView, Xy,
 };

@@ -6,8 +6,8 @@ use axum::http::{header, HeaderMap};
 use sha2::{Digest, Sha256};
 
 use crate::error::{ApiError, NoSession};
-use crate::protocol::Account;
 use crate::store::Store;
+use crate::wire::Account;
 
 /// `bytes` random bytes as lower-case hex.
 #[must_use]

@@ -18,9 +18,9 @@ use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
 pub use crate::metrics::LiveCount;
-pub use crate::protocol::GameSummary;
-use crate::protocol::{Account, Rating, RatingPoint, DEFAULT_POOL};
 use crate::room::{Event, GameConfig};
+pub use crate::wire::GameSummary;
+use crate::wire::{Account, Rating, RatingPoint, DEFAULT_POOL};
 
 pub mod counted;
 pub mod pg;

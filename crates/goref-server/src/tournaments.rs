@@ -850,14 +850,14 @@ async fn start(
     // Seeding: by rating, best first; equal ratings keep the order of joining.
     let ratings = ts
         .store()
-        .ratings(crate::protocol::DEFAULT_POOL)
+        .ratings(crate::wire::DEFAULT_POOL)
         .await
         .map_err(|e| ApiError::storage(&e))?;
     let rating = |name: &String| {
         ratings
             .iter()
             .find(|r| r.name.eq_ignore_ascii_case(name))
-            .map_or(crate::protocol::BASE_RATING, |r| r.rating)
+            .map_or(crate::wire::BASE_RATING, |r| r.rating)
     };
     ts.update(&id, |t| {
         still_open(t)?;

@@ -41,8 +41,8 @@ use tokio::sync::broadcast;
 use super::{ending, main_time_ms, ms, seat, timed_moves};
 use crate::bus::{BusEvent, GameEvent};
 use crate::games::{Games, RoomWatch};
-use crate::protocol::{GameConfig, GameSummary, Rating};
 use crate::room::Room;
+use crate::wire::{GameConfig, GameSummary, Rating};
 
 /// How many finished games a viewer is listed on arrival (CGOS's 40).
 pub(crate) const RECENT: usize = 40;
@@ -669,9 +669,9 @@ mod tests {
     use crate::bus::Bus;
     use crate::clock::Clock;
     use crate::options::Options;
-    use crate::protocol::{Act, Players};
     use crate::room::CreateRequest;
     use crate::store::{SqliteStore, Store};
+    use crate::wire::{Act, Players};
 
     async fn games(dir: &tempfile::TempDir) -> Arc<Games> {
         let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap());
@@ -733,12 +733,7 @@ mod tests {
     async fn a_game_is_announced_followed_move_by_move_and_listed_finished() {
         let dir = tempfile::tempdir().unwrap();
         let games = games(&dir).await;
-        let showcase = Showcase::start(
-            games.clone(),
-            crate::protocol::DEFAULT_POOL,
-            9,
-            Duration::ZERO,
-        );
+        let showcase = Showcase::start(games.clone(), crate::wire::DEFAULT_POOL, 9, Duration::ZERO);
         let mut news = showcase.news();
         settle().await;
         // Games on another board, or between guests, are not shown.
@@ -823,12 +818,7 @@ mod tests {
         );
         assert!(showcase.feeds.lock().unwrap().is_empty());
         // A showcase started afterwards reads its lists from the store.
-        let again = Showcase::start(
-            games.clone(),
-            crate::protocol::DEFAULT_POOL,
-            9,
-            Duration::ZERO,
-        );
+        let again = Showcase::start(games.clone(), crate::wire::DEFAULT_POOL, 9, Duration::ZERO);
         settle().await;
         while again.listing().is_empty() {
             tokio::task::yield_now().await;
@@ -843,7 +833,7 @@ mod tests {
         let delay = 30_000;
         let showcase = Showcase::start(
             games.clone(),
-            crate::protocol::DEFAULT_POOL,
+            crate::wire::DEFAULT_POOL,
             9,
             Duration::from_millis(delay),
         );

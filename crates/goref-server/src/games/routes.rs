@@ -5,7 +5,7 @@
 use super::ws::connection;
 use super::*;
 use crate::metrics::ConnectionKind;
-use crate::protocol::{Analysis, AnalysisPoint};
+use crate::wire::{Analysis, AnalysisPoint};
 
 /// Frames larger than this close the connection (before any JSON is read).
 const MAX_FRAME: usize = 64 * 1024;

@@ -13,8 +13,8 @@ use super::{
     StoredChallenge, StoredGame, Taken,
 };
 use crate::metrics::Metrics;
-use crate::protocol::{Account, Rating};
 use crate::room::Event;
+use crate::wire::{Account, Rating};
 
 /// A store whose failures are counted; see the [module](self).
 pub struct Counted {
@@ -87,10 +87,10 @@ impl Store for Counted {
         fn ratings(&self, pool: &str) -> Vec<Rating>;
         fn set_anchor(&self, pool: &str, name: &str, rating: Option<f64>) -> ();
         fn anchors(&self, pool: &str) -> Vec<(String, f64)>;
-        fn append_history(&self, pool: &str, points: Vec<(String, crate::protocol::RatingPoint)>)
+        fn append_history(&self, pool: &str, points: Vec<(String, crate::wire::RatingPoint)>)
             -> ();
         fn history(&self, pool: &str, name: &str, limit: usize)
-            -> Vec<crate::protocol::RatingPoint>;
+            -> Vec<crate::wire::RatingPoint>;
         fn legacy_resumes(&self) -> Vec<u64>;
         fn enter_lobby(&self, presence: Presence, lease_ms: u64) -> ();
         fn set_waiting(&self, conn: &str, on: bool, pools: Vec<String>) -> bool;

@@ -37,8 +37,8 @@ use super::{
     Created, GameSummary, NewAccount, Note, Presence, RatedResult, SeqTaken, Store, StoreError,
     StoreFuture, StoredChallenge, StoredGame, Taken, MAX_SESSIONS,
 };
-use crate::protocol::{Account, Rating};
 use crate::room::{Event, GameConfig};
+use crate::wire::{Account, Rating};
 
 /// Connections to the database at most, unless `GOREF_PG_POOL` says otherwise (1-1000).
 pub const POOL_SIZE: usize = 8;
@@ -1398,7 +1398,7 @@ impl Store for PgStore {
     fn append_history(
         &self,
         pool: &str,
-        points: Vec<(String, crate::protocol::RatingPoint)>,
+        points: Vec<(String, crate::wire::RatingPoint)>,
     ) -> StoreFuture<'_, ()> {
         let pool = pool.to_string();
         boxed(async move {
@@ -1431,7 +1431,7 @@ impl Store for PgStore {
         pool: &str,
         name: &str,
         n: usize,
-    ) -> StoreFuture<'_, Vec<crate::protocol::RatingPoint>> {
+    ) -> StoreFuture<'_, Vec<crate::wire::RatingPoint>> {
         let (pool, name) = (pool.to_string(), name.to_string());
         boxed(async move {
             let mut conn = self.pool.get().await?;
@@ -1446,7 +1446,7 @@ impl Store for PgStore {
             let mut points = rows
                 .iter()
                 .map(|r| {
-                    Ok(crate::protocol::RatingPoint {
+                    Ok(crate::wire::RatingPoint {
                         at_ms: uint(r.try_get(0)?, "time")?,
                         rating: r.try_get(1)?,
                         games: u32::try_from(r.try_get::<_, i32>(2)?).unwrap_or(0),

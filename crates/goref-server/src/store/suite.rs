@@ -13,8 +13,8 @@ use goref_referee::Protocol;
 use goref_rules::ByColor;
 
 use super::*;
-use crate::protocol::{Rating, RatingPoint};
 use crate::room::{Act, Players, Side};
+use crate::wire::{Rating, RatingPoint};
 
 fn event(seq: u64, at_ms: u64, x: usize) -> Event {
     Event {

@@ -24,11 +24,11 @@ use goref_referee::marking::Dead;
 use goref_referee::tromp::{choice, Choice};
 use goref_rules::{Geometry, Move, Point};
 use goref_server::client::http;
-use goref_server::protocol::{
+use goref_server::room::{GameConfig, Side};
+use goref_server::wire::{
     ClientMessage, Command, GameStart, LobbyClientMessage, LobbyServerMessage, LoginAnswer,
     MoveView, Need, ServerMessage, StateView,
 };
-use goref_server::room::{GameConfig, Side};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;

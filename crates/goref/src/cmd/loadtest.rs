@@ -38,7 +38,7 @@ use goref_cgos::{
 };
 use goref_rules::playout::{random_move, Rng};
 use goref_rules::{Color, Game, Move, Point, Preset, Ruleset};
-use goref_server::protocol::{ClientMessage, Command, GameStart, MoveView, Need, Side};
+use goref_server::wire::{ClientMessage, Command, GameStart, MoveView, Need, Side};
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpSocket, TcpStream};
@@ -1506,7 +1506,7 @@ impl Program {
 
 /// Asks the lobby to pair this program; `false` when the lobby cannot be written to.
 async fn send_wait(lobby: &mut Ws) -> bool {
-    let wait = goref_server::protocol::LobbyClientMessage::wait(true);
+    let wait = goref_server::wire::LobbyClientMessage::wait(true);
     let Ok(text) = serde_json::to_string(&wait) else {
         return false;
     };

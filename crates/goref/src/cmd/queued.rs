@@ -10,7 +10,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, Context};
 use goref_queue::Queue;
 use goref_runner::tournament::Fingerprint;
-use goref_runner::{Games, TournamentConfig};
+use goref_runner::{TournamentConfig, Venue};
 use serde::{Deserialize, Serialize};
 
 /// How a worker rebuilds the configuration.
@@ -42,7 +42,7 @@ pub async fn coordinate(
     config_text: Option<String>,
     openings: Vec<(String, String)>,
     config: &TournamentConfig,
-) -> anyhow::Result<Games> {
+) -> anyhow::Result<Venue> {
     std::fs::create_dir_all(&config.out)
         .with_context(|| format!("creating {}", config.out.display()))?;
     let file = config.out.join(QUEUE_FILE);
@@ -82,7 +82,7 @@ pub async fn coordinate(
     )
     .with_context(|| format!("writing {}", file.display()))?;
     eprintln!("goref: tournament {id} queued: `goref worker --queue URL` plays its games");
-    Ok(Games::Remote(Arc::new(queue)))
+    Ok(Venue::Remote(Arc::new(queue)))
 }
 
 /// The coordinator, every game in: the queue hands out nothing more.

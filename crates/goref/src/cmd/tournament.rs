@@ -358,7 +358,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             opening_files(args)?,
             &config,
         ))?,
-        None => goref_runner::Games::Local,
+        None => goref_runner::Venue::Local,
     };
     let finished = rt
         .block_on(run_tournament_with(
@@ -403,7 +403,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         .map_err(|e: TournamentError| anyhow!("{e}"))
         .with_context(|| format!("output in {}", out.display()))?;
     bar.finish_and_clear();
-    if let (goref_runner::Games::Remote(_), Some(url)) = (&where_played, &args.queue) {
+    if let (goref_runner::Venue::Remote(_), Some(url)) = (&where_played, &args.queue) {
         if !finished.interrupted {
             rt.block_on(super::queued::finish(url, &out))?;
         }

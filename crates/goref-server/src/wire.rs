@@ -14,7 +14,7 @@
 //! be read is a [`ProtocolError`], answered with the code `malformed`.
 //!
 //! ```
-//! use goref_server::protocol::{ClientMessage, Command};
+//! use goref_server::wire::{ClientMessage, Command};
 //!
 //! let msg = ClientMessage::parse(r#"{"type":"play","x":2,"y":3,"version":7}"#).unwrap();
 //! assert_eq!(msg.command, Command::Play { x: 2, y: 3 });
