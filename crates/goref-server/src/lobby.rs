@@ -58,9 +58,9 @@ use crate::room::{ConfigError, CreateRequest, GameConfig, Players, Side};
 use crate::sessions::{account_of_token, random_hex};
 use crate::store::{Presence, Store, StoredChallenge, Taken};
 use crate::wire::{
-    Account, ChallengeView, ColorChoice, GameSettings, GameStart, LobbyAck, LobbyClientMessage,
-    LobbyServerMessage, OnlinePlayer, PoolList, PoolView, Rating, BASE_RATING, DEFAULT_POOL,
-    MAX_POOLS, MAX_POOL_NAME,
+    Account, ChallengeView, ColorChoice, GameStart, LobbyAck, LobbyClientMessage,
+    LobbyServerMessage, OnlinePlayer, PoolGame, PoolList, PoolView, Rating, BASE_RATING,
+    DEFAULT_POOL, MAX_POOLS, MAX_POOL_NAME,
 };
 
 /// The most open challenges of one account.
@@ -311,7 +311,7 @@ impl Lobby {
     #[must_use]
     pub fn pools(&self) -> PoolList {
         let doors = self.doors.lock().expect("doors");
-        let settings = |g: &CreateRequest| g.config().ok().map(|c| GameSettings::from(&c));
+        let settings = |g: &CreateRequest| g.config().ok().map(|c| PoolGame::from(&c));
         PoolList {
             pools: self
                 .pools

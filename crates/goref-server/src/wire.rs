@@ -741,14 +741,14 @@ pub struct PoolView {
     /// Its name.
     pub name: String,
     /// The game it pairs for (players' names aside).
-    pub game: GameSettings,
+    pub game: PoolGame,
     /// Where this server's CGOS door of the pool listens, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgos: Option<String>,
     /// The game CGOS's programs are paired for in it, when it has a door (its board, komi and
     /// clock, under CGOS's terms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cgos_game: Option<GameSettings>,
+    pub cgos_game: Option<PoolGame>,
 }
 
 /// `GET /api/pools/{pool}/archive/{YYYY-MM-DD}`: the pool's games created that day (UTC),
@@ -766,9 +766,10 @@ pub struct ArchiveDay {
     pub truncated: bool,
 }
 
-/// A game's settings as a pool shows them.
+/// The game a pool pairs for, as `GET /api/pools` shows it (its `GameConfig` without the
+/// players).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameSettings {
+pub struct PoolGame {
     /// Columns.
     pub width: usize,
     /// Rows.
@@ -783,9 +784,9 @@ pub struct GameSettings {
     pub end: Protocol,
 }
 
-impl From<&GameConfig> for GameSettings {
-    fn from(c: &GameConfig) -> GameSettings {
-        GameSettings {
+impl From<&GameConfig> for PoolGame {
+    fn from(c: &GameConfig) -> PoolGame {
+        PoolGame {
             width: c.width,
             height: c.height,
             rules: c.rules.clone(),
