@@ -287,25 +287,8 @@ mod tests {
         // Through the route: the listing, the archive, and what is not found.
         let app = archive.routes();
         let get = async |uri: String| {
-            use tower::ServiceExt;
-            let response = app
-                .clone()
-                .oneshot(
-                    axum::http::Request::get(uri)
-                        .body(axum::body::Body::empty())
-                        .unwrap(),
-                )
-                .await
-                .unwrap();
-            let status = response.status().as_u16();
-            let kind = response
-                .headers()
-                .get(header::CONTENT_TYPE)
-                .map(|v| v.to_str().unwrap().to_string());
-            let body = axum::body::to_bytes(response.into_body(), 1 << 20)
-                .await
-                .unwrap();
-            (status, kind, body)
+            let answer = crate::test_http::call(&app, "GET", &uri, "", None).await;
+            (answer.status, answer.kind, answer.body)
         };
         let (status, _, body) = get(format!("/api/pools/small/archive/{day}")).await;
         assert_eq!(status, 200);

@@ -78,6 +78,9 @@ pub mod sessions;
 pub mod store;
 pub mod throttle;
 pub mod tournaments;
+
+#[cfg(test)]
+pub(crate) mod test_http;
 pub mod wire;
 
 use std::path::{Path, PathBuf};

@@ -1026,21 +1026,8 @@ mod tests {
         // Through the routes: `default` is the pairing flags' pool; others are not found.
         let app = ratings.clone().routes();
         let get = async |uri: &str| {
-            use tower::ServiceExt;
-            let response = app
-                .clone()
-                .oneshot(
-                    axum::http::Request::get(uri)
-                        .body(axum::body::Body::empty())
-                        .unwrap(),
-                )
-                .await
-                .unwrap();
-            let status = response.status();
-            let body = axum::body::to_bytes(response.into_body(), 1 << 20)
-                .await
-                .unwrap();
-            (status.as_u16(), String::from_utf8_lossy(&body).into_owned())
+            let answer = crate::test_http::call(&app, "GET", uri, "", None).await;
+            (answer.status, answer.text())
         };
         let (status, body) = get("/api/pools/default/standings").await;
         assert_eq!(status, 200, "{body}");
@@ -1089,25 +1076,8 @@ mod tests {
             .unwrap();
         let app = ratings.clone().routes();
         let call = async |method: &str, uri: &str, body: &str, token: Option<&str>| {
-            use tower::ServiceExt;
-            let mut request = axum::http::Request::builder().method(method).uri(uri);
-            if let Some(t) = token {
-                request = request.header("authorization", format!("Bearer {t}"));
-            }
-            let response = app
-                .clone()
-                .oneshot(
-                    request
-                        .body(axum::body::Body::from(body.to_string()))
-                        .unwrap(),
-                )
-                .await
-                .unwrap();
-            let status = response.status().as_u16();
-            let body = axum::body::to_bytes(response.into_body(), 1 << 20)
-                .await
-                .unwrap();
-            (status, String::from_utf8_lossy(&body).into_owned())
+            let answer = crate::test_http::call(&app, method, uri, body, token).await;
+            (answer.status, answer.text())
         };
         let put = "/api/pools/default/anchors/p0";
         assert_eq!(call("PUT", put, r#"{"rating":1800}"#, None).await.0, 401);
