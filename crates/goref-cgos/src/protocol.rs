@@ -717,20 +717,27 @@ impl Date {
         u64::try_from(days).unwrap_or(0) * 86_400
     }
 
-    /// Reads `YYYY-MM-DD`: a day of the calendar (`2026-02-30` is none).
+    /// Reads `YYYY-MM-DD`, a day of the calendar (`2026-02-30` is none), from 1970 on (an
+    /// archive's day).
     ///
     /// # Errors
     ///
     /// [`CgosError::BadDate`] for anything else.
-    pub fn parse(text: &str) -> Result<Date, CgosError> {
-        let date = Date::parse_fields(text)?;
-        if date.year >= 1970 && Date::from_unix_seconds(date.unix_seconds()) != date {
+    pub fn parse_calendar(text: &str) -> Result<Date, CgosError> {
+        let date = Date::parse(text)?;
+        if date.year < 1970 || Date::from_unix_seconds(date.unix_seconds()) != date {
             return Err(CgosError::BadDate(text.to_string()));
         }
         Ok(date)
     }
 
-    fn parse_fields(text: &str) -> Result<Date, CgosError> {
+    /// Reads `YYYY-MM-DD` as CGOS's lines carry it: four, two and two digits, a month of 1 to
+    /// 12 and a day of 1 to 31 (what [`Date::new`] takes).
+    ///
+    /// # Errors
+    ///
+    /// [`CgosError::BadDate`] for anything else.
+    pub fn parse(text: &str) -> Result<Date, CgosError> {
         let bad = || CgosError::BadDate(text.to_string());
         let parts: Vec<&str> = text.split('-').collect();
         let [y, m, d] = parts[..] else {
@@ -2519,19 +2526,27 @@ mod tests {
         for day in (0..22_000u64).step_by(7) {
             let date = Date::from_unix_seconds(day * 86_400 + 3_600);
             assert_eq!(date.unix_seconds(), day * 86_400, "{date}");
-            assert_eq!(Date::parse(&date.to_string()).unwrap(), date);
+            assert_eq!(Date::parse_calendar(&date.to_string()).unwrap(), date);
         }
         assert_eq!(
-            Date::parse("2000-02-29").unwrap().unix_seconds(),
+            Date::parse_calendar("2000-02-29").unwrap().unix_seconds(),
             951_782_400
         );
-        for bad in ["2023-02-29", "2024-04-31", "2024-13-01", "24-01-01"] {
+        for bad in [
+            "2023-02-29",
+            "2024-04-31",
+            "2024-13-01",
+            "24-01-01",
+            "1969-12-31",
+        ] {
             assert_eq!(
-                Date::parse(bad),
+                Date::parse_calendar(bad),
                 Err(CgosError::BadDate(bad.into())),
                 "{bad}"
             );
         }
+        // CGOS's lines are read as they come: a day 29 of any February.
+        assert!(Date::parse("2023-02-29").is_ok());
     }
 
     #[test]

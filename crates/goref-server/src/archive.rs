@@ -170,7 +170,7 @@ async fn day_route(
         Some(d) => (d, true),
         None => (day.as_str(), false),
     };
-    let Ok(date) = Date::parse(text) else {
+    let Ok(date) = Date::parse_calendar(text) else {
         return Err(ApiError::NotFound(Missing::ArchiveDay));
     };
     if !packed {
