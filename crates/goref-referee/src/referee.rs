@@ -130,6 +130,9 @@ pub struct Settings {
     pub min_moves: Option<usize>,
     /// What a play that would invoke the long-cycle rule does.
     pub long_cycle: LongCyclePolicy,
+    /// Early adjudication: with [`Adjudicate::Exact`] the game ends as soon as its winner is
+    /// certain, whatever is played (crate goref-judge, `decided`).
+    pub adjudicate: Adjudicate,
     /// Black's handicap stones, placed before the first move; White then moves first.
     pub handicap: Vec<Point>,
     /// An opening: moves played before the game proper (a tournament's opening book), in
@@ -153,8 +156,48 @@ impl Settings {
             move_limit: None,
             min_moves: None,
             long_cycle: LongCyclePolicy::default(),
+            adjudicate: Adjudicate::Off,
             handicap: Vec::new(),
             opening: Vec::new(),
+        }
+    }
+}
+
+/// Whether the referee ends a game early when its winner is certain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Adjudicate {
+    /// Games are played to their end.
+    #[default]
+    Off,
+    /// After each move, the game ends when the area each side is sure of (pass-alive blocks
+    /// and their one-point eyes) leaves one side a positive margin whatever is played
+    /// ([`goref_judge::decided`]): [`Ending::Decided`], the winner by the certain margin.
+    Exact,
+}
+
+impl Adjudicate {
+    /// The names accepted by [`std::str::FromStr`].
+    pub const NAMES: [&'static str; 2] = ["off", "exact"];
+}
+
+impl fmt::Display for Adjudicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Adjudicate::Off => "off",
+            Adjudicate::Exact => "exact",
+        })
+    }
+}
+
+impl std::str::FromStr for Adjudicate {
+    type Err = SettingError;
+    fn from_str(s: &str) -> Result<Adjudicate, SettingError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "off" | "none" | "no" => Ok(Adjudicate::Off),
+            "exact" => Ok(Adjudicate::Exact),
+            _ => Err(SettingError::new(format!(
+                "unknown adjudication '{s}': expected off or exact"
+            ))),
         }
     }
 }
@@ -509,6 +552,10 @@ pub enum Ending {
     Fault,
     /// The tournament director's decision.
     Decision,
+    /// Exact early adjudication ([`Adjudicate::Exact`]): the winner was certain whatever was
+    /// played; the result is the winner by the certain margin, which `goref score` of the
+    /// record gives by the same test.
+    Decided,
 }
 
 impl Ending {
@@ -527,6 +574,7 @@ impl Ending {
             Ending::Illegal => "illegal",
             Ending::Fault => "fault",
             Ending::Decision => "decision",
+            Ending::Decided => "decided",
         }
     }
 
@@ -1178,6 +1226,23 @@ impl Referee {
                 });
             }
             _ => {
+                if self.settings.adjudicate == Adjudicate::Exact {
+                    if let Some(d) = goref_judge::decided(&self.game) {
+                        self.finish(GameResult {
+                            outcome: d.outcome(),
+                            ending: Ending::Decided,
+                            settled: None,
+                            removed: Dead::new(),
+                            score: None,
+                            detail: Some(d.explanation()),
+                        });
+                        return Applied::Moved {
+                            color: by,
+                            mv,
+                            replaced,
+                        };
+                    }
+                }
                 if let Some(limit) = self.settings.move_limit {
                     if self.game.moves().len() >= limit {
                         let detail = format!(

@@ -141,12 +141,30 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 Outcome::Win {
                     by: WinBy::Forfeit, ..
                 } => Some("forfeit"),
+                // Exact early adjudication (`--adjudicate exact`): the record's last move
+                // left a position whose winner is certain, and RE is that winner by the
+                // certain margin. The same test on the replayed game (its history included)
+                // must say so.
+                Outcome::Win {
+                    by: WinBy::Points { .. },
+                    ..
+                } if goref_judge::decided(&game).is_some_and(|d| d.outcome() == outcome) => {
+                    Some("decided")
+                }
                 _ => None,
             };
             if let Some(end) = end {
                 report.result = outcome.to_sgf();
                 report.winner = outcome.winner().map(Color::letter);
                 report.end = end;
+                if let Outcome::Win {
+                    winner,
+                    by: WinBy::Points { half_points },
+                } = outcome
+                {
+                    let sign = if winner == Color::Black { 1.0 } else { -1.0 };
+                    report.margin = sign * f64::from(half_points) / 2.0;
+                }
             }
         }
     }
