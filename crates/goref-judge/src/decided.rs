@@ -1,4 +1,4 @@
-//! Exact early adjudication: whether a game's winner is already certain, whatever is played.
+//! Exact early adjudication: whether a game's winner is already certain, whatever the opponent plays.
 //!
 //! A colour's *sure area* is the points it is certain to count at the end of the game
 //! (area scoring, TT rule 9, 001 §3.8), however the opponent plays, as long as it passes
@@ -30,10 +30,11 @@
 //! illegal, every play of the opponent adds one of its stones and removes only the winner's,
 //! so the only earlier positions a play can recreate have a superset of the opponent's stones
 //! and a subset of the winner's, and the sure area as it is now (it never changes).
-//! [`decided`] declines to decide while the game's history holds such a position (under a
-//! long-cycle rule with suicide legal, any earlier position with a subset of the winner's
-//! stones and the same sure area). This is conservative: the position before a capture by a
-//! stone that is not pass-alive is such a position, and keeps the game open.
+//! [`decided`] declines to decide while the game's history holds such a position. This is
+//! conservative: the position before a capture by a stone that is not pass-alive is such a
+//! position, and keeps the game open. A long-cycle rule with suicide legal (no preset has it)
+//! lets the opponent's stones come and go, and positions after this one repeat: nothing is
+//! decided under it.
 
 use goref_rules::{Board, Color, Game, KoRule, Komi, Outcome, WinBy};
 
@@ -123,13 +124,14 @@ impl Decided {
             Color::White => ("+", self.komi),
         };
         format!(
-            "decided: {}'s win is certain: {s} points safe ({} stones of pass-alive blocks, {} one-point eyes) of {}; at least {s} − ({} − {s}) {sign} komi {komi} = {} whatever is played",
+            "decided: {}'s win is certain: {s} points safe ({} stones of pass-alive blocks, {} one-point eyes) of {}; at least {s} − ({} − {s}) {sign} komi {komi} = {} whatever {} plays",
             self.winner,
             self.sure.alive,
             self.sure.eyes,
             self.points,
             self.points,
-            self.outcome().to_sgf().trim_start_matches(['B', 'W', '+'])
+            self.outcome().to_sgf().trim_start_matches(['B', 'W', '+']),
+            self.winner.opponent()
         )
     }
 }
@@ -158,7 +160,9 @@ pub fn decided(game: &Game) -> Option<Decided> {
         if margin <= 0 {
             continue;
         }
-        if rules.ko == KoRule::LongCycle && cycle_possible(game, color, &sure.points) {
+        if rules.ko == KoRule::LongCycle
+            && (rules.suicide_allowed || cycle_possible(game, color, &sure.points))
+        {
             return None;
         }
         return Some(Decided {
@@ -178,7 +182,6 @@ fn cycle_possible(game: &Game, winner: Color, sure: &[bool]) -> bool {
     let now = game.board().packed();
     let len = game.geometry().len();
     let history = game.history();
-    let monotone = !game.rules().suicide_allowed;
     let w = 1 + winner.index() as u64;
     let o = 1 + winner.opponent().index() as u64;
     (0..history.occurrences().len()).any(|i| {
@@ -191,11 +194,11 @@ fn cycle_possible(game: &Game, winner: Color, sure: &[bool]) -> bool {
             let a = (then[p / 32] >> shift) & 3;
             let b = (now[p / 32] >> shift) & 3;
             // The sure area never changes; the winner's stones then are among its stones now;
-            // with suicide illegal, the opponent's stones now are among its stones then.
+            // the opponent's stones now are among its stones then (suicide is illegal).
             if sure[p] {
                 return a == b;
             }
-            (a != w || b == w) && (!monotone || b != o || a == o)
+            (a != w || b == w) && (b != o || a == o)
         })
     })
 }

@@ -131,7 +131,7 @@ pub struct Settings {
     /// What a play that would invoke the long-cycle rule does.
     pub long_cycle: LongCyclePolicy,
     /// Early adjudication: with [`Adjudicate::Exact`] the game ends as soon as its winner is
-    /// certain, whatever is played (crate goref-judge, `decided`).
+    /// certain, whatever the opponent plays (crate goref-judge, `decided`).
     pub adjudicate: Adjudicate,
     /// Black's handicap stones, placed before the first move; White then moves first.
     pub handicap: Vec<Point>,
@@ -170,14 +170,25 @@ pub enum Adjudicate {
     #[default]
     Off,
     /// After each move, the game ends when the area each side is sure of (pass-alive blocks
-    /// and their one-point eyes) leaves one side a positive margin whatever is played
+    /// and their one-point eyes) leaves one side a positive margin whatever the opponent plays
     /// ([`goref_judge::decided`]): [`Ending::Decided`], the winner by the certain margin.
     Exact,
+    /// As `Exact`, and else, on boards small enough for the solver (crate goref-solve), the
+    /// game ends once the value under perfect play from the position is proved within `nodes`
+    /// nodes: [`Ending::Decided`], the result that value (001 §3.9: "perfect hypothetical
+    /// play-out").
+    Perfect {
+        /// The solver's budget after each move.
+        nodes: u64,
+    },
 }
 
 impl Adjudicate {
-    /// The names accepted by [`std::str::FromStr`].
-    pub const NAMES: [&'static str; 2] = ["off", "exact"];
+    /// The names accepted by [`std::str::FromStr`] (`perfect` also as `perfect:NODES`).
+    pub const NAMES: [&'static str; 3] = ["off", "exact", "perfect"];
+
+    /// The solver's budget of `perfect` without `:NODES`.
+    pub const PERFECT_NODES: u64 = 100_000;
 }
 
 impl fmt::Display for Adjudicate {
@@ -185,6 +196,7 @@ impl fmt::Display for Adjudicate {
         f.write_str(match self {
             Adjudicate::Off => "off",
             Adjudicate::Exact => "exact",
+            Adjudicate::Perfect { nodes } => return write!(f, "perfect:{nodes}"),
         })
     }
 }
@@ -195,9 +207,15 @@ impl std::str::FromStr for Adjudicate {
         match s.trim().to_ascii_lowercase().as_str() {
             "off" | "none" | "no" => Ok(Adjudicate::Off),
             "exact" => Ok(Adjudicate::Exact),
-            _ => Err(SettingError::new(format!(
-                "unknown adjudication '{s}': expected off or exact"
-            ))),
+            "perfect" => Ok(Adjudicate::Perfect {
+                nodes: Adjudicate::PERFECT_NODES,
+            }),
+            other => match other.strip_prefix("perfect:").map(str::parse::<u64>) {
+                Some(Ok(nodes)) if nodes > 0 => Ok(Adjudicate::Perfect { nodes }),
+                _ => Err(SettingError::new(format!(
+                    "unknown adjudication '{s}': expected off, exact, perfect or perfect:NODES"
+                ))),
+            },
         }
     }
 }
@@ -1226,15 +1244,24 @@ impl Referee {
                 });
             }
             _ => {
-                if self.settings.adjudicate == Adjudicate::Exact {
-                    if let Some(d) = goref_judge::decided(&self.game) {
+                let decision = match self.settings.adjudicate {
+                    Adjudicate::Off => None,
+                    Adjudicate::Exact => {
+                        goref_judge::decided(&self.game).map(|d| (d.outcome(), d.explanation()))
+                    }
+                    Adjudicate::Perfect { nodes } => goref_judge::decided(&self.game)
+                        .map(|d| (d.outcome(), d.explanation()))
+                        .or_else(|| crate::adjudicate::perfect_value(&self.game, nodes)),
+                };
+                if let Some((outcome, detail)) = decision {
+                    {
                         self.finish(GameResult {
-                            outcome: d.outcome(),
+                            outcome,
                             ending: Ending::Decided,
                             settled: None,
                             removed: Dead::new(),
                             score: None,
-                            detail: Some(d.explanation()),
+                            detail: Some(detail),
                         });
                         return Applied::Moved {
                             color: by,

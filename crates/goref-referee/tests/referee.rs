@@ -944,3 +944,26 @@ fn exact_adjudication_ends_a_decided_game_and_its_record_replays() {
     }
     assert!(decided >= 6, "{decided} of 18 decided");
 }
+
+/// The names of the adjudication modes read back.
+#[test]
+fn adjudication_modes_read_and_print() {
+    use goref_referee::Adjudicate;
+    for (text, mode) in [
+        ("off", Adjudicate::Off),
+        ("exact", Adjudicate::Exact),
+        ("perfect:5000", Adjudicate::Perfect { nodes: 5000 }),
+    ] {
+        assert_eq!(text.parse::<Adjudicate>().unwrap(), mode);
+        assert_eq!(mode.to_string(), text);
+    }
+    assert_eq!(
+        "perfect".parse::<Adjudicate>().unwrap(),
+        Adjudicate::Perfect {
+            nodes: Adjudicate::PERFECT_NODES
+        }
+    );
+    for bad in ["", "perfect:", "perfect:0", "perfect:-1", "exactly"] {
+        assert!(bad.parse::<Adjudicate>().is_err(), "{bad}");
+    }
+}

@@ -283,3 +283,85 @@ fn measure_moves_saved_against_gnugo() {
         );
     }
 }
+
+/// `--adjudicate perfect:NODES` on 4×4: random games end once the solver proves the value
+/// from the position (the result that value); `goref score` proves it again from the record,
+/// and a record whose `RE` says otherwise is not taken as decided.
+#[test]
+fn perfect_play_decides_small_boards_and_replays() {
+    let extra = ["--rules", "nstt", "--komi", "0.5", "--size", "4x4"];
+    let out = out_dir("perfect");
+    let dir = out.display().to_string();
+    let (black, white) = (random("{game}"), random("1{game}"));
+    let mut args = vec![
+        "match",
+        "--black",
+        &black,
+        "--white",
+        &white,
+        "--games",
+        "2",
+        "--time",
+        "none",
+        "--quiet",
+        "--adjudicate",
+        "perfect:200000",
+        "--out",
+        &dir,
+    ];
+    args.extend_from_slice(&extra);
+    let o = goref(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = results(&out);
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        assert_eq!(row["end"], "decided", "{row}");
+        assert!(
+            row["detail"]
+                .as_str()
+                .unwrap()
+                .starts_with("decided by perfect play"),
+            "{row}"
+        );
+        let sgf = out.join(row["sgf"].as_str().unwrap());
+        let o = goref(&["score", sgf.to_str().unwrap()]);
+        let printed = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(printed.lines().next(), row["result"].as_str(), "{printed}");
+        assert!(printed.contains("decided)"), "{printed}");
+        let re = row["result"].as_str().unwrap();
+        let text = std::fs::read_to_string(&sgf).unwrap();
+        let other = if re.starts_with('B') {
+            "W+0.5"
+        } else {
+            "B+0.5"
+        };
+        let bad = out.join("bad.sgf");
+        std::fs::write(
+            &bad,
+            text.replace(&format!("RE[{re}]"), &format!("RE[{other}]")),
+        )
+        .unwrap();
+        let o = goref(&["score", bad.to_str().unwrap()]);
+        assert!(!String::from_utf8_lossy(&o.stdout).contains("decided"));
+    }
+    for bad in ["perfect:", "perfect:0", "perfect:x", "exactly"] {
+        let o = goref(&[
+            "match",
+            "--black",
+            &black,
+            "--white",
+            &white,
+            "--games",
+            "1",
+            "--adjudicate",
+            bad,
+            "--out",
+            &dir,
+        ]);
+        assert!(!o.status.success(), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("adjudicat"),
+            "{bad}"
+        );
+    }
+}
