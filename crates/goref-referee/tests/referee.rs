@@ -888,8 +888,8 @@ fn perfect_play_on_a_large_board_falls_back_to_the_default_removal() {
 
 /// `Adjudicate::Exact`: random games on 5×5 end as soon as a winner is certain, `Decided`,
 /// the winner by the certain margin with the reason in the record; the record replays to a
-/// game that the same test decides the same way; played on without it, the same moves end
-/// with the same winner by at least that margin.
+/// game that the same test decides the same way; played on without it (the same moves, then
+/// the winner passing) the game ends with the same winner by at least that margin.
 #[test]
 fn exact_adjudication_ends_a_decided_game_and_its_record_replays() {
     use goref_referee::Adjudicate;
@@ -908,7 +908,16 @@ fn exact_adjudication_ends_a_decided_game_and_its_record_replays() {
             let mut buffer = Vec::new();
             while full.result().is_none() {
                 let color = full.game().to_move();
-                let mv = random_move(full.game(), &mut rng, &mut buffer);
+                // Once decided, the winner passes (the strategy the decision rests on).
+                let winner = exact
+                    .result()
+                    .filter(|r| r.ending == Ending::Decided)
+                    .and_then(|r| r.outcome.winner());
+                let mv = if winner == Some(color) {
+                    Move::Pass
+                } else {
+                    random_move(full.game(), &mut rng, &mut buffer)
+                };
                 if exact.result().is_none() {
                     exact.apply(Input::Play { by: color, mv }, t(1)).unwrap();
                 }

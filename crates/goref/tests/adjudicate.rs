@@ -146,7 +146,9 @@ fn compare(with: &[Value], without: &[Value], out: &Path) -> (usize, u64, u64) {
 }
 
 /// goref's random engine against itself under every preset: the decided games are prefixes
-/// of the full ones, with the same winners by at least the certain margins, and replay.
+/// of the full ones, with the same winners by at least the certain margins, and replay. (A
+/// random winner that plays on can throw its win away, which the decision does not exclude:
+/// see crates/goref-judge/tests/decided.rs; these seeds' games do not.)
 #[test]
 fn random_games_end_when_decided_under_every_preset() {
     let mut decided = 0;
