@@ -4,6 +4,7 @@
 //! tournament director removes "only the most obvious disputed blocks in accordance with 3.9.1
 //! and 3.9.2". This crate computes those definitions exactly, on any board graph, with no I/O:
 //!
+//! - [`decided`]: exact early adjudication, whether a winner is already certain;
 //! - [`benson`]: pass-alive blocks and territory ("no strategy exists to remove it under
 //!   one-sided moving of the opposing colour"), with suicide legal or illegal;
 //! - [`region`]: the maximal local region of a block;
@@ -70,6 +71,7 @@
 pub mod benson;
 mod blocks;
 mod context;
+pub mod decided;
 mod dfpn;
 mod eyes;
 pub mod region;
@@ -83,6 +85,7 @@ use goref_rules::{Board, ByColor, Color, Game, Move, Point};
 
 pub use benson::{pass_alive, pass_alive_beside, PassAlive};
 pub use blocks::{board_from_diagram, Block, Blocks, DiagramError};
+pub use decided::{decided, sure_area, Decided, SureArea};
 pub use region::{maximal_local_region, LocalRegion};
 pub use removal::{default_removal, Disputes, Removal};
 pub use search::{

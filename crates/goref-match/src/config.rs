@@ -16,6 +16,7 @@
 //! handicap = 4            # with handicap_style = "fixed" (default) or "free"
 //! min_moves = 30          # 001 §1 (default under olympiad: 30/60/125 on 9/13/19)
 //! long_cycle = "end"      # or "pass" (3.10.2)
+//! adjudicate = "exact"    # end a game once its winner is certain; default "off"
 //!
 //! [black]                 # Black in game 1, White in game 2, …
 //! name = "gnugo"
@@ -82,6 +83,8 @@ pub struct FileConfig {
     pub out: Option<PathBuf>,
     /// Turns after which a game is scored as it stands.
     pub move_limit: Option<usize>,
+    /// Early adjudication: `exact` or `off`.
+    pub adjudicate: Option<String>,
     /// Main time (`10m`, `5m+3s`, `none`).
     pub time: Option<String>,
     /// Byo-yomi after main time (`30s/5`).
@@ -328,6 +331,7 @@ init = ["komi 7"]
         assert_eq!(c.sprt, Some([0.0, 10.0, 0.05, 0.05]));
         assert_eq!(c.end.as_deref(), Some("olympiad"));
         assert_eq!(c.referee.as_deref(), Some("builtin"));
+        assert_eq!(c.adjudicate.as_deref(), Some("exact"));
         assert!(toml::from_str::<FileConfig>("gmaes = 3").is_err());
     }
 }

@@ -3,7 +3,7 @@
 //! goref-solve) where the position is small enough to prove.
 
 use goref_judge::{default_removal, Budget, Disputes, Judge};
-use goref_rules::Point;
+use goref_rules::{Game, Outcome, Point};
 use goref_solve::{solve, Options, Verdict};
 
 use crate::referee::{move_name, Adjudication, Input, Need, Referee};
@@ -129,4 +129,36 @@ pub fn by_perfect_play(referee: &Referee, budget: u64) -> Option<Input> {
         },
         other => other,
     })
+}
+
+/// The value under perfect play from `game` (its history included), when the solver proves it
+/// within `nodes` nodes (one thread, no line): the result and why, for
+/// [`crate::Adjudicate::Perfect`]. `None` when it is not proved, or the board is beyond the
+/// solver. The search is deterministic: `goref score` proves it again from the record with
+/// the nodes the reason names.
+#[must_use]
+pub fn perfect_value(game: &Game, nodes: u64) -> Option<(Outcome, String)> {
+    let options = Options {
+        budget: Some(nodes),
+        table_entries: 1 << 16,
+        principal_variation: false,
+        progress: None,
+        threads: 1,
+    };
+    let solved = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solve(game, &options)));
+    let Ok(Ok(report)) = solved else {
+        return None;
+    };
+    let Verdict::Proven(value) = report.verdict else {
+        return None;
+    };
+    let outcome = value.to_sgf().parse::<Outcome>().ok()?;
+    Some((
+        outcome,
+        format!(
+            "decided by perfect play (001 §3.9, goref solve): {value} from here, {} to move, proved in {} nodes",
+            game.to_move(),
+            report.nodes
+        ),
+    ))
 }

@@ -51,8 +51,8 @@ pub mod tromp;
 pub use protocol::{Protocol, UnknownProtocol};
 pub use record::{sgf_date, PlayerInfo, RecordInfo};
 pub use referee::{
-    area_score, move_name, olympiad_min_moves, Adjudication, Applied, ClockStart, Ending, Fault,
-    GameResult, IllegalAttempt, IllegalPolicy, Input, LongCyclePolicy, Moment, Need, Note, Phase,
-    Referee, Refusal, SettingError, Settings,
+    area_score, move_name, olympiad_min_moves, Adjudicate, Adjudication, Applied, ClockStart,
+    Ending, Fault, GameResult, IllegalAttempt, IllegalPolicy, Input, LongCyclePolicy, Moment, Need,
+    Note, Phase, Referee, Refusal, SettingError, Settings,
 };
 pub use settle::{Action, Settled, Settlement};

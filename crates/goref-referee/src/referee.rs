@@ -130,6 +130,9 @@ pub struct Settings {
     pub min_moves: Option<usize>,
     /// What a play that would invoke the long-cycle rule does.
     pub long_cycle: LongCyclePolicy,
+    /// Early adjudication: with [`Adjudicate::Exact`] the game ends as soon as its winner is
+    /// certain, whatever the opponent plays (crate goref-judge, `decided`).
+    pub adjudicate: Adjudicate,
     /// Black's handicap stones, placed before the first move; White then moves first.
     pub handicap: Vec<Point>,
     /// An opening: moves played before the game proper (a tournament's opening book), in
@@ -153,8 +156,66 @@ impl Settings {
             move_limit: None,
             min_moves: None,
             long_cycle: LongCyclePolicy::default(),
+            adjudicate: Adjudicate::Off,
             handicap: Vec::new(),
             opening: Vec::new(),
+        }
+    }
+}
+
+/// Whether the referee ends a game early when its winner is certain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Adjudicate {
+    /// Games are played to their end.
+    #[default]
+    Off,
+    /// After each move, the game ends when the area each side is sure of (pass-alive blocks
+    /// and their one-point eyes) leaves one side a positive margin whatever the opponent plays
+    /// ([`goref_judge::decided`]): [`Ending::Decided`], the winner by the certain margin.
+    Exact,
+    /// As `Exact`, and else, on boards small enough for the solver (crate goref-solve), the
+    /// game ends once the value under perfect play from the position is proved within `nodes`
+    /// nodes: [`Ending::Decided`], the result that value (001 §3.9: "perfect hypothetical
+    /// play-out").
+    Perfect {
+        /// The solver's budget after each move.
+        nodes: u64,
+    },
+}
+
+impl Adjudicate {
+    /// The names accepted by [`std::str::FromStr`] (`perfect` also as `perfect:NODES`).
+    pub const NAMES: [&'static str; 3] = ["off", "exact", "perfect"];
+
+    /// The solver's budget of `perfect` without `:NODES`.
+    pub const PERFECT_NODES: u64 = 100_000;
+}
+
+impl fmt::Display for Adjudicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Adjudicate::Off => "off",
+            Adjudicate::Exact => "exact",
+            Adjudicate::Perfect { nodes } => return write!(f, "perfect:{nodes}"),
+        })
+    }
+}
+
+impl std::str::FromStr for Adjudicate {
+    type Err = SettingError;
+    fn from_str(s: &str) -> Result<Adjudicate, SettingError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "off" | "none" | "no" => Ok(Adjudicate::Off),
+            "exact" => Ok(Adjudicate::Exact),
+            "perfect" => Ok(Adjudicate::Perfect {
+                nodes: Adjudicate::PERFECT_NODES,
+            }),
+            other => match other.strip_prefix("perfect:").map(str::parse::<u64>) {
+                Some(Ok(nodes)) if nodes > 0 => Ok(Adjudicate::Perfect { nodes }),
+                _ => Err(SettingError::new(format!(
+                    "unknown adjudication '{s}': expected off, exact, perfect or perfect:NODES"
+                ))),
+            },
         }
     }
 }
@@ -509,6 +570,10 @@ pub enum Ending {
     Fault,
     /// The tournament director's decision.
     Decision,
+    /// Exact early adjudication ([`Adjudicate::Exact`]): the winner was certain whatever was
+    /// played; the result is the winner by the certain margin, which `goref score` of the
+    /// record gives by the same test.
+    Decided,
 }
 
 impl Ending {
@@ -527,6 +592,7 @@ impl Ending {
             Ending::Illegal => "illegal",
             Ending::Fault => "fault",
             Ending::Decision => "decision",
+            Ending::Decided => "decided",
         }
     }
 
@@ -1178,6 +1244,32 @@ impl Referee {
                 });
             }
             _ => {
+                let decision = match self.settings.adjudicate {
+                    Adjudicate::Off => None,
+                    Adjudicate::Exact => {
+                        goref_judge::decided(&self.game).map(|d| (d.outcome(), d.explanation()))
+                    }
+                    Adjudicate::Perfect { nodes } => goref_judge::decided(&self.game)
+                        .map(|d| (d.outcome(), d.explanation()))
+                        .or_else(|| crate::adjudicate::perfect_value(&self.game, nodes)),
+                };
+                if let Some((outcome, detail)) = decision {
+                    {
+                        self.finish(GameResult {
+                            outcome,
+                            ending: Ending::Decided,
+                            settled: None,
+                            removed: Dead::new(),
+                            score: None,
+                            detail: Some(detail),
+                        });
+                        return Applied::Moved {
+                            color: by,
+                            mv,
+                            replaced,
+                        };
+                    }
+                }
                 if let Some(limit) = self.settings.move_limit {
                     if self.game.moves().len() >= limit {
                         let detail = format!(

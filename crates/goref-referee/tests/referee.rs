@@ -885,3 +885,94 @@ fn perfect_play_on_a_large_board_falls_back_to_the_default_removal() {
     r.apply(decision, t(31)).unwrap();
     assert_eq!(result(&r).1, Ending::Adjudicated);
 }
+
+/// `Adjudicate::Exact`: random games on 5×5 end as soon as a winner is certain, `Decided`,
+/// the winner by the certain margin with the reason in the record; the record replays to a
+/// game that the same test decides the same way; played on without it (the same moves, then
+/// the winner passing) the game ends with the same winner by at least that margin.
+#[test]
+fn exact_adjudication_ends_a_decided_game_and_its_record_replays() {
+    use goref_referee::Adjudicate;
+    use goref_rules::playout::{random_move, Rng};
+    let mut decided = 0;
+    for preset in goref_rules::Preset::ALL {
+        for seed in 0..6 {
+            let rules = Ruleset::preset(preset).with_komi("0.5".parse().unwrap());
+            let mut settings = Settings::new(rules);
+            settings.end = goref_referee::Protocol::AllAlive;
+            settings.adjudicate = Adjudicate::Exact;
+            let mut exact = Referee::new(geometry(), settings.clone(), t(0)).unwrap();
+            settings.adjudicate = Adjudicate::Off;
+            let mut full = Referee::new(geometry(), settings, t(0)).unwrap();
+            let mut rng = Rng::new(seed);
+            let mut buffer = Vec::new();
+            while full.result().is_none() {
+                let color = full.game().to_move();
+                // Once decided, the winner passes (the strategy the decision rests on).
+                let winner = exact
+                    .result()
+                    .filter(|r| r.ending == Ending::Decided)
+                    .and_then(|r| r.outcome.winner());
+                let mv = if winner == Some(color) {
+                    Move::Pass
+                } else {
+                    random_move(full.game(), &mut rng, &mut buffer)
+                };
+                if exact.result().is_none() {
+                    exact.apply(Input::Play { by: color, mv }, t(1)).unwrap();
+                }
+                full.apply(Input::Play { by: color, mv }, t(1)).unwrap();
+            }
+            let res = exact.result().unwrap();
+            if res.ending != Ending::Decided {
+                assert_eq!(res, full.result().unwrap());
+                continue;
+            }
+            decided += 1;
+            let text = exact.sgf(&goref_referee::RecordInfo::default());
+            assert!(
+                text.contains("decided: ") && text.contains("win is certain"),
+                "{text}"
+            );
+            let record = goref_sgf::parse(&text).unwrap();
+            assert_eq!(record.result, Some(res.outcome.to_sgf()));
+            let game = record.replay(rules).unwrap();
+            let again = goref_judge::decided(&game).unwrap();
+            assert_eq!(again.outcome(), res.outcome);
+            let goref_rules::Outcome::Win {
+                winner,
+                by: goref_rules::WinBy::Points { half_points },
+            } = full.result().unwrap().outcome
+            else {
+                panic!("{:?}", full.result());
+            };
+            assert_eq!(Some(winner), res.outcome.winner());
+            assert!(half_points >= again.margin_half_points);
+            assert!(full.game().moves().len() > exact.game().moves().len());
+        }
+    }
+    assert!(decided >= 6, "{decided} of 18 decided");
+}
+
+/// The names of the adjudication modes read back.
+#[test]
+fn adjudication_modes_read_and_print() {
+    use goref_referee::Adjudicate;
+    for (text, mode) in [
+        ("off", Adjudicate::Off),
+        ("exact", Adjudicate::Exact),
+        ("perfect:5000", Adjudicate::Perfect { nodes: 5000 }),
+    ] {
+        assert_eq!(text.parse::<Adjudicate>().unwrap(), mode);
+        assert_eq!(mode.to_string(), text);
+    }
+    assert_eq!(
+        "perfect".parse::<Adjudicate>().unwrap(),
+        Adjudicate::Perfect {
+            nodes: Adjudicate::PERFECT_NODES
+        }
+    );
+    for bad in ["", "perfect:", "perfect:0", "perfect:-1", "exactly"] {
+        assert!(bad.parse::<Adjudicate>().is_err(), "{bad}");
+    }
+}

@@ -264,6 +264,7 @@ fn game_settings(s: &GameSettings) -> Vec<(String, String)> {
                 .move_limit
                 .map_or_else(|| "none".into(), |n| n.to_string()),
         ),
+        ("adjudicate", s.game.adjudicate.to_string()),
         (
             "hang-timeout",
             s.hang_timeout.map_or_else(|| "none".into(), ms),

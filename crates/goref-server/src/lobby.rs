@@ -104,8 +104,8 @@ pub enum StartError {
     NotCreated,
 }
 
-/// Whether two games fit: the same board, rules, komi, clock, handicap, end and third party
-/// (a CGOS game's terms aside).
+/// Whether two games fit: the same board, rules, komi, clock, handicap, end, third party and
+/// early adjudication (a CGOS game's terms aside).
 fn fits(a: &CreateRequest, b: &CreateRequest) -> bool {
     match (a.config(), b.config()) {
         (Ok(a), Ok(b)) => {
@@ -118,6 +118,7 @@ fn fits(a: &CreateRequest, b: &CreateRequest) -> bool {
                 a.end,
                 a.handicap,
                 a.third_party,
+                a.adjudicate,
             ) == (
                 b.width,
                 b.height,
@@ -127,6 +128,7 @@ fn fits(a: &CreateRequest, b: &CreateRequest) -> bool {
                 b.end,
                 b.handicap,
                 b.third_party,
+                b.adjudicate,
             )
         }
         _ => false,

@@ -116,6 +116,9 @@ pub enum ConfigError {
     /// Perfect play asked with no node to search.
     #[error("perfect play needs a budget of at least one node")]
     NoNodes,
+    /// An early adjudication other than `off` or `exact`.
+    #[error("unknown adjudication '{0}': expected off or exact")]
+    Adjudicate(String),
     /// Perfect play asked with more nodes than the server allows a game (its option
     /// `max_perfect_nodes`, `goref serve --max-perfect-nodes`).
     #[error("perfect play may search at most {max} nodes on this server, not {nodes}")]
@@ -218,6 +221,11 @@ impl CreateRequest {
         if third_party == (ThirdParty::PerfectPlay { nodes: 0 }) {
             return Err(ConfigError::NoNodes);
         }
+        let adjudicate = match self.adjudicate.as_deref().map(str::trim) {
+            None | Some("off") => false,
+            Some("exact") => true,
+            Some(other) => return Err(ConfigError::Adjudicate(other.chars().take(40).collect())),
+        };
         Ok(GameConfig {
             width,
             height,
@@ -232,6 +240,7 @@ impl CreateRequest {
             rated: false,
             cgos: self.cgos,
             third_party,
+            adjudicate,
             pool: None,
         })
     }
@@ -478,6 +487,9 @@ impl Room {
         settings.time = config.time;
         settings.lag = Duration::from_millis(lag_ms);
         settings.clock_start = ClockStart::AfterFirstMove;
+        if config.adjudicate {
+            settings.adjudicate = goref_referee::Adjudicate::Exact;
+        }
         if let Some(terms) = config.cgos {
             settings.lag = Duration::from_millis(terms.time_gift_ms);
             settings.illegal = IllegalPolicy::Strict;
@@ -1576,6 +1588,45 @@ mod tests {
         };
         let refused = r.prepare(Some(Color::White), close, 20_000, None);
         assert_eq!(refused.unwrap_err().code(), "malformed");
+    }
+
+    /// `"adjudicate": "exact"`: on 2×2 with komi 7.5 White's win is certain from the first
+    /// move (Black can count at most 4 points), and the game ends there, `decided`; without
+    /// it the game goes on; any other value is refused; the config writes it only when on.
+    #[test]
+    fn exact_adjudication_ends_a_decided_game_in_the_room() {
+        let request = |adjudicate: Option<&str>| CreateRequest {
+            width: Some(2),
+            rules: Some("nstt".into()),
+            komi: Some(7.5),
+            adjudicate: adjudicate.map(str::to_string),
+            ..CreateRequest::default()
+        };
+        let play = |config: GameConfig| {
+            let room = Room::new(config, 1_000, 0).unwrap();
+            let (_, room) = room
+                .prepare(Some(Color::Black), Act::Play { x: 0, y: 0 }, 2_000, None)
+                .unwrap();
+            room.finished()
+        };
+        let on = request(Some("exact")).config().unwrap();
+        assert!(on.adjudicate);
+        assert!(serde_json::to_string(&on)
+            .unwrap()
+            .contains("\"adjudicate\":true"));
+        let done = play(on).unwrap();
+        assert_eq!(
+            (done.result.to_sgf().as_str(), done.ending.as_str()),
+            ("W+3.5", "decided")
+        );
+        let off = request(Some("off")).config().unwrap();
+        assert!(!serde_json::to_string(&off).unwrap().contains("adjudicate"));
+        assert!(play(off).is_none());
+        assert!(play(request(None).config().unwrap()).is_none());
+        assert!(matches!(
+            request(Some("perfect")).config(),
+            Err(ConfigError::Adjudicate(_))
+        ));
     }
 
     /// 001 §3.9 in the room: the game's third party is asked for only when the referee needs

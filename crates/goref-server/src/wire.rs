@@ -1506,6 +1506,12 @@ pub struct GameConfig {
     /// default removal: a config stored before the field reads as before).
     #[serde(default, skip_serializing_if = "ThirdParty::is_default")]
     pub third_party: ThirdParty,
+    /// Exact early adjudication (`"adjudicate": "exact"` in the request): the game ends as soon
+    /// as its winner is certain whatever the opponent plays (goref-referee's
+    /// `Adjudicate::Exact`). Not written when off: a config stored before the field reads as
+    /// before.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub adjudicate: bool,
     /// The pool whose pairing made it, when not the default pool ([`DEFAULT_POOL`]): its
     /// result counts for that pool's ratings. Set by the server, never by a request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1632,6 +1638,10 @@ pub struct CreateRequest {
     /// How the third party decides an adjudication (default: the default removal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub third_party: Option<ThirdParty>,
+    /// Early adjudication: `off` (default) or `exact` (the game ends once its winner is
+    /// certain whatever the opponent plays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudicate: Option<String>,
 }
 
 /// What a player (or the server) does.

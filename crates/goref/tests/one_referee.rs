@@ -152,6 +152,7 @@ fn check(protocol: Protocol, preset: Preset, seeds: &[u32]) -> BTreeSet<&'static
         rated: false,
         cgos: None,
         third_party: Default::default(),
+        adjudicate: false,
         pool: None,
     };
     let mut room = Room::new(config.clone(), 0, 1_000).unwrap();

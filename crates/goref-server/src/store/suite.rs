@@ -43,6 +43,7 @@ fn config() -> GameConfig {
         rated: false,
         cgos: None,
         third_party: Default::default(),
+        adjudicate: false,
         pool: None,
     }
 }

@@ -65,6 +65,14 @@ pub struct GameArgs {
     /// Turns after which a game is scored as it stands (default 3 × points + 100).
     #[arg(long)]
     pub move_limit: Option<usize>,
+    /// Early adjudication: `exact` ends a game as soon as its winner is certain whatever the
+    /// opponent plays (pass-alive blocks and their one-point eyes against every other point
+    /// and komi; result the winner by the certain margin, ending `decided`); `perfect` or
+    /// `perfect:NODES` also ends it, on boards of at most 32 points, once the solver proves
+    /// the value under perfect play within NODES nodes (100000 by default) after a move, the
+    /// result that value; `off` (default) plays every game to its end.
+    #[arg(long, value_name = "off|exact|perfect[:NODES]")]
+    pub adjudicate: Option<String>,
     /// Main time: `10m` (sudden death), `5m+3s` (Fischer), `none`. Default: the Olympiad's
     /// for the board (45/30/10 minutes for 19/13/9).
     #[arg(long)]
@@ -346,6 +354,11 @@ pub fn game_settings(
     }
     if let Some(limit) = args.move_limit.or(file.move_limit) {
         settings.game.move_limit = Some(limit);
+    }
+    if let Some(mode) = args.adjudicate.clone().or(file.adjudicate.clone()) {
+        settings.game.adjudicate = mode
+            .parse::<goref_referee::Adjudicate>()
+            .map_err(|e| anyhow!("--adjudicate: {e}"))?;
     }
     if let Some(policy) = args.illegal.clone().or(file.illegal) {
         settings.game.illegal = policy

@@ -141,16 +141,68 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 Outcome::Win {
                     by: WinBy::Forfeit, ..
                 } => Some("forfeit"),
+                // Exact early adjudication (`--adjudicate exact`): the record's last move
+                // left a position whose winner is certain, and RE is that winner by the
+                // certain margin. The same test on the replayed game (its history included)
+                // must say so.
+                Outcome::Win {
+                    by: WinBy::Points { .. },
+                    ..
+                } if goref_judge::decided(&game).is_some_and(|d| d.outcome() == outcome) => {
+                    Some("decided")
+                }
+                // `--adjudicate perfect:NODES`: the value under perfect play from the last
+                // position, proved again by the solver with the nodes the record names.
+                Outcome::Win {
+                    by: WinBy::Points { .. } | WinBy::LongCycle { .. },
+                    ..
+                }
+                | Outcome::Draw
+                    if perfect_play_gives(&record, &game, outcome) =>
+                {
+                    Some("decided")
+                }
                 _ => None,
             };
             if let Some(end) = end {
                 report.result = outcome.to_sgf();
                 report.winner = outcome.winner().map(Color::letter);
                 report.end = end;
+                if let Outcome::Win {
+                    winner,
+                    by: WinBy::Points { half_points },
+                } = outcome
+                {
+                    let sign = if winner == Color::Black { 1.0 } else { -1.0 };
+                    report.margin = sign * f64::from(half_points) / 2.0;
+                }
+                if outcome == Outcome::Draw {
+                    report.margin = 0.0;
+                }
             }
         }
     }
     print_report(args, &report, komi, preset)
+}
+
+/// Whether the record ended by `--adjudicate perfect` ("proved in N nodes" in its comment)
+/// and the solver proves `outcome` from its last position (its history included) within
+/// those nodes again.
+fn perfect_play_gives(record: &GameRecord, game: &Game, outcome: Outcome) -> bool {
+    let Some(comment) = record.comment.as_deref() else {
+        return false;
+    };
+    let Some(rest) = comment.split("decided by perfect play").nth(1) else {
+        return false;
+    };
+    let nodes = rest
+        .split("proved in ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse::<u64>().ok());
+    nodes.is_some_and(|n| {
+        goref_referee::adjudicate::perfect_value(game, n).is_some_and(|(o, _)| o == outcome)
+    })
 }
 
 /// The result line (`RE` form, what scripts read) and the counts, or one JSON object.
