@@ -8,15 +8,12 @@
 
 mod common;
 
-use common::{have_gnugo, GNUGO};
+use common::{goref, have_gnugo, out_dir, GNUGO, GOREF};
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use goref_rules::Outcome;
 use serde_json::Value;
-
-const GOREF: &str = env!("CARGO_BIN_EXE_goref");
 
 fn gnugo(seed: &str) -> String {
     format!("{GNUGO} --mode gtp --level 0 --seed {seed}")
@@ -24,16 +21,6 @@ fn gnugo(seed: &str) -> String {
 
 fn random(seed: &str) -> String {
     format!("{GOREF} engine random --seed {seed}")
-}
-
-fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("goref-adjudicate-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn goref(args: &[&str]) -> Output {
-    Command::new(GOREF).args(args).output().unwrap()
 }
 
 fn results(out: &Path) -> Vec<Value> {
@@ -56,7 +43,7 @@ fn play(
     extra: &[&str],
     exact: bool,
 ) -> (PathBuf, Vec<Value>) {
-    let out = out_dir(name);
+    let out = out_dir("adjudicate", name);
     let games = games.to_string();
     let mut args = vec![
         "match", "--black", black, "--white", white, "--games", &games, "--jobs", "2", "--time",
@@ -216,7 +203,7 @@ fn score_checks_the_margin_of_a_decided_record() {
 /// A tournament's TOML key `adjudicate = "exact"` reaches its games.
 #[test]
 fn a_tournament_file_turns_it_on() {
-    let out = out_dir("tournament");
+    let out = out_dir("adjudicate", "tournament");
     std::fs::create_dir_all(&out).unwrap();
     let config = out.join("t.toml");
     std::fs::write(
@@ -292,7 +279,7 @@ fn measure_moves_saved_against_gnugo() {
 #[test]
 fn perfect_play_decides_small_boards_and_replays() {
     let extra = ["--rules", "nstt", "--komi", "0.5", "--size", "4x4"];
-    let out = out_dir("perfect");
+    let out = out_dir("adjudicate", "perfect");
     let dir = out.display().to_string();
     let (black, white) = (random("{game}"), random("1{game}"));
     let mut args = vec![

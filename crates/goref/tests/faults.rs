@@ -5,28 +5,16 @@
 
 mod common;
 
-use common::{have_gnugo, GNUGO};
+use common::{goref, have_gnugo, out_dir, GNUGO, GOREF};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const GOREF: &str = env!("CARGO_BIN_EXE_goref");
-
-fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("goref-faults-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 fn engine(args: &str) -> String {
     format!("{GOREF} engine {args}")
-}
-
-fn goref(args: &[&str]) -> Output {
-    Command::new(GOREF).args(args).output().unwrap()
 }
 
 fn text(o: &Output) -> (String, String) {
@@ -86,7 +74,7 @@ fn lost_by(rows: &[Value], name: &str) -> (usize, usize) {
 /// and loses its next game too: every game is played, in a match and in a tournament.
 #[test]
 fn a_hung_engine_that_lost_on_time_is_started_again_for_its_next_game() {
-    let out = out_dir("hang-match");
+    let out = out_dir("faults", "hang-match");
     let o = run_match(
         &engine("faulty --hang-after 2"),
         &engine("random"),
@@ -115,7 +103,7 @@ fn a_hung_engine_that_lost_on_time_is_started_again_for_its_next_game() {
     }
     assert!(stdout.contains("time 2"), "{stdout}");
 
-    let out = out_dir("hang-tournament");
+    let out = out_dir("faults", "hang-tournament");
     let o = tournament(
         &[
             ("hanger", &engine("faulty --hang-after 2")),
@@ -142,7 +130,7 @@ fn a_hung_engine_that_lost_on_time_is_started_again_for_its_next_game() {
 /// whichever colour it has, with the reason; neither a match nor a tournament stops.
 #[test]
 fn an_engine_that_cannot_be_set_up_forfeits_each_game_whatever_its_colour() {
-    let out = out_dir("setup-tournament");
+    let out = out_dir("faults", "setup-tournament");
     let o = tournament(
         &[
             ("random", &engine("random")),
@@ -181,7 +169,7 @@ fn an_engine_that_cannot_be_set_up_forfeits_each_game_whatever_its_colour() {
         ],
     );
 
-    let out = out_dir("setup-match");
+    let out = out_dir("faults", "setup-match");
     let o = run_match(
         &engine("faulty --refuse-boardsize"),
         &engine("random"),
@@ -300,7 +288,7 @@ fn processes_with(marker: &str) -> Vec<String> {
 #[cfg(unix)]
 fn sigterm_and_sighup_end_every_engine_and_the_run_resumes() {
     for (signal, number) in [("TERM", 15), ("HUP", 1)] {
-        let out = out_dir(&format!("signal-{signal}"));
+        let out = out_dir("faults", &format!("signal-{signal}"));
         // A marker no other process has: the engine's shell leaves a child of its own.
         let marker = format!("{}{number}", 90_000 + std::process::id() % 9_000);
         let hanger = format!(
@@ -385,7 +373,7 @@ fn sigterm_and_sighup_end_every_engine_and_the_run_resumes() {
 /// shrink.
 #[test]
 fn resume_refuses_other_settings_and_a_tournament_grows() {
-    let out = out_dir("resume-settings");
+    let out = out_dir("faults", "resume-settings");
     let engines = [
         ("a", engine("random --seed 1").leak() as &str),
         ("b", engine("random --seed 2").leak() as &str),
@@ -456,7 +444,7 @@ fn resume_refuses_other_settings_and_a_tournament_grows() {
     assert!(stderr.contains("may grow, not shrink"), "{stderr}");
 
     // A match too: its komi is part of its settings.
-    let out = out_dir("resume-match-komi");
+    let out = out_dir("faults", "resume-match-komi");
     let black = engine("random --seed 3");
     let white = engine("random --seed 4");
     let run = |komi: &str| {
@@ -488,7 +476,7 @@ fn an_engine_that_fails_the_first_check_stops_the_run_before_any_game() {
         ("sleep 600", "no answer to 'protocol_version' in 5.0s"),
     ];
     for (i, (command, why)) in cases.into_iter().enumerate() {
-        let out = out_dir(&format!("check-{i}"));
+        let out = out_dir("faults", &format!("check-{i}"));
         let o = tournament(
             &[("good", &engine("random")), ("bad", command)],
             &["--size", "5", "--time", "none", "--command-timeout", "2s"],
@@ -502,7 +490,7 @@ fn an_engine_that_fails_the_first_check_stops_the_run_before_any_game() {
         assert!(!stdout.contains("rank"), "no standings: {stdout}");
     }
     // A match the same way.
-    let out = out_dir("check-match");
+    let out = out_dir("faults", "check-match");
     let o = run_match(&engine("random"), "/nonexistent/engine", &[], &out);
     let (_, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{stderr}");
@@ -521,7 +509,7 @@ fn an_engine_that_refuses_a_legal_suicide_is_told_why_it_lost() {
     if !have_gnugo() {
         return;
     }
-    let out = out_dir("suicide");
+    let out = out_dir("faults", "suicide");
     std::fs::create_dir_all(&out).unwrap();
     // 3×3: B a2, W a1, B b2, W c3, B c1; White's b1 then takes its own a1-b1 off the board
     // (a one-stone suicide would repeat the position, which positional superko forbids).
@@ -589,7 +577,7 @@ fn the_readme_quick_start_runs_as_written() {
             && commands.iter().any(|c| c.starts_with("tournament")),
         "{commands:?}"
     );
-    let dir = out_dir("readme");
+    let dir = out_dir("faults", "readme");
     std::fs::create_dir_all(&dir).unwrap();
     // A PATH without goref on it.
     let path = std::env::var("PATH")
@@ -668,7 +656,7 @@ fn commands_that_print_end_quietly_when_their_reader_goes() {
 /// anything (it ran the whole benchmark first).
 #[test]
 fn a_graph_file_that_cannot_be_read_is_named_as_such_at_once() {
-    let missing = out_dir("no-graph").join("nosuch.txt");
+    let missing = out_dir("faults", "no-graph").join("nosuch.txt");
     let missing = missing.to_str().unwrap();
     for args in [
         vec!["solve", "--graph", missing],
@@ -711,7 +699,7 @@ fn an_engine_that_fails_at_start_has_its_last_stderr_lines_shown() {
             "{command}: {stderr}"
         );
 
-        let out = out_dir(&format!("stderr-match-{i}"));
+        let out = out_dir("faults", &format!("stderr-match-{i}"));
         let o = run_match(command, &engine("random"), &["--size", "5"], &out);
         let (_, stderr) = text(&o);
         assert_eq!(o.status.code(), Some(2), "{stderr}");
@@ -720,7 +708,7 @@ fn an_engine_that_fails_at_start_has_its_last_stderr_lines_shown() {
             "{command}: {stderr}"
         );
 
-        let out = out_dir(&format!("stderr-tournament-{i}"));
+        let out = out_dir("faults", &format!("stderr-tournament-{i}"));
         let o = tournament(
             &[("good", &engine("random")), ("bad", command)],
             &["--size", "5", "--time", "none"],
@@ -742,7 +730,7 @@ fn an_engine_that_fails_at_start_has_its_last_stderr_lines_shown() {
 /// and its games' Detail.
 #[test]
 fn a_tournament_tells_how_each_game_ended_by_passes_was_settled() {
-    let out = out_dir("settled");
+    let out = out_dir("faults", "settled");
     // Black's columns a-c live; White's a4 inside them is dead, White says none is: play
     // resumes three times, then the referee (Olympiad 3.9) removes a4.
     let black = engine("scripted --moves c1,c2,c3,c4,c5,b1,b2,b3,b4,b5,a2 --dead a4");
@@ -822,7 +810,7 @@ fn the_elo_line_of_a_short_match_reads_right() {
         ),
     ];
     for (i, (first, games, line)) in cases.iter().enumerate() {
-        let out = out_dir(&format!("elo-{i}"));
+        let out = out_dir("faults", &format!("elo-{i}"));
         let games = games.to_string();
         let o = run_match(
             first,
@@ -933,7 +921,7 @@ fn the_workspace_examples_have_names_of_their_own() {
 /// "1 moves").
 #[test]
 fn counts_of_one_are_singular() {
-    let out = out_dir("one-game");
+    let out = out_dir("faults", "one-game");
     let o = run_match(
         &engine("random"),
         &engine("faulty --resign-after 0"),
@@ -945,7 +933,7 @@ fn counts_of_one_are_singular() {
     assert!(stdout.starts_with("1 of 1 game, 5x5"), "{stdout}");
     assert!(stdout.contains("this run: 1 game in"), "{stdout}");
 
-    let out = out_dir("one-game-tournament");
+    let out = out_dir("faults", "one-game-tournament");
     let o = tournament(
         &[
             ("random", &engine("random")),
@@ -985,7 +973,7 @@ fn counts_of_one_are_singular() {
 /// `match stopped: stopped: game 1: …`).
 #[test]
 fn a_match_that_cannot_make_its_game_says_stopped_once() {
-    let out = out_dir("stopped-once");
+    let out = out_dir("faults", "stopped-once");
     let o = run_match(
         &engine("random"),
         &engine("random"),
@@ -1016,7 +1004,7 @@ fn a_match_that_cannot_make_its_game_says_stopped_once() {
 #[test]
 fn a_komi_beyond_1000_is_refused_in_a_few_words() {
     let random = engine("random");
-    let out = out_dir("komi");
+    let out = out_dir("faults", "komi");
     for args in [
         vec![
             "match", "--black", &random, "--white", &random, "--komi", "1e308",

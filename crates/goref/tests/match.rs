@@ -3,15 +3,13 @@
 
 mod common;
 
-use common::{have_gnugo, GNUGO};
+use common::{goref, have_gnugo, out_dir, GNUGO, GOREF};
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use goref_rules::{Color, Game, Preset, Ruleset};
 use serde_json::Value;
-
-const GOREF: &str = env!("CARGO_BIN_EXE_goref");
 
 fn gnugo(seed: &str) -> String {
     format!("{GNUGO} --mode gtp --level 0 --capture-all-dead --seed {seed}")
@@ -19,16 +17,6 @@ fn gnugo(seed: &str) -> String {
 
 fn engine(args: &str) -> String {
     format!("{GOREF} engine {args}")
-}
-
-fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("goref-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn goref(args: &[&str]) -> Output {
-    Command::new(GOREF).args(args).output().unwrap()
 }
 
 /// Runs a match and returns the exit code, stdout, stderr.
@@ -104,7 +92,7 @@ fn replay(out: &Path, row: &Value) -> (goref_sgf::GameRecord, Game) {
 /// score with all stones alive (TT rule 9, Olympiad 3.8).
 #[test]
 fn random_vs_random_with_two_jobs_records_every_game() {
-    let out = out_dir("random");
+    let out = out_dir("test", "random");
     let (code, stdout, stderr) = run_match(
         &engine("random --seed {game}"),
         &engine("random --seed 1{game}"),
@@ -151,7 +139,7 @@ fn gnugo_beats_random() {
     if !have_gnugo() {
         return;
     }
-    let out = out_dir("gnugo-random");
+    let out = out_dir("test", "gnugo-random");
     let (code, stdout, stderr) = run_match(
         &gnugo("{game}"),
         &engine("random --seed {game}"),
@@ -178,7 +166,7 @@ fn gnugo_vs_gnugo_under_a_clock() {
     if !have_gnugo() {
         return;
     }
-    let out = out_dir("gnugo-gnugo");
+    let out = out_dir("test", "gnugo-gnugo");
     let (code, stdout, stderr) = run_match(
         &gnugo("{game}"),
         &gnugo("1{game}"),
@@ -206,7 +194,7 @@ fn handicap_games_fixed_and_free() {
         return;
     }
     for (style, stones) in [("fixed", 4usize), ("free", 3)] {
-        let out = out_dir(&format!("handicap-{style}"));
+        let out = out_dir("test", &format!("handicap-{style}"));
         let (code, _, stderr) = run_match(
             &gnugo("{game}"),
             &engine("random --seed {game}"),
@@ -249,7 +237,7 @@ fn handicap_games_fixed_and_free() {
         }
     }
     // Handicap where GTP defines no fixed points is refused before any game.
-    let out = out_dir("handicap-refused");
+    let out = out_dir("test", "handicap-refused");
     let (code, _, stderr) = run_match(
         &engine("random"),
         &engine("random"),
@@ -264,7 +252,7 @@ fn handicap_games_fixed_and_free() {
 /// the next game, where it crashes again as White (`B+F`).
 #[test]
 fn a_crash_forfeits_and_the_engine_restarts_for_the_next_game() {
-    let out = out_dir("crash");
+    let out = out_dir("test", "crash");
     let (code, stdout, stderr) = run_match(
         &engine("faulty --crash-after 3"),
         &engine("random"),
@@ -295,7 +283,7 @@ fn a_crash_forfeits_and_the_engine_restarts_for_the_next_game() {
 /// A hang past the hang timeout loses by forfeit; with the clock binding first, it loses on time.
 #[test]
 fn a_hang_forfeits_and_a_slow_engine_loses_on_time() {
-    let out = out_dir("hang");
+    let out = out_dir("test", "hang");
     let (code, _, stderr) = run_match(
         &engine("random"),
         &engine("faulty --hang-after 2"),
@@ -311,7 +299,7 @@ fn a_hang_forfeits_and_a_slow_engine_loses_on_time() {
         .unwrap()
         .contains("no reply to 'genmove w'"));
 
-    let out = out_dir("slow");
+    let out = out_dir("test", "slow");
     let (code, _, stderr) = run_match(
         &engine("faulty --slow 150ms"),
         &engine("random"),
@@ -328,7 +316,7 @@ fn a_hang_forfeits_and_a_slow_engine_loses_on_time() {
 
     // 001 §1 with a minimum of 3 moves: the same flag sends the game to the director, who
     // adjudicates it (3.9's default removal of every block, then 3.8 scoring).
-    let out = out_dir("slow-adjudicated");
+    let out = out_dir("test", "slow-adjudicated");
     let (code, _, stderr) = run_match(
         &engine("faulty --slow 150ms"),
         &engine("random"),
@@ -354,7 +342,7 @@ fn a_hang_forfeits_and_a_slow_engine_loses_on_time() {
 /// Byo-yomi: the main time runs out but each move fits a period, so nobody loses on time.
 #[test]
 fn byo_yomi_periods_carry_a_slow_engine() {
-    let out = out_dir("byoyomi");
+    let out = out_dir("test", "byoyomi");
     let (code, _, stderr) = run_match(
         &engine("faulty --slow 20ms"),
         &engine("random"),
@@ -383,7 +371,7 @@ fn byo_yomi_periods_carry_a_slow_engine() {
 /// one loses. Under the strict policy the first one loses.
 #[test]
 fn illegal_moves_follow_olympiad_3_10_2_or_the_strict_policy() {
-    let out = out_dir("illegal-once");
+    let out = out_dir("test", "illegal-once");
     let (code, _, stderr) = run_match(
         &engine("faulty --illegal-at 3"),
         &engine("random --seed 5"),
@@ -408,7 +396,7 @@ fn illegal_moves_follow_olympiad_3_10_2_or_the_strict_policy() {
         .contains("Olympiad 3.10.2"));
     assert!(record.moves.len() > 10, "the game went on");
 
-    let out = out_dir("illegal-twice");
+    let out = out_dir("test", "illegal-twice");
     let (code, _, _) = run_match(
         &engine("faulty --illegal-at 3,5"),
         &engine("random"),
@@ -427,7 +415,7 @@ fn illegal_moves_follow_olympiad_3_10_2_or_the_strict_policy() {
         "{row}"
     );
 
-    let out = out_dir("illegal-strict");
+    let out = out_dir("test", "illegal-strict");
     let (code, _, _) = run_match(
         &engine("random"),
         &engine("faulty --illegal-at 2"),
@@ -445,7 +433,7 @@ fn illegal_moves_follow_olympiad_3_10_2_or_the_strict_policy() {
 /// goref: it counts as an illegal move, twice loses.
 #[test]
 fn garbage_output_is_an_illegal_move_not_a_panic() {
-    let out = out_dir("garbage");
+    let out = out_dir("test", "garbage");
     let (code, _, stderr) = run_match(
         &engine("faulty --garbage-after 1"),
         &engine("random"),
@@ -473,7 +461,7 @@ fn garbage_output_is_an_illegal_move_not_a_panic() {
 /// Resignation ends the game `B+R`/`W+R`.
 #[test]
 fn resignation_is_recorded() {
-    let out = out_dir("resign");
+    let out = out_dir("test", "resign");
     let (code, _, _) = run_match(
         &engine("random"),
         &engine("faulty --resign-after 4"),
@@ -490,7 +478,7 @@ fn resignation_is_recorded() {
 /// An engine that cannot start stops the match with an error naming it and its command.
 #[test]
 fn an_engine_that_cannot_start_stops_the_match() {
-    let out = out_dir("nostart");
+    let out = out_dir("test", "nostart");
     let (code, _, stderr) = run_match("/nonexistent/engine --gtp", &engine("random"), &out, &[]);
     assert_eq!(code, 2);
     assert!(
@@ -516,7 +504,7 @@ fn an_engine_that_cannot_start_stops_the_match() {
 /// cut off by a crash is played again.
 #[test]
 fn a_match_resumes_from_its_results_file() {
-    let out = out_dir("resume");
+    let out = out_dir("test", "resume");
     let black = engine("random --seed {game}");
     let white = engine("random --seed 7{game}");
     let (code, _, _) = run_match(&black, &white, &out, &["--games", "3"]);
@@ -561,7 +549,7 @@ fn sprt_stops_a_lopsided_match_early() {
     if !have_gnugo() {
         return;
     }
-    let out = out_dir("sprt");
+    let out = out_dir("test", "sprt");
     let (code, stdout, stderr) = run_match(
         &gnugo("{game}"),
         &engine("random --seed {game}"),
@@ -593,7 +581,7 @@ fn engines_are_reached_over_tcp() {
         .read_line(&mut line)
         .unwrap();
     let address = line.trim().rsplit(' ').next().unwrap().to_string();
-    let out = out_dir("tcp");
+    let out = out_dir("test", "tcp");
     let (code, _, stderr) = run_match(
         &format!("tcp://{address}"),
         &engine("random"),
@@ -637,7 +625,7 @@ fn check_engine_reports_support_and_compliance() {
 /// A TOML file names the engines and settings; the command line overrides it.
 #[test]
 fn a_config_file_sets_the_match() {
-    let out = out_dir("config");
+    let out = out_dir("test", "config");
     std::fs::create_dir_all(&out).unwrap();
     let toml = format!(
         "games = 1\nsize = \"7\"\nkomi = 0.5\ntime = \"none\"\nhang_timeout = \"10s\"\nend = \"tromp\"\n[black]\nname = \"alpha\"\ncommand = \"{GOREF} engine random\"\n[white]\nname = \"beta\"\ncommand = \"{GOREF} engine random\"\n"
@@ -677,7 +665,7 @@ fn the_end_protocol_defaults_by_preset() {
         ("tromp-taylor", "end all-alive"),
         ("nstt", "end all-alive"),
     ] {
-        let out = out_dir(&format!("end-default-{rules}"));
+        let out = out_dir("test", &format!("end-default-{rules}"));
         let (code, stdout, stderr) = run_match(
             &engine("random"),
             &engine("random"),
@@ -689,7 +677,7 @@ fn the_end_protocol_defaults_by_preset() {
         assert_eq!(code, 0, "{stderr}");
         assert!(stdout.contains(end), "{rules}: {stdout}");
     }
-    let out = out_dir("end-unknown");
+    let out = out_dir("test", "end-unknown");
     let (code, _, stderr) = run_match(
         &engine("random"),
         &engine("random"),
@@ -708,7 +696,7 @@ fn the_end_protocol_defaults_by_preset() {
 /// 130, and the same command afterwards plays the rest.
 #[test]
 fn ctrl_c_finishes_running_games_and_the_match_resumes() {
-    let out = out_dir("ctrl-c");
+    let out = out_dir("test", "ctrl-c");
     let slow = engine("faulty --slow 20ms");
     let args = [
         "match",
@@ -780,7 +768,7 @@ fn scripted(moves: &str, extra: &str) -> String {
 /// One game on the position above under `end`; returns the results row and the output
 /// directory.
 fn settle(name: &str, black: &str, white: &str, end: &str, extra: &[&str]) -> (Value, PathBuf) {
-    let out = out_dir(name);
+    let out = out_dir("test", name);
     let mut args = vec!["--games", "1", "--size", "5", "--komi", "0.5", "--end", end];
     if !extra.contains(&"--time") {
         args.extend_from_slice(&["--time", "none"]);
@@ -1266,7 +1254,7 @@ fn gnugo_settles_under_every_protocol() {
     .into_iter()
     .map(|end| {
         std::thread::spawn(move || {
-            let out = out_dir(&format!("gnugo-{end}"));
+            let out = out_dir("test", &format!("gnugo-{end}"));
             let referee = format!("{GNUGO} --mode gtp --level 0");
             // Without --capture-all-dead GNU Go passes with dead stones on the board.
             let (code, stdout, stderr) = run_match(
@@ -1327,7 +1315,7 @@ fn gnugo_settles_under_every_protocol() {
 #[test]
 fn the_perfect_referee_plays_out_a_timing_adjudication() {
     for (referee, perfect) in [("perfect", true), ("perfect:1", false)] {
-        let out = out_dir(&format!("perfect-timing-{perfect}"));
+        let out = out_dir("test", &format!("perfect-timing-{perfect}"));
         let (code, _, stderr) = run_match(
             &engine("faulty --slow 150ms --seed 5"),
             &engine("random --seed 7"),
@@ -1380,7 +1368,7 @@ fn the_perfect_referee_settles_a_dispute_against_gnugo() {
     if !have_gnugo() {
         return;
     }
-    let out = out_dir("perfect-dispute");
+    let out = out_dir("test", "perfect-dispute");
     let (code, _, stderr) = run_match(
         &gnugo("1"),
         &engine("scripted --moves pass --dead b2"),

@@ -3,25 +3,13 @@
 
 mod common;
 
-use common::{have_gnugo, GNUGO};
+use common::{goref, have_gnugo, out_dir, GNUGO, GOREF};
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-
-const GOREF: &str = env!("CARGO_BIN_EXE_goref");
-
-fn out_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("goref-tournament-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn goref(args: &[&str]) -> Output {
-    Command::new(GOREF).args(args).output().unwrap()
-}
 
 fn engine(name: &str, what: &str) -> Vec<String> {
     vec![format!("name={name}"), format!("cmd={GOREF} engine {what}")]
@@ -97,7 +85,7 @@ fn a_round_robin_of_gnugo_random_and_a_faulty_engine() {
     if !have_gnugo() {
         return;
     }
-    let out = out_dir("rr");
+    let out = out_dir("tournament", "rr");
     let engines = vec![
         // Seeded, and capturing what they think dead before passing: under all-alive
         // scoring GNU Go's games against the random engine are then reproducible wins (an
@@ -179,7 +167,7 @@ fn engines_are_kept_running_between_games_unless_told_otherwise() {
             })
             .sum::<usize>()
     };
-    let out = out_dir("kept");
+    let out = out_dir("tournament", "kept");
     let engines = randoms(3);
     let o = tournament(&engines, &["--size", "7", "--time", "none"], &out);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -189,7 +177,7 @@ fn engines_are_kept_running_between_games_unless_told_otherwise() {
     // One start-up per engine (the command line is logged once, its reply once).
     let kept = count_startups(&out);
 
-    let out = out_dir("always");
+    let out = out_dir("tournament", "always");
     let engines: Vec<Vec<String>> = (1..=3)
         .map(|i| {
             let mut e = engine(&format!("r{i}"), &format!("random --seed {i}"));
@@ -205,7 +193,7 @@ fn engines_are_kept_running_between_games_unless_told_otherwise() {
 
 #[test]
 fn a_directory_of_another_tournament_is_refused_and_a_finished_one_resumes_to_itself() {
-    let out = out_dir("resume");
+    let out = out_dir("tournament", "resume");
     let engines = vec![
         engine("a", "random --seed 1"),
         engine("b", "random --seed 2"),
@@ -238,7 +226,7 @@ fn a_directory_of_another_tournament_is_refused_and_a_finished_one_resumes_to_it
 
 #[test]
 fn a_gauntlet_plays_the_seed_against_every_other_engine() {
-    let out = out_dir("gauntlet");
+    let out = out_dir("tournament", "gauntlet");
     let engines = randoms(4);
     let o = tournament(
         &engines,
@@ -266,7 +254,7 @@ fn a_gauntlet_plays_the_seed_against_every_other_engine() {
 
 #[test]
 fn a_torn_last_line_is_played_again() {
-    let out = out_dir("torn");
+    let out = out_dir("tournament", "torn");
     let engines = vec![
         engine("a", "random --seed 1"),
         engine("b", "random --seed 2"),
@@ -300,7 +288,7 @@ fn a_torn_last_line_is_played_again() {
 /// and the standings count the byes.
 #[test]
 fn a_swiss_of_seven_over_three_rounds() {
-    let out = out_dir("swiss");
+    let out = out_dir("tournament", "swiss");
     let engines = randoms(7);
     let o = tournament(
         &engines,
@@ -351,7 +339,7 @@ fn a_swiss_of_seven_over_three_rounds() {
 /// A knockout of 4: two semi-finals, a final, a champion.
 #[test]
 fn a_knockout_of_four() {
-    let out = out_dir("knockout");
+    let out = out_dir("tournament", "knockout");
     let engines = randoms(4);
     let o = tournament(
         &engines,
@@ -385,7 +373,7 @@ fn a_knockout_of_four() {
 /// once.
 #[test]
 fn a_killed_tournament_resumes_without_losing_or_repeating_a_game() {
-    let out = out_dir("killed");
+    let out = out_dir("tournament", "killed");
     let engines = randoms(3);
     let mut args: Vec<String> = vec!["tournament".into()];
     for e in &engines {
@@ -438,8 +426,8 @@ fn a_killed_tournament_resumes_without_losing_or_repeating_a_game() {
 /// colours swapped; each game's record starts with its opening's moves.
 #[test]
 fn a_gauntlet_with_openings() {
-    let out = out_dir("openings");
-    let book = out_dir("book");
+    let out = out_dir("tournament", "openings");
+    let book = out_dir("tournament", "book");
     std::fs::create_dir_all(&book).unwrap();
     std::fs::write(book.join("a.sgf"), "(;GM[1]SZ[7];B[dd];W[cc])").unwrap();
     std::fs::write(book.join("b.sgf"), "(;GM[1]SZ[7];B[cd];W[ee];B[bb])").unwrap();
@@ -489,8 +477,8 @@ fn a_gauntlet_with_openings() {
         assert!(first.contains(opening), "{first}");
     }
     // One file with many games: one opening each.
-    let out2 = out_dir("collection");
-    let file = out_dir("collection-book").with_extension("sgf");
+    let out2 = out_dir("tournament", "collection");
+    let file = out_dir("tournament", "collection-book").with_extension("sgf");
     std::fs::write(&file, "(;GM[1]SZ[7];B[dd])\n(;GM[1]SZ[7];B[cc];W[ee])").unwrap();
     let file_arg = file.display().to_string();
     let o = tournament(
@@ -523,7 +511,7 @@ fn a_gauntlet_with_openings() {
     let o = tournament(
         &engines,
         &["--openings", &book_arg, "--size", "7", "--time", "none"],
-        &out_dir("badbook"),
+        &out_dir("tournament", "badbook"),
     );
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("c.sgf"));
@@ -536,7 +524,7 @@ fn an_sprt_stops_a_lopsided_pairing_early() {
     if !have_gnugo() {
         return;
     }
-    let out = out_dir("sprt");
+    let out = out_dir("tournament", "sprt");
     let engines = vec![
         vec![
             "name=gnugo".to_string(),
@@ -576,7 +564,7 @@ fn an_sprt_stops_a_lopsided_pairing_early() {
 /// without one; the records say each player's time.
 #[test]
 fn an_engine_may_have_a_clock_of_its_own() {
-    let out = out_dir("odds");
+    let out = out_dir("tournament", "odds");
     let mut slow = engine("slow", "faulty --slow 150ms");
     slow.push("time=1s".into());
     let engines = vec![slow, engine("fast", "random --seed 1")];
@@ -601,8 +589,8 @@ fn an_engine_may_have_a_clock_of_its_own() {
 /// The TOML form: engines, format and game settings from the file, the command line on top.
 #[test]
 fn a_config_file_sets_the_tournament() {
-    let out = out_dir("toml");
-    let file = out_dir("toml-file").with_extension("toml");
+    let out = out_dir("tournament", "toml");
+    let file = out_dir("tournament", "toml-file").with_extension("toml");
     std::fs::write(
         &file,
         format!(
@@ -663,7 +651,7 @@ time = "10m"
 /// say so; the others play on.
 #[test]
 fn an_engine_that_cannot_start_forfeits_and_is_withdrawn() {
-    let out = out_dir("ghost");
+    let out = out_dir("tournament", "ghost");
     std::fs::create_dir_all(&out).unwrap();
     // It starts once (the check), then exits at every start.
     let mark = out.join("started-once");

@@ -3,8 +3,8 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
 
 // Not every test binary plays GNU Go.
 #[allow(unused_imports)]
@@ -133,4 +133,19 @@ pub async fn check_record(addr: SocketAddr, dir: &Path, id: &str) -> String {
     let printed = String::from_utf8_lossy(&out.stdout);
     assert_eq!(printed.lines().next(), Some(re.as_str()), "{sgf}");
     re
+}
+
+/// The goref binary under test.
+pub const GOREF: &str = env!("CARGO_BIN_EXE_goref");
+
+/// `goref ARGS`, run to its end.
+pub fn goref(args: &[&str]) -> Output {
+    Command::new(GOREF).args(args).output().unwrap()
+}
+
+/// A temporary folder for test `name` of the test file `file`, emptied (not created).
+pub fn out_dir(file: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("goref-{file}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
 }
