@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{check_record, games, have_gnugo, Server};
+use common::{check_record, games, get_json, have_gnugo, until, Server};
 use goref_cgos::{ClientConfig, GameRecord};
 use goref_gtp::EngineSpec;
 use goref_server::client::http;
@@ -735,29 +735,6 @@ async fn program_done(mut p: Process, dir: &Path, name: &str, limit: Duration) -
     })
     .await
     .unwrap()
-}
-
-/// Asks `poll` again every 50 ms (the servers and programs are other processes, which tell
-/// nothing) until it answers, at most `within`: the answer.
-async fn until<T, F>(within: Duration, what: &str, mut poll: impl FnMut() -> F) -> T
-where
-    F: std::future::Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(answer) = poll().await {
-            return answer;
-        }
-        assert!(Instant::now() < deadline, "not within {within:?}: {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// `GET path` of `addr`, as JSON.
-async fn get_json(addr: SocketAddr, path: &str) -> serde_json::Value {
-    let (status, body) = http(addr, "GET", path, None).await.unwrap();
-    assert_eq!(status, 200, "{path}: {body}");
-    serde_json::from_str(&body).unwrap()
 }
 
 /// The game `id` as both instances list it (the same line on both) and its state on both

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{check_record, games, have_gnugo, Server};
+use common::{check_record, games, get_json, have_gnugo, until, Server};
 use goref_server::client::{http, login, LobbyClient, Player};
 use serde_json::{json, Value};
 
@@ -626,28 +626,6 @@ fn connect_to(dir: &Path, urls: &str, name: &str, args: &[&str]) -> Process {
         .spawn()
         .expect("goref connect starts");
     Process(child)
-}
-
-async fn get_json(addr: SocketAddr, path: &str) -> Value {
-    let (status, body) = http(addr, "GET", path, None).await.unwrap();
-    assert_eq!(status, 200, "{path}: {body}");
-    serde_json::from_str(&body).unwrap()
-}
-
-/// Asks `poll` again (every 50 ms: the servers and programs are other processes, which tell
-/// nothing) until it answers, at most `within`: the answer.
-async fn until<T, F>(within: Duration, what: &str, mut poll: impl FnMut() -> F) -> T
-where
-    F: std::future::Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(answer) = poll().await {
-            return answer;
-        }
-        assert!(Instant::now() < deadline, "not within {within:?}: {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// The tournament director (session `td`) on `addr` decides the first game of tournament

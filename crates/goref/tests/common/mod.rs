@@ -149,3 +149,31 @@ pub fn out_dir(file: &str, name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
+
+/// Asks `poll` again every 50 ms (the servers and programs are other processes, which tell
+/// nothing) until it answers, at most `within`: the answer.
+pub async fn until<T, F>(within: std::time::Duration, what: &str, mut poll: impl FnMut() -> F) -> T
+where
+    F: std::future::Future<Output = Option<T>>,
+{
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if let Some(answer) = poll().await {
+            return answer;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not within {within:?}: {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// `GET path` of `addr`, as JSON (200 asserted).
+pub async fn get_json(addr: SocketAddr, path: &str) -> serde_json::Value {
+    let (status, body) = goref_server::client::http(addr, "GET", path, None)
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{path}: {body}");
+    serde_json::from_str(&body).unwrap()
+}
