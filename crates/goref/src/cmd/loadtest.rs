@@ -17,6 +17,9 @@
 //!   at its first login), waits in the lobby (`{"type":"wait","on":true}`), plays every game
 //!   the lobby tells it of over the game's WebSocket with the same random moves (a pass for a
 //!   play-out, no dead stones, `done` when marking), and waits again after each game.
+//! - An **idle program** (`--idle`) logs in as `P-idle-K` and only keeps the lobby open, as a
+//!   program between its games does: what it is sent is counted (`--idle-lists`: it follows
+//!   the lobby's lists as a player's page does), to show what a crowd of connections costs.
 //!
 //! The relay latency of CGOS is from a bot writing its move to the opponent bot (in this
 //! process) reading the matching `play` (same game, same move number); the ack latency of the
@@ -62,6 +65,14 @@ pub struct Args {
     /// How many programs log in through --web and wait in its lobby.
     #[arg(long, default_value_t = 0)]
     pub programs: usize,
+    /// How many more programs log in through --web and only keep the lobby open, never
+    /// waiting: the crowd a server holds between its games (what they are sent is counted).
+    #[arg(long, default_value_t = 0, requires = "web")]
+    pub idle: usize,
+    /// The idle programs follow the lobby's lists (who is here, the open challenges), as a
+    /// player's page does; without it they do not (`list=0`), as programs need not.
+    #[arg(long, requires = "idle")]
+    pub idle_lists: bool,
     /// How long each participant thinks before it moves, in milliseconds (each time drawn
     /// between half and one and a half of it); 0: at once. Bots that think load the server as
     /// CGOS's do, below its saturation, where latencies mean what they say.
@@ -119,13 +130,13 @@ pub fn run(args: &Args) -> Result<ExitCode> {
     if args.cgos_bots > 0 && args.cgos.is_empty() {
         bail!("--cgos-bots needs --cgos HOST:PORT");
     }
-    if args.programs > 0 && args.web.is_none() {
-        bail!("--programs needs --web URL");
+    if args.programs + args.idle > 0 && args.web.is_none() {
+        bail!("--programs and --idle need --web URL");
     }
     let longest = format!(
         "{}-cgos-{}",
         args.name_prefix,
-        args.cgos_bots.max(args.programs)
+        args.cgos_bots.max(args.programs).max(args.idle)
     );
     if longest.len() > 24 || args.name_prefix.is_empty() {
         bail!("--name-prefix: account names are 1-24 characters ({longest} is too long)");
@@ -184,6 +195,11 @@ struct Figures {
     error_kinds: BTreeMap<String, u64>,
     /// By participant: told of a game or played a move in the window.
     busy: Vec<bool>,
+    /// Bytes of the lobby's messages received in the window, by the waiting programs and by
+    /// the idle ones, and the lobby's messages the idle ones received.
+    lobby_bytes: u64,
+    idle_bytes: u64,
+    idle_messages: u64,
 }
 
 /// What the participants share: the window, the figures, and the CGOS moves on their way.
@@ -192,6 +208,8 @@ struct Shared {
     figures: Mutex<Figures>,
     /// A CGOS move written (game, move number) and when, until its opponent reads it.
     in_flight: Mutex<HashMap<(u64, usize), Instant>>,
+    /// Idle programs whose lobby is open now.
+    idle_open: std::sync::atomic::AtomicUsize,
 }
 
 impl Shared {
@@ -286,6 +304,20 @@ impl Shared {
         }
     }
 
+    /// A lobby message of `bytes` was received, by an idle program or by one that plays.
+    fn lobby_message(&self, idle: bool, bytes: usize) {
+        if !self.window.contains(Instant::now()) {
+            return;
+        }
+        let mut f = self.figures();
+        if idle {
+            f.idle_bytes += bytes as u64;
+            f.idle_messages += 1;
+        } else {
+            f.lobby_bytes += bytes as u64;
+        }
+    }
+
     /// Game `game` is over: its moves still on their way will never be read.
     fn forget(&self, game: u64) {
         self.in_flight().retain(|(g, _), _| *g != game);
@@ -344,6 +376,14 @@ pub struct Report {
     pub cgos_bots: usize,
     /// Web programs run.
     pub programs: usize,
+    /// Idle programs run (`--idle`), and whether they followed the lobby's lists.
+    pub idle: usize,
+    /// Whether the idle programs followed the lobby's lists (`--idle-lists`).
+    pub idle_lists: bool,
+    /// Idle programs whose lobby was open at the window's start and at its end.
+    pub idle_connected_start: usize,
+    /// See `idle_connected_start`.
+    pub idle_connected_end: usize,
     /// The warm-up, in seconds.
     pub warmup_s: f64,
     /// The measured window, in seconds.
@@ -364,6 +404,15 @@ pub struct Report {
     pub rss_start_mib: Option<f64>,
     /// The server's VmRSS at the window's end, MiB.
     pub rss_end_mib: Option<f64>,
+    /// This load generator's own CPU time over the window: with the server's, whether the
+    /// machine's cores were saturated (then latencies include waiting for a core).
+    pub generator_cpu_s: Option<f64>,
+    /// Bytes a second of lobby messages received by the waiting programs, in all.
+    pub lobby_bytes_per_s: f64,
+    /// Bytes a second of lobby messages received by the idle programs, in all.
+    pub idle_bytes_per_s: f64,
+    /// Lobby messages a second received by the idle programs, in all.
+    pub idle_messages_per_s: f64,
     /// CGOS: a bot's move written to the opponent bot's `play` read.
     pub relay: Spread,
     /// Web: a move sent to its `ack`.
@@ -397,8 +446,8 @@ impl Report {
         row(
             "participants",
             format!(
-                "{} CGOS bots, {} web programs; {} s measured after {} s of warm-up",
-                self.cgos_bots, self.programs, self.seconds, self.warmup_s
+                "{} CGOS bots, {} web programs, {} idle; {} s measured after {} s of warm-up",
+                self.cgos_bots, self.programs, self.idle, self.seconds, self.warmup_s
             ),
         );
         row(
@@ -418,6 +467,37 @@ impl Report {
             row(
                 "server VmRSS",
                 format!("{a:.1} MiB at start, {b:.1} MiB at end"),
+            );
+        }
+        if let Some(cpu) = self.generator_cpu_s {
+            row("load generator CPU", format!("{cpu:.2} s"));
+        }
+        if self.idle > 0 {
+            row(
+                "idle programs",
+                format!(
+                    "{} ({} lists), {} connected at the start, {} at the end; received {:.0} B/s \
+                     ({:.1} messages/s) in all",
+                    self.idle,
+                    if self.idle_lists {
+                        "following the"
+                    } else {
+                        "not following the"
+                    },
+                    self.idle_connected_start,
+                    self.idle_connected_end,
+                    self.idle_bytes_per_s,
+                    self.idle_messages_per_s
+                ),
+            );
+        }
+        if self.programs > 0 {
+            row(
+                "lobby traffic",
+                format!(
+                    "{:.0} B/s to the waiting programs in all",
+                    self.lobby_bytes_per_s
+                ),
             );
         }
         row("CGOS relay latency", self.relay.text(true));
@@ -558,10 +638,10 @@ async fn load(args: &Args) -> Result<Report> {
         }
     }
     let web = match &args.web {
-        Some(url) if args.programs > 0 => Some(web_target(url).await?),
+        Some(url) if args.programs + args.idle > 0 => Some(web_target(url).await?),
         _ => None,
     };
-    let participants = args.cgos_bots + args.programs;
+    let participants = args.cgos_bots + args.programs + args.idle;
     let t0 = Instant::now();
     let warmup = Duration::from_secs_f64(args.warmup);
     let seconds = Duration::from_secs_f64(args.seconds);
@@ -576,6 +656,7 @@ async fn load(args: &Args) -> Result<Report> {
             ..Figures::default()
         }),
         in_flight: Mutex::new(HashMap::new()),
+        idle_open: std::sync::atomic::AtomicUsize::new(0),
     });
     let (stop_tx, stop) = watch::channel(false);
     let seed = std::time::SystemTime::now()
@@ -599,15 +680,21 @@ async fn load(args: &Args) -> Result<Report> {
         }
     }
     if let Some((host, addr)) = web {
-        for k in 0..args.programs {
+        for k in 0..args.programs + args.idle {
             let who = args.cgos_bots + k;
+            let idle = k >= args.programs;
             let program = Program {
                 who,
+                idle: idle.then_some(args.idle_lists),
                 think_ms: args.think_ms,
                 addr,
                 host: host.clone(),
                 bind: source(args.bind_from, who, addr)?,
-                name: format!("{}-web-{}", args.name_prefix, k + 1),
+                name: if idle {
+                    format!("{}-idle-{}", args.name_prefix, k - args.programs + 1)
+                } else {
+                    format!("{}-web-{}", args.name_prefix, k + 1)
+                },
                 password: args.password.clone(),
                 shared: shared.clone(),
                 rng: Rng::new(seed ^ (who as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
@@ -616,10 +703,16 @@ async fn load(args: &Args) -> Result<Report> {
         }
     }
     drop(stop);
+    let idle_open = || shared.idle_open.load(std::sync::atomic::Ordering::Relaxed);
+    let own = [std::process::id()];
     tokio::time::sleep_until(window.start.into()).await;
     let before = processes_sample(&args.server_pid);
+    let generator_before = processes_sample(&own);
+    let idle_connected_start = idle_open();
     tokio::time::sleep_until(window.end.into()).await;
     let after = processes_sample(&args.server_pid);
+    let generator_after = processes_sample(&own);
+    let idle_connected_end = idle_open();
     let _ = stop_tx.send(true);
     // Every participant closes its connections; those that have not within 10 s are dropped.
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -637,6 +730,10 @@ async fn load(args: &Args) -> Result<Report> {
     let (cpu0, rss0) = before.unwrap_or((None, None));
     let (cpu1, rss1) = after.unwrap_or((None, None));
     let server_cpu_s = cpu0.zip(cpu1).map(|(a, b)| b - a);
+    let generator_cpu_s = generator_before
+        .and_then(|s| s.0)
+        .zip(generator_after.and_then(|s| s.0))
+        .map(|(a, b)| b - a);
     let never_begun = f
         .told
         .iter()
@@ -649,6 +746,10 @@ async fn load(args: &Args) -> Result<Report> {
     Ok(Report {
         cgos_bots: args.cgos_bots,
         programs: args.programs,
+        idle: args.idle,
+        idle_lists: args.idle_lists,
+        idle_connected_start,
+        idle_connected_end,
         warmup_s: args.warmup,
         seconds: args.seconds,
         moves,
@@ -661,10 +762,17 @@ async fn load(args: &Args) -> Result<Report> {
             .map(|c| c * 1000.0 / moves as f64),
         rss_start_mib: rss0,
         rss_end_mib: rss1,
+        generator_cpu_s,
+        lobby_bytes_per_s: f.lobby_bytes as f64 / args.seconds,
+        idle_bytes_per_s: f.idle_bytes as f64 / args.seconds,
+        idle_messages_per_s: f.idle_messages as f64 / args.seconds,
         relay: Spread::of(std::mem::take(&mut f.relay)),
         ack: Spread::of(std::mem::take(&mut f.ack)),
         pairing_wait: Spread::of(std::mem::take(&mut f.waits)),
-        never_paired: f.busy.iter().filter(|b| !**b).count(),
+        never_paired: f.busy[..args.cgos_bots + args.programs]
+            .iter()
+            .filter(|b| !**b)
+            .count(),
         games_started: f.started.len(),
         games_finished: f.finished.len(),
         games_never_begun: never_begun,
@@ -995,6 +1103,9 @@ type Ws = WebSocketStream<TcpStream>;
 
 struct Program {
     who: usize,
+    /// An idle program (`--idle`): it keeps the lobby open and never waits; `true` when it
+    /// follows the lobby's lists.
+    idle: Option<bool>,
     think_ms: u64,
     addr: SocketAddr,
     host: String,
@@ -1183,7 +1294,10 @@ impl Program {
 
     async fn session(&mut self, token: &str, stop: &mut watch::Receiver<bool>) -> End {
         let mut lobby = match self
-            .open(&format!("/api/lobby/ws?token={token}&list=0"))
+            .open(&format!(
+                "/api/lobby/ws?token={token}&list={}",
+                u8::from(self.idle == Some(true))
+            ))
             .await
         {
             Ok(ws) => ws,
@@ -1213,6 +1327,14 @@ impl Program {
                         }
                         Some(Ok(_)) => continue,
                     };
+                    self.shared.lobby_message(self.idle.is_some(), text.len());
+                    if self.idle.is_some() {
+                        if !announced {
+                            announced = true;
+                            self.shared.idle_open.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        continue;
+                    }
                     let message = match serde_json::from_str::<LobbyMessage>(text.as_str()) {
                         Ok(m) => m,
                         Err(e) => {
@@ -1276,6 +1398,11 @@ impl Program {
         };
         if let Some(mut g) = game {
             let _ = g.ws.close(None).await;
+        }
+        if self.idle.is_some() && announced {
+            self.shared
+                .idle_open
+                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         }
         let _ = lobby.close(None).await;
         end
