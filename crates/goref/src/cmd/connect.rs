@@ -300,7 +300,7 @@ async fn open(server: &Server, path: &str) -> Result<Socket, OpenError> {
     let url = format!("ws://{}{path}", server.host);
     let opened = tokio::time::timeout(
         Duration::from_secs(10),
-        tokio_tungstenite::connect_async(&url),
+        tokio_tungstenite::connect_async_with_config(&url, Some(super::small_reads()), false),
     )
     .await
     .map_err(|_| OpenError::Other(anyhow!("connecting to {url}: timed out")))?;

@@ -1285,7 +1285,7 @@ impl Program {
         let url = format!("ws://{}{path}", self.host);
         let (ws, _) = tokio::time::timeout(
             CONNECT_TIMEOUT,
-            tokio_tungstenite::client_async(url, stream),
+            tokio_tungstenite::client_async_with_config(url, stream, Some(super::small_reads())),
         )
         .await
         .context("the WebSocket's handshake timed out")??;

@@ -165,3 +165,10 @@ pub fn print_line(line: std::fmt::Arguments<'_>) {
         std::process::exit(2);
     }
 }
+
+/// A WebSocket's settings with reads of 4 KiB: tungstenite's default reads 128 KiB, zeroing
+/// them first, for messages of a few hundred bytes (40% of goref loadtest's CPU at 600
+/// programs went to that `memset`).
+pub fn small_reads() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(4096)
+}
