@@ -175,6 +175,7 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
         entrants.push(Entrant {
             player: Contestant { id, name, spec },
             init: e.init.clone(),
+            per_game: Vec::new(),
             restart,
             time,
         });
