@@ -47,7 +47,7 @@ impl Settings {
     #[must_use]
     pub fn difference(&self, stored: &Settings) -> Option<String> {
         let field = |name: &str, here: String, there: String| {
-            (here != there).then(|| format!("{name}: '{here}' here, '{there}' in the folder"))
+            (here != there).then(|| format!("{name}: '{here}' here, '{there}' in the directory"))
         };
         let opt = |s: &Option<String>| s.clone().unwrap_or_else(|| "none".into());
         let params = |s: &Settings| {
