@@ -611,8 +611,7 @@ async fn seat_for(
     if entrant.restart == Restart::Auto {
         if let Some(seat) = pool.take(entrant.player.id) {
             if !seat.engine.is_closed() && !seat.engine.is_awaiting_reply() {
-                return send_all(seat, &entrant.per_game, "before the game", color, settings)
-                    .await;
+                return send_all(seat, &entrant.per_game, "before the game", color, settings).await;
             }
             seat.engine.shutdown(settings.grace).await;
         }

@@ -182,14 +182,8 @@ impl std::str::FromStr for Param {
                 Err(bad(field.1, format!("{what} {v} is not positive")))
             }
         };
-        let c_end = fields
-            .get(2)
-            .map(|&f| positive(f, "C_END"))
-            .transpose()?;
-        let r_end = fields
-            .get(3)
-            .map(|&f| positive(f, "R_END"))
-            .transpose()?;
+        let c_end = fields.get(2).map(|&f| positive(f, "C_END")).transpose()?;
+        let r_end = fields.get(3).map(|&f| positive(f, "R_END")).transpose()?;
         let whole = |t: &str| t.trim().parse::<i64>().is_ok();
         Ok(Param {
             name: name.to_string(),
@@ -203,11 +197,12 @@ impl std::str::FromStr for Param {
     }
 }
 
-/// Checks a set of parameters: at least one, no name twice.
+/// Checks a set of parameters (as a stored state gives them): at least one, no name twice,
+/// each a name and a range with its start inside, its constants positive.
 ///
 /// # Errors
 ///
-/// [`ErrorKind::NoParams`], [`ErrorKind::DuplicateParam`].
+/// [`ErrorKind::NoParams`], [`ErrorKind::DuplicateParam`], [`ErrorKind::Schedule`].
 pub fn check(params: &[Param]) -> Result<(), Error> {
     if params.is_empty() {
         return Err(ErrorKind::NoParams.into());
@@ -215,6 +210,21 @@ pub fn check(params: &[Param]) -> Result<(), Error> {
     for (i, p) in params.iter().enumerate() {
         if params[..i].iter().any(|q| q.name == p.name) {
             return Err(ErrorKind::DuplicateParam(p.name.clone()).into());
+        }
+        let positive = |v: Option<f64>| v.is_none_or(|v| v.is_finite() && v > 0.0);
+        let whole = p.min.is_finite()
+            && p.max.is_finite()
+            && p.min < p.max
+            && (p.min..=p.max).contains(&p.start)
+            && positive(p.c_end)
+            && positive(p.r_end)
+            && !p.name.is_empty();
+        if !whole {
+            return Err(ErrorKind::Schedule(format!(
+                "parameter '{}' is not a name, a range MIN < MAX with START inside, and                  positive constants",
+                p.name
+            ))
+            .into());
         }
     }
     Ok(())
@@ -261,8 +271,15 @@ mod tests {
             err("x"),
             "--param x: expected NAME=START,MIN:MAX (no '=' after the name) (at character 1)"
         );
-        assert_eq!(err("=1,0:2"), "--param =1,0:2: the name is empty (at character 1)");
-        assert!(err("x y=1,0:2").contains("' ' in the name"), "{}", err("x y=1,0:2"));
+        assert_eq!(
+            err("=1,0:2"),
+            "--param =1,0:2: the name is empty (at character 1)"
+        );
+        assert!(
+            err("x y=1,0:2").contains("' ' in the name"),
+            "{}",
+            err("x y=1,0:2")
+        );
         assert!(err("x y=1,0:2").ends_with("(at character 2)"));
         assert!(err("9x=1,0:2").contains("(at character 1)"));
         assert!(err("game=1,0:2").contains("goref substitutes itself"));
@@ -299,7 +316,9 @@ mod tests {
         assert!(err("x=inf,0:2").contains("not a number"));
         assert!(err("x=NaN,0:2").contains("not a number"));
         // Never a panic, whatever the bytes.
-        for text in ["", "=", ",", ":", "x=,:", "x=1,:", "x=é,0:1", "é=1,0:1", "x=1,0:1,"] {
+        for text in [
+            "", "=", ",", ":", "x=,:", "x=1,:", "x=é,0:1", "é=1,0:1", "x=1,0:1,",
+        ] {
             let _ = text.parse::<Param>();
         }
     }

@@ -2,7 +2,6 @@
 //! against the step, drawn by `plotters`' SVG backend as goref-runner's report draws its
 //! plots.
 
-
 use plotters::prelude::*;
 
 use crate::param::Param;

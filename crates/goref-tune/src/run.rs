@@ -94,13 +94,11 @@ impl TuneConfig {
     pub fn check(&self) -> Result<(), Error> {
         Spsa::new(self.params.clone(), self.schedule.clone())?;
         match (&self.set, &self.engine) {
-            (Some(set), _) if !set.contains("{value}") => {
-                Err(ErrorKind::Placeholder(format!(
-                    "--set '{set}' has no {{value}}: write the GTP command with {{name}} and \
+            (Some(set), _) if !set.contains("{value}") => Err(ErrorKind::Placeholder(format!(
+                "--set '{set}' has no {{value}}: write the GTP command with {{name}} and \
                      {{value}} where the parameter's name and value go"
-                ))
-                .into())
-            }
+            ))
+            .into()),
             (Some(_), _) => Ok(()),
             (None, EngineSpec::Tcp { .. }) => Err(ErrorKind::Placeholder(
                 "an engine at a TCP address takes its parameters by --set only".into(),
@@ -154,7 +152,9 @@ impl TuneConfig {
             let shown = p.show(v);
             match &self.set {
                 None => spec = spec.substitute(&p.name, &shown),
-                Some(set) => per_game.push(set.replace("{name}", &p.name).replace("{value}", &shown)),
+                Some(set) => {
+                    per_game.push(set.replace("{name}", &p.name).replace("{value}", &shown))
+                }
             }
         }
         Entrant {
@@ -322,7 +322,13 @@ pub async fn run_tune(
     config.check()?;
     let out = config.out.clone();
     let io = |doing: &'static str, path: PathBuf| {
-        move |source| Error::from(ErrorKind::Io { doing, path, source })
+        move |source| {
+            Error::from(ErrorKind::Io {
+                doing,
+                path,
+                source,
+            })
+        }
     };
     std::fs::create_dir_all(out.join(RECORDS)).map_err(io("create", out.join(RECORDS)))?;
     let stored = state::read(&out)?;

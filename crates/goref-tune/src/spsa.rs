@@ -314,11 +314,9 @@ impl Spsa {
             .into());
         }
         if self.finished() {
-            return Err(ErrorKind::Schedule(format!(
-                "all {} steps are done",
-                self.schedule.steps
-            ))
-            .into());
+            return Err(
+                ErrorKind::Schedule(format!("all {} steps are done", self.schedule.steps)).into(),
+            );
         }
         if !r.is_finite() {
             return Err(ErrorKind::Schedule(format!("result {r} is not a number")).into());
@@ -365,9 +363,7 @@ mod tests {
     fn simulate(peak: f64, start: &str, pairs: usize, seed: u64) -> (Spsa, Vec<f64>) {
         let mut spsa = Spsa::new(vec![x(start)], Schedule::new(pairs, seed)).unwrap();
         let mut rng = seed.wrapping_mul(31) | 1;
-        let mut uniform = || {
-            (splitmix64(&mut rng) >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut uniform = || (splitmix64(&mut rng) >> 11) as f64 / (1u64 << 53) as f64;
         let strength = |v: f64| (1.0 - (v - peak).abs() / 60.0).max(0.0);
         let mut path = Vec::new();
         for k in 0..pairs {
@@ -409,7 +405,11 @@ mod tests {
         let p = spsa.point(0);
         let d = p.delta[0];
         // c_0 is 5·10^0.101 ≈ 6.3: 1 + 6.3 → 7, 1 − 6.3 → 0 (clamped).
-        let (hi, lo) = if d > 0.0 { (&p.plus, &p.minus) } else { (&p.minus, &p.plus) };
+        let (hi, lo) = if d > 0.0 {
+            (&p.plus, &p.minus)
+        } else {
+            (&p.minus, &p.plus)
+        };
         assert_eq!((hi[0], lo[0]), (7.0, 0.0));
         // θ + cΔ won both games: θ moves towards it.
         spsa.update(0, 2.0).unwrap();
@@ -427,11 +427,17 @@ mod tests {
         for seed in 1..=8 {
             let (spsa, path) = simulate(60.0, "x=10,0:100", 150, seed);
             let end = spsa.theta()[0];
-            assert!((end - 60.0).abs() < 12.0, "seed {seed}: ended at {end}: {path:?}");
+            assert!(
+                (end - 60.0).abs() < 12.0,
+                "seed {seed}: ended at {end}: {path:?}"
+            );
             // With the peak at 30, from 80, it ends near 30: outside the first band.
             let (spsa, path) = simulate(30.0, "x=80,0:100", 150, seed);
             let end = spsa.theta()[0];
-            assert!((end - 30.0).abs() < 12.0, "seed {seed}: ended at {end}: {path:?}");
+            assert!(
+                (end - 30.0).abs() < 12.0,
+                "seed {seed}: ended at {end}: {path:?}"
+            );
         }
     }
 

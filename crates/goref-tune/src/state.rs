@@ -5,7 +5,8 @@
 //! and no step is written twice.
 //!
 //! `tune.json` is read as outside text: [`TuneFile::parse`] checks that it is whole and
-//! consistent (never a panic).
+//! consistent (never a panic). Its numbers read back exactly as written (serde_json's
+//! `float_roundtrip`), so a resumed tune goes on from the very θ it stopped at.
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -75,8 +76,8 @@ impl Settings {
             .or_else(|| {
                 field(
                     "games",
-                    (2 * self.schedule.steps).to_string(),
-                    (2 * stored.schedule.steps).to_string(),
+                    self.schedule.steps.saturating_mul(2).to_string(),
+                    stored.schedule.steps.saturating_mul(2).to_string(),
                 )
             })
             .or_else(|| field("schedule", schedule(self), schedule(stored)))
@@ -162,7 +163,7 @@ impl TuneFile {
             file.steps,
         )
         .map_err(|e| e.to_string())?;
-        if file.history.len() != file.steps || file.games != 2 * file.steps {
+        if file.history.len() != file.steps || Some(file.games) != file.steps.checked_mul(2) {
             return Err(format!(
                 "{} steps, {} games and {} steps in the history do not agree",
                 file.steps,
@@ -173,7 +174,10 @@ impl TuneFile {
         let n = s.params.len();
         for (i, h) in file.history.iter().enumerate() {
             let finite = |v: &[f64]| v.len() == n && v.iter().all(|x| x.is_finite());
-            if h.step != i + 1 || !h.result.is_finite() || !finite(&h.plus) || !finite(&h.minus)
+            if h.step != i + 1
+                || !h.result.is_finite()
+                || !finite(&h.plus)
+                || !finite(&h.minus)
                 || !finite(&h.theta)
             {
                 return Err(format!("step {} of the history is not whole", i + 1));
@@ -223,7 +227,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let tmp = PathBuf::from(tmp);
     let io = |doing: &'static str, p: &Path| {
         let path = p.to_path_buf();
-        move |source| Error::from(ErrorKind::Io { doing, path, source })
+        move |source| {
+            Error::from(ErrorKind::Io {
+                doing,
+                path,
+                source,
+            })
+        }
     };
     let mut f = std::fs::File::create(&tmp).map_err(io("create", &tmp))?;
     f.write_all(bytes).map_err(io("write", &tmp))?;
@@ -273,13 +283,20 @@ pub fn append_csv(dir: &Path, record: &StepRecord) -> Result<(), Error> {
     let path = dir.join(CSV_FILE);
     let io = |doing: &'static str| {
         let path = path.clone();
-        move |source| Error::from(ErrorKind::Io { doing, path, source })
+        move |source| {
+            Error::from(ErrorKind::Io {
+                doing,
+                path,
+                source,
+            })
+        }
     };
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .open(&path)
         .map_err(io("open"))?;
-    f.write_all(csv_line(record).as_bytes()).map_err(io("write"))
+    f.write_all(csv_line(record).as_bytes())
+        .map_err(io("write"))
 }
 
 /// The state in `dir`, if there is one.
@@ -303,4 +320,70 @@ pub fn read(dir: &Path) -> Result<Option<(TuneFile, Spsa)>, Error> {
     TuneFile::check(&text)
         .map(Some)
         .map_err(|why| ErrorKind::State { path, why }.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use goref_match::GameSettings;
+
+    fn settings(spsa: &Spsa) -> Settings {
+        let config = crate::TuneConfig {
+            engine: goref_match::goref_gtp::EngineSpec::parse("engine --x {x}").unwrap(),
+            set: None,
+            opponent: None,
+            params: spsa.params().to_vec(),
+            schedule: spsa.schedule().clone(),
+            seed_chosen: true,
+            settings: GameSettings::new(5, 5),
+            openings: Vec::new(),
+            jobs: 1,
+            out: PathBuf::from("unused"),
+        };
+        config.settings()
+    }
+
+    #[test]
+    fn a_state_writes_out_and_reads_back_and_a_damaged_one_is_refused() {
+        let x: Param = "x=10,0:100".parse().unwrap();
+        let mut spsa = Spsa::new(vec![x], Schedule::new(4, 9)).unwrap();
+        let mut history = Vec::new();
+        for k in 0..2 {
+            let p = spsa.point(k);
+            spsa.update(k, 1.0).unwrap();
+            history.push(StepRecord {
+                step: k + 1,
+                result: 1.0,
+                plus: p.plus,
+                minus: p.minus,
+                theta: spsa.theta().to_vec(),
+            });
+        }
+        let s = settings(&spsa);
+        let file = TuneFile::of(&spsa, &s, &history);
+        let text = serde_json::to_string_pretty(&file).unwrap();
+        let (back, resumed) = TuneFile::parse(&text).unwrap();
+        assert_eq!(back, file);
+        assert_eq!(resumed, spsa);
+        assert_eq!(back.params["x"], serde_json::json!(spsa.values()[0] as i64));
+        assert_eq!(csv_header(spsa.params()), "step,games,result,x\n");
+        assert!(csv_line(&history[1]).starts_with("2,4,1,"));
+        // A step missing, games that disagree, θ outside its range: refused, saying so.
+        let mut short = file.clone();
+        short.history.pop();
+        let e = TuneFile::parse(&serde_json::to_string(&short).unwrap()).unwrap_err();
+        assert!(e.to_string().contains("do not agree"), "{e}");
+        let mut out = file.clone();
+        out.theta = vec![500.0];
+        assert!(TuneFile::parse(&serde_json::to_string(&out).unwrap()).is_err());
+        for text in ["", "{}", "[1]", "{\"params\": 3}", &text[..text.len() / 2]] {
+            let e = TuneFile::parse(text).unwrap_err();
+            assert!(e.to_string().starts_with("tune.json: "), "{e}");
+        }
+        // The same settings agree; others say what differs.
+        assert_eq!(s.difference(&s), None);
+        let mut other = s.clone();
+        other.schedule.seed = 10;
+        assert!(s.difference(&other).unwrap().starts_with("schedule: "));
+    }
 }

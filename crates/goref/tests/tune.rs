@@ -70,7 +70,10 @@ fn a_tune_from_far_away_ends_near_the_known_best_value() {
     // The start is far outside the band; the end is inside it.
     assert!((10i64 - 60).abs() > 15);
     assert!((x - 60).abs() <= 15, "ended at {x}: {stdout}");
-    assert_eq!((v["games"].as_u64(), v["steps"].as_u64()), (Some(400), Some(200)));
+    assert_eq!(
+        (v["games"].as_u64(), v["steps"].as_u64()),
+        (Some(400), Some(200))
+    );
     assert!(stdout.starts_with(&format!("x = {x} ")), "{stdout}");
     assert_eq!(csv_steps(&dir), (1..=200).collect::<Vec<_>>());
     let svg = std::fs::read_to_string(dir.join("tune.svg")).unwrap();
@@ -100,7 +103,11 @@ fn the_peak_elsewhere_is_found_elsewhere() {
 #[test]
 fn set_sends_the_parameters_to_a_running_engine() {
     let dir = out_dir("tune", "set");
-    let mut args = tune_args(&dir, 400, &["--seed", "4", "--set", "set_param {name} {value}"]);
+    let mut args = tune_args(
+        &dir,
+        400,
+        &["--seed", "4", "--set", "set_param {name} {value}"],
+    );
     args[2] = format!("{GOREF} engine tunable");
     let (code, stdout, stderr) = run(&args);
     assert_eq!(code, 0, "{stdout}{stderr}");
@@ -122,7 +129,10 @@ fn set_sends_the_parameters_to_a_running_engine() {
     args[2] = format!("{GOREF} engine tunable");
     let (code, _, stderr) = run(&args);
     assert_eq!(code, 2);
-    assert!(stderr.contains("refuses 'no_such_command x 10'"), "{stderr}");
+    assert!(
+        stderr.contains("refuses 'no_such_command x 10'"),
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&dir2);
 }
@@ -181,13 +191,19 @@ fn a_folder_of_another_tune_is_refused() {
     );
     let (code, _, stderr) = run(&tune_args(&dir, 4, &["--seed", "1"]));
     assert_eq!(code, 2);
-    assert!(stderr.contains("games: '4' here, '2' in the directory"), "{stderr}");
+    assert!(
+        stderr.contains("games: '4' here, '2' in the directory"),
+        "{stderr}"
+    );
     let mut seven = tune_args(&dir, 2, &["--seed", "1"]);
     let size = seven.iter().position(|a| a == "--size").unwrap();
     seven[size + 1] = "7".into();
     let (code, _, stderr) = run(&seven);
     assert_eq!(code, 2);
-    assert!(stderr.contains("board: '7x7' here, '5x5' in the directory"), "{stderr}");
+    assert!(
+        stderr.contains("board: '7x7' here, '5x5' in the directory"),
+        "{stderr}"
+    );
     // Without --seed the folder's seed is kept: the same tune.
     let (code, stdout, _) = run(&tune_args(&dir, 2, &[]));
     assert_eq!(code, 0, "{stdout}");
@@ -211,9 +227,15 @@ fn bad_parameters_and_commands_are_explained() {
             &["--param", "x=1e999,0:1"],
             "START '1e999' is not a number (at character 3)",
         ),
-        (&["--param", "y=1,0:2"], "has no {y}: write it where the value of parameter y goes"),
+        (
+            &["--param", "y=1,0:2"],
+            "has no {y}: write it where the value of parameter y goes",
+        ),
         (&["--games", "3"], "--games 3: an even number from 2"),
-        (&["--param", "x=1,0:2", "--param", "x=1,0:2"], "--param x: given twice"),
+        (
+            &["--param", "x=1,0:2", "--param", "x=1,0:2"],
+            "--param x: given twice",
+        ),
         (&["--set", "set_param x"], "has no {value}"),
     ];
     for (extra, expected) in cases {
@@ -234,7 +256,15 @@ fn bad_parameters_and_commands_are_explained() {
     }
     let help = goref(&["tune", "--help"]);
     let help = String::from_utf8_lossy(&help.stdout);
-    for word in ["--engine", "--set", "--param", "--opponent", "--jobs", "--queue", "R_END"] {
+    for word in [
+        "--engine",
+        "--set",
+        "--param",
+        "--opponent",
+        "--jobs",
+        "--queue",
+        "R_END",
+    ] {
         assert!(help.contains(word), "{word}: {help}");
     }
 }

@@ -18,7 +18,12 @@ pub struct Args {
     #[arg(value_parser = ["random", "faulty", "scripted", "tunable"])]
     name: String,
     /// tunable: the parameter's value at start.
-    #[arg(long, value_name = "V", allow_hyphen_values = true, default_value_t = 0.0)]
+    #[arg(
+        long,
+        value_name = "V",
+        allow_hyphen_values = true,
+        default_value_t = 0.0
+    )]
     x: f64,
     /// tunable: the value of x at which the engine is strongest.
     #[arg(long, value_name = "V", allow_hyphen_values = true, default_value_t = Tunable::PEAK)]

@@ -50,7 +50,11 @@ pub struct Args {
     /// A parameter: `NAME=START,MIN:MAX`, optionally `,C_END` and `,R_END` (fishtest's
     /// constants at the last step). Whole numbers in START, MIN and MAX make an integer
     /// parameter (the engine is given rounded values). Repeat for each parameter.
-    #[arg(long, required = true, value_name = "NAME=START,MIN:MAX[,C_END[,R_END]]")]
+    #[arg(
+        long,
+        required = true,
+        value_name = "NAME=START,MIN:MAX[,C_END[,R_END]]"
+    )]
     param: Vec<String>,
     /// A fixed opponent: θ+c·Δ and θ−c·Δ each play it once a step (the same colour, alternating
     /// by step) instead of playing each other.
