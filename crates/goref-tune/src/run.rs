@@ -7,8 +7,9 @@
 //! running between games and sent `set` (with `{name}` and `{value}` substituted) for every
 //! parameter before each game (goref-runner's `per_game` commands).
 //!
-//! With `jobs` above 2, pair `k + 1` may start before pair `k` ends: its points are taken from
-//! θ as it is then (fishtest's workers do the same), and its step is applied after `k`'s.
+//! With more than one job, pair `k + 1` may start before pair `k` ends (a slot freed by one of
+//! `k`'s games is not left idle): its points are taken from θ as it is then (fishtest's
+//! workers do the same), and its step is applied after `k`'s.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
@@ -226,7 +227,7 @@ impl TuneConfig {
         let opening = (!self.openings.is_empty()).then(|| k % self.openings.len());
         let pairings = match self.opponent {
             None => [(PLUS, MINUS), (MINUS, PLUS)],
-            Some(_) if k % 2 == 0 => [(PLUS, OPPONENT), (MINUS, OPPONENT)],
+            Some(_) if k.is_multiple_of(2) => [(PLUS, OPPONENT), (MINUS, OPPONENT)],
             Some(_) => [(OPPONENT, PLUS), (OPPONENT, MINUS)],
         };
         [0, 1].map(|i| Job {

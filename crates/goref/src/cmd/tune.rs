@@ -98,7 +98,7 @@ pub struct Args {
 
 /// Builds the tune from the flags.
 fn config(args: &Args) -> anyhow::Result<TuneConfig> {
-    if args.games < 2 || args.games % 2 == 1 {
+    if args.games < 2 || !args.games.is_multiple_of(2) {
         bail!(
             "--games {}: an even number from 2 (each step is a pair of games)",
             args.games
