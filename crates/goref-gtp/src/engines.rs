@@ -2,7 +2,9 @@
 //! light playout policy of the rules core, `faulty` does the same but misbehaves on purpose
 //! (crash, hang, garbage, slow answers, illegal moves, resignation) for tests, and `scripted`
 //! plays a given move list and answers `final_status_list dead` with given lists (to drive the
-//! dead-stone protocols through every branch).
+//! dead-stone protocols through every branch), and `tunable` has a parameter `x` (set at start
+//! or by the GTP command `set_param x V`) whose best value is known ([`Tunable`]): the test
+//! engine of `goref tune`.
 
 use std::io::{self, BufReader, Write};
 use std::time::Duration;
@@ -52,6 +54,48 @@ pub struct Script {
     pub status_delay: Option<Duration>,
 }
 
+/// The `tunable` engine's parameter: each `genmove` plays the greedy move (the legal move
+/// that fills no own eye and leaves the mover the largest area score, Tromp-Taylor counting,
+/// ties broken at random) with probability [`Tunable::greedy_probability`], a peak of 1 at
+/// `x = peak` falling linearly to 0 at `peak ± width`; otherwise it passes. So the engine is
+/// strongest at `x = peak`, and a tuner started away from it has a slope to climb everywhere
+/// in the band. (Passing, not a random move, is the penalty: greedy against random moves wins
+/// only 3 games in 4 on 7×7, too gentle a slope for a test to climb in a few hundred games;
+/// with passes, x = 40 against x = 60 wins 5 games in 100 on 5×5.)
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tunable {
+    /// The parameter (`set_param x V` changes it).
+    pub x: f64,
+    /// Where the engine is strongest.
+    pub peak: f64,
+    /// How far from the peak the greedy moves stop altogether.
+    pub width: f64,
+}
+
+impl Tunable {
+    /// The peak of `goref engine tunable` unless told otherwise.
+    pub const PEAK: f64 = 60.0;
+    /// The width unless told otherwise.
+    pub const WIDTH: f64 = 60.0;
+
+    /// The chance that a move is the greedy one: `max(0, 1 - |x - peak| / width)`.
+    ///
+    /// ```
+    /// use goref_gtp::engines::Tunable;
+    /// let t = Tunable { x: 60.0, peak: 60.0, width: 60.0 };
+    /// assert_eq!(t.greedy_probability(), 1.0);
+    /// assert_eq!(Tunable { x: 30.0, ..t }.greedy_probability(), 0.5);
+    /// assert_eq!(Tunable { x: -5.0, ..t }.greedy_probability(), 0.0);
+    /// ```
+    #[must_use]
+    pub fn greedy_probability(&self) -> f64 {
+        if !self.x.is_finite() || self.width <= 0.0 {
+            return 0.0;
+        }
+        (1.0 - (self.x - self.peak).abs() / self.width).max(0.0)
+    }
+}
+
 /// A built-in engine: the board kept with the rules core, moves by the random policy.
 pub struct BuiltinEngine {
     name: &'static str,
@@ -64,6 +108,7 @@ pub struct BuiltinEngine {
     genmoves: usize,
     faults: Faults,
     script: Option<Script>,
+    tunable: Option<Tunable>,
     /// `kgs-genmove_cleanup` and `final_status_list` commands answered so far.
     cleanups: usize,
     statuses: usize,
@@ -96,6 +141,14 @@ impl BuiltinEngine {
         engine
     }
 
+    /// The `tunable` engine.
+    #[must_use]
+    pub fn tunable(seed: u64, tunable: Tunable) -> BuiltinEngine {
+        let mut engine = BuiltinEngine::new("goref-tunable", seed, Faults::default());
+        engine.tunable = Some(tunable);
+        engine
+    }
+
     fn new(name: &'static str, seed: u64, faults: Faults) -> BuiltinEngine {
         let rules = Ruleset::OLYMPIAD;
         BuiltinEngine {
@@ -109,6 +162,7 @@ impl BuiltinEngine {
             genmoves: 0,
             faults,
             script: None,
+            tunable: None,
             cleanups: 0,
             statuses: 0,
             handicap: Vec::new(),
@@ -234,7 +288,19 @@ impl BuiltinEngine {
         if self.game.is_over() {
             return Answer::Success("pass".into());
         }
-        let mv = random_move(&self.game, &mut self.rng, &mut self.candidates);
+        let greedy = self.tunable.is_some_and(|t| {
+            // 53 random bits: a uniform number in [0, 1).
+            let u = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            u < t.greedy_probability()
+        });
+        let mv = if greedy {
+            greedy_move(&self.game, &mut self.rng)
+        } else if self.tunable.is_some() {
+            // A wasted turn: the penalty that makes the strength fall off steeply.
+            Move::Pass
+        } else {
+            random_move(&self.game, &mut self.rng, &mut self.candidates)
+        };
         match self.game.play(mv) {
             Ok(_) => Answer::Success(format_move(self.game.geometry(), mv)),
             Err(e) => Answer::Failure(format!("internal error: {e}")),
@@ -243,6 +309,24 @@ impl BuiltinEngine {
 }
 
 impl BuiltinEngine {
+    /// `set_param x V`: the tunable engine's parameter.
+    fn set_param(&mut self, args: &[&str]) -> Answer {
+        let Some(tunable) = &mut self.tunable else {
+            return Answer::Failure("unknown command".into());
+        };
+        match args {
+            [name, value] if name.eq_ignore_ascii_case("x") => match value.parse::<f64>() {
+                Ok(v) if v.is_finite() => {
+                    tunable.x = v;
+                    Answer::Success(String::new())
+                }
+                _ => Answer::Failure(format!("'{value}' is not a number")),
+            },
+            [name, _] => Answer::Failure(format!("no parameter '{name}' (only x)")),
+            _ => Answer::Failure("syntax error: set_param x VALUE".into()),
+        }
+    }
+
     /// `loadsgf FILE [N]`: the record's board, setup and main line up to (not including) move
     /// `N`, as GNU Go reads it; answers the colour to move.
     fn loadsgf(&mut self, args: &[&str]) -> Answer {
@@ -310,6 +394,39 @@ fn cpu_seconds() -> f64 {
     }
 }
 
+/// The legal move filling no own eye after which the mover's area score (stones and the empty
+/// points only they reach) minus the opponent's is largest, ties broken at random; a pass when
+/// there is none.
+fn greedy_move(game: &Game, rng: &mut Rng) -> Move {
+    let color = game.to_move();
+    let board = game.board();
+    let mut best: Vec<Point> = Vec::new();
+    let mut best_margin = i64::MIN;
+    for p in board.empty_points() {
+        if board.is_own_eye(p, color) {
+            continue;
+        }
+        let mut after = game.clone();
+        if after.play(Move::Play(p)).is_err() {
+            continue;
+        }
+        let area = after.board().area();
+        let margin = i64::from(area[color]) - i64::from(area[color.opponent()]);
+        if margin > best_margin {
+            best_margin = margin;
+            best.clear();
+        }
+        if margin == best_margin {
+            best.push(p);
+        }
+    }
+    if best.is_empty() {
+        Move::Pass
+    } else {
+        Move::Play(best[rng.below(best.len())])
+    }
+}
+
 /// Plays `mv` for `color`, passing for the other colour first when it is not its turn, and
 /// resuming after two passes.
 fn play_as(game: &mut Game, color: Color, mv: Move) -> Result<(), goref_rules::IllegalMove> {
@@ -336,11 +453,15 @@ impl Handler for BuiltinEngine {
                 commands.push("final_status_list");
             }
         }
+        if self.tunable.is_some() {
+            commands.push("set_param");
+        }
         commands
     }
 
     fn handle(&mut self, name: &str, args: &[&str]) -> Answer {
         match name {
+            "set_param" if self.tunable.is_some() => self.set_param(args),
             "final_status_list" => self.final_status_list(args),
             "kgs-genmove_cleanup" => {
                 let Some(color) = args.first().and_then(|c| parse_color(c)) else {
@@ -668,5 +789,34 @@ mod tests {
         let replies: Vec<&str> = out.split("\n\n").collect();
         // The second genmove names the stone the first one placed.
         assert_eq!(replies[1], replies[2]);
+    }
+
+    #[test]
+    fn tunable_engine_takes_set_param_and_plays_greedily_at_its_peak() {
+        let at = |x| Tunable {
+            x,
+            peak: 60.0,
+            width: 60.0,
+        };
+        let mut e = BuiltinEngine::tunable(3, at(0.0));
+        let out = talk(
+            &mut e,
+            "list_commands\nset_param x 60\nset_param y 1\nset_param x abc\n",
+        );
+        let replies: Vec<&str> = out.split("\n\n").collect();
+        assert!(replies[0].contains("set_param"), "{out}");
+        assert_eq!(replies[1], "= ");
+        assert!(replies[2].starts_with("? no parameter 'y'"), "{out}");
+        assert!(replies[3].starts_with("? 'abc'"), "{out}");
+        assert_eq!(e.tunable, Some(at(60.0)));
+        // At the peak every move is greedy: White's stone in atari is taken at once.
+        let out = talk(
+            &mut e,
+            "boardsize 5\nclear_board\nplay b b1\nplay w a1\ngenmove b\n",
+        );
+        assert!(out.ends_with("= A2\n\n"), "{out}");
+        // The random engine knows no set_param.
+        let mut r = BuiltinEngine::random(3);
+        assert_eq!(talk(&mut r, "set_param x 1\n"), "? unknown command\n\n");
     }
 }

@@ -95,6 +95,7 @@ pub fn as_tournament(config: &MatchConfig) -> TournamentConfig {
             Entrant {
                 player: p.clone(),
                 init: Vec::new(),
+                per_game: Vec::new(),
                 restart,
                 time: None,
             }

@@ -69,6 +69,9 @@ pub struct Entrant {
     pub player: Contestant,
     /// GTP commands sent once after it starts.
     pub init: Vec<String>,
+    /// GTP commands sent before each of its games, to an engine kept running as to one just
+    /// started (after `init`): `goref tune --set` gives a running engine its parameters so.
+    pub per_game: Vec<String>,
     /// When it is started.
     pub restart: Restart,
     /// Its own time control instead of the game's (time odds).
@@ -608,19 +611,29 @@ async fn seat_for(
     if entrant.restart == Restart::Auto {
         if let Some(seat) = pool.take(entrant.player.id) {
             if !seat.engine.is_closed() && !seat.engine.is_awaiting_reply() {
-                return Ok(seat);
+                return send_all(seat, &entrant.per_game, "before the game", color, settings).await;
             }
             seat.engine.shutdown(settings.grace).await;
         }
     }
-    let mut seat = start_seat(&entrant.player, number, color, settings).await?;
-    for command in &entrant.init {
+    let seat = start_seat(&entrant.player, number, color, settings).await?;
+    let seat = send_all(seat, &entrant.init, "at start-up", color, settings).await?;
+    send_all(seat, &entrant.per_game, "before the game", color, settings).await
+}
+
+/// Sends `commands` to `seat`'s engine in turn: the seat, or (the engine stopped) the first
+/// command that failed, `when` it was sent.
+async fn send_all(
+    mut seat: Seat,
+    commands: &[String],
+    when: &str,
+    color: Color,
+    settings: &GameSettings,
+) -> Result<Seat, StartError> {
+    for command in commands {
         if let Err(e) = seat.engine.command(command, settings.command_timeout).await {
             seat.engine.shutdown(settings.grace).await;
-            return Err(StartError::of(
-                color,
-                format!("'{command}' at start-up: {e}"),
-            ));
+            return Err(StartError::of(color, format!("'{command}' {when}: {e}")));
         }
     }
     Ok(seat)

@@ -54,6 +54,9 @@ enum Command {
     /// pass/FAIL/fail/PASS per test, a table, JSON, an HTML report, a comparison with an
     /// earlier run.
     Regress(Box<cmd::regress::Args>),
+    /// Tune an engine's parameters by SPSA, as fishtest does: game pairs between θ+c·Δ and
+    /// θ−c·Δ, θ moved after each; tune.json, tune.csv, a plot; resumes after an interruption.
+    Tune(Box<cmd::tune::Args>),
 }
 
 fn main() -> ExitCode {
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
             | Command::Connect(_)
             | Command::CheckEngine(_)
             | Command::Regress(_)
+            | Command::Tune(_)
     ) {
         find_self_first();
     }
@@ -95,6 +99,7 @@ fn main() -> ExitCode {
         Command::Judge(args) => cmd::judge::run(&args),
         Command::Solve(args) => cmd::solve::run(&args),
         Command::Regress(args) => cmd::regress::run(&args),
+        Command::Tune(args) => cmd::tune::run(&args),
     };
     match result {
         Ok(code) => code,

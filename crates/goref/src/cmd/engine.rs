@@ -5,15 +5,32 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use goref_gtp::engines::{serve_tcp, BuiltinEngine, Faults, Script};
+use goref_gtp::engines::{serve_tcp, BuiltinEngine, Faults, Script, Tunable};
 
 /// Arguments of `goref engine`.
 #[derive(clap::Args)]
 pub struct Args {
     /// `random` (uniform legal moves that fill no own eye), `faulty` (the same, with the
-    /// misbehaviours below) or `scripted` (plays `--moves`, answers `--dead`).
-    #[arg(value_parser = ["random", "faulty", "scripted"])]
+    /// misbehaviours below), `scripted` (plays `--moves`, answers `--dead`) or `tunable` (a
+    /// parameter `x` with a known best value, for `goref tune`: each move is the greedy one,
+    /// largest area score after it, with probability max(0, 1 - |x - peak| / width), else a
+    /// pass; GTP `set_param x V` changes x).
+    #[arg(value_parser = ["random", "faulty", "scripted", "tunable"])]
     name: String,
+    /// tunable: the parameter's value at start.
+    #[arg(
+        long,
+        value_name = "V",
+        allow_hyphen_values = true,
+        default_value_t = 0.0
+    )]
+    x: f64,
+    /// tunable: the value of x at which the engine is strongest.
+    #[arg(long, value_name = "V", allow_hyphen_values = true, default_value_t = Tunable::PEAK)]
+    peak: f64,
+    /// tunable: how far from the peak the greedy moves stop altogether.
+    #[arg(long, value_name = "W", default_value_t = Tunable::WIDTH)]
+    width: f64,
     /// Seed of the move generator (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
@@ -108,6 +125,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.name == "scripted" && (faults != Faults::default() || args.exit_at_start) {
         bail!("misbehaviour options are for `goref engine faulty`");
     }
+    if args.name == "tunable" && (faults != Faults::default() || args.exit_at_start) {
+        bail!("misbehaviour options are for `goref engine faulty`");
+    }
     if args.exit_at_start {
         eprintln!("goref-faulty: exiting at start as asked");
         return Ok(ExitCode::from(1));
@@ -119,10 +139,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         nanos ^ u64::from(std::process::id()).rotate_left(32)
     });
     let name = args.name.clone();
+    let tunable = Tunable {
+        x: args.x,
+        peak: args.peak,
+        width: args.width,
+    };
     let make = move |n: u64| {
         let seed = seed.wrapping_add(n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         if name == "random" {
             BuiltinEngine::random(seed)
+        } else if name == "tunable" {
+            BuiltinEngine::tunable(seed, tunable)
         } else if name == "scripted" {
             BuiltinEngine::scripted(script.clone())
         } else {

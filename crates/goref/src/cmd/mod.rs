@@ -24,6 +24,7 @@ pub mod score;
 pub mod serve;
 pub mod solve;
 pub mod tournament;
+pub mod tune;
 pub mod worker;
 
 use goref_rules::{Komi, Preset};

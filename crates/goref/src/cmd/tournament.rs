@@ -175,6 +175,7 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
         entrants.push(Entrant {
             player: Contestant { id, name, spec },
             init: e.init.clone(),
+            per_game: Vec::new(),
             restart,
             time,
         });
@@ -232,8 +233,8 @@ pub fn config(args: &Args) -> anyhow::Result<TournamentConfig> {
 
 /// The openings in `path` (an SGF file, or every `.sgf` file of a folder, by name; a file may
 /// hold a collection of games, one opening each): each one's main line, checked to be legal under the tournament's rules on its board from the empty
-/// board with Black first.
-fn read_openings(
+/// board with Black first. `goref tune` reads its openings so too.
+pub(crate) fn read_openings(
     path: &std::path::Path,
     settings: &goref_match::GameSettings,
 ) -> anyhow::Result<Vec<(String, Vec<goref_rules::Move>)>> {
