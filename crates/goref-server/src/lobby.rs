@@ -946,9 +946,10 @@ impl Lobby {
         let pairs = rare_anchor_pairs(pair_waiting(&waiting), &is_anchor, || {
             (random_unit() + 1.0) / 2.0
         });
-        // The games; the caller clears the paired players' waiting at once and tells the lobby.
-        let mut paired = Vec::new();
-        for (b, w) in pairs {
+        // The games, opened together: their stores share the writer's commits (one after
+        // the other, a round of 500 games waited for 500 commits, behind the moves' own).
+        // The caller clears the paired players' waiting at once and tells the lobby.
+        let opened = futures_util::future::join_all(pairs.into_iter().map(|(b, w)| async move {
             let players = Players {
                 black: free[b].clone(),
                 white: free[w].clone(),
@@ -957,10 +958,15 @@ impl Lobby {
                 .iter()
                 .any(|n| key(n) == key(&players.black) || key(n) == key(&players.white));
             let game = pool.game(with_cgos);
-            match self
+            let opened = self
                 .open_in(game, &players, true, "pairing", Some(&pool.name))
-                .await
-            {
+                .await;
+            (players, opened)
+        }))
+        .await;
+        let mut paired = Vec::new();
+        for (players, opened) in opened {
+            match opened {
                 Ok(_) => paired.extend([players.black, players.white]),
                 Err(e) => eprintln!("goref serve: pairing in pool {}: {e}", pool.name),
             }

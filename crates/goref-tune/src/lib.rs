@@ -38,7 +38,7 @@ pub mod state;
 use std::path::PathBuf;
 
 pub use param::Param;
-pub use run::{pair_result, run_tune, Outcome, TuneConfig};
+pub use run::{pair_result, run_tune, TuneConfig, TuneRun};
 pub use spsa::{Point, Schedule, Spsa};
 pub use state::{Settings, StepRecord, TuneFile};
 

@@ -59,7 +59,7 @@ pub struct TuneConfig {
 
 /// What a run of a tune did.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub struct TuneRun {
     /// The state at the end.
     pub spsa: Spsa,
     /// Every step, resumed ones included.
@@ -317,7 +317,7 @@ pub async fn run_tune(
     config: TuneConfig,
     stop: impl std::future::Future<Output = ()>,
     mut on_step: impl FnMut(&StepRecord, &Spsa),
-) -> Result<Outcome, Error> {
+) -> Result<TuneRun, Error> {
     let started = Instant::now();
     let mut config = config;
     config.check()?;
@@ -359,7 +359,7 @@ pub async fn run_tune(
         let svg = plot::svg(&config.params, history, steps)?;
         state::write_atomically(&out.join(state::PLOT_FILE), svg.as_bytes())
     };
-    let mut outcome = Outcome {
+    let mut outcome = TuneRun {
         spsa: spsa.clone(),
         history: Vec::new(),
         resumed,
