@@ -324,7 +324,7 @@ pub trait Store: Send + Sync {
     /// game, a turn that ran across one of them is charged from it, as it was when played.
     fn legacy_resumes(&self) -> StoreFuture<'_, Vec<u64>>;
 
-    /// A lobby connection enters, its lease running until `lease_ms` (unix ms).
+    /// A lobby connection enters; its server's lease runs until `lease_ms` (unix ms) at least.
     fn enter_lobby(&self, presence: Presence, lease_ms: u64) -> StoreFuture<'_, ()>;
     /// Connection `conn` waits to be paired in `pools` (empty: the default pool), or stops;
     /// whether it is there.
@@ -334,14 +334,18 @@ pub trait Store: Send + Sync {
     /// Connection `conn` leaves; when it was its account's last, the account's challenges go
     /// too.
     fn leave_lobby(&self, conn: &str) -> StoreFuture<'_, ()>;
-    /// Server `instance` renews the leases of all its connections until `lease_ms`.
+    /// Server `instance` renews its lease until `lease_ms`: all its connections live until then
+    /// (one row, whatever the connections).
     fn renew_lobby(&self, instance: &str, lease_ms: u64) -> StoreFuture<'_, ()>;
-    /// Removes the connections whose lease ended before `now_ms` (their server died), and
+    /// Removes the connections whose server's lease ended before `now_ms` (it died), and
     /// the challenges of accounts left without a connection; how many connections went.
     fn expire_lobby(&self, now_ms: u64) -> StoreFuture<'_, usize>;
     /// The lobby at `now_ms`: the live connections (by account name, then id) and the open
     /// challenges of accounts with one (oldest first).
     fn lobby(&self, now_ms: u64) -> StoreFuture<'_, (Vec<Presence>, Vec<StoredChallenge>)>;
+    /// How many live connections account `name` (in any case) has in the lobby at `now_ms`,
+    /// on every server: what [`Store::lobby`] would list of it, without reading the others.
+    fn lobby_connections(&self, name: &str, now_ms: u64) -> StoreFuture<'_, usize>;
     /// Adds a challenge unless its maker has `max_each` open already or there are `max_all`
     /// in all (checked and stored in one step); whether it was added.
     fn add_challenge(
@@ -523,6 +527,13 @@ CREATE TABLE IF NOT EXISTS lobby_presence (
     lease_ms INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS lobby_presence_instance ON lobby_presence (instance);
+CREATE INDEX IF NOT EXISTS lobby_presence_name ON lobby_presence (name COLLATE NOCASE);
+-- Each server's lease: its lobby connections live while it renews it (one row a server, not
+-- one a connection: renewing 10,000 connections' rows every 2 s held the writer up).
+CREATE TABLE IF NOT EXISTS lobby_leases (
+    instance TEXT PRIMARY KEY,
+    lease_ms INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS clock_resumes (
     at_ms INTEGER PRIMARY KEY
 );
@@ -601,6 +612,11 @@ fn migrate(conn: &Connection) -> Result<()> {
     if !presence_pools {
         conn.execute_batch("ALTER TABLE lobby_presence ADD COLUMN pools TEXT NOT NULL DEFAULT ''")?;
     }
+    // Connections stored before servers had leases of their own live as long as their own.
+    conn.execute_batch(
+        "INSERT OR IGNORE INTO lobby_leases (instance, lease_ms) \
+         SELECT instance, MAX(lease_ms) FROM lobby_presence GROUP BY instance",
+    )?;
     // The ratings of the one pool there was, before pools, are the default pool's.
     let old_ratings: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ratings')",
@@ -1388,6 +1404,11 @@ impl Store for SqliteStore {
                     pools_text(&p.pools),
                 ],
             )?;
+            conn.execute(
+                "INSERT INTO lobby_leases (instance, lease_ms) VALUES (?1, ?2) \
+                 ON CONFLICT (instance) DO UPDATE SET lease_ms = MAX(lease_ms, excluded.lease_ms)",
+                params![p.instance, lease_ms as i64],
+            )?;
             Ok(())
         }))
     }
@@ -1439,7 +1460,8 @@ impl Store for SqliteStore {
         let instance = instance.to_string();
         self.write(Box::new(move |conn| {
             conn.execute(
-                "UPDATE lobby_presence SET lease_ms = ?2 WHERE instance = ?1",
+                "INSERT INTO lobby_leases (instance, lease_ms) VALUES (?1, ?2) \
+                 ON CONFLICT (instance) DO UPDATE SET lease_ms = excluded.lease_ms",
                 params![instance, lease_ms as i64],
             )?;
             Ok(())
@@ -1449,7 +1471,12 @@ impl Store for SqliteStore {
     fn expire_lobby(&self, now_ms: u64) -> StoreFuture<'_, usize> {
         self.write_value(move |conn| {
             let gone = conn.execute(
-                "DELETE FROM lobby_presence WHERE lease_ms < ?1",
+                "DELETE FROM lobby_presence WHERE NOT EXISTS (SELECT 1 FROM lobby_leases l \
+                 WHERE l.instance = lobby_presence.instance AND l.lease_ms >= ?1)",
+                params![now_ms as i64],
+            )?;
+            conn.execute(
+                "DELETE FROM lobby_leases WHERE lease_ms < ?1",
                 params![now_ms as i64],
             )?;
             conn.execute(
@@ -1461,11 +1488,26 @@ impl Store for SqliteStore {
         })
     }
 
+    fn lobby_connections(&self, name: &str, now_ms: u64) -> StoreFuture<'_, usize> {
+        let name = name.to_string();
+        self.read(move |conn| {
+            let n: i64 = conn
+                .prepare_cached(
+                    "SELECT COUNT(*) FROM lobby_presence p JOIN lobby_leases l \
+                     ON l.instance = p.instance WHERE p.name = ?1 COLLATE NOCASE \
+                     AND l.lease_ms >= ?2",
+                )?
+                .query_row(params![name, now_ms as i64], |r| r.get(0))?;
+            Ok(usize::try_from(n).unwrap_or(0))
+        })
+    }
+
     fn lobby(&self, now_ms: u64) -> StoreFuture<'_, (Vec<Presence>, Vec<StoredChallenge>)> {
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(
-                "SELECT conn, instance, name, program, waiting, pools FROM lobby_presence \
-                 WHERE lease_ms >= ?1 ORDER BY name COLLATE NOCASE, conn",
+                "SELECT p.conn, p.instance, p.name, p.program, p.waiting, p.pools \
+                 FROM lobby_presence p JOIN lobby_leases l ON l.instance = p.instance \
+                 WHERE l.lease_ms >= ?1 ORDER BY p.name COLLATE NOCASE, p.conn",
             )?;
             let present = stmt
                 .query_map(params![now_ms as i64], |r| {
@@ -1481,8 +1523,9 @@ impl Store for SqliteStore {
                 .collect::<rusqlite::Result<Vec<Presence>>>()?;
             let mut stmt = conn.prepare_cached(
                 "SELECT id, by_name, created_ms, body FROM lobby_challenges c WHERE EXISTS \
-                 (SELECT 1 FROM lobby_presence p WHERE p.name = c.by_name COLLATE NOCASE \
-                  AND p.lease_ms >= ?1) ORDER BY created_ms, id",
+                 (SELECT 1 FROM lobby_presence p JOIN lobby_leases l ON l.instance = p.instance \
+                  WHERE p.name = c.by_name COLLATE NOCASE AND l.lease_ms >= ?1) \
+                 ORDER BY created_ms, id",
             )?;
             let challenges = stmt
                 .query_map(params![now_ms as i64], |r| {

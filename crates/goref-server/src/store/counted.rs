@@ -99,6 +99,7 @@ impl Store for Counted {
         fn renew_lobby(&self, instance: &str, lease_ms: u64) -> ();
         fn expire_lobby(&self, now_ms: u64) -> usize;
         fn lobby(&self, now_ms: u64) -> (Vec<Presence>, Vec<StoredChallenge>);
+        fn lobby_connections(&self, name: &str, now_ms: u64) -> usize;
         fn add_challenge(&self, challenge: StoredChallenge, max_each: usize, max_all: usize)
             -> bool;
         fn cancel_challenge(&self, id: &str, by: &str) -> bool;

@@ -178,6 +178,16 @@ CREATE TABLE rating_history (
 );
 CREATE INDEX rating_history_name ON rating_history (pool, lower(name), at_ms);
 ",
+    // Each server's lease, one row a server: its lobby connections live while it renews it
+    // (renewing every connection's row held the database up at 10,000 connections).
+    "
+CREATE TABLE lobby_leases (
+    instance TEXT PRIMARY KEY,
+    lease_ms BIGINT NOT NULL
+);
+INSERT INTO lobby_leases (instance, lease_ms)
+    SELECT instance, MAX(lease_ms) FROM lobby_presence GROUP BY instance;
+",
 ];
 
 /// A database error as one line: PostgreSQL's message and detail when it sent them.
@@ -1463,6 +1473,13 @@ impl Store for PgStore {
             let lease = int(lease_ms, "lease")?;
             let mut conn = self.pool.get().await?;
             conn.execute(
+                "INSERT INTO lobby_leases (instance, lease_ms) VALUES ($1, $2) \
+                 ON CONFLICT (instance) DO UPDATE SET \
+                 lease_ms = GREATEST(lobby_leases.lease_ms, excluded.lease_ms)",
+                &[&p.instance, &lease],
+            )
+            .await?;
+            conn.execute(
                 "INSERT INTO lobby_presence (conn, instance, name, program, waiting, lease_ms, \
                  pools) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (conn) DO UPDATE SET \
                  waiting = excluded.waiting, lease_ms = excluded.lease_ms, pools = excluded.pools",
@@ -1532,7 +1549,8 @@ impl Store for PgStore {
             let lease = int(lease_ms, "lease")?;
             let mut conn = self.pool.get().await?;
             conn.execute(
-                "UPDATE lobby_presence SET lease_ms = $2 WHERE instance = $1",
+                "INSERT INTO lobby_leases (instance, lease_ms) VALUES ($1, $2) \
+                 ON CONFLICT (instance) DO UPDATE SET lease_ms = excluded.lease_ms",
                 &[&instance, &lease],
             )
             .await?;
@@ -1545,7 +1563,13 @@ impl Store for PgStore {
             let now = int(now_ms, "time")?;
             let mut conn = self.pool.get().await?;
             let gone = conn
-                .execute("DELETE FROM lobby_presence WHERE lease_ms < $1", &[&now])
+                .execute(
+                    "DELETE FROM lobby_presence p WHERE NOT EXISTS (SELECT 1 FROM lobby_leases l \
+                     WHERE l.instance = p.instance AND l.lease_ms >= $1)",
+                    &[&now],
+                )
+                .await?;
+            conn.execute("DELETE FROM lobby_leases WHERE lease_ms < $1", &[&now])
                 .await?;
             conn.execute(
                 "DELETE FROM lobby_challenges c WHERE NOT EXISTS (SELECT 1 FROM lobby_presence p \
@@ -1557,14 +1581,36 @@ impl Store for PgStore {
         })
     }
 
+    fn lobby_connections(&self, name: &str, now_ms: u64) -> StoreFuture<'_, usize> {
+        let name = name.to_string();
+        boxed(async move {
+            let now = int(now_ms, "time")?;
+            let mut conn = self.pool.get().await?;
+            let rows = conn
+                .query(
+                    "SELECT COUNT(*) FROM lobby_presence p JOIN lobby_leases l \
+                     ON l.instance = p.instance WHERE lower(p.name) = lower($1) \
+                     AND l.lease_ms >= $2",
+                    &[&name, &now],
+                )
+                .await?;
+            let n: i64 = match rows.first() {
+                Some(row) => row.try_get(0)?,
+                None => 0,
+            };
+            Ok(usize::try_from(n).unwrap_or(0))
+        })
+    }
+
     fn lobby(&self, now_ms: u64) -> StoreFuture<'_, (Vec<Presence>, Vec<StoredChallenge>)> {
         boxed(async move {
             let now = int(now_ms, "time")?;
             let mut conn = self.pool.get().await?;
             let rows = conn
                 .query(
-                    "SELECT conn, instance, name, program, waiting, pools FROM lobby_presence \
-                     WHERE lease_ms >= $1 ORDER BY lower(name), conn COLLATE \"C\"",
+                    "SELECT p.conn, p.instance, p.name, p.program, p.waiting, p.pools \
+                     FROM lobby_presence p JOIN lobby_leases l ON l.instance = p.instance \
+                     WHERE l.lease_ms >= $1 ORDER BY lower(p.name), p.conn COLLATE \"C\"",
                     &[&now],
                 )
                 .await?;
@@ -1584,8 +1630,9 @@ impl Store for PgStore {
             let rows = conn
                 .query(
                     "SELECT id, by_name, created_ms, body FROM lobby_challenges c WHERE EXISTS \
-                     (SELECT 1 FROM lobby_presence p WHERE lower(p.name) = lower(c.by_name) \
-                      AND p.lease_ms >= $1) ORDER BY created_ms, id COLLATE \"C\"",
+                     (SELECT 1 FROM lobby_presence p JOIN lobby_leases l \
+                      ON l.instance = p.instance WHERE lower(p.name) = lower(c.by_name) \
+                      AND l.lease_ms >= $1) ORDER BY created_ms, id COLLATE \"C\"",
                     &[&now],
                 )
                 .await?;
