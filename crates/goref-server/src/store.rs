@@ -471,9 +471,12 @@ pub struct SqliteStore {
 
 /// How often the checkpointing thread looks at the log's size.
 const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
-/// The log's size from which its pages are copied into the database: 10,000 pages of 4 KiB,
-/// so that a page the moves rewrite is written back once for many of them.
-const CHECKPOINT_FROM: u64 = 40_000_000;
+/// The writer checkpoints the log when it reaches this many pages (of 4 KiB), so that a page
+/// the moves rewrite is written back once for many of them; the log then starts again.
+const WRITER_CHECKPOINT_PAGES: u64 = 10_000;
+/// The checkpointing thread copies the log's pages into the database, beside the writer, from
+/// half that: the writer's own checkpoint then has only the last pages to copy.
+const CHECKPOINT_FROM: u64 = WRITER_CHECKPOINT_PAGES / 2 * 4096;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS games (
@@ -683,12 +686,14 @@ impl SqliteStore {
         conn.pragma_update(None, "synchronous", synchronous)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         // A move rewrites the same few pages (its game's row, the end of its events): the
-        // writer keeps them in memory (64 MiB). It never checkpoints: a thread of its own
-        // copies the log into the database when it reaches 10,000 pages (PASSIVE: beside
-        // the writer, not in its way), where the writer's own checkpoints held every commit
-        // behind them (at 5,000 moves a second, the web door's acks' 99th percentile).
+        // writer keeps them in memory (64 MiB) and checkpoints the log every 10,000 pages.
+        // A thread of its own copies most of the log before that (PASSIVE: beside the
+        // writer), so that the writer's checkpoint, which holds every commit behind it, has
+        // little left to copy. (Only the writer's checkpoint, between its transactions, lets
+        // the log start again: the thread's alone, under a steady flow of commits, never
+        // catches the log's end, and the log grew by gigabytes.)
         conn.pragma_update(None, "cache_size", -65_536)?;
-        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        conn.pragma_update(None, "wal_autocheckpoint", WRITER_CHECKPOINT_PAGES)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         conn.execute_batch(SCHEMA)?;
         migrate(&conn)?;
@@ -777,7 +782,7 @@ fn wal_path(path: &Path) -> PathBuf {
 
 /// Every [`CHECKPOINT_EVERY`], copies the log's pages into the database when the log `wal`
 /// has reached [`CHECKPOINT_FROM`] bytes; the store dropped (`stop` disconnected), once more
-/// and ends.
+/// and ends. The log's pages already copied are not copied again by the next checkpoint.
 fn checkpoint_loop(conn: &Connection, wal: &Path, stop: &mpsc::Receiver<()>) {
     loop {
         let last = matches!(
