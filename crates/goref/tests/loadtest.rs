@@ -104,3 +104,65 @@ async fn cgos_bots_and_web_programs_play_and_the_figures_are_json() {
     assert!(named("cgos") && named("web"), "{games:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--idle`: programs that only keep the lobby open are all connected through the window and
+/// are sent nothing, unless they follow the lobby's lists (`--idle-lists`), whose changes (the
+/// players' games starting and ending) they are then sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_programs_are_sent_nothing_unless_they_follow_the_lists() {
+    let dir = temp_dir("idle");
+    let server = common::serve(
+        dir.join("goref.db"),
+        &["--pairing-interval", "300ms", "--rate", "10000"],
+    );
+    let pid = server.child.id().to_string();
+    let web = format!("http://{}", server.addr);
+    for (lists, prefix) in [(false, "la"), (true, "lb")] {
+        let (web, pid) = (web.clone(), pid.clone());
+        let output = tokio::task::spawn_blocking(move || {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_goref"));
+            command
+                .args(["loadtest", "--web", &web, "--programs", "4", "--idle", "6"])
+                .args(["--warmup", "2", "--seconds", "4", "--server-pid", &pid])
+                .args(["--name-prefix", prefix, "--json"]);
+            if lists {
+                command.arg("--idle-lists");
+            }
+            command.output().unwrap()
+        })
+        .await
+        .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{}\n{}",
+            stdout,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let report: Value = serde_json::from_str(stdout.trim())
+            .unwrap_or_else(|e| panic!("not one JSON object ({e}): {stdout}"));
+        let n = |field: &str| {
+            report[field]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{field} in {report}"))
+        };
+        assert_eq!(
+            (report["idle"].as_u64(), report["idle_lists"].as_bool()),
+            (Some(6), Some(lists))
+        );
+        assert_eq!(n("idle_connected_start"), 6.0, "{report}");
+        assert_eq!(n("idle_connected_end"), 6.0, "{report}");
+        // The idle programs are not counted as players never paired.
+        assert_eq!(n("never_paired"), 0.0, "{report}");
+        assert!(n("web_moves") > 0.0 && n("games_started") > 0.0, "{report}");
+        assert!(n("generator_cpu_s") > 0.0, "{report}");
+        if lists {
+            assert!(n("idle_messages_per_s") > 0.0, "{report}");
+            assert!(n("idle_bytes_per_s") > 0.0, "{report}");
+        } else {
+            assert_eq!(n("idle_messages_per_s"), 0.0, "{report}");
+            assert_eq!(n("idle_bytes_per_s"), 0.0, "{report}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
