@@ -27,6 +27,29 @@ fn cgos_addr(server: &common::Server) -> SocketAddr {
         .unwrap()
 }
 
+/// Runs `goref loadtest ARGS --json` (off the async runtime's threads): its report.
+async fn loadtest(args: Vec<String>) -> Value {
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_goref"))
+            .arg("loadtest")
+            .args(&args)
+            .arg("--json")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("not one JSON object ({e}): {stdout}"))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cgos_bots_and_web_programs_play_and_the_figures_are_json() {
     let dir = temp_dir("json");
@@ -46,26 +69,29 @@ async fn cgos_bots_and_web_programs_play_and_the_figures_are_json() {
     let pid = server.child.id().to_string();
     let web = format!("http://{}", server.addr);
     let cgos_arg = cgos.to_string();
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_goref"))
-            .args(["loadtest", "--cgos", &cgos_arg, "--cgos-bots", "4"])
-            .args(["--web", &web, "--programs", "4"])
-            .args(["--warmup", "2", "--seconds", "8", "--server-pid", &pid])
-            .args(["--name-prefix", "lt", "--json"])
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        stdout,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value = serde_json::from_str(stdout.trim())
-        .unwrap_or_else(|e| panic!("not one JSON object ({e}): {stdout}"));
+    let report = loadtest(
+        [
+            "--cgos",
+            &cgos_arg,
+            "--cgos-bots",
+            "4",
+            "--web",
+            &web,
+            "--programs",
+            "4",
+            "--warmup",
+            "2",
+            "--seconds",
+            "8",
+            "--server-pid",
+            &pid,
+            "--name-prefix",
+            "lt",
+        ]
+        .map(String::from)
+        .to_vec(),
+    )
+    .await;
     let n = |field: &str| {
         report[field]
             .as_f64()
@@ -118,29 +144,28 @@ async fn idle_programs_are_sent_nothing_unless_they_follow_the_lists() {
     let pid = server.child.id().to_string();
     let web = format!("http://{}", server.addr);
     for (lists, prefix) in [(false, "la"), (true, "lb")] {
-        let (web, pid) = (web.clone(), pid.clone());
-        let output = tokio::task::spawn_blocking(move || {
-            let mut command = Command::new(env!("CARGO_BIN_EXE_goref"));
-            command
-                .args(["loadtest", "--web", &web, "--programs", "4", "--idle", "6"])
-                .args(["--warmup", "2", "--seconds", "4", "--server-pid", &pid])
-                .args(["--name-prefix", prefix, "--json"]);
-            if lists {
-                command.arg("--idle-lists");
-            }
-            command.output().unwrap()
-        })
-        .await
-        .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success(),
-            "{}\n{}",
-            stdout,
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let report: Value = serde_json::from_str(stdout.trim())
-            .unwrap_or_else(|e| panic!("not one JSON object ({e}): {stdout}"));
+        let mut args = [
+            "--web",
+            &web,
+            "--programs",
+            "4",
+            "--idle",
+            "6",
+            "--warmup",
+            "2",
+            "--seconds",
+            "4",
+            "--server-pid",
+            &pid,
+            "--name-prefix",
+            prefix,
+        ]
+        .map(String::from)
+        .to_vec();
+        if lists {
+            args.push("--idle-lists".into());
+        }
+        let report = loadtest(args).await;
         let n = |field: &str| {
             report[field]
                 .as_f64()

@@ -122,7 +122,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let results = match rt.block_on(async {
         tokio::select! {
             results = run => Ok(results),
-            signal = stopped() => Err(signal),
+            signal = super::stopped() => Err(signal),
         }
     }) {
         Ok(results) => results,
@@ -160,21 +160,4 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::from(Totals::sum(&results).exit_code()))
-}
-
-/// The first of SIGINT, SIGTERM, SIGHUP, by number (never, if they cannot be watched).
-async fn stopped() -> i32 {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-    ) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = int.recv() => libc::SIGINT,
-        _ = term.recv() => libc::SIGTERM,
-        _ = hup.recv() => libc::SIGHUP,
-    }
 }

@@ -171,7 +171,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let signal = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
     let caught = signal.clone();
     let stop = async move {
-        let number = stopped().await;
+        let number = super::stopped().await;
         caught.store(number, std::sync::atomic::Ordering::SeqCst);
     };
     let outcome = rt
@@ -242,21 +242,4 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         return Ok(super::signal_exit(Some(number)));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The first of SIGINT, SIGTERM, SIGHUP, by number (never, if they cannot be watched).
-async fn stopped() -> i32 {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-    ) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = int.recv() => libc::SIGINT,
-        _ = term.recv() => libc::SIGTERM,
-        _ = hup.recv() => libc::SIGHUP,
-    }
 }
