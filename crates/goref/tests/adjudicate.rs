@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{goref, have_gnugo, out_dir, GNUGO, GOREF};
+use common::{goref, have_gnugo, out_dir, results_jsonl as results, GNUGO, GOREF};
 
 use std::path::{Path, PathBuf};
 
@@ -21,16 +21,6 @@ fn gnugo(seed: &str) -> String {
 
 fn random(seed: &str) -> String {
     format!("{GOREF} engine random --seed {seed}")
-}
-
-fn results(out: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
-    let mut rows: Vec<Value> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
-    rows.sort_by_key(|r| r["game"].as_u64());
-    rows
 }
 
 /// Plays `games` games between `black` and `white` (colours alternating) with `extra`

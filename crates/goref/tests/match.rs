@@ -41,13 +41,7 @@ fn run_match(black: &str, white: &str, out: &Path, extra: &[&str]) -> (i32, Stri
 }
 
 fn results(out: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
-    // A line cut off by a crash is skipped, as goref skips it.
-    let mut rows: Vec<Value> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
-    rows.sort_by_key(|r| r["game"].as_u64());
+    let rows = common::results_jsonl(out);
     for row in &rows {
         score_gives_re(out, row);
     }

@@ -143,6 +143,18 @@ pub fn goref(args: &[&str]) -> Output {
     Command::new(GOREF).args(args).output().unwrap()
 }
 
+/// The rows of `OUT/results.jsonl` in game order; a line that does not read (cut off by a
+/// crash) is skipped, as goref skips it.
+pub fn results_jsonl(out: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let mut rows: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    rows.sort_by_key(|r| r["game"].as_u64());
+    rows
+}
+
 /// A temporary folder for test `name` of the test file `file`, emptied (not created).
 pub fn out_dir(file: &str, name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("goref-{file}-{name}-{}", std::process::id()));
