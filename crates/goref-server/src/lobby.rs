@@ -144,9 +144,9 @@ struct Local {
 /// What a [`Member`] is told.
 #[derive(Clone, Debug)]
 pub enum ToMember {
-    /// A message for this member alone (`game`, `game_over`, its first `lobby`).
+    /// A message for this member alone (`game`, `game_over`, an empty first `lobby`).
     Own(Box<LobbyServerMessage>),
-    /// The lobby's lists or their changes (a text of `lobby` or `lobby_delta`), shared by
+    /// The lobby's lists (its first `lobby`, or again) or their changes (`lobby_delta`), shared by
     /// every member that follows them.
     List(Arc<str>),
 }
@@ -419,8 +419,9 @@ impl Lobby {
         }
         // Then the lobby, and its changes from the same moment on.
         let changes = if list {
-            let lists = self.lists.lock().expect("lists");
-            let _ = tx.try_send(ToMember::Own(Box::new(lists.whole())));
+            // The shared text: not a copy of the lists for each follower that joins.
+            let mut lists = self.lists.lock().expect("lists");
+            let _ = tx.try_send(ToMember::List(lists.whole_text()));
             Some(lists.tx.subscribe())
         } else {
             if !cgos {
